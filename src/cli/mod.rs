@@ -1,0 +1,258 @@
+//! The command line: clap definitions and dispatch. It parses, calls the library, hands results to
+//! a reporter and maps the outcome to an exit code.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::course::Course;
+use crate::error::{Error, exit};
+use crate::outcome::Status;
+use crate::probe::cluster::{Cluster, ClusterOptions};
+use crate::report::{self, ColorChoice, Format, Styles};
+use crate::run::{self, Context, StepReport, WaitPolicy};
+
+/// Tells a learner whether they really did a step of the GitOps course.
+#[derive(Debug, Parser)]
+#[command(
+    name = "labcheck",
+    version,
+    about = "Checks whether you really did a step of the GitOps course: git, files and your cluster.",
+    long_about = None,
+    args_conflicts_with_subcommands = true,
+    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10               check every step of module 10\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// The module to check, e.g. module-10.
+    pub module: Option<String>,
+
+    /// The step (step-4), exercise (break-it) or stage (break-it/fix); all steps when left out.
+    pub step: Option<String>,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Options shared by every command that runs checks.
+#[derive(Debug, Args, Clone)]
+pub struct RunArgs {
+    /// Your course track (defaults to the module's default, e.g. kind).
+    #[arg(long, global = true)]
+    pub track: Option<String>,
+
+    /// Folder holding your work repos.
+    #[arg(long, global = true, env = "LABCHECK_WORK_DIR", value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+
+    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub course_dir: Option<PathBuf>,
+
+    /// Report format.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// When to colour output (NO_COLOR is honoured with auto).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+
+    /// Wait up to this long for cluster checks that are not there yet (e.g. 240s).
+    #[arg(long, global = true, value_parser = humantime::parse_duration, value_name = "DURATION", conflicts_with = "no_wait")]
+    pub wait: Option<Duration>,
+
+    /// Never wait, not even where the course says "wait about 40 seconds".
+    #[arg(long, global = true)]
+    pub no_wait: bool,
+}
+
+/// How to reach the cluster.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ClusterArgs {
+    /// Kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, as kubectl).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// Kubeconfig context (default: the current context).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// Namespace Argo CD runs in (default from the module, usually argocd).
+    #[arg(long, global = true, value_name = "NAMESPACE")]
+    pub argocd_namespace: Option<String>,
+
+    /// Read the cluster from a snapshot file instead of a live cluster.
+    #[arg(long, global = true, value_name = "FILE", conflicts_with_all = ["kubeconfig", "context"])]
+    pub snapshot: Option<PathBuf>,
+}
+
+impl ClusterArgs {
+    /// The probe's view of these flags.
+    pub fn options(&self) -> ClusterOptions {
+        ClusterOptions {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            snapshot: self.snapshot.clone(),
+        }
+    }
+}
+
+/// Commands besides checking a step.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List modules and their steps.
+    List,
+}
+
+/// Parse the command line, run, and return the exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("labcheck: cannot start the async runtime: {e}");
+            return ExitCode::from(exit::COULD_NOT_CHECK);
+        }
+    };
+    match runtime.block_on(dispatch(cli)) {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            eprintln!("labcheck: {error}");
+            ExitCode::from(error.exit_code())
+        }
+    }
+}
+
+async fn dispatch(cli: Cli) -> Result<u8, Error> {
+    match cli.command {
+        Some(Command::List) => {
+            let course = load_course(&cli.run)?;
+            emit(&list(&course));
+            Ok(exit::PASS)
+        }
+        None => {
+            let Some(module) = cli.module.as_deref() else {
+                return Err(Error::Usage(
+                    "name a module to check, e.g. `labcheck module-10 step-4`; `labcheck list` shows them, `labcheck --help` shows everything".to_string(),
+                ));
+            };
+            check(&cli.run, module, cli.step.as_deref()).await
+        }
+    }
+}
+
+fn load_course(args: &RunArgs) -> Result<Course, Error> {
+    match &args.course_dir {
+        Some(dir) => Course::from_dir(dir),
+        None => Course::embedded(),
+    }
+}
+
+/// The default work dir: `~/work`, as the course sets it up.
+fn work_dir(args: &RunArgs) -> Result<PathBuf, Error> {
+    if let Some(dir) = &args.work_dir {
+        return Ok(dir.clone());
+    }
+    std::env::var_os("HOME")
+        .map(|home| PathBuf::from(home).join("work"))
+        .ok_or_else(|| {
+            Error::Usage(
+                "HOME is not set, so labcheck cannot find ~/work; pass --work-dir DIR".to_string(),
+            )
+        })
+}
+
+/// Check a step, an exercise or a whole module; print the report; return the exit code.
+pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u8, Error> {
+    let course = Arc::new(load_course(args)?);
+    let module = course.module(module)?;
+    let steps = module.select(step)?;
+    let track = module.track(args.track.as_deref())?.to_string();
+    let cluster = Arc::new(Cluster::connect(&args.cluster.options()).await);
+    let ctx = Context::new(
+        course.clone(),
+        module,
+        &track,
+        work_dir(args)?,
+        cluster,
+        args.cluster.argocd_namespace.clone(),
+    );
+    let policy = match (args.no_wait, args.wait) {
+        (true, _) => WaitPolicy::Never,
+        (false, Some(limit)) => WaitPolicy::UpTo(limit),
+        (false, None) => WaitPolicy::CourseDefault,
+    };
+    let styles = Styles::decide(args.color);
+    let show_progress = args.format == Format::Human && styles.color;
+    let on_wait = move |p: &run::WaitProgress| {
+        if show_progress {
+            eprint!(
+                "\r  waiting for {} … {}s of {}s   ",
+                p.waiting_for.join(", "),
+                p.elapsed.as_secs(),
+                p.limit.as_secs()
+            );
+        }
+    };
+    let reports = run::run_steps(&ctx, &steps, policy, &on_wait).await;
+    if show_progress {
+        eprint!("\r\x1b[2K");
+    }
+    let module_run = step.is_none() || steps.len() > 1;
+    emit(&render(&reports, module_run, args.format, styles));
+    Ok(exit_code(&reports))
+}
+
+/// Render reports in the chosen format.
+pub fn render(reports: &[StepReport], module_run: bool, format: Format, styles: Styles) -> String {
+    match (format, reports) {
+        (Format::Json, _) => report::json::render(reports, module_run),
+        (Format::Human, [one]) if !module_run => report::human::render_step(one, styles),
+        (Format::Human, _) => report::human::render_module(reports, styles),
+    }
+}
+
+/// 0 all passed, 1 something failed, 3 nothing failed but something could not be checked.
+pub fn exit_code(reports: &[StepReport]) -> u8 {
+    match Status::fold(reports.iter().map(|r| r.status)) {
+        Status::Fail => exit::FAIL,
+        Status::Error => exit::COULD_NOT_CHECK,
+        Status::Pass | Status::Skip => exit::PASS,
+    }
+}
+
+fn list(course: &Course) -> String {
+    let mut out = String::new();
+    for module in &course.modules {
+        out.push_str(&format!(
+            "{}  {}  (tracks: {})\n",
+            module.manifest.module,
+            module.manifest.title,
+            module.manifest.tracks.available.join(", ")
+        ));
+        for step in &module.steps {
+            out.push_str(&format!("  {:<18} {}\n", step.name, step.title));
+        }
+    }
+    out
+}
+
+/// Write to stdout; a closed pipe (`labcheck … | head`) is not an error worth a panic.
+pub fn emit(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}

@@ -1,0 +1,374 @@
+//! The course: modules, their steps and the reference files, embedded in the binary or read from
+//! `--course-dir`.
+
+pub mod schema;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use include_dir::{Dir, include_dir};
+
+use crate::error::Error;
+use schema::{CheckSpec, FORMAT_VERSION, ModuleManifest, StepFile};
+
+static EMBEDDED_MODULES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/modules");
+static EMBEDDED_EXPECTED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/expected");
+
+/// Where the course files come from.
+#[derive(Debug, Clone)]
+pub enum CourseSource {
+    /// The course compiled into this binary.
+    Embedded,
+    /// A course folder on disk (holding `modules/` and `expected/`).
+    Disk(PathBuf),
+}
+
+/// A loaded course.
+#[derive(Debug, Clone)]
+pub struct Course {
+    source: CourseSource,
+    pub modules: Vec<Module>,
+}
+
+/// A module with its steps, validated.
+#[derive(Debug, Clone)]
+pub struct Module {
+    pub manifest: ModuleManifest,
+    pub steps: Vec<Step>,
+}
+
+/// A runnable unit: a step, or one stage of a break-it exercise (named `exercise/stage`).
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub name: String,
+    pub title: String,
+    pub summary: Option<String>,
+    /// The file it came from, for messages.
+    pub file: String,
+    pub checks: Vec<CheckSpec>,
+}
+
+impl Course {
+    /// The course bundled with this binary.
+    pub fn embedded() -> Result<Course, Error> {
+        Self::load(CourseSource::Embedded)
+    }
+
+    /// A course folder on disk.
+    pub fn from_dir(dir: &Path) -> Result<Course, Error> {
+        if !dir.join("modules").is_dir() {
+            return Err(Error::Usage(format!(
+                "{} is not a course folder: it has no modules/ folder. Point --course-dir at the folder that holds modules/ and expected/",
+                dir.display()
+            )));
+        }
+        Self::load(CourseSource::Disk(dir.to_path_buf()))
+    }
+
+    fn load(source: CourseSource) -> Result<Course, Error> {
+        let mut course = Course {
+            source,
+            modules: Vec::new(),
+        };
+        let mut names = course.module_dirs()?;
+        names.sort();
+        for name in names {
+            let module = course.load_module(&name)?;
+            course.modules.push(module);
+        }
+        Ok(course)
+    }
+
+    /// Where the course comes from.
+    pub fn source(&self) -> &CourseSource {
+        &self.source
+    }
+
+    fn module_dirs(&self) -> Result<Vec<String>, Error> {
+        match &self.source {
+            CourseSource::Embedded => Ok(EMBEDDED_MODULES
+                .dirs()
+                .filter_map(|d| d.path().file_name()?.to_str().map(str::to_string))
+                .collect()),
+            CourseSource::Disk(root) => {
+                let dir = root.join("modules");
+                let entries = std::fs::read_dir(&dir).map_err(|source| Error::CourseIo {
+                    path: dir.clone(),
+                    source,
+                })?;
+                let mut names = Vec::new();
+                for entry in entries.flatten() {
+                    if entry.path().is_dir()
+                        && let Some(name) = entry.file_name().to_str()
+                    {
+                        names.push(name.to_string());
+                    }
+                }
+                Ok(names)
+            }
+        }
+    }
+
+    /// Read a course file by its path relative to the course root (`modules/…`, `expected/…`).
+    /// Returns the name to show in messages and the text.
+    pub fn read_file(&self, relative: &str) -> Result<(String, String), Error> {
+        if relative.split('/').any(|part| part == "..") || relative.starts_with('/') {
+            return Err(Error::Usage(format!(
+                "`{relative}` leaves the course folder; course paths are relative to it and may not contain `..`"
+            )));
+        }
+        match &self.source {
+            CourseSource::Embedded => {
+                let (dir, rest) = match relative.split_once('/') {
+                    Some(("modules", rest)) => (&EMBEDDED_MODULES, rest),
+                    Some(("expected", rest)) => (&EMBEDDED_EXPECTED, rest),
+                    _ => {
+                        return Err(Error::Usage(format!(
+                            "`{relative}` is not under modules/ or expected/"
+                        )));
+                    }
+                };
+                let file = dir.get_file(rest).ok_or_else(|| Error::CourseIo {
+                    path: PathBuf::from(format!("(built-in course)/{relative}")),
+                    source: std::io::Error::from(std::io::ErrorKind::NotFound),
+                })?;
+                let text = file.contents_utf8().ok_or_else(|| Error::CourseContent {
+                    file: relative.to_string(),
+                    message: "is not UTF-8 text".to_string(),
+                })?;
+                Ok((relative.to_string(), text.to_string()))
+            }
+            CourseSource::Disk(root) => {
+                let path = root.join(relative);
+                let text = std::fs::read_to_string(&path).map_err(|source| Error::CourseIo {
+                    path: path.clone(),
+                    source,
+                })?;
+                Ok((path.display().to_string(), text))
+            }
+        }
+    }
+
+    /// A reference file under `expected/<track>/<module>/`.
+    pub fn expected_file(
+        &self,
+        track: &str,
+        module: &str,
+        relative: &str,
+    ) -> Result<(String, String), Error> {
+        self.read_file(&format!("expected/{track}/{module}/{relative}"))
+    }
+
+    fn load_module(&self, dir_name: &str) -> Result<Module, Error> {
+        let (file, text) = self.read_file(&format!("modules/{dir_name}/module.yaml"))?;
+        let manifest: ModuleManifest = parse_yaml(&file, &text)?;
+        check_format(&file, &manifest.format)?;
+        if manifest.module != dir_name {
+            return Err(Error::CourseContent {
+                file,
+                message: format!(
+                    "says `module: {}` but lives in modules/{dir_name}/; make them the same",
+                    manifest.module
+                ),
+            });
+        }
+        if !manifest.tracks.available.contains(&manifest.tracks.default) {
+            return Err(Error::CourseContent {
+                file,
+                message: format!(
+                    "default track `{}` is not among the available tracks ({})",
+                    manifest.tracks.default,
+                    manifest.tracks.available.join(", ")
+                ),
+            });
+        }
+        let mut steps = Vec::new();
+        for step_name in &manifest.steps {
+            let (file, text) = self.read_file(&format!("modules/{dir_name}/{step_name}.yaml"))?;
+            let step_file: StepFile = parse_yaml(&file, &text)?;
+            check_format(&file, &step_file.format)?;
+            match (step_file.checks.is_empty(), step_file.stages.is_empty()) {
+                (false, true) => steps.push(Step {
+                    name: step_name.clone(),
+                    title: step_file.title,
+                    summary: step_file.summary,
+                    file: file.clone(),
+                    checks: step_file.checks,
+                }),
+                (true, false) => {
+                    for stage in step_file.stages {
+                        steps.push(Step {
+                            name: format!("{step_name}/{}", stage.stage),
+                            title: format!("{}: {}", step_file.title, stage.title),
+                            summary: stage.summary,
+                            file: file.clone(),
+                            checks: stage.checks,
+                        });
+                    }
+                }
+                _ => {
+                    return Err(Error::CourseContent {
+                        file,
+                        message: "a step file has either `checks:` (a step) or `stages:` (a break-it exercise), exactly one of them".to_string(),
+                    });
+                }
+            }
+        }
+        let module = Module { manifest, steps };
+        module.validate()?;
+        Ok(module)
+    }
+
+    /// The module named `name`.
+    pub fn module(&self, name: &str) -> Result<&Module, Error> {
+        self.modules
+            .iter()
+            .find(|m| m.manifest.module == name)
+            .ok_or_else(|| Error::UnknownModule {
+                module: name.to_string(),
+                available: self
+                    .modules
+                    .iter()
+                    .map(|m| m.manifest.module.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+}
+
+impl Module {
+    /// The step (or `exercise/stage`) named `name`.
+    pub fn step(&self, name: &str) -> Result<&Step, Error> {
+        self.steps
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| Error::UnknownStep {
+                module: self.manifest.module.clone(),
+                step: name.to_string(),
+                available: self.step_names().join(", "),
+            })
+    }
+
+    /// Every step and stage name, in course order.
+    pub fn step_names(&self) -> Vec<&str> {
+        self.steps.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    /// Steps selected by a name: a step, an exercise (all its stages) or `None` for the whole module.
+    pub fn select(&self, name: Option<&str>) -> Result<Vec<&Step>, Error> {
+        let Some(name) = name else {
+            return Ok(self.steps.iter().collect());
+        };
+        let prefix = format!("{name}/");
+        let stages: Vec<&Step> = self
+            .steps
+            .iter()
+            .filter(|s| s.name.starts_with(&prefix))
+            .collect();
+        if !stages.is_empty() {
+            return Ok(stages);
+        }
+        Ok(vec![self.step(name)?])
+    }
+
+    /// The track a run uses: the one asked for, else the module's default.
+    pub fn track<'a>(&'a self, asked: Option<&'a str>) -> Result<&'a str, Error> {
+        let track = asked.unwrap_or(&self.manifest.tracks.default);
+        if self.manifest.tracks.available.iter().any(|t| t == track) {
+            Ok(track)
+        } else {
+            Err(Error::UnknownTrack {
+                track: track.to_string(),
+                module: self.manifest.module.clone(),
+                available: self.manifest.tracks.available.join(", "),
+            })
+        }
+    }
+
+    fn validate(&self) -> Result<(), Error> {
+        let repo_names: HashSet<&str> = self
+            .manifest
+            .repos
+            .iter()
+            .map(|r| r.name.as_str())
+            .collect();
+        for step in &self.steps {
+            let mut ids = HashSet::new();
+            for check in &step.checks {
+                let problem = if !ids.insert(check.id.as_str()) {
+                    Some(format!(
+                        "two checks have the id `{}`; ids are unique within a step",
+                        check.id
+                    ))
+                } else if let Some(track) = check
+                    .tracks
+                    .iter()
+                    .find(|t| !self.manifest.tracks.available.contains(t))
+                {
+                    Some(format!(
+                        "check `{}` names track `{track}`, which module.yaml does not offer ({})",
+                        check.id,
+                        self.manifest.tracks.available.join(", ")
+                    ))
+                } else {
+                    check
+                        .kind
+                        .repos()
+                        .into_iter()
+                        .find(|r| !repo_names.contains(r))
+                        .map(|r| {
+                            format!(
+                                "check `{}` reads repo `{r}`, which module.yaml does not list under repos:",
+                                check.id
+                            )
+                        })
+                };
+                if let Some(message) = problem {
+                    return Err(Error::CourseContent {
+                        file: step.file.clone(),
+                        message,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_format(file: &str, found: &str) -> Result<(), Error> {
+    if found == FORMAT_VERSION {
+        Ok(())
+    } else {
+        Err(Error::CourseContent {
+            file: file.to_string(),
+            message: format!(
+                "has `format: {found}`, but this labcheck reads `format: {FORMAT_VERSION}`; update labcheck or the file"
+            ),
+        })
+    }
+}
+
+/// Parse a course file; a mistake becomes `file:line:col: what was expected`.
+pub fn parse_yaml<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, Error> {
+    serde_yaml::from_str(text).map_err(|e| {
+        let (line, column) = e
+            .location()
+            .map(|l| (l.line(), l.column()))
+            .unwrap_or((1, 1));
+        let message = strip_location(&e.to_string());
+        Error::CourseFile {
+            file: file.to_string(),
+            line,
+            column,
+            message,
+        }
+    })
+}
+
+/// serde_yaml appends " at line L column C"; labcheck puts the position in front instead.
+fn strip_location(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message.to_string(),
+    }
+}

@@ -1,0 +1,68 @@
+//! Errors that stop a run before any verdict, and the exit codes every command shares.
+
+use std::path::PathBuf;
+
+/// Exit codes, documented in the README; CI depends on them.
+pub mod exit {
+    /// Every check passed.
+    pub const PASS: u8 = 0;
+    /// At least one check failed.
+    pub const FAIL: u8 = 1;
+    /// Usage error or a broken course file.
+    pub const USAGE: u8 = 2;
+    /// Nothing failed, but something could not be checked (cluster unreachable, no permission, …).
+    pub const COULD_NOT_CHECK: u8 = 3;
+}
+
+/// Something that keeps labcheck from running the requested checks at all.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{file}:{line}:{column}: {message}")]
+    CourseFile {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    CourseContent { file: String, message: String },
+    #[error(
+        "no module `{module}` in this course; available: {available}. Run `labcheck list` to see them all"
+    )]
+    UnknownModule { module: String, available: String },
+    #[error(
+        "module `{module}` has no step `{step}`; available: {available}. Run `labcheck list` to see them all"
+    )]
+    UnknownStep {
+        module: String,
+        step: String,
+        available: String,
+    },
+    #[error("track `{track}` is not offered by {module}; choose one of: {available}")]
+    UnknownTrack {
+        track: String,
+        module: String,
+        available: String,
+    },
+    #[error(
+        "cannot read {path}: {source}. Check that --course-dir points at a course (a folder with modules/ and expected/)"
+    )]
+    CourseIo {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Environment(String),
+}
+
+impl Error {
+    /// The exit code this error ends the process with.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Environment(_) => exit::COULD_NOT_CHECK,
+            _ => exit::USAGE,
+        }
+    }
+}

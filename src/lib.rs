@@ -1,0 +1,13 @@
+//! labcheck: checks whether a learner really did a step of the GitOps course.
+//!
+//! Layout: `cli` (command line) → `course` (modules, steps, references) → `run` (runner) →
+//! `checks` (one file per check kind) → `probe` (git and Kubernetes reads) → `report` (output).
+
+pub mod checks;
+pub mod cli;
+pub mod course;
+pub mod error;
+pub mod outcome;
+pub mod probe;
+pub mod report;
+pub mod run;

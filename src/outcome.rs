@@ -1,0 +1,177 @@
+//! What a check found: data only. Reporters turn it into text, JSON or JUnit.
+
+use serde::Serialize;
+
+/// The verdict of one check (and, folded, of a step).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The thing the course asked for is there.
+    Pass,
+    /// Not on the learner's track, or not applicable this run.
+    Skip,
+    /// Could not check: the environment kept labcheck from looking (never a pass, never a fail).
+    Error,
+    /// The thing the course asked for is not there.
+    Fail,
+}
+
+impl Status {
+    /// Fold the statuses of a step's checks: any fail → fail, else any error → error, else pass.
+    pub fn fold(statuses: impl IntoIterator<Item = Status>) -> Status {
+        let mut folded = Status::Pass;
+        for status in statuses {
+            folded = match (folded, status) {
+                (_, Status::Fail) | (Status::Fail, _) => Status::Fail,
+                (_, Status::Error) | (Status::Error, _) => Status::Error,
+                _ => Status::Pass,
+            };
+        }
+        folded
+    }
+
+    /// The word used in every report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Skip => "skip",
+            Status::Error => "error",
+            Status::Fail => "fail",
+        }
+    }
+}
+
+/// What kind of text a detail holds, so a reporter knows how to show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DetailKind {
+    /// A unified diff, reference (`-`) against the learner's file (`+`).
+    Diff,
+    /// The last lines of a log.
+    Log,
+    /// Anything else worth showing verbatim.
+    Text,
+}
+
+/// A longer piece of evidence shown under a check (a diff, a log tail).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Detail {
+    pub kind: DetailKind,
+    pub text: String,
+}
+
+/// The outcome of one check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    pub status: Status,
+    /// One line: what labcheck saw.
+    pub summary: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// The next concrete action, for a failed check.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Why, from what was observed (e.g. which hook failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnosis: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Detail>,
+    /// The cluster is still moving towards (or away from) the expected state: a sync or Job is
+    /// running. The runner may wait for such a failure; a definitive one ends at once.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
+}
+
+impl Outcome {
+    fn new(status: Status, summary: impl Into<String>) -> Self {
+        Outcome {
+            status,
+            summary: summary.into(),
+            expected: None,
+            actual: None,
+            hint: None,
+            diagnosis: None,
+            detail: None,
+            pending: false,
+        }
+    }
+
+    /// The check holds.
+    pub fn pass(summary: impl Into<String>) -> Self {
+        Self::new(Status::Pass, summary)
+    }
+
+    /// The check does not hold.
+    pub fn fail(summary: impl Into<String>) -> Self {
+        Self::new(Status::Fail, summary)
+    }
+
+    /// The check could not be made; `summary` says why.
+    pub fn could_not_check(summary: impl Into<String>) -> Self {
+        Self::new(Status::Error, summary)
+    }
+
+    /// The check does not apply.
+    pub fn skip(summary: impl Into<String>) -> Self {
+        Self::new(Status::Skip, summary)
+    }
+
+    pub fn with_expected(mut self, expected: impl Into<String>) -> Self {
+        self.expected = Some(expected.into());
+        self
+    }
+
+    pub fn with_actual(mut self, actual: impl Into<String>) -> Self {
+        self.actual = Some(actual.into());
+        self
+    }
+
+    /// A cause-specific hint; it wins over the check file's generic hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn with_diagnosis(mut self, diagnosis: impl Into<String>) -> Self {
+        self.diagnosis = Some(diagnosis.into());
+        self
+    }
+
+    /// Mark a failure as "still in progress" (see [`Outcome::pending`]).
+    pub fn still_in_progress(mut self) -> Self {
+        self.pending = true;
+        self
+    }
+
+    pub fn with_detail(mut self, kind: DetailKind, text: impl Into<String>) -> Self {
+        self.detail = Some(Detail {
+            kind,
+            text: text.into(),
+        });
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_outweighs_an_unreachable_cluster() {
+        assert_eq!(
+            Status::fold([Status::Pass, Status::Error, Status::Fail]),
+            Status::Fail
+        );
+    }
+
+    #[test]
+    fn could_not_check_is_never_folded_into_a_pass() {
+        assert_eq!(
+            Status::fold([Status::Pass, Status::Error, Status::Skip]),
+            Status::Error
+        );
+        assert_eq!(Status::fold([Status::Pass, Status::Skip]), Status::Pass);
+    }
+}

@@ -1,0 +1,1 @@
+//! Reading the learner's work repositories with git2 (read-only).

@@ -1,0 +1,5 @@
+//! The only code that touches the outside world: git repositories and the Kubernetes API.
+//! Everything here reads; nothing writes.
+
+pub mod cluster;
+pub mod git;

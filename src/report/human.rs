@@ -1,0 +1,169 @@
+//! The report for people: one line per check, the hint and evidence under each failure.
+
+use std::fmt::Write;
+
+use owo_colors::OwoColorize;
+
+use super::Styles;
+use crate::outcome::{DetailKind, Status};
+use crate::run::{CheckReport, StepReport};
+
+/// How many lines of a detail (diff, log) the terminal shows before eliding.
+const DETAIL_LINES: usize = 40;
+
+/// Render one step.
+pub fn render_step(step: &StepReport, styles: Styles) -> String {
+    let mut out = String::new();
+    let heading = format!("{} {} · {}", step.module, step.step, step.title);
+    let _ = writeln!(
+        out,
+        "{}  {}",
+        paint(styles, &heading, Paint::Bold),
+        paint(styles, &format!("(track: {})", step.track), Paint::Dim)
+    );
+    for check in &step.checks {
+        render_check(&mut out, check, styles);
+    }
+    let _ = writeln!(out, "{}", summary_line(step, styles));
+    out
+}
+
+/// Render a whole module: every step, then the overview.
+pub fn render_module(steps: &[StepReport], styles: Styles) -> String {
+    let mut out = String::new();
+    for step in steps {
+        out.push_str(&render_step(step, styles));
+        out.push('\n');
+    }
+    if let Some(first) = steps.first() {
+        let _ = writeln!(
+            out,
+            "{}",
+            paint(styles, &format!("{} overview", first.module), Paint::Bold)
+        );
+    }
+    for step in steps {
+        let _ = writeln!(
+            out,
+            "  {} {:<16} {}",
+            mark(step.status, styles),
+            step.step,
+            step.title
+        );
+    }
+    if let Some(next) = steps.iter().find(|s| s.status != Status::Pass) {
+        let _ = writeln!(
+            out,
+            "next: {} — run `labcheck {} {}` for its hints",
+            next.step, next.module, next.step
+        );
+    }
+    out
+}
+
+fn render_check(out: &mut String, check: &CheckReport, styles: Styles) {
+    let outcome = &check.outcome;
+    let _ = writeln!(out, "  {} {}", mark(outcome.status, styles), check.title);
+    if outcome.status == Status::Pass {
+        return;
+    }
+    let prefix = match outcome.status {
+        Status::Error => "could not check: ",
+        Status::Skip => "skipped: ",
+        _ => "",
+    };
+    let _ = writeln!(out, "      {prefix}{}", outcome.summary);
+    if let (Some(expected), Some(actual)) = (&outcome.expected, &outcome.actual) {
+        let _ = writeln!(out, "      expected: {expected}");
+        let _ = writeln!(out, "      found:    {actual}");
+    }
+    if let Some(diagnosis) = &outcome.diagnosis {
+        for (i, line) in diagnosis.lines().enumerate() {
+            let label = if i == 0 { "why:  " } else { "      " };
+            let _ = writeln!(out, "      {}{line}", paint(styles, label, Paint::Yellow));
+        }
+    }
+    if let Some(hint) = &outcome.hint {
+        for (i, line) in hint.lines().enumerate() {
+            let label = if i == 0 { "hint: " } else { "      " };
+            let _ = writeln!(out, "      {}{line}", paint(styles, label, Paint::Cyan));
+        }
+    }
+    if let Some(detail) = &outcome.detail {
+        let lines: Vec<&str> = detail.text.lines().collect();
+        for line in lines.iter().take(DETAIL_LINES) {
+            let painted = match detail.kind {
+                DetailKind::Diff if line.starts_with('-') && !line.starts_with("---") => {
+                    paint(styles, line, Paint::Red)
+                }
+                DetailKind::Diff if line.starts_with('+') && !line.starts_with("+++") => {
+                    paint(styles, line, Paint::Green)
+                }
+                DetailKind::Diff if line.starts_with("@@") => paint(styles, line, Paint::Cyan),
+                _ => paint(styles, line, Paint::Dim),
+            };
+            let _ = writeln!(out, "        {painted}");
+        }
+        if lines.len() > DETAIL_LINES {
+            let _ = writeln!(
+                out,
+                "        … {} more lines (see --format json)",
+                lines.len() - DETAIL_LINES
+            );
+        }
+    }
+}
+
+fn summary_line(step: &StepReport, styles: Styles) -> String {
+    let count = |s: Status| step.checks.iter().filter(|c| c.outcome.status == s).count();
+    let mut parts = vec![format!("{} passed", count(Status::Pass))];
+    if count(Status::Fail) > 0 {
+        parts.push(format!("{} failed", count(Status::Fail)));
+    }
+    if count(Status::Error) > 0 {
+        parts.push(format!("{} could not be checked", count(Status::Error)));
+    }
+    if count(Status::Skip) > 0 {
+        parts.push(format!("{} skipped", count(Status::Skip)));
+    }
+    let verdict = match step.status {
+        Status::Pass => paint(styles, "done", Paint::Green),
+        Status::Fail => paint(styles, "not done yet", Paint::Red),
+        Status::Error => paint(styles, "could not be checked", Paint::Yellow),
+        Status::Skip => paint(styles, "skipped", Paint::Dim),
+    };
+    format!("{}: {verdict} ({})", step.step, parts.join(", "))
+}
+
+fn mark(status: Status, styles: Styles) -> String {
+    match status {
+        Status::Pass => paint(styles, "✓", Paint::Green),
+        Status::Fail => paint(styles, "✗", Paint::Red),
+        Status::Error => paint(styles, "?", Paint::Yellow),
+        Status::Skip => paint(styles, "-", Paint::Dim),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Paint {
+    Bold,
+    Dim,
+    Red,
+    Green,
+    Yellow,
+    Cyan,
+}
+
+fn paint(styles: Styles, text: &str, how: Paint) -> String {
+    if !styles.color {
+        return text.to_string();
+    }
+    match how {
+        Paint::Bold => text.bold().to_string(),
+        Paint::Dim => text.dimmed().to_string(),
+        Paint::Red => text.red().to_string(),
+        Paint::Green => text.green().to_string(),
+        Paint::Yellow => text.yellow().to_string(),
+        Paint::Cyan => text.cyan().to_string(),
+    }
+}

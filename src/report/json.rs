@@ -1,0 +1,86 @@
+//! The JSON report. Field names are a contract with CI pipelines: add, never rename.
+
+use serde::Serialize;
+
+use crate::outcome::Status;
+use crate::run::StepReport;
+
+#[derive(Serialize)]
+struct JsonCheck<'a> {
+    id: &'a str,
+    kind: &'a str,
+    title: &'a str,
+    status: Status,
+    summary: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diagnosis: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    actual: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct JsonStep<'a> {
+    module: &'a str,
+    step: &'a str,
+    title: &'a str,
+    track: &'a str,
+    status: Status,
+    checks: Vec<JsonCheck<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonModule<'a> {
+    module: &'a str,
+    track: &'a str,
+    status: Status,
+    steps: Vec<JsonStep<'a>>,
+}
+
+fn step_document(step: &StepReport) -> JsonStep<'_> {
+    JsonStep {
+        module: &step.module,
+        step: &step.step,
+        title: &step.title,
+        track: &step.track,
+        status: step.status,
+        checks: step
+            .checks
+            .iter()
+            .map(|c| JsonCheck {
+                id: &c.id,
+                kind: c.kind,
+                title: &c.title,
+                status: c.outcome.status,
+                summary: &c.outcome.summary,
+                hint: c.outcome.hint.as_deref(),
+                diagnosis: c.outcome.diagnosis.as_deref(),
+                expected: c.outcome.expected.as_deref(),
+                actual: c.outcome.actual.as_deref(),
+                detail: c.outcome.detail.as_ref().map(|d| d.text.as_str()),
+            })
+            .collect(),
+    }
+}
+
+/// One step as one JSON document; several steps (a module run) as a module document.
+pub fn render(steps: &[StepReport], module_run: bool) -> String {
+    let text = if let (false, [step]) = (module_run, steps) {
+        serde_json::to_string_pretty(&step_document(step))
+    } else {
+        let first = steps.first();
+        serde_json::to_string_pretty(&JsonModule {
+            module: first.map(|s| s.module.as_str()).unwrap_or_default(),
+            track: first.map(|s| s.track.as_str()).unwrap_or_default(),
+            status: Status::fold(steps.iter().map(|s| s.status)),
+            steps: steps.iter().map(step_document).collect(),
+        })
+    };
+    // Serialising plain strings and enums cannot fail; keep the process alive regardless.
+    text.unwrap_or_else(|e| format!("{{\"error\":\"cannot render JSON: {e}\"}}")) + "\n"
+}

@@ -1,0 +1,215 @@
+//! The runner: walks a step's checks concurrently, waits where the course says to, and returns
+//! results as data (it never prints).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::future::join_all;
+use serde::Serialize;
+
+use crate::course::schema::{CheckSpec, RepoSpec};
+use crate::course::{Course, Module, Step};
+use crate::outcome::{Outcome, Status};
+use crate::probe::cluster::Cluster;
+
+/// Everything a check may read. Shared by all checks of a run.
+pub struct Context {
+    pub module: String,
+    pub track: String,
+    pub work_dir: PathBuf,
+    pub repos: Vec<RepoSpec>,
+    pub course: Arc<Course>,
+    pub cluster: Arc<Cluster>,
+    pub argocd_namespace: String,
+}
+
+impl Context {
+    /// A context for `module` on `track`.
+    pub fn new(
+        course: Arc<Course>,
+        module: &Module,
+        track: &str,
+        work_dir: PathBuf,
+        cluster: Arc<Cluster>,
+        argocd_namespace: Option<String>,
+    ) -> Context {
+        Context {
+            module: module.manifest.module.clone(),
+            track: track.to_string(),
+            work_dir,
+            repos: module.manifest.repos.clone(),
+            course,
+            cluster,
+            argocd_namespace: argocd_namespace
+                .unwrap_or_else(|| module.manifest.argocd.namespace.clone()),
+        }
+    }
+
+    /// The declared work repo `name`.
+    pub fn repo(&self, name: &str) -> Option<&RepoSpec> {
+        self.repos.iter().find(|r| r.name == name)
+    }
+
+    /// Where work repo `name` lives on this machine.
+    pub fn repo_dir(&self, name: &str) -> PathBuf {
+        let dir = self.repo(name).map(RepoSpec::dir_name).unwrap_or(name);
+        self.work_dir.join(dir)
+    }
+}
+
+/// How long the runner may wait for checks that are not there yet.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum WaitPolicy {
+    /// Use each check's own `wait:`, and only while its failure is "still in progress".
+    #[default]
+    CourseDefault,
+    /// Wait up to this long for every failing cluster check (`--wait`).
+    UpTo(Duration),
+    /// Never wait (`--no-wait`).
+    Never,
+}
+
+/// How often a waiting check looks again: about once a second, so the API is not flooded.
+pub const WAIT_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Progress while waiting, for a reporter to show.
+#[derive(Debug, Clone)]
+pub struct WaitProgress<'a> {
+    pub step: &'a str,
+    pub elapsed: Duration,
+    pub limit: Duration,
+    /// Titles of the checks still waited for.
+    pub waiting_for: Vec<&'a str>,
+}
+
+/// The result of one check in a step.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub id: String,
+    pub kind: &'static str,
+    pub title: String,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// The result of one step.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepReport {
+    pub module: String,
+    pub step: String,
+    pub title: String,
+    pub track: String,
+    pub status: Status,
+    pub checks: Vec<CheckReport>,
+}
+
+/// Run every check of `step` concurrently; report in the file's order.
+pub async fn run_step(
+    ctx: &Context,
+    step: &Step,
+    policy: WaitPolicy,
+    on_wait: &(dyn Fn(&WaitProgress) + Sync),
+) -> StepReport {
+    let started = Instant::now();
+    let mut outcomes: Vec<Outcome> = join_all(step.checks.iter().map(|c| evaluate(ctx, c))).await;
+
+    loop {
+        let waiting: Vec<usize> = (0..step.checks.len())
+            .filter(|&i| may_wait(&step.checks[i], &outcomes[i], policy, started.elapsed()))
+            .collect();
+        if waiting.is_empty() {
+            break;
+        }
+        let limit = waiting
+            .iter()
+            .map(|&i| wait_limit(&step.checks[i], policy))
+            .max()
+            .unwrap_or_default();
+        on_wait(&WaitProgress {
+            step: &step.name,
+            elapsed: started.elapsed(),
+            limit,
+            waiting_for: waiting
+                .iter()
+                .map(|&i| step.checks[i].title.as_str())
+                .collect(),
+        });
+        tokio::time::sleep(WAIT_INTERVAL).await;
+        ctx.cluster.forget();
+        let again = join_all(waiting.iter().map(|&i| evaluate(ctx, &step.checks[i]))).await;
+        for (i, outcome) in waiting.into_iter().zip(again) {
+            outcomes[i] = outcome;
+        }
+    }
+
+    let checks: Vec<CheckReport> = step
+        .checks
+        .iter()
+        .zip(outcomes)
+        .map(|(spec, outcome)| CheckReport {
+            id: spec.id.clone(),
+            kind: spec.kind.name(),
+            title: spec.title.clone(),
+            outcome,
+        })
+        .collect();
+    StepReport {
+        module: ctx.module.clone(),
+        step: step.name.clone(),
+        title: step.title.clone(),
+        track: ctx.track.clone(),
+        status: Status::fold(checks.iter().map(|c| c.outcome.status)),
+        checks,
+    }
+}
+
+/// Run several steps one after another (each step's checks concurrently).
+pub async fn run_steps(
+    ctx: &Context,
+    steps: &[&Step],
+    policy: WaitPolicy,
+    on_wait: &(dyn Fn(&WaitProgress) + Sync),
+) -> Vec<StepReport> {
+    let mut reports = Vec::with_capacity(steps.len());
+    for step in steps {
+        reports.push(run_step(ctx, step, policy, on_wait).await);
+    }
+    reports
+}
+
+async fn evaluate(ctx: &Context, spec: &CheckSpec) -> Outcome {
+    if !spec.tracks.is_empty() && !spec.tracks.iter().any(|t| *t == ctx.track) {
+        return Outcome::skip(format!(
+            "not on the {} track (only {})",
+            ctx.track,
+            spec.tracks.join(", ")
+        ));
+    }
+    let mut outcome = spec.kind.evaluate(ctx).await;
+    if outcome.status == Status::Fail && outcome.hint.is_none() {
+        outcome.hint = spec.hint.clone();
+    }
+    outcome
+}
+
+fn wait_limit(spec: &CheckSpec, policy: WaitPolicy) -> Duration {
+    match policy {
+        WaitPolicy::CourseDefault => spec.wait.unwrap_or_default(),
+        WaitPolicy::UpTo(limit) => limit,
+        WaitPolicy::Never => Duration::ZERO,
+    }
+}
+
+/// A check is waited for while it failed, reads the cluster, its limit is not reached, and (unless
+/// `--wait` was given) its failure says the cluster is still moving.
+fn may_wait(spec: &CheckSpec, outcome: &Outcome, policy: WaitPolicy, elapsed: Duration) -> bool {
+    if outcome.status != Status::Fail || !spec.kind.reads_cluster() {
+        return false;
+    }
+    let in_progress_only = matches!(policy, WaitPolicy::CourseDefault);
+    if in_progress_only && !outcome.pending {
+        return false;
+    }
+    elapsed + WAIT_INTERVAL <= wait_limit(spec, policy)
+}
