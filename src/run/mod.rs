@@ -179,7 +179,7 @@ pub async fn run_steps(
 }
 
 async fn evaluate(ctx: &Context, spec: &CheckSpec) -> Outcome {
-    if !spec.tracks.is_empty() && !spec.tracks.iter().any(|t| *t == ctx.track) {
+    if !spec.tracks.is_empty() && !spec.tracks.contains(&ctx.track) {
         return Outcome::skip(format!(
             "not on the {} track (only {})",
             ctx.track,
