@@ -1,0 +1,4 @@
+//! Lab worlds: module 10's work repos at any point of the course, built with real git commits and
+//! pushes in a folder. Used by `labcheck demo` and by the tests.
+
+pub mod content;
