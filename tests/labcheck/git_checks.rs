@@ -460,3 +460,20 @@ fn the_human_report_of_a_failing_git_step() {
     let stable = run.stdout.replace(&head[..7], "<step-4 sha>");
     insta::assert_snapshot!(stable);
 }
+
+#[test]
+fn touched_without_since_looks_only_at_the_pushed_tip() {
+    let world = World::at(CoursePoint::Step1);
+    let values = one_check(
+        "argocd-platform",
+        "      touched: { path: argocd/values.yaml }\n",
+    );
+    assert_eq!(
+        run_json(&world, &values).check("the-check")["status"],
+        "pass"
+    );
+    let apps = one_check("argocd-platform", "      touched: { path: apps }\n");
+    let check = run_json(&world, &apps).check("the-check");
+    assert_eq!(check["status"], "fail", "{check:#}");
+    assert_eq!(check["actual"], "apps unchanged");
+}
