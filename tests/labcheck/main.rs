@@ -1,0 +1,4 @@
+//! labcheck's one integration-test binary: real lab worlds, the real binary.
+
+mod git_checks;
+mod harness;
