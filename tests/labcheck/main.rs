@@ -2,3 +2,4 @@
 
 mod git_checks;
 mod harness;
+mod module_10;
