@@ -261,12 +261,12 @@ impl Files<'_> {
             self.shown,
             ignore_whitespace,
         );
-        self.different(format!("{lines} of yours differ"), diff)
+        self.different(lines, diff)
     }
 
     fn different(&self, what: String, diff: String) -> Outcome {
         Outcome::fail(format!(
-            "{} differs from the reference {}: {what}",
+            "{} is not the same as the reference {}: {what}",
             self.shown, self.reference_shown
         ))
         .with_diagnosis(
@@ -418,7 +418,7 @@ fn trim_line_ends(text: &str) -> String {
 }
 
 /// A unified diff (reference `-`, learner `+`) and which of the learner's lines differ, e.g.
-/// "lines 9–20" or "lines missing after line 8".
+/// "lines 9–20 differ" or "lines are missing after line 8".
 fn unified_diff(
     reference: &str,
     learner: &str,
@@ -465,15 +465,15 @@ fn unified_diff(
         .iter()
         .map(|&(a, b)| {
             if a == b {
-                format!("line {a}")
+                format!("line {a} differs")
             } else {
-                format!("lines {a}–{b}")
+                format!("lines {a}–{b} differ")
             }
         })
         .collect();
     parts.extend(missing_after.iter().map(|&n| match n {
-        0 => "lines missing at the start".to_string(),
-        n => format!("lines missing after line {n}"),
+        0 => "lines are missing at the start".to_string(),
+        n => format!("lines are missing after line {n}"),
     }));
     (text, parts.join(", "))
 }
@@ -584,7 +584,7 @@ mod tests {
         let outcome = files(REFERENCE, &changed).compare_text(false);
         assert_eq!(outcome.status, crate::outcome::Status::Fail);
         assert!(
-            outcome.summary.ends_with("line 7 of yours differ"),
+            outcome.summary.ends_with(": line 7 differs"),
             "{}",
             outcome.summary
         );
@@ -619,7 +619,7 @@ mod tests {
         let without = REFERENCE.replace("    timeout.reconciliation: 60s\n", "");
         let outcome = files(REFERENCE, &without).compare_text(false);
         assert!(
-            outcome.summary.contains("lines missing after line 4"),
+            outcome.summary.contains("lines are missing after line 4"),
             "{}",
             outcome.summary
         );
