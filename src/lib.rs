@@ -12,3 +12,4 @@ pub mod outcome;
 pub mod probe;
 pub mod report;
 pub mod run;
+pub mod yaml_path;

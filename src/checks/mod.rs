@@ -3,9 +3,11 @@
 //! `docs/check-files.md`.
 
 pub mod argocd_app;
+pub mod condition;
 pub mod diff;
 pub mod files;
 pub mod git;
+pub mod helm_yaml;
 pub mod job;
 pub mod logs;
 pub mod object;
