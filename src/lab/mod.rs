@@ -2,3 +2,4 @@
 //! pushes in a folder. Used by `labcheck demo` and by the tests.
 
 pub mod content;
+pub mod world;

@@ -12,6 +12,7 @@ use crate::course::schema::{CheckSpec, RepoSpec};
 use crate::course::{Course, Module, Step};
 use crate::outcome::{Outcome, Status};
 use crate::probe::cluster::Cluster;
+use crate::probe::git::GitCache;
 
 /// Everything a check may read. Shared by all checks of a run.
 pub struct Context {
@@ -22,6 +23,8 @@ pub struct Context {
     pub course: Arc<Course>,
     pub cluster: Arc<Cluster>,
     pub argocd_namespace: String,
+    /// Work repos read so far in this run (each is read once).
+    pub git: GitCache,
 }
 
 impl Context {
@@ -43,6 +46,7 @@ impl Context {
             cluster,
             argocd_namespace: argocd_namespace
                 .unwrap_or_else(|| module.manifest.argocd.namespace.clone()),
+            git: GitCache::new(),
         }
     }
 
