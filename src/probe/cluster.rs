@@ -278,11 +278,12 @@ impl Cluster {
         }
     }
 
-    /// Pods in `ns` matching a label selector (`a=b,c=d`).
+    /// Pods in `ns` matching a label selector (`a=b,c=d`; empty for all).
     pub async fn pods(&self, ns: &str, selector: &str) -> Result<Vec<Pod>, ProbeError> {
-        let path = ApiPath::new("v1", "pods")
-            .in_namespace(ns)
-            .query(format!("labelSelector={}", api::encode_query(selector)));
+        let mut path = ApiPath::new("v1", "pods").in_namespace(ns);
+        if !selector.is_empty() {
+            path = path.query(format!("labelSelector={}", api::encode_query(selector)));
+        }
         let items = self.list(&path, "the core API").await?;
         items
             .iter()
