@@ -167,6 +167,8 @@ mod tests {
     fn step_4_changes_the_tag_and_breaks_the_migration() {
         let broken = checkout_dev_broken_migration();
         assert!(broken.contains("tag: \"6.7.0\""));
-        assert!(broken.contains("  enabled: true                # module 10\n  fail: true\nsmokeTest:"));
+        assert!(
+            broken.contains("  enabled: true                # module 10\n  fail: true\nsmokeTest:")
+        );
     }
 }
