@@ -12,3 +12,5 @@ pub mod outcome;
 pub mod probe;
 pub mod report;
 pub mod run;
+pub mod serve;
+pub mod snapshot;
