@@ -14,3 +14,4 @@ pub mod report;
 pub mod run;
 pub mod serve;
 pub mod snapshot;
+pub mod yaml_path;

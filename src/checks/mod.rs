@@ -4,9 +4,11 @@
 
 pub mod argocd_app;
 pub mod cluster_common;
+pub mod condition;
 pub mod diff;
 pub mod files;
 pub mod git;
+pub mod helm_yaml;
 pub mod job;
 pub mod logs;
 pub mod object;
