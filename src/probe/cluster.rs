@@ -143,14 +143,34 @@ impl Cluster {
         cluster
     }
 
+    /// `--snapshot FILE`: serve the file on loopback and read it over HTTP like any cluster, so
+    /// snapshots and real clusters share one code path.
     async fn serve_snapshot(file: &std::path::Path) -> Cluster {
-        Cluster::from_error(ProbeError::NotConfigured {
-            reason: format!(
-                "cannot read the snapshot {}: snapshots are not supported by this build",
-                file.display()
-            ),
-            fix: "run against a cluster with --kubeconfig".to_string(),
-        })
+        let snapshot = match crate::snapshot::Snapshot::load(file) {
+            Ok(snapshot) => snapshot,
+            Err(e) => {
+                return Cluster::from_error(ProbeError::NotConfigured {
+                    reason: format!("cannot use the snapshot: {e}"),
+                    fix: "check the file (`labcheck serve FILE` reports the same problem), or capture a new one with `labcheck snapshot MODULE --out FILE`".to_string(),
+                });
+            }
+        };
+        Self::serve(snapshot, &format!("snapshot {}", file.display())).await
+    }
+
+    /// Serve an in-memory snapshot on loopback and read it over HTTP (demo and tests).
+    pub async fn serve(snapshot: crate::snapshot::Snapshot, describe: &str) -> Cluster {
+        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        match crate::serve::start(snapshot, loopback, crate::serve::ServeOptions::default()).await {
+            Ok(server) => {
+                let url = server.url();
+                Cluster::over_http(&url, format!("{describe} ({url})"), Some(Box::new(server)))
+            }
+            Err(e) => Cluster::from_error(ProbeError::NotConfigured {
+                reason: format!("cannot serve the {describe}: {e}"),
+                fix: String::new(),
+            }),
+        }
     }
 
     /// Drop cached reads so the next round of a wait sees fresh state.
