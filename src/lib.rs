@@ -12,4 +12,6 @@ pub mod outcome;
 pub mod probe;
 pub mod report;
 pub mod run;
+pub mod serve;
+pub mod snapshot;
 pub mod yaml_path;

@@ -1,25 +1,298 @@
-//! Check kind `logs` (not built yet: it reports "could not check", never a verdict).
+//! Check kind `logs`: the log of a Job's pod, chosen as `kubectl logs job/NAME` chooses it,
+//! contains a text or matches a regex.
 
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::Pod;
+use regex::Regex;
 use serde::Deserialize;
 
-use crate::outcome::Outcome;
+use crate::checks::cluster_common::{
+    self, LOG_TAIL_LINES, could_not_check, stale_job_outcome, tail,
+};
+use crate::outcome::{DetailKind, Outcome};
+use crate::probe::cluster::LogRead;
+use crate::probe::cluster::argocd::Application;
+use crate::probe::cluster::pods;
 use crate::run::Context;
 
 /// Fields of a `logs` check.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "RawLogsSpec")]
 pub struct LogsSpec {
-    pub repo: Option<String>,
+    pub namespace: String,
+    pub job: String,
+    pub expect: LogExpect,
+    /// Container to read (default: as kubectl, the default-container annotation or the first).
+    pub container: Option<String>,
+    /// The Job must belong to this Application's last operation.
+    pub app: Option<String>,
+}
+
+/// What the log must hold.
+#[derive(Debug, Clone)]
+pub enum LogExpect {
+    Contains(String),
+    Matches(Regex),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLogsSpec {
+    namespace: String,
+    job: String,
+    #[serde(default)]
+    contains: Option<String>,
+    #[serde(default)]
+    matches: Option<String>,
+    #[serde(default)]
+    container: Option<String>,
+    #[serde(default)]
+    app: Option<String>,
+}
+
+impl TryFrom<RawLogsSpec> for LogsSpec {
+    type Error = String;
+
+    fn try_from(raw: RawLogsSpec) -> Result<Self, Self::Error> {
+        let expect = match (raw.contains, raw.matches) {
+            (Some(text), None) => LogExpect::Contains(text),
+            (None, Some(pattern)) => LogExpect::Matches(
+                Regex::new(&pattern)
+                    .map_err(|e| format!("`matches: {pattern}` is not a valid regex: {e}"))?,
+            ),
+            _ => {
+                return Err(
+                    "a logs check needs exactly one of `contains` (a text) or `matches` (a regex)"
+                        .to_string(),
+                );
+            }
+        };
+        Ok(LogsSpec {
+            namespace: raw.namespace,
+            job: raw.job,
+            expect,
+            container: raw.container,
+            app: raw.app,
+        })
+    }
+}
+
+impl LogExpect {
+    fn holds(&self, log: &str) -> bool {
+        match self {
+            LogExpect::Contains(text) => log.contains(text.as_str()),
+            LogExpect::Matches(re) => re.is_match(log),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            LogExpect::Contains(text) => format!("contains \"{text}\""),
+            LogExpect::Matches(re) => format!("matches /{}/", re.as_str()),
+        }
+    }
+}
+
+/// What was read for a logs check.
+#[derive(Debug, Clone)]
+pub struct LogObservation {
+    pub job: Option<Job>,
+    /// The pod kubectl would pick and what its log read gave; `None` when the Job has no pods.
+    pub pod_log: Option<(Pod, LogRead)>,
 }
 
 impl LogsSpec {
-    /// Work repos this check reads.
+    /// Work repos this check reads (none).
     pub fn repos(&self) -> Vec<&str> {
-        self.repo.iter().map(String::as_str).collect()
+        Vec::new()
     }
 
     /// Decide the check.
-    pub async fn evaluate(&self, _ctx: &Context) -> Outcome {
-        Outcome::could_not_check("the logs check kind is not built yet")
+    pub async fn evaluate(&self, ctx: &Context) -> Outcome {
+        let cluster = &ctx.cluster;
+        let app = match &self.app {
+            Some(name) => match cluster.application(&ctx.argocd_namespace, name).await {
+                Ok(Some(app)) => Some(app),
+                Ok(None) => return cluster_common::app_missing(&ctx.argocd_namespace, name),
+                Err(e) => return could_not_check(&e),
+            },
+            None => None,
+        };
+        let job = match cluster.job(&self.namespace, &self.job).await {
+            Ok(job) => job,
+            Err(e) => return could_not_check(&e),
+        };
+        let pod_log = match &job {
+            Some(job) => {
+                match cluster_common::job_log(
+                    cluster,
+                    &self.namespace,
+                    job,
+                    self.container.as_deref(),
+                )
+                .await
+                {
+                    Ok(found) => found,
+                    Err(e) => return could_not_check(&e),
+                }
+            }
+            None => None,
+        };
+        self.decide(&LogObservation { job, pod_log }, app.as_ref())
+    }
+
+    /// The verdict from what was observed.
+    pub fn decide(&self, seen: &LogObservation, app: Option<&Application>) -> Outcome {
+        let command = format!("kubectl -n {} logs job/{}", self.namespace, self.job);
+        let Some(job) = &seen.job else {
+            let outcome = Outcome::fail(format!(
+                "Job {} in {} does not exist, so it has no log",
+                self.job, self.namespace
+            ));
+            return match (app, &self.app) {
+                (Some(app), Some(name)) if app.operation_running() => outcome
+                    .with_hint(format!("the sync of {name} is still running: wait for it"))
+                    .still_in_progress(),
+                (Some(app), Some(_)) => match cluster_common::sync_entry(app, "Job", &self.job) {
+                    Some(entry) => outcome.with_diagnosis(format!(
+                        "the last sync ran {} ({}); its hook delete policy removed the Job and its log with it",
+                        entry.describe(),
+                        entry.hook_phase.as_deref().unwrap_or("no phase")
+                    )),
+                    None => outcome,
+                },
+                _ => outcome,
+            };
+        };
+        if let (Some(app), Some(name)) = (app, &self.app)
+            && let Some(stale) = stale_job_outcome(job, app, name)
+        {
+            return stale;
+        }
+        let Some((pod, log)) = &seen.pod_log else {
+            return Outcome::fail(format!(
+                "Job {} has no pods left to read a log from",
+                self.job
+            ))
+            .with_diagnosis(
+                "its pods were deleted (ttlSecondsAfterFinished, or someone deleted them)",
+            )
+            .with_hint(format!(
+                "run the sync again so the Job runs again, then `{command}`"
+            ));
+        };
+        let pod_name = pod.metadata.name.clone().unwrap_or_default();
+        let text = match log {
+            LogRead::Text(text) => text,
+            LogRead::NotAvailable(why) => {
+                let outcome =
+                    Outcome::fail(format!("pod {pod_name} of Job {} has no log yet", self.job))
+                        .with_actual(why.clone());
+                let outcome = match pods::stuck_container(pod) {
+                    Some(stuck) => outcome.with_diagnosis(cluster_common::explain_stuck(&stuck)),
+                    None => outcome.still_in_progress(),
+                };
+                return outcome;
+            }
+        };
+        if self.expect.holds(text) {
+            return Outcome::pass(format!(
+                "the log of pod {pod_name} (Job {}) {}",
+                self.job,
+                self.expect.describe()
+            ));
+        }
+        let running = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.phase.as_deref())
+            .is_some_and(|p| p == "Running" || p == "Pending");
+        let outcome = Outcome::fail(format!(
+            "the log of pod {pod_name} (Job {}) does not contain what was expected",
+            self.job
+        ))
+        .with_expected(format!("a log that {}", self.expect.describe()))
+        .with_actual(format!(
+            "{} lines, the last shown below",
+            text.lines().count()
+        ))
+        .with_detail(DetailKind::Log, tail(text, LOG_TAIL_LINES));
+        if running {
+            outcome.still_in_progress()
+        } else {
+            outcome
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Status;
+    use serde_json::json;
+
+    fn spec(yaml: &str) -> LogsSpec {
+        match serde_yaml::from_str(yaml) {
+            Ok(spec) => spec,
+            Err(e) => panic!("test spec does not parse: {e}"),
+        }
+    }
+
+    fn seen(phase: &str, log: LogRead) -> LogObservation {
+        let job: Job = serde_json::from_value(json!({"metadata": {"name": "checkout-migrate"}}))
+            .unwrap_or_default();
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "checkout-migrate-abcde"},
+            "status": {"phase": phase}
+        }))
+        .unwrap_or_default();
+        LogObservation {
+            job: Some(job),
+            pod_log: Some((pod, log)),
+        }
+    }
+
+    #[test]
+    fn a_migration_log_with_the_expected_line_passes() {
+        let s = spec("{namespace: checkout-dev, job: checkout-migrate, contains: migration}");
+        let outcome = s.decide(
+            &seen(
+                "Succeeded",
+                LogRead::Text("running migration 42\ndone\n".into()),
+            ),
+            None,
+        );
+        assert_eq!(outcome.status, Status::Pass);
+        assert!(outcome.summary.contains("checkout-migrate-abcde"));
+    }
+
+    #[test]
+    fn a_log_without_the_line_fails_and_shows_its_last_ten_lines() {
+        let s =
+            spec("{namespace: checkout-dev, job: checkout-smoke-test, matches: 'HTTP/1.1 200'}");
+        let log: String = (1..=15).map(|i| format!("line {i}\n")).collect();
+        let outcome = s.decide(&seen("Failed", LogRead::Text(log)), None);
+        assert_eq!(outcome.status, Status::Fail);
+        assert!(!outcome.pending);
+        let detail = outcome
+            .detail
+            .map(|d| (d.kind, d.text))
+            .unwrap_or((DetailKind::Text, String::new()));
+        assert_eq!(detail.0, DetailKind::Log);
+        assert!(
+            detail.1.starts_with("line 6\n") && detail.1.ends_with("line 15"),
+            "{}",
+            detail.1
+        );
+    }
+
+    #[test]
+    fn contains_and_matches_together_are_a_course_file_error() {
+        let parsed: Result<LogsSpec, _> =
+            serde_yaml::from_str("{namespace: a, job: b, contains: x, matches: y}");
+        assert!(parsed.is_err());
+        let bad_regex: Result<LogsSpec, _> =
+            serde_yaml::from_str("{namespace: a, job: b, matches: '('}");
+        assert!(bad_regex.is_err());
     }
 }

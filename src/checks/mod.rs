@@ -3,6 +3,7 @@
 //! `docs/check-files.md`.
 
 pub mod argocd_app;
+pub mod cluster_common;
 pub mod condition;
 pub mod diff;
 pub mod files;

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod serve;
+
 use crate::course::Course;
 use crate::error::{Error, exit};
 use crate::outcome::Status;
@@ -111,6 +113,8 @@ impl ClusterArgs {
 pub enum Command {
     /// List modules and their steps.
     List,
+    /// Serve a cluster snapshot as a read-only Kubernetes API (for kubectl, tests and demos).
+    Serve(serve::ServeArgs),
 }
 
 /// Parse the command line, run, and return the exit code.
@@ -143,6 +147,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
             emit(&list(&course));
             Ok(exit::PASS)
         }
+        Some(Command::Serve(args)) => serve::run(&args).await,
         None => {
             let Some(module) = cli.module.as_deref() else {
                 return Err(Error::Usage(

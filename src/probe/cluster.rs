@@ -1,35 +1,426 @@
-//! Reading the learner's cluster through the Kubernetes API (get, list and logs only).
+//! Reading the learner's cluster through the Kubernetes API: GET only (get, list, pod logs), raw
+//! paths without discovery, and a per-run cache so each object is fetched once however many
+//! checks read it.
 
-/// Access to one cluster for one run, with a per-run cache (not built yet).
-#[derive(Debug, Default)]
+pub mod api;
+pub mod argocd;
+pub mod config;
+pub mod pods;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::Pod;
+use tokio::sync::OnceCell;
+
+use api::{Answer, RawResponse};
+pub use api::{ApiPath, ProbeError};
+pub use argocd::Application;
+
+/// A hard bound on one request including kube's retries: a check never hangs on the network.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What is missing when the Application resource is not served.
+const ARGOCD_CRD: &str = "Argo CD (its Application CRD, applications.argoproj.io)";
+
+type Cell = Arc<OnceCell<Result<RawResponse, ProbeError>>>;
+
+/// Access to one cluster for one run, with a per-run cache.
 pub struct Cluster {
-    /// Why the cluster cannot be read, when it cannot.
-    pub unavailable: Option<String>,
+    access: Access,
+    cache: Mutex<HashMap<String, Cell>>,
+    /// Keeps the in-process snapshot server (for `--snapshot`) alive as long as the cluster.
+    _keep_alive: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
-impl Cluster {
-    /// A cluster that cannot be read, with the reason every cluster check will report.
-    pub fn unavailable(reason: impl Into<String>) -> Cluster {
-        Cluster {
-            unavailable: Some(reason.into()),
+enum Access {
+    Unavailable(ProbeError),
+    Api {
+        client: kube::Client,
+        /// `context kind-course (https://127.0.0.1:6443)`, for messages.
+        describe: String,
+    },
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.access {
+            Access::Unavailable(e) => write!(f, "Cluster(unavailable: {e})"),
+            Access::Api { describe, .. } => write!(f, "Cluster({describe})"),
         }
     }
+}
 
-    /// Drop cached reads so the next round of a wait sees fresh state.
-    pub fn forget(&self) {}
+impl Default for Cluster {
+    fn default() -> Self {
+        Cluster::unavailable("no cluster was configured for this run")
+    }
 }
 
 /// How to reach a cluster, from the command line.
 #[derive(Debug, Clone, Default)]
 pub struct ClusterOptions {
-    pub kubeconfig: Option<std::path::PathBuf>,
+    pub kubeconfig: Option<PathBuf>,
     pub context: Option<String>,
-    pub snapshot: Option<std::path::PathBuf>,
+    pub snapshot: Option<PathBuf>,
+}
+
+/// What a pod's log read gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogRead {
+    /// The log text.
+    Text(String),
+    /// The API has no log for it (container not started, pod gone); the API's words.
+    NotAvailable(String),
 }
 
 impl Cluster {
-    /// Prepare access (no request is sent until a check reads something).
-    pub async fn connect(_options: &ClusterOptions) -> Cluster {
-        Cluster::unavailable("cluster checks are not built yet")
+    /// A cluster that cannot be read, with the reason every cluster check will report.
+    pub fn unavailable(reason: impl Into<String>) -> Cluster {
+        Cluster::from_error(ProbeError::NotConfigured {
+            reason: reason.into(),
+            fix: String::new(),
+        })
     }
+
+    fn from_error(error: ProbeError) -> Cluster {
+        Cluster {
+            access: Access::Unavailable(error),
+            cache: Mutex::default(),
+            _keep_alive: None,
+        }
+    }
+
+    /// Prepare access (no request is sent until a check reads something).
+    pub async fn connect(options: &ClusterOptions) -> Cluster {
+        if let Some(file) = &options.snapshot {
+            return Self::serve_snapshot(file).await;
+        }
+        match config::resolve(options.kubeconfig.as_deref(), options.context.as_deref()).await {
+            Ok(resolved) => Self::from_config(resolved.config, resolved.describe),
+            Err(error) => Cluster::from_error(error),
+        }
+    }
+
+    /// A cluster read through an already built client configuration.
+    pub fn from_config(config: kube::Config, describe: String) -> Cluster {
+        match kube::Client::try_from(config) {
+            Ok(client) => Cluster {
+                access: Access::Api { client, describe },
+                cache: Mutex::default(),
+                _keep_alive: None,
+            },
+            Err(e) => Cluster::from_error(ProbeError::NotConfigured {
+                reason: format!("cannot build a Kubernetes client for {describe}: {e}"),
+                fix: "check the kubeconfig with `kubectl config view --minify`".to_string(),
+            }),
+        }
+    }
+
+    /// A cluster served over HTTP at `url` (e.g. an in-process snapshot server), kept alive by
+    /// `keep_alive` for as long as this cluster lives.
+    pub fn over_http(
+        url: &str,
+        describe: String,
+        keep_alive: Option<Box<dyn std::any::Any + Send + Sync>>,
+    ) -> Cluster {
+        let uri = match url.parse::<http::Uri>() {
+            Ok(uri) => uri,
+            Err(e) => {
+                return Cluster::from_error(ProbeError::NotConfigured {
+                    reason: format!("`{url}` is not a URL: {e}"),
+                    fix: String::new(),
+                });
+            }
+        };
+        let mut config = kube::Config::new(uri);
+        config::bound(&mut config);
+        let mut cluster = Cluster::from_config(config, describe);
+        cluster._keep_alive = keep_alive;
+        cluster
+    }
+
+    /// `--snapshot FILE`: serve the file on loopback and read it over HTTP like any cluster, so
+    /// snapshots and real clusters share one code path.
+    async fn serve_snapshot(file: &std::path::Path) -> Cluster {
+        let snapshot = match crate::snapshot::Snapshot::load(file) {
+            Ok(snapshot) => snapshot,
+            Err(e) => {
+                return Cluster::from_error(ProbeError::NotConfigured {
+                    reason: format!("cannot use the snapshot: {e}"),
+                    fix: "check the file (`labcheck serve FILE` reports the same problem), or capture a new one with `labcheck snapshot MODULE --out FILE`".to_string(),
+                });
+            }
+        };
+        Self::serve(snapshot, &format!("snapshot {}", file.display())).await
+    }
+
+    /// Serve an in-memory snapshot on loopback and read it over HTTP (demo and tests).
+    pub async fn serve(snapshot: crate::snapshot::Snapshot, describe: &str) -> Cluster {
+        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        match crate::serve::start(snapshot, loopback, crate::serve::ServeOptions::default()).await {
+            Ok(server) => {
+                let url = server.url();
+                Cluster::over_http(&url, format!("{describe} ({url})"), Some(Box::new(server)))
+            }
+            Err(e) => Cluster::from_error(ProbeError::NotConfigured {
+                reason: format!("cannot serve the {describe}: {e}"),
+                fix: String::new(),
+            }),
+        }
+    }
+
+    /// Drop cached reads so the next round of a wait sees fresh state.
+    pub fn forget(&self) {
+        self.cache_lock().clear();
+    }
+
+    /// What this cluster is, for messages ("context kind-course (https://…)").
+    pub fn describe(&self) -> String {
+        match &self.access {
+            Access::Unavailable(_) => "no cluster".to_string(),
+            Access::Api { describe, .. } => describe.clone(),
+        }
+    }
+
+    fn cache_lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cell>> {
+        // A panic in another check must not take the cache down with it; its content is a map of
+        // finished or in-flight reads, still valid.
+        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// GET `path` once per run: concurrent readers share one in-flight request.
+    pub async fn get_raw(&self, path: &ApiPath) -> Result<RawResponse, ProbeError> {
+        let (client, describe) = match &self.access {
+            Access::Unavailable(e) => return Err(e.clone()),
+            Access::Api { client, describe } => (client, describe),
+        };
+        let url = path.url();
+        let cell = self.cache_lock().entry(url.clone()).or_default().clone();
+        cell.get_or_init(|| send(client, describe, url))
+            .await
+            .clone()
+    }
+
+    /// The object at `path`: `Ok(None)` when the API serves its type and it is not there.
+    pub async fn get(
+        &self,
+        path: &ApiPath,
+        what_for_crd: &str,
+    ) -> Result<Option<serde_json::Value>, ProbeError> {
+        let raw = self.get_raw(path).await?;
+        match api::classify(path, &raw, &self.describe(), what_for_crd)? {
+            Answer::Found(body) => api::parse_json(path, &body).map(Some),
+            Answer::NotFound => {
+                if let Some(ns) = &path.namespace
+                    && !self.namespace_exists(ns).await?
+                {
+                    return Err(ProbeError::NamespaceMissing {
+                        namespace: ns.clone(),
+                    });
+                }
+                Ok(None)
+            }
+            Answer::BadRequest(message) => Err(ProbeError::Server {
+                code: 400,
+                url: path.url(),
+                message,
+            }),
+        }
+    }
+
+    /// Whether namespace `ns` exists. A user who may not read namespaces gets `true`: labcheck
+    /// then reports the object as not found, which is what kubectl would show them.
+    pub async fn namespace_exists(&self, ns: &str) -> Result<bool, ProbeError> {
+        let path = ApiPath::new("v1", "namespaces").named(ns);
+        let raw = self.get_raw(&path).await?;
+        match api::classify(&path, &raw, &self.describe(), "the core API") {
+            Ok(Answer::NotFound) => Ok(false),
+            Ok(_) | Err(ProbeError::Forbidden { .. }) => Ok(true),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A list at `path` (its `items`).
+    pub async fn list(
+        &self,
+        path: &ApiPath,
+        what_for_crd: &str,
+    ) -> Result<Vec<serde_json::Value>, ProbeError> {
+        let raw = self.get_raw(path).await?;
+        match api::classify(path, &raw, &self.describe(), what_for_crd)? {
+            Answer::Found(body) => {
+                let value = api::parse_json(path, &body)?;
+                match value.get("items") {
+                    Some(serde_json::Value::Array(items)) => Ok(items.clone()),
+                    // An empty list may come back as `items: null`.
+                    Some(serde_json::Value::Null) | None => Ok(Vec::new()),
+                    Some(_) => Err(ProbeError::Garbage {
+                        url: path.url(),
+                        expected: "a list".to_string(),
+                        reason: "`items` is not an array".to_string(),
+                    }),
+                }
+            }
+            Answer::NotFound => Ok(Vec::new()),
+            Answer::BadRequest(message) => Err(ProbeError::Server {
+                code: 400,
+                url: path.url(),
+                message,
+            }),
+        }
+    }
+
+    /// Argo CD Application `name` in `ns`.
+    pub async fn application(
+        &self,
+        ns: &str,
+        name: &str,
+    ) -> Result<Option<Application>, ProbeError> {
+        let path = application_path(ns, name);
+        match self.get(&path, ARGOCD_CRD).await? {
+            Some(value) => api::typed(&path, &value, "an Argo CD Application").map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Job `name` in `ns`.
+    pub async fn job(&self, ns: &str, name: &str) -> Result<Option<Job>, ProbeError> {
+        let path = ApiPath::new("batch/v1", "jobs")
+            .in_namespace(ns)
+            .named(name);
+        match self.get(&path, "the batch/v1 API").await? {
+            Some(value) => api::typed(&path, &value, "a Job").map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Pods in `ns` matching a label selector (`a=b,c=d`; empty for all).
+    pub async fn pods(&self, ns: &str, selector: &str) -> Result<Vec<Pod>, ProbeError> {
+        let mut path = ApiPath::new("v1", "pods").in_namespace(ns);
+        if !selector.is_empty() {
+            path = path.query(format!("labelSelector={}", api::encode_query(selector)));
+        }
+        let items = self.list(&path, "the core API").await?;
+        items
+            .iter()
+            .map(|item| api::typed(&path, item, "a Pod"))
+            .collect()
+    }
+
+    /// The pods of a Job, selected as `kubectl logs job/NAME` selects them: by the Job's
+    /// `spec.selector`, else by `job-name`.
+    pub async fn job_pods(&self, ns: &str, job: &Job) -> Result<Vec<Pod>, ProbeError> {
+        let selector = job
+            .spec
+            .as_ref()
+            .and_then(|s| s.selector.as_ref())
+            .and_then(|s| s.match_labels.as_ref())
+            .filter(|labels| !labels.is_empty())
+            .map(|labels| {
+                labels
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .unwrap_or_else(|| format!("job-name={}", job.metadata.name.as_deref().unwrap_or("")));
+        self.pods(ns, &selector).await
+    }
+
+    /// The log of `container` in pod `pod` (all of it; checks keep what they need).
+    pub async fn logs(
+        &self,
+        ns: &str,
+        pod: &str,
+        container: Option<&str>,
+    ) -> Result<LogRead, ProbeError> {
+        let mut path = ApiPath::new("v1", "pods")
+            .in_namespace(ns)
+            .named(pod)
+            .subresource("log");
+        if let Some(container) = container {
+            path = path.query(format!("container={}", api::encode_query(container)));
+        }
+        let raw = self.get_raw(&path).await?;
+        match api::classify(&path, &raw, &self.describe(), "the core API") {
+            Ok(Answer::Found(text)) => Ok(LogRead::Text(text)),
+            Ok(Answer::BadRequest(message)) => Ok(LogRead::NotAvailable(message)),
+            Ok(Answer::NotFound) => Ok(LogRead::NotAvailable(format!("pods \"{pod}\" not found"))),
+            // A log 404 without the pod's name still means the pod went away between the list
+            // and the read; the log resource itself is always served.
+            Err(ProbeError::ResourceNotServed { .. }) => Ok(LogRead::NotAvailable(format!(
+                "pod {pod} has no log (it is gone)"
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Where Application `name` lives in the API.
+pub fn application_path(ns: &str, name: &str) -> ApiPath {
+    ApiPath::new("argoproj.io/v1alpha1", "applications")
+        .in_namespace(ns)
+        .named(name)
+}
+
+async fn send(
+    client: &kube::Client,
+    describe: &str,
+    url: String,
+) -> Result<RawResponse, ProbeError> {
+    let unreachable = |reason: String| ProbeError::Unreachable {
+        server: describe.to_string(),
+        reason,
+    };
+    let request = http::Request::get(url.as_str())
+        .header(http::header::ACCEPT, "application/json, */*")
+        .body(kube::client::Body::empty())
+        .map_err(|e| ProbeError::NotConfigured {
+            reason: format!("cannot build a request for {url}: {e}"),
+            fix: String::new(),
+        })?;
+    let exchange = async {
+        let response = client
+            .send(request)
+            .await
+            .map_err(|e| unreachable(chain(&e)))?;
+        let code = response.status().as_u16();
+        let bytes = response
+            .into_body()
+            .collect_bytes()
+            .await
+            .map_err(|e| unreachable(format!("the answer broke off: {}", chain(&e))))?;
+        let body = String::from_utf8(bytes.to_vec()).map_err(|_| ProbeError::Garbage {
+            url: url.clone(),
+            expected: "text".to_string(),
+            reason: "the body is not UTF-8".to_string(),
+        })?;
+        Ok(RawResponse { code, body })
+    };
+    match tokio::time::timeout(REQUEST_TIMEOUT, exchange).await {
+        Ok(result) => result,
+        Err(_) => Err(unreachable(format!(
+            "no answer within {}s",
+            REQUEST_TIMEOUT.as_secs()
+        ))),
+    }
+}
+
+/// An error and its causes on one line: kube's top-level message alone ("ServiceError") says
+/// nothing a learner can act on; the innermost cause ("Connection refused") does.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut parts = vec![error.to_string()];
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = cause.source();
+    }
+    parts.last().cloned().unwrap_or_default()
 }

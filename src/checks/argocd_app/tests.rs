@@ -1,0 +1,431 @@
+//! Pure tests of the `argocd_app` verdicts on Application shapes from the facts file (a7).
+
+use serde_json::{Value, json};
+
+use super::*;
+
+const PUSHED: &str = "9b7e4d2c5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c";
+const OLD: &str = "3f2a1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b";
+
+fn spec(yaml: &str) -> ArgocdAppSpec {
+    match serde_yaml::from_str(yaml) {
+        Ok(spec) => spec,
+        Err(e) => panic!("test spec does not parse: {e}"),
+    }
+}
+
+fn pushed() -> Pushed {
+    Pushed {
+        repo: "checkout-config".to_string(),
+        head: PUSHED.to_string(),
+        upstream: Some(PUSHED.to_string()),
+    }
+}
+
+fn entry(
+    kind: &str,
+    name: &str,
+    phase: &str,
+    hook: bool,
+    hook_phase: &str,
+    message: &str,
+) -> Value {
+    let group = match kind {
+        "Job" => "batch",
+        "Deployment" => "apps",
+        _ => "",
+    };
+    let mut e = json!({"group": group, "version": "v1", "kind": kind, "namespace": "checkout-dev",
+        "name": name, "syncPhase": phase, "hookPhase": hook_phase, "message": message});
+    if hook {
+        e["hookType"] = json!(phase);
+    } else {
+        e["status"] = json!("Synced");
+    }
+    e
+}
+
+fn app(sync: &str, health: &str, revision: &str, op: Option<Value>) -> Application {
+    let mut status = json!({
+        "sync": {"status": sync, "revision": revision},
+        "health": {"status": health},
+    });
+    if let Some(op) = op {
+        status["operationState"] = op;
+    }
+    serde_json::from_value(json!({
+        "metadata": {"name": "checkout-dev", "namespace": "argocd"},
+        "spec": {"destination": {"namespace": "checkout-dev"}},
+        "status": status
+    }))
+    .unwrap_or_default()
+}
+
+fn op(phase: &str, message: &str, revision: &str, resources: Vec<Value>) -> Value {
+    json!({"phase": phase, "message": message, "startedAt": "2026-05-02T10:14:58Z",
+        "operation": {"sync": {"revision": revision}},
+        "syncResult": {"revision": revision, "resources": resources}})
+}
+
+fn succeeded_sync(revision: &str) -> Value {
+    op(
+        "Succeeded",
+        "successfully synced (no more tasks)",
+        revision,
+        vec![
+            entry(
+                "Job",
+                "checkout-migrate",
+                "PreSync",
+                true,
+                "Succeeded",
+                "Reached expected number of succeeded pods",
+            ),
+            entry(
+                "ConfigMap",
+                "checkout-config",
+                "Sync",
+                false,
+                "Succeeded",
+                "configmap/checkout-config unchanged",
+            ),
+            entry(
+                "Deployment",
+                "checkout",
+                "Sync",
+                false,
+                "Succeeded",
+                "deployment.apps/checkout configured",
+            ),
+            entry(
+                "Job",
+                "checkout-smoke-test",
+                "PostSync",
+                true,
+                "Succeeded",
+                "Reached expected number of succeeded pods",
+            ),
+        ],
+    )
+}
+
+fn presync_failed(revision: &str) -> Value {
+    op(
+        "Failed",
+        "one or more synchronization tasks completed unsuccessfully",
+        revision,
+        vec![
+            entry(
+                "Job",
+                "checkout-migrate",
+                "PreSync",
+                true,
+                "Failed",
+                "Job has reached the specified backoff limit",
+            ),
+            entry(
+                "Job",
+                "checkout-sync-failed",
+                "SyncFail",
+                true,
+                "Succeeded",
+                "Reached expected number of succeeded pods",
+            ),
+        ],
+    )
+}
+
+fn postsync_failed(revision: &str, sync_fail_ran: bool) -> Value {
+    let mut resources = vec![
+        entry(
+            "Job",
+            "checkout-migrate",
+            "PreSync",
+            true,
+            "Succeeded",
+            "Reached expected number of succeeded pods",
+        ),
+        entry(
+            "ConfigMap",
+            "checkout-config",
+            "Sync",
+            false,
+            "Succeeded",
+            "configmap/checkout-config unchanged",
+        ),
+        entry(
+            "Deployment",
+            "checkout",
+            "Sync",
+            false,
+            "Succeeded",
+            "deployment.apps/checkout unchanged",
+        ),
+        entry(
+            "Job",
+            "checkout-smoke-test",
+            "PostSync",
+            true,
+            "Failed",
+            "Job has reached the specified backoff limit",
+        ),
+    ];
+    if sync_fail_ran {
+        resources.push(entry(
+            "Job",
+            "checkout-sync-failed",
+            "SyncFail",
+            true,
+            "Succeeded",
+            "Reached expected number of succeeded pods",
+        ));
+    }
+    op(
+        "Failed",
+        "one or more synchronization tasks completed unsuccessfully",
+        revision,
+        resources,
+    )
+}
+
+#[test]
+fn a_synced_healthy_app_at_the_pushed_revision_passes() {
+    let s =
+        spec("{name: checkout-dev, sync: Synced, health: Healthy, revision_of: checkout-config}");
+    let outcome = s.decide(
+        &app("Synced", "Healthy", PUSHED, Some(succeeded_sync(PUSHED))),
+        Some(&pushed()),
+    );
+    assert_eq!(outcome.status, Status::Pass, "{outcome:?}");
+    assert!(outcome.summary.contains("9b7e4d2"));
+}
+
+#[test]
+fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
+    let s = spec("{name: checkout-dev, sync: Synced, revision_of: checkout-config}");
+    let outcome = s.decide(
+        &app("Synced", "Healthy", OLD, Some(succeeded_sync(OLD))),
+        Some(&pushed()),
+    );
+    assert_eq!(outcome.status, Status::Fail);
+    assert!(outcome.pending, "Argo CD may still poll git");
+    assert_eq!(
+        outcome.summary,
+        "Argo CD is still at 3f2a1c0, you pushed 9b7e4d2"
+    );
+    assert!(
+        outcome
+            .hint
+            .unwrap_or_default()
+            .contains("argocd app get checkout-dev --refresh")
+    );
+    assert!(
+        outcome
+            .diagnosis
+            .unwrap_or_default()
+            .contains("Argo CD saw it [BROKEN: at 3f2a1c0]")
+    );
+}
+
+#[test]
+fn committed_but_not_pushed_fails_with_a_hint_to_push() {
+    let s = spec("{name: checkout-dev, sync: Synced, revision_of: checkout-config}");
+    let not_pushed = Pushed {
+        upstream: Some(OLD.to_string()),
+        ..pushed()
+    };
+    let outcome = s.decide(&app("Synced", "Healthy", OLD, None), Some(&not_pushed));
+    assert_eq!(outcome.status, Status::Fail);
+    assert!(!outcome.pending);
+    assert!(outcome.hint.unwrap_or_default().contains("git push"));
+}
+
+#[test]
+fn hooks_switched_on_but_never_synced_fails_with_a_hint_to_sync() {
+    // Step 2: adding hooks changes nothing Argo CD compares, so the app is Synced at the new
+    // revision while the last operation is an older one.
+    let s = spec("{name: checkout-dev, revision_of: checkout-config, phase: Succeeded}");
+    let outcome = s.decide(
+        &app("Synced", "Healthy", PUSHED, Some(succeeded_sync(OLD))),
+        Some(&pushed()),
+    );
+    assert_eq!(outcome.status, Status::Fail);
+    assert_eq!(
+        outcome.summary,
+        "the last sync of checkout-dev ran 3f2a1c0, not your push 9b7e4d2"
+    );
+    assert!(
+        outcome
+            .hint
+            .unwrap_or_default()
+            .contains("argocd app sync checkout-dev")
+    );
+}
+
+#[test]
+fn a_sync_still_running_is_a_failure_in_progress() {
+    let s = spec("{name: checkout-dev, phase: [Failed, Error]}");
+    let running = op(
+        "Running",
+        "waiting for completion of hook batch/Job/checkout-migrate",
+        PUSHED,
+        vec![entry(
+            "Job",
+            "checkout-migrate",
+            "PreSync",
+            true,
+            "Running",
+            "",
+        )],
+    );
+    let outcome = s.decide(&app("OutOfSync", "Healthy", PUSHED, Some(running)), None);
+    assert_eq!(outcome.status, Status::Fail);
+    assert!(outcome.pending);
+}
+
+#[test]
+fn a_failed_presync_migration_passes_step_4_through_the_hook_entry_not_the_message() {
+    let s = spec(
+        "{name: checkout-dev, revision_of: checkout-config, phase: [Failed, Error], hook: {kind: Job, name: checkout-migrate, phase: PreSync, result: Failed}}",
+    );
+    let outcome = s.decide(
+        &app("OutOfSync", "Healthy", PUSHED, Some(presync_failed(PUSHED))),
+        Some(&pushed()),
+    );
+    assert_eq!(outcome.status, Status::Pass, "{outcome:?}");
+    assert!(
+        outcome
+            .summary
+            .contains("Job has reached the specified backoff limit")
+    );
+}
+
+#[test]
+fn a_message_check_for_presync_explains_the_generic_message() {
+    let s = spec("{name: checkout-dev, message: PreSync}");
+    let outcome = s.decide(
+        &app("OutOfSync", "Healthy", PUSHED, Some(presync_failed(PUSHED))),
+        None,
+    );
+    assert_eq!(outcome.status, Status::Fail);
+    let diagnosis = outcome.diagnosis.unwrap_or_default();
+    assert!(
+        diagnosis.contains("The sync stopped in PreSync: Job checkout-migrate (PreSync) failed"),
+        "{diagnosis}"
+    );
+    assert!(diagnosis.contains("generic"));
+}
+
+#[test]
+fn postsync_failed_while_healthy_names_the_smoke_test_and_the_syncfail_hook() {
+    let s = spec("{name: checkout-dev, phase: Succeeded}");
+    let outcome = s.decide(
+        &app(
+            "Synced",
+            "Healthy",
+            PUSHED,
+            Some(postsync_failed(PUSHED, true)),
+        ),
+        None,
+    );
+    assert_eq!(outcome.status, Status::Fail);
+    assert!(!outcome.pending);
+    let diagnosis = outcome.diagnosis.unwrap_or_default();
+    assert!(
+        diagnosis.contains("the PostSync hook Job checkout-smoke-test (PostSync) failed"),
+        "{diagnosis}"
+    );
+    assert!(diagnosis.contains("Synced and Healthy because hooks count for neither"));
+    assert!(diagnosis.contains("The SyncFail hook checkout-sync-failed ran: Succeeded."));
+}
+
+#[test]
+fn syncfail_hook_that_never_ran_fails_the_break_stage() {
+    let s = spec(
+        "{name: checkout-dev, phase: Failed, hook: {kind: Job, name: checkout-sync-failed, phase: SyncFail, result: Succeeded}}",
+    );
+    let outcome = s.decide(
+        &app(
+            "Synced",
+            "Healthy",
+            PUSHED,
+            Some(postsync_failed(PUSHED, false)),
+        ),
+        None,
+    );
+    assert_eq!(outcome.status, Status::Fail);
+    assert_eq!(
+        outcome.summary,
+        "the last sync of checkout-dev did not run Job checkout-sync-failed (SyncFail)"
+    );
+    assert!(
+        outcome
+            .diagnosis
+            .unwrap_or_default()
+            .contains("No SyncFail hook ran.")
+    );
+}
+
+#[test]
+fn v3_4_hook_entries_with_status_synced_read_the_same() {
+    let mut op = presync_failed(PUSHED);
+    op["syncResult"]["resources"][0]["status"] = json!("Synced");
+    let s = spec(
+        "{name: checkout-dev, hook: {kind: Job, name: checkout-migrate, phase: PreSync, result: Failed}}",
+    );
+    assert_eq!(
+        s.decide(&app("OutOfSync", "Healthy", PUSHED, Some(op)), None)
+            .status,
+        Status::Pass
+    );
+}
+
+#[test]
+fn the_order_of_the_last_sync_is_read_by_name_and_phase() {
+    let s = spec(
+        "{name: checkout-dev, order: [{kind: Job, name: checkout-migrate, phase: PreSync}, {kind: ConfigMap, name: checkout-config}, {kind: Deployment, name: checkout}, {kind: Job, name: checkout-smoke-test, phase: PostSync}]}",
+    );
+    let ok = s.decide(
+        &app("Synced", "Healthy", PUSHED, Some(succeeded_sync(PUSHED))),
+        None,
+    );
+    assert_eq!(ok.status, Status::Pass, "{ok:?}");
+
+    let mut swapped = succeeded_sync(PUSHED);
+    let resources = swapped["syncResult"]["resources"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    swapped["syncResult"]["resources"] =
+        json!([resources[0], resources[2], resources[1], resources[3]]);
+    let bad = s.decide(&app("Synced", "Healthy", PUSHED, Some(swapped)), None);
+    assert_eq!(bad.status, Status::Fail);
+    assert_eq!(
+        bad.summary,
+        "the last sync applied Deployment checkout before ConfigMap checkout-config"
+    );
+}
+
+#[test]
+fn a_progressing_app_is_waited_for() {
+    let s = spec("{name: checkout-dev, health: Healthy}");
+    let outcome = s.decide(&app("Synced", "Progressing", PUSHED, None), None);
+    assert_eq!(outcome.status, Status::Fail);
+    assert!(outcome.pending);
+}
+
+#[test]
+fn words_argo_cd_does_not_use_are_rejected_at_load() {
+    for bad in [
+        "{name: a, sync: synced}",
+        "{name: a, phase: [Failed, Broken]}",
+        "{name: a, hook: {kind: Job, name: b, phase: Presync}}",
+        "{name: a, colour: red}",
+        "{name: a, order: [{kind: Job, name: b}]}",
+    ] {
+        assert!(
+            serde_yaml::from_str::<ArgocdAppSpec>(bad).is_err(),
+            "{bad} should be rejected"
+        );
+    }
+}

@@ -1,0 +1,121 @@
+//! `labcheck serve FILE`: serve a snapshot as a read-only Kubernetes API until Ctrl-C.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::error::{Error, exit};
+use crate::serve::{self, ServeError, ServeOptions};
+use crate::snapshot::{Snapshot, SnapshotError};
+
+/// Arguments of `labcheck serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The snapshot to serve (YAML or JSON, `format: labcheck-snapshot/v1`; see docs/snapshot.md).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Address to listen on; port 0 picks a free one.
+    #[arg(long, default_value = "127.0.0.1:0", value_name = "ADDR:PORT")]
+    pub listen: SocketAddr,
+
+    /// Write a kubeconfig for this server here (kubectl --kubeconfig PATH, labcheck --kubeconfig PATH).
+    #[arg(long, value_name = "PATH")]
+    pub write_kubeconfig: Option<PathBuf>,
+
+    /// The context name in the written kubeconfig.
+    #[arg(
+        long = "kubeconfig-context",
+        default_value = "labcheck",
+        value_name = "NAME"
+    )]
+    pub kubeconfig_context: String,
+
+    /// Delay every response by this many milliseconds.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    pub latency: u64,
+
+    /// Answer every resource request with this HTTP status (401, 403, 500, …) and a Status body,
+    /// to try what "could not check" looks like.
+    #[arg(long, value_name = "CODE", value_parser = clap::value_parser!(u16).range(400..600))]
+    pub fail_with: Option<u16>,
+}
+
+fn snapshot_error(error: SnapshotError) -> Error {
+    match error {
+        SnapshotError::Parse {
+            file,
+            line,
+            column,
+            message,
+        } => Error::CourseFile {
+            file,
+            line,
+            column,
+            message,
+        },
+        other => Error::Usage(other.to_string()),
+    }
+}
+
+fn serve_error(error: ServeError) -> Error {
+    match error {
+        ServeError::Snapshot(e) => snapshot_error(e),
+        other => Error::Environment(other.to_string()),
+    }
+}
+
+/// Load, serve, print how to reach it, and wait for Ctrl-C.
+pub async fn run(args: &ServeArgs) -> Result<u8, Error> {
+    let snapshot = Snapshot::load(&args.file).map_err(snapshot_error)?;
+    let description = snapshot.description.clone();
+    let later: Vec<Duration> = snapshot.timeline.iter().map(|t| t.after).collect();
+    let options = ServeOptions {
+        latency: Duration::from_millis(args.latency),
+        fail_with: args.fail_with,
+        ..ServeOptions::default()
+    };
+    let server = serve::start(snapshot, args.listen, options)
+        .await
+        .map_err(serve_error)?;
+    let url = server.url();
+    let mut text = format!(
+        "labcheck serve: serving {} on {url} (read-only)\n",
+        args.file.display()
+    );
+    if let Some(description) = description {
+        text.push_str(&format!("  snapshot: {description}\n"));
+    }
+    if !later.is_empty() {
+        let times: Vec<String> = later
+            .iter()
+            .map(|d| humantime::format_duration(*d).to_string())
+            .collect();
+        text.push_str(&format!(
+            "  timeline: the state changes {} after start (at {})\n",
+            if later.len() == 1 { "once" } else { "in steps" },
+            times.join(", ")
+        ));
+    }
+    match &args.write_kubeconfig {
+        Some(path) => {
+            serve::write_kubeconfig(path, &url, &args.kubeconfig_context).map_err(serve_error)?;
+            text.push_str(&format!(
+                "  kubeconfig: {}\n  try: kubectl --kubeconfig {} get jobs -A\n",
+                path.display(),
+                path.display()
+            ));
+        }
+        None => text.push_str(&format!("  try: kubectl --server {url} get jobs -A\n")),
+    }
+    text.push_str("Press Ctrl-C to stop.\n");
+    super::emit(&text);
+    tokio::signal::ctrl_c()
+        .await
+        .map_err(|e| Error::Environment(format!("cannot wait for Ctrl-C: {e}")))?;
+    server.shutdown().await;
+    super::emit("labcheck serve: stopped\n");
+    Ok(exit::PASS)
+}

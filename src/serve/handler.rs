@@ -1,0 +1,432 @@
+//! Routing and the read verbs: every request goes through [`handle`], which parses the path the
+//! way the API server lays it out and answers get, list, logs or a Status.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::selector::{FieldSelector, LabelSelector};
+use super::status::{self, Qualified};
+use super::table::{self, Include};
+use super::{Shared, discovery, json_response, logs};
+use crate::snapshot::ResourceType;
+
+/// A request for objects: `/api/v1/namespaces/ns/pods/name/log` and the like.
+#[derive(Debug)]
+struct ResourcePath<'a> {
+    group: &'a str,
+    version: &'a str,
+    namespace: Option<&'a str>,
+    plural: &'a str,
+    name: Option<&'a str>,
+    subresource: Option<&'a str>,
+}
+
+#[derive(Debug)]
+enum Route<'a> {
+    Version,
+    Health,
+    CoreVersions,
+    Groups,
+    Group(&'a str),
+    Resources(&'a str, &'a str),
+    Resource(ResourcePath<'a>),
+    Unknown,
+}
+
+fn route(path: &str) -> Route<'_> {
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    match segments.as_slice() {
+        ["version"] => Route::Version,
+        ["healthz" | "readyz" | "livez"] => Route::Health,
+        ["api"] => Route::CoreVersions,
+        ["api", version] => Route::Resources("", version),
+        ["api", version, rest @ ..] => resource_route("", version, rest),
+        ["apis"] => Route::Groups,
+        ["apis", group] => Route::Group(group),
+        ["apis", group, version] => Route::Resources(group, version),
+        ["apis", group, version, rest @ ..] => resource_route(group, version, rest),
+        _ => Route::Unknown,
+    }
+}
+
+fn resource_route<'a>(group: &'a str, version: &'a str, rest: &[&'a str]) -> Route<'a> {
+    let namespaced = |namespace, tail: &[&'a str]| match tail {
+        [plural, name @ ..] if name.len() <= 2 => Route::Resource(ResourcePath {
+            group,
+            version,
+            namespace,
+            plural,
+            name: name.first().copied(),
+            subresource: name.get(1).copied(),
+        }),
+        _ => Route::Unknown,
+    };
+    match rest {
+        // `/api/v1/namespaces/{name}/{subresource}` belongs to the Namespace itself.
+        ["namespaces", _, "status" | "finalize"] if group.is_empty() => namespaced(None, rest),
+        ["namespaces", ns, tail @ ..] if !tail.is_empty() => namespaced(Some(*ns), tail),
+        _ => namespaced(None, rest),
+    }
+}
+
+/// Query parameters, percent-decoded.
+pub(super) struct Query(Vec<(String, String)>);
+
+impl Query {
+    fn parse(query: Option<&str>) -> Query {
+        let pairs = query
+            .unwrap_or("")
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|pair| {
+                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                (percent_decode(k), percent_decode(v))
+            })
+            .collect();
+        Query(pairs)
+    }
+
+    /// The value of a parameter, if given.
+    pub(super) fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A boolean parameter as the API reads it (`true`/`1`).
+    pub(super) fn flag(&self, key: &str) -> bool {
+        matches!(self.get(key), Some("true" | "1"))
+    }
+}
+
+fn percent_decode(text: &str) -> String {
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let decoded = match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
+            (b'%', Some(&hi), Some(&lo)) => hex(hi).zip(hex(lo)).map(|(h, l)| h * 16 + l),
+            _ => None,
+        };
+        match (bytes[i], decoded) {
+            (_, Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b'+', None) => {
+                out.push(b' ');
+                i += 1;
+            }
+            (b, None) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+const READ_ONLY: &str = "the server does not allow this method on the requested resource (labcheck serve is read-only: it answers get, list and pod logs)";
+
+/// Answer one request.
+pub(super) async fn handle(
+    State(shared): State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    if shared.options.fail_with == Some(401) {
+        return status::unauthorized();
+    }
+    let query = Query::parse(uri.query());
+    match route(uri.path()) {
+        Route::Resource(path) => resource(&shared, &method, &path, &query, &headers),
+        _ if method != Method::GET && method != Method::HEAD => {
+            status::method_not_allowed(READ_ONLY)
+        }
+        Route::Version => json_response(StatusCode::OK, &discovery::version()),
+        Route::Health => (StatusCode::OK, "ok").into_response(),
+        Route::CoreVersions => json_response(
+            StatusCode::OK,
+            &discovery::api_versions(&shared.addr.to_string()),
+        ),
+        Route::Groups => json_response(StatusCode::OK, &discovery::api_groups(&shared.table)),
+        Route::Group(group) => match discovery::api_group(&shared.table, group) {
+            Some(doc) => json_response(StatusCode::OK, &doc),
+            None => status::no_such_resource(),
+        },
+        Route::Resources(group, version) => {
+            match discovery::resource_list(&shared.table, group, version) {
+                Some(doc) => json_response(StatusCode::OK, &doc),
+                None => status::no_such_resource(),
+            }
+        }
+        Route::Unknown => status::no_such_resource(),
+    }
+}
+
+fn resource(
+    shared: &Shared,
+    method: &Method,
+    path: &ResourcePath,
+    query: &Query,
+    headers: &HeaderMap,
+) -> Response {
+    if let Some(failure) = injected_failure(shared, method, path, query) {
+        return failure;
+    }
+    let Some(resource) = shared
+        .table
+        .by_plural(path.group, path.version, path.plural)
+    else {
+        return status::no_such_resource();
+    };
+    // A namespaced path for a cluster-scoped type, or a named object without its namespace,
+    // is not a path the server has.
+    if (path.namespace.is_some() && !resource.namespaced)
+        || (path.namespace.is_none() && resource.namespaced && path.name.is_some())
+    {
+        return status::no_such_resource();
+    }
+    if method != Method::GET && method != Method::HEAD {
+        return status::method_not_allowed(READ_ONLY);
+    }
+    if query.flag("watch") {
+        return status::method_not_allowed(
+            "labcheck serve does not support watch: it serves a fixed snapshot (get and list only)",
+        );
+    }
+    let (index, state) = shared.current();
+    let resource_version = (1000 + index).to_string();
+    let qualified = Qualified {
+        group: &resource.group,
+        plural: &resource.plural,
+    };
+    let as_table = wants_table(headers);
+    match (path.name, path.subresource) {
+        (Some(name), Some("log")) if resource.kind == "Pod" => {
+            logs::serve(state, path.namespace.unwrap_or(""), name, query)
+        }
+        (Some(name), None | Some("status")) => {
+            let api_version = resource.api_version();
+            match state.get(
+                &api_version,
+                &resource.kind,
+                path.namespace.unwrap_or(""),
+                name,
+            ) {
+                Some(object) if as_table => {
+                    table_response(resource, &[object], query, &resource_version)
+                }
+                Some(object) => json_response(StatusCode::OK, object),
+                None => status::not_found(&qualified, name),
+            }
+        }
+        (Some(_), Some(_)) => status::no_such_resource(),
+        (None, _) => list(
+            resource,
+            state,
+            path.namespace,
+            query,
+            as_table,
+            &resource_version,
+        ),
+    }
+}
+
+fn list(
+    resource: &ResourceType,
+    state: &crate::snapshot::ClusterState,
+    namespace: Option<&str>,
+    query: &Query,
+    as_table: bool,
+    resource_version: &str,
+) -> Response {
+    let labels = match LabelSelector::parse(query.get("labelSelector").unwrap_or("")) {
+        Ok(selector) => selector,
+        Err(message) => return status::bad_request(&message),
+    };
+    let fields =
+        match FieldSelector::parse(query.get("fieldSelector").unwrap_or(""), &resource.kind) {
+            Ok(selector) => selector,
+            Err(message) => return status::bad_request(&message),
+        };
+    let api_version = resource.api_version();
+    let objects: Vec<&Value> = state
+        .list(&api_version, &resource.kind, namespace)
+        .filter(|o| {
+            labels.matches(o.pointer("/metadata/labels").and_then(Value::as_object))
+                && fields.matches(o)
+        })
+        .collect();
+    if as_table {
+        return table_response(resource, &objects, query, resource_version);
+    }
+    let items: Vec<Value> = objects
+        .iter()
+        .map(|o| {
+            let mut item = (*o).clone();
+            // Built-in types are listed without each item's apiVersion and kind (the list
+            // carries them); custom resources keep theirs. kubectl and kube-rs read both.
+            if !resource.custom
+                && let Some(map) = item.as_object_mut()
+            {
+                map.remove("apiVersion");
+                map.remove("kind");
+            }
+            item
+        })
+        .collect();
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "kind": format!("{}List", resource.kind),
+            "apiVersion": api_version,
+            "metadata": {"resourceVersion": resource_version},
+            "items": items
+        }),
+    )
+}
+
+fn wants_table(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|accept| accept.contains("as=Table") && accept.contains("g=meta.k8s.io"))
+}
+
+fn table_response(
+    resource: &ResourceType,
+    objects: &[&Value],
+    query: &Query,
+    resource_version: &str,
+) -> Response {
+    let include = Include::parse(query.get("includeObject"));
+    let table = table::render(
+        resource,
+        objects,
+        include,
+        resource_version,
+        jiff::Timestamp::now(),
+    );
+    json_response(StatusCode::OK, &table)
+}
+
+/// The failure `ServeOptions::fail_with` asks for, if it applies to this request.
+fn injected_failure(
+    shared: &Shared,
+    method: &Method,
+    path: &ResourcePath,
+    query: &Query,
+) -> Option<Response> {
+    let code = shared.options.fail_with?;
+    let only = &shared.options.fail_resources;
+    if !only.is_empty() && !only.iter().any(|r| r == path.plural) {
+        return None;
+    }
+    let code = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let qualified = Qualified {
+        group: path.group,
+        plural: path.plural,
+    };
+    Some(match code.as_u16() {
+        403 => {
+            let verb = match (method.as_str(), path.name) {
+                ("GET", None) if query.flag("watch") => "watch",
+                ("GET", None) => "list",
+                ("GET" | "HEAD", Some(_)) => "get",
+                ("POST", _) => "create",
+                ("PUT", _) => "update",
+                ("PATCH", _) => "patch",
+                ("DELETE", None) => "deletecollection",
+                ("DELETE", Some(_)) => "delete",
+                _ => "get",
+            };
+            let user = match shared.options.user.as_str() {
+                "" => "system:serviceaccount:default:learner",
+                user => user,
+            };
+            status::forbidden(
+                &qualified,
+                path.subresource,
+                path.name,
+                path.namespace,
+                verb,
+                user,
+            )
+        }
+        404 => status::no_such_resource(),
+        500 => {
+            status::internal_error("labcheck serve was told to fail this request (fail_with: 500)")
+        }
+        _ => status::other(
+            code,
+            &format!(
+                "labcheck serve was told to fail this request (fail_with: {})",
+                code.as_u16()
+            ),
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_split_like_the_api_server_lays_them_out() {
+        let Route::Resource(p) =
+            route("/apis/batch/v1/namespaces/checkout-dev/jobs/checkout-migrate")
+        else {
+            panic!("a resource path");
+        };
+        assert_eq!(
+            (p.group, p.namespace, p.plural, p.name),
+            (
+                "batch",
+                Some("checkout-dev"),
+                "jobs",
+                Some("checkout-migrate")
+            )
+        );
+        let Route::Resource(p) = route("/api/v1/namespaces/argocd") else {
+            panic!("a resource path");
+        };
+        assert_eq!(
+            (p.namespace, p.plural, p.name),
+            (None, "namespaces", Some("argocd"))
+        );
+        let Route::Resource(p) = route("/api/v1/namespaces/ns/pods/p/log") else {
+            panic!("a resource path");
+        };
+        assert_eq!(p.subresource, Some("log"));
+        let Route::Resource(p) = route("/apis/batch/v1/jobs") else {
+            panic!("a resource path");
+        };
+        assert_eq!((p.namespace, p.name), (None, None));
+        assert!(matches!(
+            route("/apis/batch/v1/namespaces/ns/jobs/a/b/c"),
+            Route::Unknown
+        ));
+    }
+
+    #[test]
+    fn query_values_are_percent_decoded() {
+        let q = Query::parse(Some(
+            "labelSelector=job-name%3Dcheckout-migrate%2Ctier+in+(a)&watch=1",
+        ));
+        assert_eq!(
+            q.get("labelSelector"),
+            Some("job-name=checkout-migrate,tier in (a)")
+        );
+        assert!(q.flag("watch"));
+        assert_eq!(Query::parse(Some("a=%zz%")).get("a"), Some("%zz%"));
+    }
+}

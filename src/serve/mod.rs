@@ -1,0 +1,302 @@
+//! `labcheck serve`: a snapshot served as a read-only Kubernetes API over plain HTTP, close enough
+//! to a real API server that kubectl and kube-rs read it unchanged. Tests run labcheck's cluster
+//! checks against it; instructors and the demo use it instead of a cluster.
+
+mod discovery;
+mod handler;
+mod logs;
+mod selector;
+mod status;
+mod table;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::snapshot::{ClusterState, ResourceTable, Snapshot, SnapshotError};
+
+pub use selector::{FieldSelector, LabelSelector};
+pub use table::human_duration;
+
+/// How the server behaves besides serving the snapshot.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    /// Added to every response (for benchmarks and for timeouts in tests).
+    pub latency: Duration,
+    /// Answer requests with this HTTP status and a proper Status body instead of data:
+    /// 401 answers everything (authentication comes first); 403, 500 and others answer
+    /// resource requests only, so discovery still works as with a real RBAC denial.
+    pub fail_with: Option<u16>,
+    /// Limit `fail_with` to these resources (plurals such as `applications`); empty means all.
+    pub fail_resources: Vec<String>,
+    /// The user named in 403 messages; `system:serviceaccount:default:learner` when empty.
+    pub user: String,
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    #[error(
+        "cannot listen on {addr}: {source}. Choose another address with --listen (127.0.0.1:0 picks a free port)"
+    )]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("cannot write the kubeconfig {path}: {source}")]
+    Kubeconfig {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// One request as the server saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedRequest {
+    pub method: String,
+    pub path: String,
+    pub query: Option<String>,
+    pub status: u16,
+}
+
+impl RecordedRequest {
+    /// Anything but a read (GET/HEAD).
+    pub fn is_write(&self) -> bool {
+        !matches!(self.method.as_str(), "GET" | "HEAD")
+    }
+}
+
+/// Every request the server answered, in order; cheap to clone and share.
+#[derive(Debug, Clone, Default)]
+pub struct RequestLog(Arc<Mutex<Vec<RecordedRequest>>>);
+
+impl RequestLog {
+    fn lock(&self) -> MutexGuard<'_, Vec<RecordedRequest>> {
+        // A panic while holding the lock cannot leave the Vec half-written; keep the entries.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn push(&self, request: RecordedRequest) {
+        self.lock().push(request);
+    }
+
+    /// All requests so far.
+    pub fn entries(&self) -> Vec<RecordedRequest> {
+        self.lock().clone()
+    }
+
+    /// Requests that tried to change something (labcheck must never send one).
+    pub fn writes(&self) -> Vec<RecordedRequest> {
+        self.entries()
+            .into_iter()
+            .filter(|r| r.is_write())
+            .collect()
+    }
+
+    /// How many requests had this method and exactly this path.
+    pub fn count(&self, method: &str, path: &str) -> usize {
+        self.lock()
+            .iter()
+            .filter(|r| r.method == method && r.path == path)
+            .count()
+    }
+
+    /// Forget what was recorded (e.g. between the phases of a test).
+    pub fn clear(&self) {
+        self.lock().clear();
+    }
+}
+
+/// A server that is running; dropping it stops it too.
+#[derive(Debug)]
+pub struct RunningServer {
+    /// Where it listens (the real port when started on port 0).
+    pub addr: SocketAddr,
+    pub requests: RequestLog,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl RunningServer {
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stop accepting requests and wait for the server task to end.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(mut task) = self.task.take() {
+            // A client holding a request open must not keep a test waiting forever.
+            if tokio::time::timeout(Duration::from_secs(2), &mut task)
+                .await
+                .is_err()
+            {
+                task.abort();
+            }
+        }
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        // Open keep-alive connections would hold a graceful shutdown; a dropped server ends now.
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+/// Everything a request handler reads.
+struct Shared {
+    states: Vec<(Duration, Arc<ClusterState>)>,
+    table: ResourceTable,
+    started: tokio::time::Instant,
+    options: ServeOptions,
+    addr: SocketAddr,
+}
+
+impl Shared {
+    /// The state whose `after` has passed, and its index (used as the resourceVersion).
+    fn current(&self) -> (usize, &ClusterState) {
+        let elapsed = self.started.elapsed();
+        let index = self
+            .states
+            .iter()
+            .rposition(|(after, _)| *after <= elapsed)
+            .unwrap_or(0);
+        match self.states.get(index) {
+            Some((_, state)) => (index, state),
+            None => (0, &EMPTY),
+        }
+    }
+}
+
+static EMPTY: std::sync::LazyLock<ClusterState> = std::sync::LazyLock::new(ClusterState::default);
+
+/// Serve `snapshot` on `listen` until the returned server is shut down or dropped.
+pub async fn start(
+    snapshot: Snapshot,
+    listen: SocketAddr,
+    options: ServeOptions,
+) -> Result<RunningServer, ServeError> {
+    snapshot.check()?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|source| ServeError::Bind {
+            addr: listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| ServeError::Bind {
+        addr: listen,
+        source,
+    })?;
+    let requests = RequestLog::default();
+    let shared = Arc::new(Shared {
+        states: snapshot.states(),
+        table: snapshot.resource_table(),
+        started: tokio::time::Instant::now(),
+        options,
+        addr,
+    });
+    let app = Router::new()
+        .fallback(handler::handle)
+        .with_state(shared.clone())
+        .layer(middleware::from_fn_with_state(
+            (shared, requests.clone()),
+            record,
+        ));
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .await;
+    });
+    Ok(RunningServer {
+        addr,
+        requests,
+        stop: Some(stop),
+        task: Some(task),
+    })
+}
+
+/// Wait the configured latency, answer, and record the request with its status.
+async fn record(
+    State((shared, log)): State<(Arc<Shared>, RequestLog)>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let method = request.method().to_string();
+    let path = request.uri().path().to_string();
+    let query = request.uri().query().map(str::to_string);
+    if !shared.options.latency.is_zero() {
+        tokio::time::sleep(shared.options.latency).await;
+    }
+    let response = next.run(request).await;
+    log.push(RecordedRequest {
+        method,
+        path,
+        query,
+        status: response.status().as_u16(),
+    });
+    response
+}
+
+/// A JSON response with the content type a real server sends.
+fn json_response(code: StatusCode, value: &Value) -> Response {
+    let body = serde_json::to_vec(value).unwrap_or_default();
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = code;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// Write a kubeconfig whose current context `context_name` points at `server_url` (plain HTTP,
+/// no credentials: the server does not authenticate).
+pub fn write_kubeconfig(
+    path: &Path,
+    server_url: &str,
+    context_name: &str,
+) -> Result<(), ServeError> {
+    let text = kubeconfig(server_url, context_name);
+    std::fs::write(path, text).map_err(|source| ServeError::Kubeconfig {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// The kubeconfig text [`write_kubeconfig`] writes.
+pub fn kubeconfig(server_url: &str, context_name: &str) -> String {
+    // JSON strings are valid YAML scalars, so names and URLs are quoted safely whatever they hold.
+    let q = |s: &str| Value::String(s.to_string()).to_string();
+    format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: {name}\n  cluster:\n    server: {url}\ncontexts:\n- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\ncurrent-context: {name}\nusers:\n- name: {name}\n  user: {{}}\npreferences: {{}}\n",
+        name = q(context_name),
+        url = q(server_url),
+    )
+}
