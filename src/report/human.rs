@@ -196,7 +196,11 @@ mod tests {
     #[test]
     fn a_failing_step_shows_summary_hint_and_coloured_diff_lines_in_order() {
         let report = step(vec![
-            check("on-main", "argocd-platform is on main", Outcome::pass("on main")),
+            check(
+                "on-main",
+                "argocd-platform is on main",
+                Outcome::pass("on main"),
+            ),
             check(
                 "pushed",
                 "your commit is pushed",
@@ -222,7 +226,10 @@ mod tests {
         insta::assert_snapshot!(text);
         let coloured = render_step(&report, Styles { color: true });
         assert!(coloured.contains("\u{1b}["), "colour was asked for");
-        assert!(!text.contains("\u{1b}["), "plain output has no escape codes");
+        assert!(
+            !text.contains("\u{1b}["),
+            "plain output has no escape codes"
+        );
     }
 
     #[test]
@@ -235,7 +242,10 @@ mod tests {
         second.step = "step-2".to_string();
         let first = step(vec![check("ok", "ok", Outcome::pass("fine"))]);
         let text = render_module(&[first, second], Styles::plain());
-        assert!(text.contains("next: step-2 — run `labcheck module-10 step-2`"), "{text}");
+        assert!(
+            text.contains("next: step-2 — run `labcheck module-10 step-2`"),
+            "{text}"
+        );
         assert!(text.contains("✓ step-1"), "{text}");
         assert!(text.contains("✗ step-2"), "{text}");
     }

@@ -52,11 +52,17 @@ fn step_1_committed_but_not_pushed_fails_the_push_check_with_a_hint_to_push() {
     let pushed = run.check("platform-pushed");
     assert_eq!(pushed["status"], "fail", "{}", run.stdout);
     assert!(
-        pushed["hint"].as_str().unwrap_or_default().contains("git push"),
+        pushed["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("git push"),
         "{pushed:#}"
     );
     assert!(
-        pushed["summary"].as_str().unwrap_or_default().contains("ahead"),
+        pushed["summary"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("ahead"),
         "{pushed:#}"
     );
     assert_eq!(run.check("same-as-reference")["status"], "pass");
@@ -84,7 +90,10 @@ fn step_1_with_a_different_values_file_fails_the_diff_with_the_diff_in_detail() 
         detail.contains("-        hs.status = obj.status.health.status"),
         "{detail}"
     );
-    assert!(detail.contains("+        hs.status = obj.status.health\n"), "{detail}");
+    assert!(
+        detail.contains("+        hs.status = obj.status.health\n"),
+        "{detail}"
+    );
     assert_eq!(run.check("platform-pushed")["status"], "pass");
 }
 
@@ -112,7 +121,10 @@ fn step_2_values_not_edited_yet_fail_with_the_key_to_add() {
         let check = run.check(id);
         assert_eq!(check["status"], "fail", "{id}: {}", run.stdout);
         assert!(
-            check["hint"].as_str().unwrap_or_default().contains("enabled: true"),
+            check["hint"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("enabled: true"),
             "{check:#}"
         );
     }
@@ -128,9 +140,17 @@ fn step_4_and_5_repo_checks_follow_the_release_and_its_revert() {
     let before_revert = step(&world, "step-5", &[]);
     assert_eq!(before_revert.check("head-is-revert")["status"], "fail");
 
-    world.lab.do_step(CoursePoint::Step5).expect("revert and push");
+    world
+        .lab
+        .do_step(CoursePoint::Step5)
+        .expect("revert and push");
     let run = step(&world, "step-5", &[]);
-    for id in ["head-is-revert", "revert-pushed", "tag-back-to-671", "fail-switch-gone"] {
+    for id in [
+        "head-is-revert",
+        "revert-pushed",
+        "tag-back-to-671",
+        "fail-switch-gone",
+    ] {
         assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
     }
 }
@@ -145,7 +165,10 @@ fn break_it_stages_follow_the_break_and_the_fix() {
     let fix_too_early = step(&world, "break-it/fix", &[]);
     assert_eq!(fix_too_early.check("smoke-path-gone")["status"], "fail");
 
-    world.lab.do_step(CoursePoint::BreakItFixed).expect("revert");
+    world
+        .lab
+        .do_step(CoursePoint::BreakItFixed)
+        .expect("revert");
     let run = step(&world, "break-it/fix", &[]);
     for id in ["head-is-revert", "fix-pushed", "smoke-path-gone"] {
         assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
@@ -160,7 +183,10 @@ fn a_missing_work_repo_is_could_not_check_with_how_to_get_it() {
     let diff = run.check("same-as-reference");
     assert_eq!(diff["status"], "error", "{}", run.stdout);
     assert!(
-        diff["hint"].as_str().unwrap_or_default().contains("git clone"),
+        diff["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("git clone"),
         "{diff:#}"
     );
 }
