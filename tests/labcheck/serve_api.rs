@@ -640,3 +640,25 @@ async fn kube_rs_reads_jobs_logs_and_applications_through_a_written_kubeconfig()
     );
     assert!(server.requests.writes().is_empty());
 }
+
+#[tokio::test]
+async fn the_example_in_docs_snapshot_md_loads_and_serves() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/snapshot.md"))
+            .expect("docs/snapshot.md");
+    let example = doc
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split_once("```").map(|(yaml, _)| yaml))
+        .find(|yaml| yaml.starts_with("format: labcheck-snapshot/v1"))
+        .expect("the documented example");
+    let snapshot = Snapshot::from_yaml_str(example).expect("the documented example is valid");
+    assert_eq!(snapshot.states().len(), 3);
+    let server = serve_with(snapshot, ServeOptions::default()).await;
+    let log = get(
+        &server,
+        "/api/v1/namespaces/checkout-dev/pods/checkout-migrate-7xq2p/log",
+    )
+    .await;
+    assert_eq!(log.body, "running migration 0042_add_orders_index\n");
+}
