@@ -129,7 +129,7 @@ impl Changes {
 /// Why a snapshot cannot be read or used.
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
-    #[error("cannot read snapshot {path}: {source}")]
+    #[error("cannot read snapshot {path}: {source}; check the path")]
     Io {
         path: String,
         source: std::io::Error,

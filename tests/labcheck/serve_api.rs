@@ -662,3 +662,42 @@ async fn the_example_in_docs_snapshot_md_loads_and_serves() {
     .await;
     assert_eq!(log.body, "running migration 0042_add_orders_index\n");
 }
+
+#[test]
+fn the_serve_command_refuses_a_broken_snapshot_naming_file_line_and_column() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("snap.yaml");
+    std::fs::write(
+        &path,
+        "format: labcheck-snapshot/v1\nobjects:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: argocd-cm, namespace: argocd}\n    data: [unclosed\n",
+    )
+    .expect("written");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+        .arg("serve")
+        .arg(&path)
+        .output()
+        .expect("labcheck runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!("labcheck: {}:7:1: ", path.display())),
+        "{stderr}"
+    );
+
+    std::fs::write(
+        &path,
+        "format: labcheck-snapshot/v1\nobjects:\n  - {apiVersion: argoproj.io/v1, kind: Application, metadata: {name: checkout-dev, namespace: argocd}}\n",
+    )
+    .expect("written");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+        .arg("serve")
+        .arg(&path)
+        .output()
+        .expect("labcheck runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("objects[0] (checkout-dev): unknown kind Application (apiVersion argoproj.io/v1); Application is served as apiVersion argoproj.io/v1alpha1"),
+        "{stderr}"
+    );
+}
