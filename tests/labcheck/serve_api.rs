@@ -701,3 +701,16 @@ fn the_serve_command_refuses_a_broken_snapshot_naming_file_line_and_column() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_snapshot_written_back_as_yaml_reads_the_same() {
+    let original = presync_failed();
+    let yaml = original.to_yaml().expect("serialises");
+    let again = Snapshot::from_yaml_str(&yaml).expect("reads back");
+    assert_eq!(again, original);
+    // Strings that look like other YAML types stay strings.
+    assert_eq!(
+        again.objects[2]["metadata"]["resourceVersion"],
+        json!("4711")
+    );
+}
