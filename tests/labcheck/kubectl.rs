@@ -343,5 +343,21 @@ async fn the_serve_command_prints_how_to_reach_it_and_kubectl_follows_it() {
         String::from_utf8_lossy(&output.stdout),
         "job.batch/checkout-migrate\njob.batch/checkout-sync-failed\n"
     );
-    child.kill().await.expect("labcheck serve stops");
+    // Ctrl-C ends it cleanly, with exit code 0.
+    let pid = child.id().expect("still running").to_string();
+    let interrupted = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(interrupted.success());
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait())
+        .await
+        .expect("labcheck serve stops within 10s")
+        .expect("an exit status");
+    assert_eq!(status.code(), Some(0));
+    let mut rest = Vec::new();
+    while let Ok(Some(line)) = lines.next_line().await {
+        rest.push(line);
+    }
+    assert_eq!(rest, ["labcheck serve: stopped"]);
 }
