@@ -39,6 +39,10 @@ enum Route<'a> {
 
 fn route(path: &str) -> Route<'_> {
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    // `/apis//v1` is not `/api/v1`: an empty segment names nothing.
+    if segments.iter().any(|s| s.is_empty()) {
+        return Route::Unknown;
+    }
     match segments.as_slice() {
         ["version"] => Route::Version,
         ["healthz" | "readyz" | "livez"] => Route::Health,
@@ -358,6 +362,7 @@ mod tests {
             route("/apis/batch/v1/namespaces/ns/jobs/a/b/c"),
             Route::Unknown
         ));
+        assert!(matches!(route("/apis//v1/pods"), Route::Unknown));
     }
 
     #[test]
