@@ -1,7 +1,9 @@
-//! labcheck's one integration-test binary: real lab worlds, the real binary.
+//! labcheck's one integration-test binary: real lab worlds, a served Kubernetes API, the real binary.
 
 mod cli;
 mod file_checks;
 mod git_checks;
 mod harness;
+mod kubectl;
 mod module_10;
+mod serve_api;
