@@ -1,0 +1,3 @@
+//! The one integration-test binary: labcheck end to end.
+
+mod cluster_checks;
