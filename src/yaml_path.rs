@@ -55,6 +55,18 @@ impl YamlPath {
         &self.segments
     }
 
+    /// A path from its steps (empty: the document itself).
+    pub fn from_segments(segments: Vec<Segment>) -> YamlPath {
+        YamlPath { segments }
+    }
+
+    /// This path with one more step.
+    pub fn child(&self, segment: Segment) -> YamlPath {
+        let mut segments = self.segments.clone();
+        segments.push(segment);
+        YamlPath { segments }
+    }
+
     /// The value at this path in a YAML document, if every step exists.
     pub fn lookup<'v>(&self, root: &'v serde_yaml::Value) -> Option<&'v serde_yaml::Value> {
         let mut here = root;

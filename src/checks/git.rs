@@ -140,8 +140,9 @@ impl Pattern {
         self.0.as_str()
     }
 
-    fn is_match(&self, text: &str) -> bool {
-        self.0.is_match(text)
+    /// Matches a commit message without its trailing newline (see [`RepoReader::newest_matching`]).
+    fn is_match(&self, message: &str) -> bool {
+        self.0.is_match(message.trim_end())
     }
 
     /// The commit message the pattern stands for when it is a plain (anchored) text, to put in

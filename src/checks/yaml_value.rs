@@ -1,25 +1,258 @@
-//! Check kind `yaml_value` (not built yet: it reports "could not check", never a verdict).
+//! Check kind `yaml_value`: one value in a YAML file of the learner's working tree, read as Helm
+//! reads a values file, satisfies a condition (`migration.enabled` equals `true`).
+//!
+//! Also home of the helpers the file kinds share: reading a learner's file and turning what went
+//! wrong into an outcome (a missing file is the learner's, a missing repo is the environment's).
 
-use serde::Deserialize;
+use std::fmt;
 
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde_yaml::Value;
+
+use crate::checks::condition::{ConditionFields, ValueCondition, render};
+use crate::checks::helm_yaml::{self, YamlError};
 use crate::outcome::Outcome;
+use crate::probe::files::{self, FileError, PathShower};
 use crate::run::Context;
+use crate::yaml_path::YamlPath;
 
 /// Fields of a `yaml_value` check.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone)]
 pub struct YamlValueSpec {
-    pub repo: Option<String>,
+    /// The work repo (a name from module.yaml).
+    pub repo: String,
+    /// The file, relative to the repo root.
+    pub file: String,
+    pub path: YamlPath,
+    pub condition: ValueCondition,
+    /// Which document of a multi-document file; without it the file must hold exactly one.
+    pub document: Option<usize>,
+}
+
+const KEYS: &[&str] = &[
+    "repo",
+    "file",
+    "path",
+    "document",
+    "equals",
+    "one_of",
+    "absent",
+    "present",
+    "matches",
+    "ends_with",
+];
+
+impl<'de> Deserialize<'de> for YamlValueSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct SpecVisitor;
+
+        impl<'de> Visitor<'de> for SpecVisitor {
+            type Value = YamlValueSpec;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map with `repo`, `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with)")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<YamlValueSpec, A::Error> {
+                let (mut repo, mut file, mut path, mut document) = (None, None, None, None);
+                let mut condition = ConditionFields::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "repo" => repo = Some(map.next_value::<String>()?),
+                        "file" => file = Some(map.next_value::<String>()?),
+                        "path" => path = Some(map.next_value::<YamlPath>()?),
+                        "document" => document = Some(map.next_value::<usize>()?),
+                        other => {
+                            if !condition.read(other, &mut map)? {
+                                return Err(de::Error::unknown_field(other, KEYS));
+                            }
+                        }
+                    }
+                }
+                Ok(YamlValueSpec {
+                    repo: repo.ok_or_else(|| de::Error::missing_field("repo"))?,
+                    file: file.ok_or_else(|| de::Error::missing_field("file"))?,
+                    path: path.ok_or_else(|| de::Error::missing_field("path"))?,
+                    condition: condition.finish()?,
+                    document,
+                })
+            }
+        }
+
+        deserializer.deserialize_map(SpecVisitor)
+    }
 }
 
 impl YamlValueSpec {
     /// Work repos this check reads.
     pub fn repos(&self) -> Vec<&str> {
-        self.repo.iter().map(String::as_str).collect()
+        vec![self.repo.as_str()]
     }
 
     /// Decide the check.
-    pub async fn evaluate(&self, _ctx: &Context) -> Outcome {
-        Outcome::could_not_check("the yaml_value check kind is not built yet")
+    pub async fn evaluate(&self, ctx: &Context) -> Outcome {
+        let shower = PathShower::from_env();
+        let learner = match read_learner_yaml(ctx, &self.repo, &self.file, &shower) {
+            Ok(file) => file,
+            Err(outcome) => return *outcome,
+        };
+        let document = match pick_document(&learner, self.document) {
+            Ok(document) => document,
+            Err(outcome) => return *outcome,
+        };
+        let found = self.path.lookup(document);
+        let result = self.condition.test(found);
+        let shown = &learner.shown;
+        let path = &self.path;
+        if result.holds {
+            return Outcome::pass(format!("`{path}` is {} in {shown}", result.actual))
+                .with_expected(result.expected)
+                .with_actual(result.actual);
+        }
+        let summary = match found.filter(|v| !v.is_null()) {
+            None => format!("`{path}` is not set in {shown}"),
+            Some(_) => format!("`{path}` is {} in {shown}", result.actual),
+        };
+        let mut outcome = Outcome::fail(summary)
+            .with_expected(result.expected.clone())
+            .with_actual(result.actual.clone());
+        if found.is_none()
+            && self.path.segments().len() > 1
+            && let Some(existing) = self.path.deepest_existing(document)
+        {
+            outcome = outcome.with_diagnosis(format!(
+                "`{existing}` is there, but not `{path}`; check the spelling and the indentation under `{existing}`"
+            ));
+        }
+        let hint = match (&result.note, &self.condition) {
+            (Some(note), _) => Some(format!("{note} (in {shown})")),
+            (None, ValueCondition::Equals(want)) => {
+                Some(format!("set `{path}: {}` in {shown}", render(want)))
+            }
+            (None, ValueCondition::Absent) => Some(format!("remove `{path}` from {shown}")),
+            // The check file's own hint says it in the course's words.
+            _ => None,
+        };
+        match hint {
+            Some(hint) => outcome.with_hint(hint),
+            None => outcome,
+        }
+    }
+}
+
+/// A learner's YAML file, read and parsed.
+#[derive(Debug)]
+pub(crate) struct LearnerYaml {
+    /// The path as shown to the learner (`~/work/…`).
+    pub shown: String,
+    pub documents: Vec<Value>,
+}
+
+/// Read and parse a YAML file in a work repo; every failure is already an outcome. (Boxed: an
+/// `Outcome` is large next to the file.)
+pub(crate) fn read_learner_yaml(
+    ctx: &Context,
+    repo: &str,
+    file: &str,
+    shower: &PathShower,
+) -> Result<LearnerYaml, Box<Outcome>> {
+    let (shown, text) = read_learner_file(ctx, repo, file, shower)?;
+    let documents = parse_learner_yaml(&shown, &text)?;
+    Ok(LearnerYaml { shown, documents })
+}
+
+/// Read a text file in a work repo; every failure is already an outcome.
+pub(crate) fn read_learner_file(
+    ctx: &Context,
+    repo: &str,
+    file: &str,
+    shower: &PathShower,
+) -> Result<(String, String), Box<Outcome>> {
+    let repo_dir = ctx.repo_dir(repo);
+    let shown = shower.show(&repo_dir.join(file));
+    files::read_repo_file(&repo_dir, file, shower)
+        .map(|text| (shown.clone(), text))
+        .map_err(|error| Box::new(file_error_outcome(ctx, repo, &error, &shown)))
+}
+
+/// Parse a learner's file; broken YAML is the learner's failure (Helm would refuse it too).
+pub(crate) fn parse_learner_yaml(shown: &str, text: &str) -> Result<Vec<Value>, Box<Outcome>> {
+    helm_yaml::parse_documents(text).map_err(|error| {
+        Box::new(match error {
+            YamlError::Syntax {
+                line,
+                column,
+                message,
+            } => Outcome::fail(format!("{shown}:{line}:{column}: {message}"))
+                .with_hint(format!(
+                    "fix the YAML in {shown} at line {line} (Helm cannot read it either): check the indentation and the quotes there"
+                )),
+            YamlError::TooComplex(message) => {
+                Outcome::could_not_check(format!("{shown}: {message}"))
+            }
+        })
+    })
+}
+
+/// What a file error means for the check: the learner's missing file fails; anything that keeps
+/// labcheck from looking is "could not check".
+pub(crate) fn file_error_outcome(
+    ctx: &Context,
+    repo: &str,
+    error: &FileError,
+    shown: &str,
+) -> Outcome {
+    match error {
+        FileError::RepoMissing { shown: repo_shown } => {
+            let get = ctx
+                .repo(repo)
+                .map(|r| r.get.clone())
+                .unwrap_or_else(|| format!("clone the `{repo}` repo"));
+            Outcome::could_not_check(format!(
+                "the work repo {repo_shown} is missing, so {shown} cannot be read"
+            ))
+            .with_hint(format!(
+                "get {get} (or point --work-dir at the folder that holds your work repos)"
+            ))
+        }
+        FileError::Missing { .. } => Outcome::fail(format!("{shown} does not exist"))
+            .with_hint(format!(
+                "create or edit {shown} as the course says (check the file name and that you are on the right branch)"
+            )),
+        FileError::NotAFile { .. } => Outcome::fail(error.to_string())
+            .with_hint(format!("{shown} must be a file; check the path")),
+        FileError::NotUtf8 { .. } => Outcome::fail(error.to_string()).with_hint(format!(
+            "save {shown} as UTF-8 text (your editor's encoding setting)"
+        )),
+        FileError::OutsideRepo { .. }
+        | FileError::TooLarge { .. }
+        | FileError::TooManyEntries { .. }
+        | FileError::Io { .. } => Outcome::could_not_check(error.to_string()),
+    }
+}
+
+/// The document a check looks at: the one asked for, or the only one.
+pub(crate) fn pick_document(
+    learner: &LearnerYaml,
+    index: Option<usize>,
+) -> Result<&Value, Box<Outcome>> {
+    let count = learner.documents.len();
+    let shown = &learner.shown;
+    match index {
+        Some(i) => learner.documents.get(i).ok_or_else(|| {
+            Box::new(
+                Outcome::fail(format!(
+                    "{shown} holds {count} YAML document(s); document {i} (counting from 0) is not there"
+                ))
+                .with_hint(format!("check the `---` separators in {shown}")),
+            )
+        }),
+        None if count == 1 => Ok(&learner.documents[0]),
+        None => Err(Box::new(
+            Outcome::fail(format!(
+                "{shown} holds {count} YAML documents separated by `---`; a values file holds one"
+            ))
+            .with_hint(format!("remove the extra `---` lines from {shown}")),
+        )),
     }
 }

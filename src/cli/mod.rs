@@ -182,6 +182,39 @@ fn work_dir(args: &RunArgs) -> Result<PathBuf, Error> {
 
 /// Check a step, an exercise or a whole module; print the report; return the exit code.
 pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u8, Error> {
+    let styles = Styles::decide(args.color);
+    let show_progress = args.format == Format::Human && styles.color;
+    let on_wait = move |p: &run::WaitProgress| {
+        if show_progress {
+            eprint!(
+                "\r  waiting for {} … {}s of {}s   ",
+                p.waiting_for.join(", "),
+                p.elapsed.as_secs(),
+                p.limit.as_secs()
+            );
+        }
+    };
+    let run = run_checks(args, module, step, &on_wait).await?;
+    if show_progress {
+        eprint!("\r\x1b[2K");
+    }
+    emit(&render(&run.reports, run.module_run, args.format, styles));
+    Ok(exit_code(&run.reports))
+}
+
+/// The reports of one run and whether it covered more than one step.
+pub struct CheckRun {
+    pub reports: Vec<StepReport>,
+    pub module_run: bool,
+}
+
+/// Load the course, connect to the cluster lazily and run the selected steps.
+pub async fn run_checks(
+    args: &RunArgs,
+    module: &str,
+    step: Option<&str>,
+    on_wait: &(dyn Fn(&run::WaitProgress) + Sync),
+) -> Result<CheckRun, Error> {
     let course = Arc::new(load_course(args)?);
     let module = course.module(module)?;
     let steps = module.select(step)?;
@@ -200,25 +233,11 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         (false, Some(limit)) => WaitPolicy::UpTo(limit),
         (false, None) => WaitPolicy::CourseDefault,
     };
-    let styles = Styles::decide(args.color);
-    let show_progress = args.format == Format::Human && styles.color;
-    let on_wait = move |p: &run::WaitProgress| {
-        if show_progress {
-            eprint!(
-                "\r  waiting for {} … {}s of {}s   ",
-                p.waiting_for.join(", "),
-                p.elapsed.as_secs(),
-                p.limit.as_secs()
-            );
-        }
-    };
-    let reports = run::run_steps(&ctx, &steps, policy, &on_wait).await;
-    if show_progress {
-        eprint!("\r\x1b[2K");
-    }
-    let module_run = step.is_none() || steps.len() > 1;
-    emit(&render(&reports, module_run, args.format, styles));
-    Ok(exit_code(&reports))
+    let reports = run::run_steps(&ctx, &steps, policy, on_wait).await;
+    Ok(CheckRun {
+        module_run: step.is_none() || steps.len() > 1,
+        reports,
+    })
 }
 
 /// Render reports in the chosen format.

@@ -124,21 +124,6 @@ pub struct CheckSpec {
 
 const COMMON_KEYS: &[&str] = &["id", "title", "hint", "tracks", "wait"];
 
-/// A duration written as `40s`, `2m`, `1m30s`.
-#[derive(Debug, Clone, Copy)]
-struct HumanDuration(Duration);
-
-impl<'de> Deserialize<'de> for HumanDuration {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        humantime::parse_duration(&text)
-            .map(HumanDuration)
-            .map_err(|e| {
-                de::Error::custom(format!("`{text}` is not a duration like 40s or 2m: {e}"))
-            })
-    }
-}
-
 impl<'de> Deserialize<'de> for CheckSpec {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_map(CheckVisitor)
@@ -171,7 +156,15 @@ impl<'de> Visitor<'de> for CheckVisitor {
                 "title" => title = Some(map.next_value::<String>()?),
                 "hint" => hint = Some(map.next_value::<String>()?),
                 "tracks" => tracks = map.next_value::<Vec<String>>()?,
-                "wait" => wait = Some(map.next_value::<HumanDuration>()?.0),
+                "wait" => {
+                    // Parsed here, not in a Deserialize impl, so the error keeps its line and column.
+                    let text = map.next_value::<String>()?;
+                    wait = Some(humantime::parse_duration(&text).map_err(|e| {
+                        de::Error::custom(format!(
+                            "`wait: {text}` is not a duration like 40s or 2m: {e}"
+                        ))
+                    })?);
+                }
                 other if CheckKind::NAMES.contains(&other) => {
                     if let Some(existing) = &kind {
                         return Err(de::Error::custom(format!(

@@ -269,6 +269,8 @@ impl RepoReader {
     }
 
     /// The newest commit reachable from `tip` (inclusive) whose message matches `pattern`.
+    /// The message's trailing newline is dropped first, so `$` means "end of the message" as a
+    /// course author expects (Rust's `$` does not match before a final `\n`).
     pub fn newest_matching(
         &self,
         tip: &str,
@@ -277,7 +279,7 @@ impl RepoReader {
         Ok(self
             .history(tip, usize::MAX)?
             .into_iter()
-            .find(|c| pattern.is_match(&c.message)))
+            .find(|c| pattern.is_match(c.message.trim_end())))
     }
 
     /// Commits after `since` (exclusive; from the root if `None`) up to `tip` (inclusive) that

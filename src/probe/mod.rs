@@ -2,4 +2,5 @@
 //! Everything here reads; nothing writes.
 
 pub mod cluster;
+pub mod files;
 pub mod git;

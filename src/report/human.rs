@@ -167,3 +167,86 @@ fn paint(styles: Styles, text: &str, how: Paint) -> String {
         Paint::Cyan => text.cyan().to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Outcome;
+
+    fn check(id: &str, title: &str, outcome: Outcome) -> CheckReport {
+        CheckReport {
+            id: id.to_string(),
+            kind: "git",
+            title: title.to_string(),
+            outcome,
+        }
+    }
+
+    fn step(checks: Vec<CheckReport>) -> StepReport {
+        StepReport {
+            module: "module-10".to_string(),
+            step: "step-1".to_string(),
+            title: "Platform: let Applications report health".to_string(),
+            track: "kind".to_string(),
+            status: Status::fold(checks.iter().map(|c| c.outcome.status)),
+            checks,
+        }
+    }
+
+    #[test]
+    fn a_failing_step_shows_summary_hint_and_coloured_diff_lines_in_order() {
+        let report = step(vec![
+            check(
+                "on-main",
+                "argocd-platform is on main",
+                Outcome::pass("on main"),
+            ),
+            check(
+                "pushed",
+                "your commit is pushed",
+                Outcome::fail("main is 1 commit ahead of origin/main")
+                    .with_hint("cd ~/work/argocd-platform && git push"),
+            ),
+            check(
+                "same",
+                "argocd/values.yaml is the same as the reference",
+                Outcome::fail("lines 5–6 of yours differ from the reference").with_detail(
+                    DetailKind::Diff,
+                    "--- reference\n+++ yours\n@@ -1,2 +1,2 @@\n-a: 1\n+a: 2\n",
+                ),
+            ),
+            check(
+                "cm",
+                "argocd-cm carries the health check",
+                Outcome::could_not_check("no kubeconfig found")
+                    .with_hint("point --kubeconfig at your cluster's kubeconfig"),
+            ),
+        ]);
+        let text = render_step(&report, Styles::plain());
+        insta::assert_snapshot!(text);
+        let coloured = render_step(&report, Styles { color: true });
+        assert!(coloured.contains("\u{1b}["), "colour was asked for");
+        assert!(
+            !text.contains("\u{1b}["),
+            "plain output has no escape codes"
+        );
+    }
+
+    #[test]
+    fn a_module_overview_points_at_the_first_unfinished_step() {
+        let mut second = step(vec![check(
+            "pushed",
+            "pushed",
+            Outcome::fail("not pushed").with_hint("git push"),
+        )]);
+        second.step = "step-2".to_string();
+        let first = step(vec![check("ok", "ok", Outcome::pass("fine"))]);
+        let text = render_module(&[first, second], Styles::plain());
+        assert!(
+            text.contains("next: step-2 — run `labcheck module-10 step-2`"),
+            "{text}"
+        );
+        assert!(text.contains("✓ step-1"), "{text}");
+        assert!(text.contains("✗ step-2"), "{text}");
+    }
+}

@@ -11,18 +11,18 @@ use serde_json::{Value, json};
 use super::selector::{FieldSelector, LabelSelector};
 use super::status::{self, Qualified};
 use super::table::{self, Include};
-use super::{Shared, discovery, json_response, logs};
+use super::{Shared, discovery, failure, json_response, logs};
 use crate::snapshot::ResourceType;
 
 /// A request for objects: `/api/v1/namespaces/ns/pods/name/log` and the like.
 #[derive(Debug)]
-struct ResourcePath<'a> {
-    group: &'a str,
-    version: &'a str,
-    namespace: Option<&'a str>,
-    plural: &'a str,
-    name: Option<&'a str>,
-    subresource: Option<&'a str>,
+pub(super) struct ResourcePath<'a> {
+    pub(super) group: &'a str,
+    pub(super) version: &'a str,
+    pub(super) namespace: Option<&'a str>,
+    pub(super) plural: &'a str,
+    pub(super) name: Option<&'a str>,
+    pub(super) subresource: Option<&'a str>,
 }
 
 #[derive(Debug)]
@@ -39,6 +39,10 @@ enum Route<'a> {
 
 fn route(path: &str) -> Route<'_> {
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    // `/apis//v1` is not `/api/v1`: an empty segment names nothing.
+    if segments.iter().any(|s| s.is_empty()) {
+        return Route::Unknown;
+    }
     match segments.as_slice() {
         ["version"] => Route::Version,
         ["healthz" | "readyz" | "livez"] => Route::Health,
@@ -178,7 +182,7 @@ fn resource(
     query: &Query,
     headers: &HeaderMap,
 ) -> Response {
-    if let Some(failure) = injected_failure(shared, method, path, query) {
+    if let Some(failure) = failure::injected(shared, method, path, query) {
         return failure;
     }
     let Some(resource) = shared
@@ -319,63 +323,6 @@ fn table_response(
     json_response(StatusCode::OK, &table)
 }
 
-/// The failure `ServeOptions::fail_with` asks for, if it applies to this request.
-fn injected_failure(
-    shared: &Shared,
-    method: &Method,
-    path: &ResourcePath,
-    query: &Query,
-) -> Option<Response> {
-    let code = shared.options.fail_with?;
-    let only = &shared.options.fail_resources;
-    if !only.is_empty() && !only.iter().any(|r| r == path.plural) {
-        return None;
-    }
-    let code = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let qualified = Qualified {
-        group: path.group,
-        plural: path.plural,
-    };
-    Some(match code.as_u16() {
-        403 => {
-            let verb = match (method.as_str(), path.name) {
-                ("GET", None) if query.flag("watch") => "watch",
-                ("GET", None) => "list",
-                ("GET" | "HEAD", Some(_)) => "get",
-                ("POST", _) => "create",
-                ("PUT", _) => "update",
-                ("PATCH", _) => "patch",
-                ("DELETE", None) => "deletecollection",
-                ("DELETE", Some(_)) => "delete",
-                _ => "get",
-            };
-            let user = match shared.options.user.as_str() {
-                "" => "system:serviceaccount:default:learner",
-                user => user,
-            };
-            status::forbidden(
-                &qualified,
-                path.subresource,
-                path.name,
-                path.namespace,
-                verb,
-                user,
-            )
-        }
-        404 => status::no_such_resource(),
-        500 => {
-            status::internal_error("labcheck serve was told to fail this request (fail_with: 500)")
-        }
-        _ => status::other(
-            code,
-            &format!(
-                "labcheck serve was told to fail this request (fail_with: {})",
-                code.as_u16()
-            ),
-        ),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,6 +362,7 @@ mod tests {
             route("/apis/batch/v1/namespaces/ns/jobs/a/b/c"),
             Route::Unknown
         ));
+        assert!(matches!(route("/apis//v1/pods"), Route::Unknown));
     }
 
     #[test]

@@ -3,8 +3,10 @@
 //! checks against it; instructors and the demo use it instead of a cluster.
 
 mod discovery;
+mod failure;
 mod handler;
 mod logs;
+mod printers;
 mod selector;
 mod status;
 mod table;
@@ -26,8 +28,8 @@ use tokio::task::JoinHandle;
 
 use crate::snapshot::{ClusterState, ResourceTable, Snapshot, SnapshotError};
 
+pub use printers::human_duration;
 pub use selector::{FieldSelector, LabelSelector};
-pub use table::human_duration;
 
 /// How the server behaves besides serving the snapshot.
 #[derive(Debug, Clone, Default)]

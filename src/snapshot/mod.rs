@@ -129,7 +129,7 @@ impl Changes {
 /// Why a snapshot cannot be read or used.
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
-    #[error("cannot read snapshot {path}: {source}")]
+    #[error("cannot read snapshot {path}: {source}; check the path")]
     Io {
         path: String,
         source: std::io::Error,
@@ -287,10 +287,13 @@ impl Snapshot {
     }
 }
 
-/// serde_yaml appends " at line L column C"; labcheck puts the position in front instead.
+/// serde_yaml puts " at line L column C" into its message, sometimes mid-sentence; labcheck puts
+/// the position in front instead.
 fn strip_location(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(at) => message[..at].to_string(),
+    static AT: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r" at line \d+ column \d+").ok());
+    match AT.as_ref() {
+        Some(at) => at.replace_all(message, "").into_owned(),
         None => message.to_string(),
     }
 }
@@ -312,5 +315,105 @@ mod human_duration {
                 "`after: {text}` is not a duration ({e}); write e.g. `after: 3s` or `after: 1m 30s`"
             ))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn job(name: &str) -> Value {
+        json!({"apiVersion": "batch/v1", "kind": "Job",
+               "metadata": {"name": name, "namespace": "checkout-dev"}, "status": {"active": 1}})
+    }
+
+    #[test]
+    fn a_snapshot_built_in_rust_reads_back_from_its_yaml() {
+        let built = Snapshot::new()
+            .with_description("smoke test running, then gone")
+            .with_object(job("checkout-smoke-test"))
+            .with_log(
+                "checkout-dev",
+                "checkout-smoke-test-abcde",
+                "GET /status/503\n",
+            )
+            .then_after(
+                Duration::from_secs(3),
+                Changes::new()
+                    .deleting("batch/v1", "Job", "checkout-dev", "checkout-smoke-test")
+                    .with_container_log("checkout-dev", "p", "main", "x\n"),
+            );
+        let yaml = built.to_yaml().expect("serialises");
+        assert!(yaml.contains("after: 3s"), "{yaml}");
+        let read = Snapshot::from_yaml_str(&yaml).expect("reads back");
+        assert_eq!(read, built);
+    }
+
+    #[test]
+    fn a_yaml_mistake_points_at_file_line_and_column() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("broken.yaml");
+        std::fs::write(
+            &path,
+            "format: labcheck-snapshot/v1\nobjects: []\ntimeline:\n  - after: soon\n",
+        )
+        .expect("written");
+        let error = Snapshot::load(&path).expect_err("broken").to_string();
+        let prefix = format!("{}:4:", path.display());
+        assert!(error.starts_with(&prefix), "{error}");
+        assert!(error.contains("`after: soon` is not a duration"), "{error}");
+        assert!(!error.contains("at line"), "{error}");
+    }
+
+    #[test]
+    fn an_unknown_top_level_key_is_an_error_not_ignored() {
+        let error = Snapshot::from_yaml_str("format: labcheck-snapshot/v1\nobject: []\n")
+            .expect_err("typo")
+            .to_string();
+        assert!(
+            error.starts_with("<snapshot>:2:1: unknown field `object`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn json_snapshots_load_too() {
+        let text = r#"{"format": "labcheck-snapshot/v1", "objects": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "argocd"}}]}"#;
+        let snapshot = Snapshot::from_yaml_str(text).expect("JSON is YAML");
+        assert_eq!(snapshot.objects.len(), 1);
+    }
+
+    #[test]
+    fn another_format_is_refused_with_the_one_expected() {
+        let error = Snapshot::from_yaml_str("format: labcheck-snapshot/v2\n")
+            .expect_err("future format")
+            .to_string();
+        assert!(
+            error.contains("reads `format: labcheck-snapshot/v1`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn each_timeline_state_builds_on_the_one_before() {
+        let snapshot = Snapshot::new()
+            .with_object(job("a"))
+            .then_after(Duration::from_secs(1), Changes::new().with_object(job("b")))
+            .then_after(
+                Duration::from_secs(2),
+                Changes::new().deleting("batch/v1", "Job", "checkout-dev", "a"),
+            );
+        let names = |state: &ClusterState| -> Vec<String> {
+            state
+                .list("batch/v1", "Job", None)
+                .filter_map(|o| o.pointer("/metadata/name")?.as_str().map(str::to_string))
+                .collect()
+        };
+        let states = snapshot.states();
+        assert_eq!(states.len(), 3);
+        assert_eq!(names(&states[0].1), ["a"]);
+        assert_eq!(names(&states[1].1), ["a", "b"]);
+        assert_eq!(names(&states[2].1), ["b"]);
     }
 }

@@ -285,6 +285,20 @@ impl ResourceTable {
     }
 }
 
+/// The apiVersions under which `kind` is known (built in, Argo CD's, or in this table).
+pub fn api_versions_of(kind: &str, table: &ResourceTable) -> Vec<String> {
+    let mut versions: Vec<String> = BUILTIN
+        .iter()
+        .chain(ARGOCD)
+        .map(|row| from_row(row, false))
+        .chain(table.types.iter().cloned())
+        .filter(|t| t.kind == kind)
+        .map(|t| t.api_version())
+        .collect();
+    versions.dedup();
+    versions
+}
+
 /// The kinds a CustomResourceDefinition object declares (one per served version). A CRD that
 /// lacks the fields declares nothing; snapshot validation reports it.
 fn types_from_crd(crd: &Value) -> Vec<ResourceType> {

@@ -57,12 +57,22 @@ fn objects(place: &str, objects: &[Value], table: &ResourceTable) -> Result<(), 
         let here = format!("{place}[{i}]");
         let key = object_key(&here, object)?;
         let Some(resource) = table.by_kind(&key.api_version, &key.kind) else {
+            let elsewhere = super::resources::api_versions_of(&key.kind, table);
+            let hint = if elsewhere.is_empty() {
+                format!(
+                    "labcheck serves {}. For a custom resource, add its CustomResourceDefinition to `objects`",
+                    table.known_kinds()
+                )
+            } else {
+                format!(
+                    "{} is served as apiVersion {}; use that",
+                    key.kind,
+                    elsewhere.join(" or ")
+                )
+            };
             return Err(format!(
-                "{here} ({}): unknown kind `{}` `{}`; labcheck serves {}. For a custom resource, add its CustomResourceDefinition to `objects`",
-                key.name,
-                key.api_version,
-                key.kind,
-                table.known_kinds()
+                "{here} ({}): unknown kind {} (apiVersion {}); {hint}",
+                key.name, key.kind, key.api_version
             ));
         };
         match (resource.namespaced, key.namespace.is_empty()) {
@@ -183,10 +193,20 @@ mod tests {
         );
         let error = s.check().expect_err("invalid").to_string();
         assert!(
-            error.contains("unknown kind `example.com/v1` `Widget`"),
+            error.contains("unknown kind Widget (apiVersion example.com/v1)"),
             "{error}"
         );
         assert!(error.contains("CustomResourceDefinition"), "{error}");
+    }
+
+    #[test]
+    fn a_known_kind_at_the_wrong_version_names_the_right_one() {
+        let s = Snapshot::new().with_object(json!({"apiVersion": "batch/v1beta1", "kind": "Job", "metadata": {"name": "j", "namespace": "n"}}));
+        let error = s.check().expect_err("invalid").to_string();
+        assert!(
+            error.contains("Job is served as apiVersion batch/v1"),
+            "{error}"
+        );
     }
 
     #[test]

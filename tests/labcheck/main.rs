@@ -1,3 +1,10 @@
-//! The one integration-test binary: labcheck end to end.
+//! labcheck's one integration-test binary: real lab worlds, a served Kubernetes API, the real binary.
 
+mod cli;
 mod cluster_checks;
+mod file_checks;
+mod git_checks;
+mod harness;
+mod kubectl;
+mod module_10;
+mod serve_api;

@@ -1,0 +1,361 @@
+//! Reading files in a learner's work repo: only inside the repo, only up to a size, only UTF-8.
+//! Read-only: nothing here opens a file for writing.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use globset::GlobMatcher;
+
+/// Files larger than this are not read (a values file is a few kilobytes).
+pub const MAX_FILE_BYTES: u64 = 5 * 1024 * 1024;
+
+/// A glob walk stops after this many entries, so a huge tree cannot stall a check.
+pub const MAX_WALK_ENTRIES: usize = 200_000;
+
+/// Why a file in a work repo could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// The repo folder itself is missing.
+    #[error("{shown} does not exist")]
+    RepoMissing { shown: String },
+    /// The file is not there (the learner has not created it, or it is misnamed).
+    #[error("{shown} does not exist")]
+    Missing { shown: String },
+    /// A folder (or something else) where a file should be.
+    #[error("{shown} is not a file")]
+    NotAFile { shown: String },
+    /// The path leaves the repo (`..`, absolute, or a symlink pointing outside it).
+    #[error("{shown} leaves the repo {repo}; labcheck reads only inside it")]
+    OutsideRepo { shown: String, repo: String },
+    /// Too big to read safely.
+    #[error("{shown} is {size} bytes; labcheck reads files up to {MAX_FILE_BYTES} bytes")]
+    TooLarge { shown: String, size: u64 },
+    /// Not text.
+    #[error("{shown} is not UTF-8 text (first bad byte on line {line})")]
+    NotUtf8 { shown: String, line: usize },
+    /// Too many files under the repo to look through.
+    #[error("{shown} holds more than {MAX_WALK_ENTRIES} entries; labcheck stops looking there")]
+    TooManyEntries { shown: String },
+    /// Anything else the operating system said.
+    #[error("cannot read {shown}: {source}")]
+    Io {
+        shown: String,
+        source: std::io::Error,
+    },
+}
+
+impl FileError {
+    /// Whether this is the learner's doing (a missing or broken file), as opposed to something that
+    /// keeps labcheck from looking.
+    pub fn is_learners(&self) -> bool {
+        matches!(
+            self,
+            FileError::Missing { .. } | FileError::NotAFile { .. } | FileError::NotUtf8 { .. }
+        )
+    }
+}
+
+/// Shows paths the way the course writes them: `~/work/…` when under `$HOME`.
+#[derive(Debug, Clone)]
+pub struct PathShower {
+    home: Option<PathBuf>,
+}
+
+impl PathShower {
+    /// Shorten paths under `home` to `~/…`.
+    pub fn new(home: Option<PathBuf>) -> PathShower {
+        PathShower { home }
+    }
+
+    /// Shorten paths under `$HOME`.
+    pub fn from_env() -> PathShower {
+        PathShower::new(std::env::var_os("HOME").map(PathBuf::from))
+    }
+
+    /// `path` for a message.
+    pub fn show(&self, path: &Path) -> String {
+        if let Some(home) = &self.home
+            && !home.as_os_str().is_empty()
+            && let Ok(rest) = path.strip_prefix(home)
+        {
+            return format!("~/{}", rest.display());
+        }
+        path.display().to_string()
+    }
+}
+
+/// A repo-relative path checked to stay inside the repo by its words alone (no `..`, not absolute).
+fn relative_inside(relative: &str) -> bool {
+    let path = Path::new(relative);
+    !relative.is_empty()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+/// Read `relative` (a path with `/`) inside the repo at `repo_dir`, safely.
+pub fn read_repo_file(
+    repo_dir: &Path,
+    relative: &str,
+    shower: &PathShower,
+) -> Result<String, FileError> {
+    let path = repo_dir.join(relative);
+    let shown = shower.show(&path);
+    let repo = shower.show(repo_dir);
+    if !relative_inside(relative) {
+        return Err(FileError::OutsideRepo { shown, repo });
+    }
+    if !repo_dir.is_dir() {
+        return Err(FileError::RepoMissing { shown: repo });
+    }
+    let real_repo = std::fs::canonicalize(repo_dir).map_err(|source| FileError::Io {
+        shown: repo.clone(),
+        source,
+    })?;
+    let real = match std::fs::canonicalize(&path) {
+        Ok(real) => real,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A dangling symlink is also "not found"; say where it points if it leaves the repo.
+            return Err(FileError::Missing { shown });
+        }
+        Err(source) => return Err(FileError::Io { shown, source }),
+    };
+    if !real.starts_with(&real_repo) {
+        return Err(FileError::OutsideRepo { shown, repo });
+    }
+    read_bounded(&real, shown)
+}
+
+/// Read a file the check already located, up to [`MAX_FILE_BYTES`], as UTF-8.
+fn read_bounded(real: &Path, shown: String) -> Result<String, FileError> {
+    let metadata = std::fs::metadata(real).map_err(|source| FileError::Io {
+        shown: shown.clone(),
+        source,
+    })?;
+    if !metadata.is_file() {
+        return Err(FileError::NotAFile { shown });
+    }
+    if metadata.len() > MAX_FILE_BYTES {
+        return Err(FileError::TooLarge {
+            shown,
+            size: metadata.len(),
+        });
+    }
+    let file = std::fs::File::open(real).map_err(|source| FileError::Io {
+        shown: shown.clone(),
+        source,
+    })?;
+    let mut bytes = Vec::new();
+    // The file may grow between the size check and the read: never read more than the limit + 1.
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| FileError::Io {
+            shown: shown.clone(),
+            source,
+        })?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(FileError::TooLarge {
+            shown,
+            size: bytes.len() as u64,
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..valid]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        FileError::NotUtf8 { shown, line }
+    })
+}
+
+/// Repo-relative paths (with `/`) of the files under `repo_dir` matching `glob`, sorted. The `.git`
+/// folder is skipped and symlinked folders are not followed.
+pub fn glob_repo_files(
+    repo_dir: &Path,
+    glob: &GlobMatcher,
+    shower: &PathShower,
+) -> Result<Vec<String>, FileError> {
+    if !repo_dir.is_dir() {
+        return Err(FileError::RepoMissing {
+            shown: shower.show(repo_dir),
+        });
+    }
+    let mut found = Vec::new();
+    let mut pending = vec![(repo_dir.to_path_buf(), String::new())];
+    let mut seen = 0usize;
+    while let Some((dir, prefix)) = pending.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|source| FileError::Io {
+            shown: shower.show(&dir),
+            source,
+        })?;
+        for entry in entries {
+            seen += 1;
+            if seen > MAX_WALK_ENTRIES {
+                return Err(FileError::TooManyEntries {
+                    shown: shower.show(repo_dir),
+                });
+            }
+            let entry = entry.map_err(|source| FileError::Io {
+                shown: shower.show(&dir),
+                source,
+            })?;
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let relative = format!("{prefix}{name}");
+            let kind = entry.file_type().map_err(|source| FileError::Io {
+                shown: shower.show(&entry.path()),
+                source,
+            })?;
+            if kind.is_dir() {
+                if relative != ".git" {
+                    pending.push((entry.path(), format!("{relative}/")));
+                }
+            } else if glob.is_match(&relative) {
+                found.push(relative);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn world() -> tempfile::TempDir {
+        match tempfile::tempdir() {
+            Ok(dir) => dir,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn write(path: &Path, text: &[u8]) {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).ok();
+        }
+        if let Err(e) = std::fs::write(path, text) {
+            panic!("{e}");
+        }
+    }
+
+    #[test]
+    fn paths_under_home_are_shown_with_a_tilde() {
+        let shower = PathShower::new(Some(PathBuf::from("/home/ada")));
+        assert_eq!(
+            shower.show(Path::new("/home/ada/work/checkout-config/helm/dev.yaml")),
+            "~/work/checkout-config/helm/dev.yaml"
+        );
+        assert_eq!(shower.show(Path::new("/srv/work/x")), "/srv/work/x");
+    }
+
+    #[test]
+    fn reads_a_file_inside_the_repo() {
+        let dir = world();
+        let repo = dir.path().join("checkout-config");
+        write(
+            &repo.join("helm/dev.yaml"),
+            b"migration:\n  enabled: true\n",
+        );
+        let text = read_repo_file(&repo, "helm/dev.yaml", &PathShower::new(None));
+        assert_eq!(text.ok().as_deref(), Some("migration:\n  enabled: true\n"));
+    }
+
+    #[test]
+    fn a_missing_file_is_the_learners_and_a_missing_repo_is_not() {
+        let dir = world();
+        let repo = dir.path().join("checkout-config");
+        let shower = PathShower::new(Some(dir.path().to_path_buf()));
+        match read_repo_file(&repo, "helm/dev.yaml", &shower) {
+            Err(e @ FileError::RepoMissing { .. }) => {
+                assert!(!e.is_learners());
+                assert_eq!(e.to_string(), "~/checkout-config does not exist");
+            }
+            other => panic!("{other:?}"),
+        }
+        write(&repo.join("README.md"), b"hi");
+        match read_repo_file(&repo, "helm/dev.yaml", &shower) {
+            Err(e @ FileError::Missing { .. }) => {
+                assert!(e.is_learners());
+                assert_eq!(
+                    e.to_string(),
+                    "~/checkout-config/helm/dev.yaml does not exist"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn paths_that_leave_the_repo_are_refused() {
+        let dir = world();
+        let repo = dir.path().join("r");
+        write(&repo.join("a.yaml"), b"a: 1");
+        write(&dir.path().join("secret.txt"), b"s");
+        let shower = PathShower::new(None);
+        for relative in ["../secret.txt", "/etc/passwd", "a/../../secret.txt"] {
+            assert!(
+                matches!(
+                    read_repo_file(&repo, relative, &shower),
+                    Err(FileError::OutsideRepo { .. })
+                ),
+                "{relative}"
+            );
+        }
+        #[cfg(unix)]
+        {
+            if std::os::unix::fs::symlink(dir.path().join("secret.txt"), repo.join("link.yaml"))
+                .is_ok()
+            {
+                assert!(matches!(
+                    read_repo_file(&repo, "link.yaml", &shower),
+                    Err(FileError::OutsideRepo { .. })
+                ));
+            }
+        }
+    }
+
+    #[test]
+    fn big_and_binary_files_are_refused_clearly() {
+        let dir = world();
+        let repo = dir.path().join("r");
+        write(&repo.join("bin.yaml"), b"a: 1\nb: \xff\n");
+        let shower = PathShower::new(None);
+        match read_repo_file(&repo, "bin.yaml", &shower) {
+            Err(FileError::NotUtf8 { line, .. }) => assert_eq!(line, 2),
+            other => panic!("{other:?}"),
+        }
+        let big = vec![b'#'; (MAX_FILE_BYTES + 1) as usize];
+        write(&repo.join("big.yaml"), &big);
+        assert!(matches!(
+            read_repo_file(&repo, "big.yaml", &shower),
+            Err(FileError::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn glob_finds_files_and_skips_git() {
+        let dir = world();
+        let repo = dir.path().join("argocd-platform");
+        for f in [
+            "apps/projects.yaml",
+            "apps/namespaces.yaml",
+            "apps/x/deep.yaml",
+            ".git/apps.yaml",
+        ] {
+            write(&repo.join(f), b"a: 1");
+        }
+        let glob = match globset::GlobBuilder::new("apps/{projects,namespaces}.yaml")
+            .literal_separator(true)
+            .build()
+        {
+            Ok(g) => g.compile_matcher(),
+            Err(e) => panic!("{e}"),
+        };
+        let found = glob_repo_files(&repo, &glob, &PathShower::new(None)).unwrap_or_default();
+        assert_eq!(found, vec!["apps/namespaces.yaml", "apps/projects.yaml"]);
+    }
+}

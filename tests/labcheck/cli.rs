@@ -1,0 +1,175 @@
+//! The command line itself: tracks, unknown names, exit codes, help that tells the truth.
+
+use labcheck::lab::world::CoursePoint;
+
+use crate::harness::{World, labcheck};
+
+/// A course with two tracks, where one check only applies to `kind`.
+fn two_track_course() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let module = dir.path().join("modules/module-t");
+    std::fs::create_dir_all(&module).expect("module dir");
+    std::fs::create_dir_all(dir.path().join("expected")).expect("expected dir");
+    std::fs::write(
+        module.join("module.yaml"),
+        format!(
+            "format: labcheck/v1\nmodule: module-t\ntitle: Tracks\ntracks:\n  default: kind\n  available: [kind, cloud]\n{}steps: [step-1]\n",
+            crate::harness::REPOS_YAML
+        ),
+    )
+    .expect("module.yaml");
+    std::fs::write(
+        module.join("step-1.yaml"),
+        r#"format: labcheck/v1
+title: "Tracks"
+checks:
+  - id: pushed
+    title: "argocd-platform is pushed"
+    git: { repo: argocd-platform, pushed: true }
+  - id: kind-only
+    title: "helm values only the kind track has"
+    tracks: [kind]
+    yaml_value: { repo: checkout-config, file: helm/kind.yaml, path: cluster, equals: kind }
+"#,
+    )
+    .expect("step file");
+    dir
+}
+
+#[test]
+fn a_check_of_another_track_is_skipped_and_does_not_fail_the_step() {
+    let world = World::at(CoursePoint::Step1);
+    let course = two_track_course();
+    let course_dir = course.path().display().to_string();
+    let on_kind = labcheck(
+        world.home(),
+        &[
+            "--course-dir",
+            &course_dir,
+            "module-t",
+            "step-1",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(
+        on_kind.check("kind-only")["status"],
+        "fail",
+        "{}",
+        on_kind.stdout
+    );
+    assert_eq!(on_kind.code, 1);
+
+    let on_cloud = labcheck(
+        world.home(),
+        &[
+            "--course-dir",
+            &course_dir,
+            "module-t",
+            "step-1",
+            "--format",
+            "json",
+            "--track",
+            "cloud",
+        ],
+    );
+    let skipped = on_cloud.check("kind-only");
+    assert_eq!(skipped["status"], "skip", "{}", on_cloud.stdout);
+    assert!(
+        skipped["summary"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("cloud")
+    );
+    assert_eq!(on_cloud.json()["track"], "cloud");
+    assert_eq!(on_cloud.json()["status"], "pass");
+    assert_eq!(on_cloud.code, 0);
+}
+
+#[test]
+fn an_unknown_track_step_or_module_is_a_usage_error_that_lists_the_choices() {
+    let world = World::at(CoursePoint::Fresh);
+    let track = labcheck(world.home(), &["module-10", "step-1", "--track", "mars"]);
+    assert_eq!(track.code, 2);
+    assert!(
+        track.stderr.contains("choose one of: kind"),
+        "{}",
+        track.stderr
+    );
+
+    let step = labcheck(world.home(), &["module-10", "step-9"]);
+    assert_eq!(step.code, 2);
+    assert!(step.stderr.contains("no step `step-9`"), "{}", step.stderr);
+    assert!(step.stderr.contains("break-it/fix"), "{}", step.stderr);
+
+    let module = labcheck(world.home(), &["module-99"]);
+    assert_eq!(module.code, 2);
+    assert!(
+        module.stderr.contains("available: module-10"),
+        "{}",
+        module.stderr
+    );
+
+    let nothing = labcheck(world.home(), &[]);
+    assert_eq!(nothing.code, 2);
+    assert!(
+        nothing.stderr.contains("labcheck list"),
+        "{}",
+        nothing.stderr
+    );
+}
+
+#[test]
+fn a_bad_wait_in_a_check_file_points_at_the_check_that_holds_it() {
+    let world = World::at(CoursePoint::Fresh);
+    let course = crate::harness::TestCourse::new(&[(
+        "step-1",
+        "  - id: slow\n    title: slow\n    wait: soon\n    git: { repo: argocd-platform, pushed: true }\n",
+    )]);
+    let run = labcheck(
+        world.home(),
+        &[
+            "--course-dir",
+            &course.path().display().to_string(),
+            "module-t",
+            "step-1",
+        ],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("step-1.yaml:4:5: checks[0]"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`wait: soon` is not a duration"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn list_shows_every_step_and_stage_of_module_10() {
+    let world = World::at(CoursePoint::Fresh);
+    let run = labcheck(world.home(), &["list"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for step in ["step-1", "step-5", "break-it/break", "break-it/fix"] {
+        assert!(run.stdout.contains(step), "{}", run.stdout);
+    }
+}
+
+#[test]
+fn help_names_the_exit_codes_the_readme_documents() {
+    let world = World::at(CoursePoint::Fresh);
+    let run = labcheck(world.home(), &["--help"]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout.contains(
+            "0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check"
+        )
+    );
+    let readme = include_str!("../../README.md");
+    for line in [
+        "| 0 | every check passed |",
+        "| 1 | at least one check failed |",
+        "| 3 | nothing failed, but something could not be checked |",
+    ] {
+        assert!(readme.contains(line), "README lost `{line}`");
+    }
+}

@@ -1,0 +1,479 @@
+//! The `git` check kind on real lab worlds: what a learner did, and what labcheck says.
+
+use labcheck::lab::content::{self, messages};
+use labcheck::lab::world::CoursePoint;
+
+use crate::harness::{TestCourse, World, files_with_bytes};
+
+/// One step with one git check on `repo` with the given condition lines (YAML, 6-space indent).
+fn one_check(repo: &str, conditions: &str) -> TestCourse {
+    TestCourse::new(&[(
+        "step-1",
+        &format!(
+            "  - id: the-check\n    title: \"the git check\"\n    hint: \"the file's own hint\"\n    git:\n      repo: {repo}\n{conditions}"
+        ),
+    )])
+}
+
+fn run_json(world: &World, course: &TestCourse) -> crate::harness::Run {
+    world.labcheck(course, &["module-t", "step-1", "--format", "json"])
+}
+
+/// Step 5 as the course's recovery: every condition the kind has, on the solved world.
+const SOLVED_STEP_5: &str = r#"  - id: on-main
+    title: "checkout-config is on main, clean and pushed"
+    git: { repo: checkout-config, branch: main, clean: true, pushed: true }
+  - id: reverted
+    title: "the broken release is reverted"
+    git:
+      repo: checkout-config
+      head_reverts: "^checkout: 6\\.7\\.0 with a broken migration"
+  - id: hooks-commit
+    title: "the hooks commit is pushed"
+    git: { repo: checkout-config, has_commit: "^checkout: migration and smoke test in dev$" }
+  - id: dev-touched
+    title: "dev.yaml changed since step 2"
+    git:
+      repo: checkout-config
+      touched: { path: helm/dev.yaml, since: "^checkout: migration and smoke test" }
+  - id: platform
+    title: "step 1's commit is pushed"
+    git: { repo: argocd-platform, pushed: true, head_message: "^Argo CD: health status for Applications$" }
+"#;
+
+#[test]
+fn reverting_the_broken_release_and_pushing_passes_every_git_condition() {
+    let world = World::at(CoursePoint::Step5);
+    let course = TestCourse::new(&[("step-1", SOLVED_STEP_5)]);
+    let run = run_json(&world, &course);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let json = run.json();
+    assert_eq!(json["status"], "pass");
+    for check in json["checks"].as_array().unwrap() {
+        assert_eq!(check["status"], "pass", "{check:#}");
+        assert_eq!(check["kind"], "git");
+    }
+    let head = world.repo("checkout-config").head_sha().unwrap();
+    let reverted = run.check("reverted");
+    assert!(
+        reverted["summary"].as_str().unwrap().contains(&head[..7]),
+        "{reverted:#}"
+    );
+}
+
+#[test]
+fn committed_but_not_pushed_fails_with_a_hint_to_push() {
+    let world = World::at(CoursePoint::Fresh);
+    let platform = world.repo("argocd-platform");
+    platform
+        .write("argocd/values.yaml", &content::platform_values_solved())
+        .unwrap();
+    platform.commit_all(messages::STEP_1).unwrap();
+    let course = one_check("argocd-platform", "      pushed: true\n");
+    let run = run_json(&world, &course);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "fail");
+    assert_eq!(
+        check["summary"],
+        "main is 1 commit ahead of origin/main: committed but not pushed"
+    );
+    assert_eq!(check["hint"], "cd ~/work/argocd-platform && git push");
+    assert_eq!(check["actual"], "1 commit ahead");
+}
+
+#[test]
+fn pulled_nothing_after_a_teammate_pushed_fails_with_a_hint_to_pull() {
+    let world = World::at(CoursePoint::Step2);
+    let repo = world.repo("checkout-config");
+    repo.git(&["reset", "--quiet", "--hard", "HEAD~1"]).unwrap();
+    let run = run_json(
+        &world,
+        &one_check("checkout-config", "      pushed: true\n"),
+    );
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "fail");
+    assert_eq!(check["hint"], "cd ~/work/checkout-config && git pull");
+
+    repo.write("notes.txt", "local\n").unwrap();
+    repo.commit_all("local work").unwrap();
+    let run = run_json(
+        &world,
+        &one_check("checkout-config", "      pushed: true\n"),
+    );
+    let check = run.check("the-check");
+    assert_eq!(
+        check["hint"],
+        "cd ~/work/checkout-config && git pull --rebase && git push"
+    );
+    assert_eq!(check["actual"], "1 ahead, 1 behind");
+}
+
+#[test]
+fn editing_without_committing_fails_and_names_the_dirty_files() {
+    let world = World::at(CoursePoint::Step1);
+    let repo = world.repo("checkout-config");
+    repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())
+        .unwrap();
+    for i in 0..6 {
+        repo.write(&format!("scratch-{i}.txt"), "x\n").unwrap();
+    }
+    let run = run_json(&world, &one_check("checkout-config", "      clean: true\n"));
+    assert_eq!(run.code, 1);
+    let check = run.check("the-check");
+    assert_eq!(
+        check["summary"],
+        "~/work/checkout-config has 7 uncommitted changes: helm/dev.yaml, scratch-0.txt, scratch-1.txt, scratch-2.txt, scratch-3.txt and 2 more"
+    );
+    assert!(
+        check["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("cd ~/work/checkout-config && git add -A && git commit -m"),
+        "{check:#}"
+    );
+    assert!(check["detail"].as_str().unwrap().contains("scratch-5.txt"));
+}
+
+#[test]
+fn working_on_another_branch_fails_with_a_hint_to_switch_to_main() {
+    let world = World::at(CoursePoint::Step2);
+    world
+        .repo("checkout-config")
+        .git(&["switch", "--quiet", "-c", "my-fix"])
+        .unwrap();
+    let run = run_json(
+        &world,
+        &one_check("checkout-config", "      branch: main\n"),
+    );
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "fail");
+    assert_eq!(
+        check["summary"],
+        "~/work/checkout-config is on branch my-fix, not main"
+    );
+    assert_eq!(
+        check["hint"],
+        "cd ~/work/checkout-config && git switch main"
+    );
+}
+
+#[test]
+fn a_detached_head_fails_with_a_hint_to_switch_to_main() {
+    let world = World::at(CoursePoint::Step2);
+    let repo = world.repo("checkout-config");
+    repo.git(&["switch", "--quiet", "--detach", "HEAD~1"])
+        .unwrap();
+    let run = run_json(
+        &world,
+        &one_check(
+            "checkout-config",
+            "      branch: main\n      pushed: true\n",
+        ),
+    );
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "fail");
+    assert!(
+        check["summary"]
+            .as_str()
+            .unwrap()
+            .contains("HEAD is detached at"),
+        "{check:#}"
+    );
+    assert_eq!(
+        check["hint"],
+        "cd ~/work/checkout-config && git switch main"
+    );
+}
+
+#[test]
+fn a_revert_stopped_by_a_conflict_fails_with_continue_or_abort() {
+    let world = World::at(CoursePoint::Step4);
+    let repo = world.repo("checkout-config");
+    repo.git(&["revert", "--no-commit", "HEAD"]).unwrap();
+    let run = run_json(
+        &world,
+        &one_check("checkout-config", "      branch: main\n"),
+    );
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "fail");
+    assert!(
+        check["summary"]
+            .as_str()
+            .unwrap()
+            .contains("a revert is in progress")
+    );
+    assert!(
+        check["hint"]
+            .as_str()
+            .unwrap()
+            .contains("git revert --continue")
+    );
+}
+
+#[test]
+fn not_reverting_yet_fails_with_a_hint_to_revert_head() {
+    let world = World::at(CoursePoint::Step4);
+    let run = run_json(
+        &world,
+        &one_check(
+            "checkout-config",
+            "      head_reverts: \"^checkout: 6\\\\.7\\\\.0 with a broken migration\"\n",
+        ),
+    );
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "fail", "{check:#}");
+    assert_eq!(
+        check["hint"],
+        "cd ~/work/checkout-config && git revert --no-edit HEAD && git push"
+    );
+}
+
+#[test]
+fn a_commit_that_only_says_revert_is_not_a_revert() {
+    let world = World::at(CoursePoint::Step4);
+    let repo = world.repo("checkout-config");
+    let bad = repo.head_sha().unwrap();
+    repo.write("notes.txt", "we should revert\n").unwrap();
+    repo.commit_all(&format!(
+        "Revert \"{}\"\n\nThis reverts commit {bad}.",
+        messages::STEP_4
+    ))
+    .unwrap();
+    repo.push().unwrap();
+    let run = run_json(
+        &world,
+        &one_check(
+            "checkout-config",
+            "      pushed: true\n      head_reverts: \"^checkout: 6\\\\.7\\\\.0 with a broken migration\"\n",
+        ),
+    );
+    assert_eq!(run.code, 1);
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "fail");
+    let summary = check["summary"].as_str().unwrap();
+    assert!(summary.contains("but does not undo it"), "{summary}");
+    assert!(summary.contains("helm/dev.yaml"), "{summary}");
+    assert_eq!(
+        check["hint"],
+        format!(
+            "cd ~/work/checkout-config && git revert --no-edit {} && git push",
+            &bad[..7]
+        )
+    );
+}
+
+#[test]
+fn a_step_commit_made_but_not_pushed_fails_has_commit_with_a_hint_to_push() {
+    let world = World::at(CoursePoint::Step1);
+    let repo = world.repo("checkout-config");
+    repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())
+        .unwrap();
+    repo.commit_all(messages::STEP_2).unwrap();
+    let course = one_check(
+        "checkout-config",
+        "      has_commit: \"^checkout: migration and smoke test in dev$\"\n",
+    );
+    let check = run_json(&world, &course).check("the-check");
+    assert_eq!(check["status"], "fail");
+    assert!(
+        check["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with("is committed in ~/work/checkout-config but not pushed to origin/main")
+    );
+    assert_eq!(check["hint"], "cd ~/work/checkout-config && git push");
+
+    repo.push().unwrap();
+    let check = run_json(&world, &course).check("the-check");
+    assert_eq!(check["status"], "pass", "{check:#}");
+}
+
+#[test]
+fn a_step_never_committed_fails_has_commit_with_the_course_commit_command() {
+    let world = World::at(CoursePoint::Step1);
+    let course = one_check(
+        "checkout-config",
+        "      has_commit: \"^checkout: migration and smoke test in dev$\"\n",
+    );
+    let check = run_json(&world, &course).check("the-check");
+    assert_eq!(check["status"], "fail");
+    assert_eq!(
+        check["hint"],
+        "make the step's change, then cd ~/work/checkout-config && git add -A && git commit -m \"checkout: migration and smoke test in dev\" && git push"
+    );
+}
+
+#[test]
+fn touched_passes_once_the_change_is_pushed_and_not_before() {
+    let touched =
+        "      touched: { path: helm/dev.yaml, since: \"^checkout: migration and smoke test\" }\n";
+    let world = World::at(CoursePoint::Step2);
+    let check = run_json(&world, &one_check("checkout-config", touched)).check("the-check");
+    assert_eq!(check["status"], "fail");
+    assert!(
+        check["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("no commit after"),
+        "{check:#}"
+    );
+
+    let repo = world.repo("checkout-config");
+    repo.write("helm/dev.yaml", &content::checkout_dev_broken_migration())
+        .unwrap();
+    let check = run_json(&world, &one_check("checkout-config", touched)).check("the-check");
+    assert_eq!(check["actual"], "changed, not committed", "{check:#}");
+
+    repo.commit_all(messages::STEP_4).unwrap();
+    let check = run_json(&world, &one_check("checkout-config", touched)).check("the-check");
+    assert_eq!(check["actual"], "committed, not pushed", "{check:#}");
+    assert_eq!(check["hint"], "cd ~/work/checkout-config && git push");
+
+    repo.push().unwrap();
+    let check = run_json(&world, &one_check("checkout-config", touched)).check("the-check");
+    assert_eq!(check["status"], "pass", "{check:#}");
+}
+
+#[test]
+fn a_missing_repo_cannot_be_checked_and_says_how_to_get_it() {
+    let world = World::at(CoursePoint::Fresh);
+    std::fs::remove_dir_all(world.repo("checkout-config").path()).unwrap();
+    let run = run_json(
+        &world,
+        &one_check("checkout-config", "      pushed: true\n"),
+    );
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "error");
+    assert_eq!(
+        check["summary"],
+        "checkout-config: labcheck looked in ~/work/checkout-config, and it does not exist"
+    );
+    assert_eq!(
+        check["hint"],
+        "get git clone <your Git server>/team-checkout/checkout-config.git ~/work/checkout-config"
+    );
+    assert_eq!(run.json()["status"], "error");
+}
+
+#[test]
+fn a_plain_folder_where_the_repo_should_be_cannot_be_checked() {
+    let world = World::at(CoursePoint::Fresh);
+    let path = world.repo("checkout-config").path().to_path_buf();
+    std::fs::remove_dir_all(&path).unwrap();
+    std::fs::create_dir_all(path.join("helm")).unwrap();
+    let run = run_json(&world, &one_check("checkout-config", "      clean: true\n"));
+    assert_eq!(run.code, 3);
+    assert!(
+        run.check("the-check")["summary"]
+            .as_str()
+            .unwrap()
+            .contains("is not a git repository")
+    );
+}
+
+#[test]
+fn a_work_dir_outside_home_is_shown_as_its_real_path() {
+    let world = World::at(CoursePoint::Fresh);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let work = world.lab.work_dir();
+    let course = one_check("checkout-config", "      branch: dev\n");
+    let run = crate::harness::labcheck(
+        elsewhere.path(),
+        &[
+            "--course-dir",
+            course.path().to_str().unwrap(),
+            "module-t",
+            "step-1",
+            "--format",
+            "json",
+            "--work-dir",
+            work.to_str().unwrap(),
+        ],
+    );
+    let check = run.check("the-check");
+    assert_eq!(
+        check["hint"],
+        format!("cd {}/checkout-config && git switch dev", work.display())
+    );
+}
+
+#[test]
+fn the_json_report_carries_the_contract_fields() {
+    let world = World::at(CoursePoint::Step1);
+    world.repo("checkout-config").write("x.txt", "x\n").unwrap();
+    let run = run_json(&world, &one_check("checkout-config", "      clean: true\n"));
+    let json = run.json();
+    assert_eq!(json["module"], "module-t");
+    assert_eq!(json["step"], "step-1");
+    assert_eq!(json["track"], "kind");
+    assert_eq!(json["status"], "fail");
+    let check = &json["checks"][0];
+    assert_eq!(check["id"], "the-check");
+    assert_eq!(check["kind"], "git");
+    assert_eq!(check["expected"], "a clean working tree");
+    assert_eq!(check["actual"], "1 uncommitted change");
+    assert!(check["hint"].is_string());
+}
+
+#[test]
+fn a_bad_regex_in_a_check_file_is_a_course_error_with_its_position() {
+    let world = World::at(CoursePoint::Fresh);
+    let course = one_check(
+        "checkout-config",
+        "      head_message: \"checkout: (6.7.0\"\n",
+    );
+    let run = run_json(&world, &course);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("step-1.yaml:9:21: "), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("is not a valid regex"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn checking_leaves_the_repos_byte_identical() {
+    let world = World::at(CoursePoint::Step4);
+    let repo = world.repo("checkout-config");
+    // Same bytes, newer mtime: a stat-dirty index entry that `git status` would refresh and write.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    repo.write("helm/dev.yaml", &content::checkout_dev_broken_migration())
+        .unwrap();
+    repo.write("untracked.txt", "mine\n").unwrap();
+    let before = files_with_bytes(&world.lab.work_dir());
+    let course = TestCourse::new(&[("step-1", SOLVED_STEP_5)]);
+    let run = run_json(&world, &course);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(files_with_bytes(&world.lab.work_dir()), before);
+}
+
+#[test]
+fn the_human_report_of_a_failing_git_step() {
+    let world = World::at(CoursePoint::Step4);
+    let course = TestCourse::new(&[("step-1", SOLVED_STEP_5)]);
+    let run = world.labcheck(&course, &["module-t", "step-1"]);
+    assert_eq!(run.code, 1);
+    let head = world.repo("checkout-config").head_sha().unwrap();
+    let stable = run.stdout.replace(&head[..7], "<step-4 sha>");
+    insta::assert_snapshot!(stable);
+}
+
+#[test]
+fn touched_without_since_looks_only_at_the_pushed_tip() {
+    let world = World::at(CoursePoint::Step1);
+    let values = one_check(
+        "argocd-platform",
+        "      touched: { path: argocd/values.yaml }\n",
+    );
+    assert_eq!(
+        run_json(&world, &values).check("the-check")["status"],
+        "pass"
+    );
+    let apps = one_check("argocd-platform", "      touched: { path: apps }\n");
+    let check = run_json(&world, &apps).check("the-check");
+    assert_eq!(check["status"], "fail", "{check:#}");
+    assert_eq!(check["actual"], "apps unchanged");
+}

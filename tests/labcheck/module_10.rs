@@ -1,0 +1,192 @@
+//! Module 10's real check files against lab worlds: what a learner did → what labcheck says.
+
+use labcheck::lab::content;
+use labcheck::lab::world::CoursePoint;
+
+use crate::harness::{World, labcheck};
+
+/// Run a module 10 step from the built-in course in `world`, JSON out, no waiting.
+fn step(world: &World, step: &str, extra: &[&str]) -> crate::harness::Run {
+    let mut args = vec!["module-10", step, "--format", "json", "--no-wait"];
+    args.extend_from_slice(extra);
+    labcheck(world.home(), &args)
+}
+
+fn statuses_of_kinds(run: &crate::harness::Run, kinds: &[&str]) -> Vec<(String, String)> {
+    run.json()["checks"]
+        .as_array()
+        .map(|checks| {
+            checks
+                .iter()
+                .filter(|c| kinds.contains(&c["kind"].as_str().unwrap_or_default()))
+                .map(|c| {
+                    (
+                        c["id"].as_str().unwrap_or_default().to_string(),
+                        c["status"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn step_1_done_passes_every_repo_and_file_check() {
+    let world = World::at(CoursePoint::Step1);
+    let run = step(&world, "step-1", &[]);
+    let repo_checks = statuses_of_kinds(&run, &["git", "yaml_value", "files", "diff"]);
+    assert!(repo_checks.len() >= 5, "{}", run.stdout);
+    for (id, status) in &repo_checks {
+        assert_eq!(status, "pass", "check {id}:\n{}", run.stdout);
+    }
+}
+
+#[test]
+fn step_1_committed_but_not_pushed_fails_the_push_check_with_a_hint_to_push() {
+    let world = World::at(CoursePoint::Fresh);
+    let repo = world.repo("argocd-platform");
+    repo.write("argocd/values.yaml", &content::platform_values_solved())
+        .expect("edit");
+    repo.commit_all(content::messages::STEP_1).expect("commit");
+    let run = step(&world, "step-1", &[]);
+    let pushed = run.check("platform-pushed");
+    assert_eq!(pushed["status"], "fail", "{}", run.stdout);
+    assert!(
+        pushed["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("git push"),
+        "{pushed:#}"
+    );
+    assert!(
+        pushed["summary"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("ahead"),
+        "{pushed:#}"
+    );
+    assert_eq!(run.check("same-as-reference")["status"], "pass");
+    assert_eq!(run.json()["status"], "fail");
+    assert_eq!(run.code, 1);
+}
+
+#[test]
+fn step_1_with_a_different_values_file_fails_the_diff_with_the_diff_in_detail() {
+    let world = World::at(CoursePoint::Fresh);
+    let repo = world.repo("argocd-platform");
+    let typo = content::platform_values_solved().replacen(
+        "hs.status = obj.status.health.status",
+        "hs.status = obj.status.health",
+        1,
+    );
+    repo.write("argocd/values.yaml", &typo).expect("edit");
+    repo.commit_all(content::messages::STEP_1).expect("commit");
+    repo.push().expect("push");
+    let run = step(&world, "step-1", &[]);
+    let diff = run.check("same-as-reference");
+    assert_eq!(diff["status"], "fail", "{}", run.stdout);
+    let detail = diff["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("-        hs.status = obj.status.health.status"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("+        hs.status = obj.status.health\n"),
+        "{detail}"
+    );
+    assert_eq!(run.check("platform-pushed")["status"], "pass");
+}
+
+#[test]
+fn step_1_before_anything_was_done_fails_with_the_block_to_add() {
+    let world = World::at(CoursePoint::Fresh);
+    let run = step(&world, "step-1", &[]);
+    let added = run.check("health-check-added");
+    assert_eq!(added["status"], "fail", "{}", run.stdout);
+    assert!(
+        added["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("resource.customizations.health.argoproj.io_Application"),
+        "{added:#}"
+    );
+    assert_eq!(run.check("waves-first")["status"], "pass");
+}
+
+#[test]
+fn step_2_values_not_edited_yet_fail_with_the_key_to_add() {
+    let world = World::at(CoursePoint::Step1);
+    let run = step(&world, "step-2", &[]);
+    for id in ["migration-enabled", "smoke-test-enabled"] {
+        let check = run.check(id);
+        assert_eq!(check["status"], "fail", "{id}: {}", run.stdout);
+        assert!(
+            check["hint"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("enabled: true"),
+            "{check:#}"
+        );
+    }
+}
+
+#[test]
+fn step_4_and_5_repo_checks_follow_the_release_and_its_revert() {
+    let world = World::at(CoursePoint::Step4);
+    let run = step(&world, "step-4", &[]);
+    for id in ["tag-670", "migration-fails", "release-pushed"] {
+        assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
+    }
+    let before_revert = step(&world, "step-5", &[]);
+    assert_eq!(before_revert.check("head-is-revert")["status"], "fail");
+
+    world
+        .lab
+        .do_step(CoursePoint::Step5)
+        .expect("revert and push");
+    let run = step(&world, "step-5", &[]);
+    for id in [
+        "head-is-revert",
+        "revert-pushed",
+        "tag-back-to-671",
+        "fail-switch-gone",
+    ] {
+        assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
+    }
+}
+
+#[test]
+fn break_it_stages_follow_the_break_and_the_fix() {
+    let world = World::at(CoursePoint::BreakIt);
+    let run = step(&world, "break-it/break", &[]);
+    for id in ["smoke-path-503", "break-pushed"] {
+        assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
+    }
+    let fix_too_early = step(&world, "break-it/fix", &[]);
+    assert_eq!(fix_too_early.check("smoke-path-gone")["status"], "fail");
+
+    world
+        .lab
+        .do_step(CoursePoint::BreakItFixed)
+        .expect("revert");
+    let run = step(&world, "break-it/fix", &[]);
+    for id in ["head-is-revert", "fix-pushed", "smoke-path-gone"] {
+        assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
+    }
+}
+
+#[test]
+fn a_missing_work_repo_is_could_not_check_with_how_to_get_it() {
+    let world = World::at(CoursePoint::Step1);
+    std::fs::remove_dir_all(world.lab.work_dir().join("argocd-gitops")).expect("remove");
+    let run = step(&world, "step-1", &[]);
+    let diff = run.check("same-as-reference");
+    assert_eq!(diff["status"], "error", "{}", run.stdout);
+    assert!(
+        diff["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("git clone"),
+        "{diff:#}"
+    );
+}
