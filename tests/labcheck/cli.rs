@@ -136,7 +136,11 @@ fn a_bad_wait_in_a_check_file_points_at_the_check_that_holds_it() {
         ],
     );
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("step-1.yaml:4:5: checks[0]"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("step-1.yaml:4:5: checks[0]"),
+        "{}",
+        run.stderr
+    );
     assert!(
         run.stderr.contains("`wait: soon` is not a duration"),
         "{}",

@@ -608,3 +608,67 @@ async fn step_1_without_the_health_key_fails() {
     assert_eq!(text(key, "actual"), "missing");
     assert_eq!(code, 1);
 }
+
+/// Run the course's own module 10 (embedded) against a snapshot file.
+async fn run_module_10(lab: &Lab, step: &str, snapshot: Snapshot) -> (i32, Value) {
+    let file = lab.dir.path().join("state.yaml");
+    let yaml = snapshot.to_yaml().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&file, yaml).unwrap_or_else(|e| panic!("{e}"));
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+        .args([
+            "module-10",
+            step,
+            "--format",
+            "json",
+            "--no-wait",
+            "--snapshot",
+        ])
+        .arg(&file)
+        .arg("--work-dir")
+        .arg(lab.world.work_dir())
+        .env_remove("KUBECONFIG")
+        .env("HOME", lab.dir.path())
+        .output()
+        .await
+        .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
+    let text = String::from_utf8_lossy(&output.stdout).to_string();
+    let report: Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
+    (output.status.code().unwrap_or(-1), report)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn module_10_as_shipped_passes_every_step_on_its_solved_cluster() {
+    for (point, step) in [
+        (CoursePoint::Step1, "step-1"),
+        (CoursePoint::Step2, "step-2"),
+        (CoursePoint::Step3, "step-3"),
+        (CoursePoint::Step4, "step-4"),
+        (CoursePoint::Step5, "step-5"),
+        (CoursePoint::BreakIt, "break-it/break"),
+        (CoursePoint::BreakItFixed, "break-it/fix"),
+    ] {
+        let lab = Lab::at(point);
+        let (code, report) = run_module_10(&lab, step, cluster::solved(point, &lab.revs)).await;
+        assert_eq!(report["status"], "pass", "{step}: {report:#}");
+        assert_eq!(code, 0, "{step}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn module_10_step_4_before_argo_cd_synced_fails_only_its_cluster_checks() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let (code, report) = run_module_10(&lab, "step-4", cluster::seen_not_synced(&lab.revs)).await;
+    assert_eq!(code, 1);
+    for id in ["sync-failed", "presync-hook-failed", "migrate-job-failed"] {
+        let c = check(&report, id);
+        assert_eq!(c["status"], "fail", "{id}: {c:#}");
+        assert!(
+            text(c, "hint").contains("argocd app sync checkout-dev"),
+            "{id}: {c:#}"
+        );
+    }
+    for id in ["tag-670", "release-pushed", "deployment-untouched"] {
+        assert_eq!(check(&report, id)["status"], "pass", "{id}");
+    }
+}
