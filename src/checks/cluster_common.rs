@@ -91,7 +91,7 @@ pub fn belonging(job: &Job, app: &Application) -> Belonging {
 pub fn stale_job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outcome> {
     let name = job.metadata.name.clone().unwrap_or_default();
     match belonging(job, app) {
-        Belonging::LastSync => None,
+        Belonging::LastSync => older_revision_outcome(&name, app, app_name),
         Belonging::NoSync => Some(
             Outcome::fail(format!(
                 "Job {name} exists, but Argo CD has no record of a sync of {app_name}"
@@ -145,6 +145,47 @@ pub fn stale_job_outcome(job: &Job, app: &Application, app_name: &str) -> Option
             )
         }
     }
+}
+
+/// A Job of the last sync still is not the step's Job when that sync ran an older revision than
+/// the one Argo CD now targets (the learner pushed, the new sync has not run yet).
+fn older_revision_outcome(name: &str, app: &Application, app_name: &str) -> Option<Outcome> {
+    let target = app
+        .status
+        .sync
+        .revision
+        .as_deref()
+        .filter(|r| !r.is_empty())?;
+    let ran = app.operation_revision()?;
+    if ran == target || app.operation_running() {
+        return None;
+    }
+    let outcome = Outcome::fail(format!(
+        "Job {name} is from an earlier sync of {}; Argo CD now targets {}, which no sync has run yet",
+        short(ran),
+        short(target)
+    ))
+    .with_expected(format!("a Job {name} from a sync of {}", short(target)))
+    .with_actual(format!("a Job from the sync of {}", short(ran)))
+    .with_hint(format!(
+        "run the sync: `argocd app sync {app_name}`"
+    ));
+    let auto_sync_pending = app
+        .spec
+        .sync_policy
+        .as_ref()
+        .is_some_and(|p| p.get("automated").is_some())
+        && app.status.sync.status.as_deref() == Some("OutOfSync")
+        && !app
+            .last_operation()
+            .and_then(|o| o.phase.as_deref())
+            .is_some_and(|p| p == "Failed" || p == "Error");
+    Some(if auto_sync_pending {
+        // Auto-sync starts a sync for an OutOfSync app on its own.
+        outcome.still_in_progress()
+    } else {
+        outcome
+    })
 }
 
 /// The last sync's entry for `kind`/`name`, if it ran it.

@@ -599,6 +599,45 @@ pub fn argo_cd_missing() -> Snapshot {
         .done()
 }
 
+/// `first`, then `next` once `after` has passed (for `--wait`): objects of `next` replace or add
+/// to those of `first`, objects only in `first` are deleted.
+pub fn then(first: Snapshot, after: std::time::Duration, next: Snapshot) -> Snapshot {
+    let key = |o: &Value| {
+        (
+            o["apiVersion"].as_str().unwrap_or("").to_string(),
+            o["kind"].as_str().unwrap_or("").to_string(),
+            o["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+            o["metadata"]["name"].as_str().unwrap_or("").to_string(),
+        )
+    };
+    let kept: std::collections::HashSet<_> = next.objects.iter().map(key).collect();
+    let deleted = first
+        .objects
+        .iter()
+        .map(key)
+        .filter(|k| !kept.contains(k))
+        .map(
+            |(api_version, kind, namespace, name)| crate::snapshot::ObjectRef {
+                api_version,
+                kind,
+                namespace: (!namespace.is_empty()).then_some(namespace),
+                name,
+            },
+        )
+        .collect();
+    let mut snapshot = first;
+    snapshot.timeline.push(crate::snapshot::TimelineEntry {
+        after,
+        objects: next.objects,
+        deleted,
+        logs: next.logs,
+    });
+    snapshot
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

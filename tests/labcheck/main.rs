@@ -1,6 +1,7 @@
 //! labcheck's one integration-test binary: real lab worlds, a served Kubernetes API, the real binary.
 
 mod cli;
+mod cluster_checks;
 mod file_checks;
 mod git_checks;
 mod harness;

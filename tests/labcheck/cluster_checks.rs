@@ -1,0 +1,674 @@
+//! Cluster checks end to end: a lab world of real git repos, a module 10 cluster state served by
+//! the snapshot server over HTTP, the real `labcheck` binary reading it through kube with a
+//! kubeconfig (or `--snapshot`). A small course written here keeps these tests independent of
+//! module 10's real check files.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use labcheck::lab::cluster::{self, Revisions};
+use labcheck::lab::world::{CoursePoint, LabWorld};
+use labcheck::serve::{self, RunningServer, ServeOptions};
+use labcheck::snapshot::Snapshot;
+use serde_json::Value;
+
+const MODULE: &str = r#"format: labcheck/v1
+module: m10
+title: "Cluster checks under test"
+tracks: {default: kind, available: [kind]}
+repos:
+  - {name: argocd-platform, get: "clone argocd-platform"}
+  - {name: checkout-config, get: "clone checkout-config"}
+  - {name: argocd-gitops, get: "clone argocd-gitops"}
+argocd: {namespace: argocd}
+steps: [step-1, step-2, step-3, step-4, step-5, break, fix]
+"#;
+
+const STEP_1: &str = r#"format: labcheck/v1
+title: "Applications report health"
+checks:
+  - id: health-key
+    title: "argocd-cm has the Application health check"
+    object: {api: v1, kind: ConfigMap, namespace: argocd, name: argocd-cm,
+             field: {path: 'data["resource.customizations.health.argoproj.io_Application"]', present: true}}
+"#;
+
+const STEP_2: &str = r#"format: labcheck/v1
+title: "Hooks on, synced"
+checks:
+  - id: synced
+    title: "checkout-dev synced your push and ran its hooks"
+    argocd_app: {name: checkout-dev, revision_of: checkout-config, sync: Synced, health: Healthy, phase: Succeeded,
+                 hook: {kind: Job, name: checkout-migrate, phase: PreSync, result: Succeeded}}
+  - id: migrate
+    title: "the migration Job of that sync is complete"
+    job: {namespace: checkout-dev, name: checkout-migrate, expect: complete, app: checkout-dev}
+  - id: smoke
+    title: "the smoke test Job of that sync is complete"
+    job: {namespace: checkout-dev, name: checkout-smoke-test, expect: complete, app: checkout-dev}
+  - id: migrate-log
+    title: "the migration logged its work"
+    logs: {namespace: checkout-dev, job: checkout-migrate, contains: "migration complete", app: checkout-dev}
+"#;
+
+const STEP_3: &str = r#"format: labcheck/v1
+title: "The order of the last sync"
+checks:
+  - id: order
+    title: "PreSync, then wave -1, then the Deployment, then PostSync"
+    argocd_app:
+      name: checkout-dev
+      order:
+        - {kind: Job, name: checkout-migrate, phase: PreSync}
+        - {kind: ConfigMap, name: checkout-config}
+        - {kind: Deployment, name: checkout}
+        - {kind: Job, name: checkout-smoke-test, phase: PostSync}
+"#;
+
+const STEP_4: &str = r#"format: labcheck/v1
+title: "A failing migration"
+checks:
+  - id: sync-failed
+    title: "the sync of your push failed in PreSync"
+    hint: "push, refresh, wait about 40 seconds"
+    argocd_app: {name: checkout-dev, revision_of: checkout-config, phase: [Failed, Error],
+                 hook: {kind: Job, name: checkout-migrate, phase: PreSync, result: Failed}}
+  - id: image
+    title: "the Deployment still runs 6.7.1"
+    object: {api: apps/v1, kind: Deployment, namespace: checkout-dev, name: checkout,
+             field: {path: "spec.template.spec.containers[0].image", ends_with: ":6.7.1"}}
+  - id: migrate
+    title: "the migration Job failed"
+    job: {namespace: checkout-dev, name: checkout-migrate, expect: failed, reason: BackoffLimitExceeded, app: checkout-dev}
+  - id: migrate-log
+    title: "the migration logged its failure"
+    logs: {namespace: checkout-dev, job: checkout-migrate, contains: "migration failed", app: checkout-dev}
+"#;
+
+const STEP_5: &str = r#"format: labcheck/v1
+title: "Recover with a revert"
+checks:
+  - id: recovered
+    title: "checkout-dev is synced and healthy at your revert"
+    argocd_app: {name: checkout-dev, revision_of: checkout-config, sync: Synced, health: Healthy, phase: Succeeded}
+"#;
+
+const BREAK: &str = r#"format: labcheck/v1
+title: "A smoke test that fails"
+checks:
+  - id: postsync-failed
+    title: "the sync failed in PostSync while the app stayed Healthy"
+    argocd_app: {name: checkout-dev, revision_of: checkout-config, sync: Synced, health: Healthy, phase: Failed,
+                 hook: {kind: Job, name: checkout-smoke-test, phase: PostSync, result: Failed}}
+  - id: sync-fail-hook
+    title: "the SyncFail hook ran"
+    argocd_app: {name: checkout-dev, hook: {kind: Job, name: checkout-sync-failed, phase: SyncFail, result: Succeeded}}
+  - id: smoke-log
+    title: "the smoke test logged the 503"
+    logs: {namespace: checkout-dev, job: checkout-smoke-test, matches: "error: 503", app: checkout-dev}
+"#;
+
+const FIX: &str = r#"format: labcheck/v1
+title: "Fixed"
+checks:
+  - id: fixed
+    title: "the next sync succeeded"
+    argocd_app: {name: checkout-dev, revision_of: checkout-config, sync: Synced, health: Healthy, phase: Succeeded}
+"#;
+
+/// A lab: course folder, work repos at a point, and the revisions they pushed.
+struct Lab {
+    dir: tempfile::TempDir,
+    world: LabWorld,
+    revs: Revisions,
+}
+
+impl Lab {
+    fn at(point: CoursePoint) -> Lab {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("no temp dir: {e}"));
+        let course = dir.path().join("course");
+        let module = course.join("modules").join("m10");
+        std::fs::create_dir_all(&module).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(course.join("expected")).unwrap_or_else(|e| panic!("{e}"));
+        for (name, text) in [
+            ("module.yaml", MODULE),
+            ("step-1.yaml", STEP_1),
+            ("step-2.yaml", STEP_2),
+            ("step-3.yaml", STEP_3),
+            ("step-4.yaml", STEP_4),
+            ("step-5.yaml", STEP_5),
+            ("break.yaml", BREAK),
+            ("fix.yaml", FIX),
+        ] {
+            std::fs::write(module.join(name), text).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let world = LabWorld::at(&dir.path().join("lab"), point)
+            .unwrap_or_else(|e| panic!("lab world at {point}: {e}"));
+        let revs = Revisions::of_world(&world).unwrap_or_else(|e| panic!("{e}"));
+        Lab { dir, world, revs }
+    }
+
+    fn course(&self) -> PathBuf {
+        self.dir.path().join("course")
+    }
+
+    /// A kubeconfig for `server` in the lab folder.
+    fn kubeconfig(&self, server: &RunningServer) -> PathBuf {
+        let path = self.dir.path().join("kubeconfig");
+        serve::write_kubeconfig(&path, &server.url(), "lab")
+            .unwrap_or_else(|e| panic!("kubeconfig: {e}"));
+        path
+    }
+
+    /// Run `labcheck m10 STEP --format json` with `extra` arguments; (exit code, report, elapsed).
+    async fn run(&self, step: &str, extra: &[&str]) -> (i32, Value, Duration) {
+        let started = Instant::now();
+        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+            .arg("m10")
+            .arg(step)
+            .arg("--format")
+            .arg("json")
+            .arg("--course-dir")
+            .arg(self.course())
+            .arg("--work-dir")
+            .arg(self.world.work_dir())
+            .args(extra)
+            .env_remove("KUBECONFIG")
+            .env("HOME", self.dir.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .await
+            .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
+        let text = String::from_utf8_lossy(&output.stdout).to_string();
+        let report: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {text}\nstderr: {}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+        (
+            output.status.code().unwrap_or(-1),
+            report,
+            started.elapsed(),
+        )
+    }
+
+    /// Serve `snapshot` and run `step` against it through a kubeconfig.
+    async fn check(&self, step: &str, snapshot: Snapshot) -> (i32, Value, RunningServer) {
+        let server = start(snapshot, ServeOptions::default()).await;
+        let kubeconfig = self.kubeconfig(&server);
+        let (code, report, _) = self
+            .run(step, &["--no-wait", "--kubeconfig", path_str(&kubeconfig)])
+            .await;
+        (code, report, server)
+    }
+}
+
+async fn start(snapshot: Snapshot, options: ServeOptions) -> RunningServer {
+    serve::start(
+        snapshot,
+        "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
+        options,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("server: {e}"))
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str()
+        .unwrap_or_else(|| panic!("non-UTF-8 temp path"))
+}
+
+/// The check `id` of a step report.
+fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .and_then(|checks| checks.iter().find(|c| c["id"] == id))
+        .unwrap_or_else(|| panic!("no check {id} in {report:#}"))
+}
+
+fn text<'a>(check: &'a Value, field: &str) -> &'a str {
+    check[field].as_str().unwrap_or("")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_step_done_right_passes_against_its_solved_cluster() {
+    for (point, step) in [
+        (CoursePoint::Step1, "step-1"),
+        (CoursePoint::Step2, "step-2"),
+        (CoursePoint::Step3, "step-3"),
+        (CoursePoint::Step4, "step-4"),
+        (CoursePoint::Step5, "step-5"),
+        (CoursePoint::BreakIt, "break"),
+        (CoursePoint::BreakItFixed, "fix"),
+    ] {
+        let lab = Lab::at(point);
+        let (code, report, server) = lab.check(step, cluster::solved(point, &lab.revs)).await;
+        assert_eq!(report["status"], "pass", "{step}: {report:#}");
+        assert_eq!(code, 0, "{step}");
+        assert!(server.requests.writes().is_empty(), "labcheck only reads");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let (code, report, _server) = lab
+        .check(
+            "step-4",
+            cluster::not_seen_yet(CoursePoint::Step4, &lab.revs),
+        )
+        .await;
+    assert_eq!(code, 1);
+    let app = check(&report, "sync-failed");
+    assert_eq!(app["status"], "fail");
+    let expected = format!(
+        "Argo CD is still at {}, you pushed {}",
+        &lab.revs.checkout_before[..7],
+        &lab.revs.checkout[..7]
+    );
+    assert_eq!(text(app, "summary"), expected);
+    assert!(text(app, "hint").contains("argocd app get checkout-dev --refresh"));
+    assert!(text(app, "diagnosis").contains("pushed [ok"), "{app:#}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_left_by_the_previous_sync_neither_passes_nor_fails_step_4_on_its_state() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let (code, report, _server) = lab
+        .check("step-4", cluster::seen_not_synced(&lab.revs))
+        .await;
+    assert_eq!(code, 1);
+    let job = check(&report, "migrate");
+    assert_eq!(job["status"], "fail");
+    assert!(
+        text(job, "summary").contains("is from an earlier sync"),
+        "{job:#}"
+    );
+    assert!(text(job, "hint").contains("argocd app sync checkout-dev"));
+    let log = check(&report, "migrate-log");
+    assert_eq!(log["status"], "fail");
+    assert!(text(log, "summary").contains("earlier sync"), "{log:#}");
+    let app = check(&report, "sync-failed");
+    assert!(
+        text(app, "summary").contains("the last sync of checkout-dev ran"),
+        "{app:#}"
+    );
+    // The Deployment check is independent of the sync and still holds.
+    assert_eq!(check(&report, "image")["status"], "pass");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_still_running_fails_without_waiting_when_told_not_to() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let (code, report, _server) = lab.check("step-4", cluster::sync_running(&lab.revs)).await;
+    assert_eq!(code, 1);
+    let app = check(&report, "sync-failed");
+    assert!(
+        text(app, "summary").contains("is Running, expected Failed or Error"),
+        "{app:#}"
+    );
+    let job = check(&report, "migrate");
+    assert!(
+        text(job, "summary").contains("is still running (0/1)"),
+        "{job:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_sees_the_running_sync_end_in_presync_failure() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let timeline = cluster::then(
+        cluster::sync_running(&lab.revs),
+        Duration::from_secs(2),
+        cluster::solved(CoursePoint::Step4, &lab.revs),
+    );
+    let server = start(timeline, ServeOptions::default()).await;
+    let kubeconfig = lab.kubeconfig(&server);
+    let (code, report, elapsed) = lab
+        .run(
+            "step-4",
+            &["--wait", "15s", "--kubeconfig", path_str(&kubeconfig)],
+        )
+        .await;
+    assert_eq!(report["status"], "pass", "{report:#}");
+    assert_eq!(code, 0);
+    assert!(
+        elapsed >= Duration::from_secs(2) && elapsed < Duration::from_secs(12),
+        "{elapsed:?}"
+    );
+    // The runner re-reads about once a second, not in a tight loop.
+    let app_path = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
+    let reads = server.requests.count("GET", app_path);
+    assert!((2..=8).contains(&reads), "{reads} reads of the Application");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_switched_on_but_never_synced_fails_with_a_hint_to_sync() {
+    let lab = Lab::at(CoursePoint::Step2);
+    let (code, report, _server) = lab
+        .check("step-2", cluster::hooks_never_synced(&lab.revs))
+        .await;
+    assert_eq!(code, 1);
+    let app = check(&report, "synced");
+    assert!(
+        text(app, "hint").contains("argocd app sync checkout-dev"),
+        "{app:#}"
+    );
+    let job = check(&report, "migrate");
+    assert_eq!(
+        text(job, "summary"),
+        "Job checkout-migrate in checkout-dev does not exist"
+    );
+    assert!(text(job, "hint").contains("did not run it"), "{job:#}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_syncfail_hook_that_never_ran_fails_the_break_stage() {
+    let lab = Lab::at(CoursePoint::BreakIt);
+    let (code, report, _server) = lab
+        .check("break", cluster::postsync_failed(&lab.revs, false))
+        .await;
+    assert_eq!(code, 1);
+    assert_eq!(check(&report, "postsync-failed")["status"], "pass");
+    assert_eq!(check(&report, "smoke-log")["status"], "pass");
+    let hook = check(&report, "sync-fail-hook");
+    assert_eq!(hook["status"], "fail");
+    assert!(
+        text(hook, "diagnosis").contains("No SyncFail hook ran."),
+        "{hook:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postsync_failed_while_healthy_names_the_smoke_test_and_shows_its_log() {
+    // The learner runs the fix stage before fixing anything.
+    let lab = Lab::at(CoursePoint::BreakIt);
+    let (code, report, _server) = lab
+        .check("fix", cluster::solved(CoursePoint::BreakIt, &lab.revs))
+        .await;
+    assert_eq!(code, 1);
+    let fixed = check(&report, "fixed");
+    assert_eq!(
+        text(fixed, "summary"),
+        "the last sync of checkout-dev is Failed, expected Succeeded"
+    );
+    let diagnosis = text(fixed, "diagnosis");
+    assert!(
+        diagnosis.contains("the PostSync hook Job checkout-smoke-test (PostSync) failed"),
+        "{diagnosis}"
+    );
+    assert!(
+        diagnosis.contains("The SyncFail hook checkout-sync-failed ran: Succeeded."),
+        "{diagnosis}"
+    );
+    assert!(
+        text(fixed, "detail").contains("curl: (22) The requested URL returned error: 503"),
+        "{fixed:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pod_that_cannot_find_its_configmap_is_named_in_the_diagnosis() {
+    let lab = Lab::at(CoursePoint::Step5);
+    let (code, report, _server) = lab
+        .check("step-5", cluster::config_missing(&lab.revs))
+        .await;
+    assert_eq!(code, 1);
+    let app = check(&report, "recovered");
+    assert!(text(app, "summary").contains("Progressing"), "{app:#}");
+    assert!(
+        text(app, "diagnosis")
+            .contains("CreateContainerConfigError (configmap \"checkout-config\" not found)"),
+        "{app:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_object_is_fetched_once_however_many_checks_read_it() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let (_, report, server) = lab
+        .check("step-4", cluster::solved(CoursePoint::Step4, &lab.revs))
+        .await;
+    assert_eq!(report["status"], "pass", "{report:#}");
+    let requests = server.requests.entries();
+    let app = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
+    let job = "/apis/batch/v1/namespaces/checkout-dev/jobs/checkout-migrate";
+    // Three checks read the Application, two the Job.
+    assert_eq!(server.requests.count("GET", app), 1, "{requests:#?}");
+    assert_eq!(server.requests.count("GET", job), 1, "{requests:#?}");
+    assert!(requests.iter().all(|r| r.method == "GET"));
+    assert!(
+        !requests
+            .iter()
+            .any(|r| r.path.starts_with("/apis") && r.path.split('/').count() <= 4),
+        "no discovery: {requests:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_file_is_read_like_a_cluster() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let file = lab.dir.path().join("step-4.yaml");
+    let yaml = cluster::solved(CoursePoint::Step4, &lab.revs)
+        .to_yaml()
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&file, yaml).unwrap_or_else(|e| panic!("{e}"));
+    let (code, report, _) = lab
+        .run("step-4", &["--no-wait", "--snapshot", path_str(&file)])
+        .await;
+    assert_eq!(report["status"], "pass", "{report:#}");
+    assert_eq!(code, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_without_argo_cd_cannot_be_checked() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let (code, report, _server) = lab.check("step-4", cluster::argo_cd_missing()).await;
+    let app = check(&report, "sync-failed");
+    assert_eq!(app["status"], "error", "{app:#}");
+    assert!(
+        text(app, "summary")
+            .contains("Argo CD (its Application CRD, applications.argoproj.io) is not installed"),
+        "{app:#}"
+    );
+    assert_eq!(check(&report, "image")["status"], "pass");
+    assert_eq!(report["status"], "error");
+    assert_eq!(code, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_kubeconfig_anywhere_is_an_error_saying_where_it_looked() {
+    let lab = Lab::at(CoursePoint::Step1);
+    let (code, report, _) = lab.run("step-1", &["--no-wait"]).await;
+    let key = check(&report, "health-key");
+    assert_eq!(key["status"], "error");
+    assert!(
+        text(key, "summary").contains("no kubeconfig found"),
+        "{key:#}"
+    );
+    assert!(text(key, "hint").contains("--kubeconfig"));
+    assert_eq!(code, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_context_is_an_error_listing_the_ones_there_are() {
+    let lab = Lab::at(CoursePoint::Step1);
+    let server = start(Snapshot::new(), ServeOptions::default()).await;
+    let kubeconfig = lab.kubeconfig(&server);
+    let (code, report, _) = lab
+        .run(
+            "step-1",
+            &[
+                "--no-wait",
+                "--kubeconfig",
+                path_str(&kubeconfig),
+                "--context",
+                "kind-other",
+            ],
+        )
+        .await;
+    let key = check(&report, "health-key");
+    assert!(
+        text(key, "summary").contains("context `kind-other` is not in the kubeconfig"),
+        "{key:#}"
+    );
+    assert!(text(key, "hint").contains("lab"));
+    assert_eq!(code, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_port_is_an_error_within_seconds() {
+    let lab = Lab::at(CoursePoint::Step1);
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+        listener
+            .local_addr()
+            .map(|a| a.port())
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let kubeconfig = lab.dir.path().join("closed");
+    serve::write_kubeconfig(&kubeconfig, &format!("http://127.0.0.1:{port}"), "closed")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (code, report, elapsed) = lab
+        .run(
+            "step-1",
+            &["--no-wait", "--kubeconfig", path_str(&kubeconfig)],
+        )
+        .await;
+    let key = check(&report, "health-key");
+    assert_eq!(key["status"], "error");
+    assert!(
+        text(key, "summary").contains("cannot reach the Kubernetes API"),
+        "{key:#}"
+    );
+    assert_eq!(code, 3);
+    assert!(elapsed < Duration::from_secs(12), "{elapsed:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forbidden_names_the_verb_and_the_resource() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let options = ServeOptions {
+        fail_with: Some(403),
+        fail_resources: vec!["jobs".to_string()],
+        ..ServeOptions::default()
+    };
+    let server = start(cluster::solved(CoursePoint::Step4, &lab.revs), options).await;
+    let kubeconfig = lab.kubeconfig(&server);
+    let (code, report, _) = lab
+        .run(
+            "step-4",
+            &["--no-wait", "--kubeconfig", path_str(&kubeconfig)],
+        )
+        .await;
+    let job = check(&report, "migrate");
+    assert_eq!(job["status"], "error");
+    assert_eq!(
+        text(job, "summary"),
+        "could not check: forbidden: cannot get jobs.batch in checkout-dev"
+    );
+    assert!(
+        text(job, "hint").contains("kubectl auth can-i get jobs.batch"),
+        "{job:#}"
+    );
+    assert_eq!(check(&report, "sync-failed")["status"], "pass");
+    assert_eq!(code, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_error_is_an_error_not_a_verdict() {
+    let lab = Lab::at(CoursePoint::Step1);
+    let options = ServeOptions {
+        fail_with: Some(500),
+        ..ServeOptions::default()
+    };
+    let server = start(cluster::solved(CoursePoint::Step1, &lab.revs), options).await;
+    let kubeconfig = lab.kubeconfig(&server);
+    let (code, report, _) = lab
+        .run(
+            "step-1",
+            &["--no-wait", "--kubeconfig", path_str(&kubeconfig)],
+        )
+        .await;
+    let key = check(&report, "health-key");
+    assert_eq!(key["status"], "error");
+    assert!(text(key, "summary").contains("answered 500"), "{key:#}");
+    assert_eq!(code, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn step_1_without_the_health_key_fails() {
+    let lab = Lab::at(CoursePoint::Step1);
+    let (code, report, _server) = lab
+        .check("step-1", cluster::solved(CoursePoint::Fresh, &lab.revs))
+        .await;
+    let key = check(&report, "health-key");
+    assert_eq!(key["status"], "fail");
+    assert_eq!(text(key, "actual"), "missing");
+    assert_eq!(code, 1);
+}
+
+/// Run the course's own module 10 (embedded) against a snapshot file.
+async fn run_module_10(lab: &Lab, step: &str, snapshot: Snapshot) -> (i32, Value) {
+    let file = lab.dir.path().join("state.yaml");
+    let yaml = snapshot.to_yaml().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&file, yaml).unwrap_or_else(|e| panic!("{e}"));
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+        .args([
+            "module-10",
+            step,
+            "--format",
+            "json",
+            "--no-wait",
+            "--snapshot",
+        ])
+        .arg(&file)
+        .arg("--work-dir")
+        .arg(lab.world.work_dir())
+        .env_remove("KUBECONFIG")
+        .env("HOME", lab.dir.path())
+        .output()
+        .await
+        .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
+    let text = String::from_utf8_lossy(&output.stdout).to_string();
+    let report: Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
+    (output.status.code().unwrap_or(-1), report)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn module_10_as_shipped_passes_every_step_on_its_solved_cluster() {
+    for (point, step) in [
+        (CoursePoint::Step1, "step-1"),
+        (CoursePoint::Step2, "step-2"),
+        (CoursePoint::Step3, "step-3"),
+        (CoursePoint::Step4, "step-4"),
+        (CoursePoint::Step5, "step-5"),
+        (CoursePoint::BreakIt, "break-it/break"),
+        (CoursePoint::BreakItFixed, "break-it/fix"),
+    ] {
+        let lab = Lab::at(point);
+        let (code, report) = run_module_10(&lab, step, cluster::solved(point, &lab.revs)).await;
+        assert_eq!(report["status"], "pass", "{step}: {report:#}");
+        assert_eq!(code, 0, "{step}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn module_10_step_4_before_argo_cd_synced_fails_only_its_cluster_checks() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let (code, report) = run_module_10(&lab, "step-4", cluster::seen_not_synced(&lab.revs)).await;
+    assert_eq!(code, 1);
+    for id in ["sync-failed", "presync-hook-failed", "migrate-job-failed"] {
+        let c = check(&report, id);
+        assert_eq!(c["status"], "fail", "{id}: {c:#}");
+        assert!(
+            text(c, "hint").contains("argocd app sync checkout-dev"),
+            "{id}: {c:#}"
+        );
+    }
+    for id in ["tag-670", "release-pushed", "deployment-untouched"] {
+        assert_eq!(check(&report, id)["status"], "pass", "{id}");
+    }
+}
