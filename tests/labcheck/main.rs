@@ -7,4 +7,5 @@ mod git_checks;
 mod harness;
 mod kubectl;
 mod module_10;
+mod module_10_cluster;
 mod serve_api;

@@ -1,0 +1,316 @@
+//! Module 10's real check files against lab worlds AND their cluster, served over HTTP by labcheck's
+//! Kubernetes-API server and read through kube: each step passes on the solved state and fails on the
+//! broken states learners meet, with the check and hint that name the cause.
+
+use std::net::SocketAddr;
+
+use labcheck::lab::cluster::{self, Revisions};
+use labcheck::lab::world::CoursePoint;
+use labcheck::serve::{self, ServeOptions};
+use labcheck::snapshot::Snapshot;
+
+use crate::harness::{Run, World, labcheck};
+
+/// The step (or stage) a course point completes.
+fn step_of(point: CoursePoint) -> &'static str {
+    match point {
+        CoursePoint::Fresh | CoursePoint::Step1 => "step-1",
+        CoursePoint::Step2 => "step-2",
+        CoursePoint::Step3 => "step-3",
+        CoursePoint::Step4 => "step-4",
+        CoursePoint::Step5 => "step-5",
+        CoursePoint::BreakIt => "break-it/break",
+        CoursePoint::BreakItFixed => "break-it/fix",
+    }
+}
+
+fn revisions(world: &World) -> Revisions {
+    Revisions::of_world(&world.lab).expect("pushed revisions")
+}
+
+/// Run `step` in `world` with `snapshot` as the cluster (served in-process on loopback).
+fn check_with(world: &World, snapshot: &Snapshot, step: &str) -> Run {
+    let path = world.home().join("cluster.yaml");
+    std::fs::write(&path, snapshot.to_yaml().expect("snapshot as YAML")).expect("write snapshot");
+    let path = path.display().to_string();
+    labcheck(
+        world.home(),
+        &[
+            "module-10",
+            step,
+            "--format",
+            "json",
+            "--no-wait",
+            "--snapshot",
+            &path,
+        ],
+    )
+}
+
+fn hint(run: &Run, id: &str) -> String {
+    run.check(id)["hint"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn status(run: &Run, id: &str) -> String {
+    run.check(id)["status"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn every_step_and_stage_passes_on_its_solved_state() {
+    for point in [
+        CoursePoint::Step1,
+        CoursePoint::Step2,
+        CoursePoint::Step3,
+        CoursePoint::Step4,
+        CoursePoint::Step5,
+        CoursePoint::BreakIt,
+        CoursePoint::BreakItFixed,
+    ] {
+        let world = World::at(point);
+        let snapshot = cluster::solved(point, &revisions(&world));
+        let run = check_with(&world, &snapshot, step_of(point));
+        assert_eq!(
+            run.json()["status"],
+            "pass",
+            "{point}: {}\n{}",
+            run.stdout,
+            run.stderr
+        );
+        assert_eq!(run.code, 0, "{point}");
+    }
+}
+
+#[test]
+fn pushed_but_argo_cd_has_not_seen_it_fails_step_2_with_a_hint_to_refresh() {
+    let world = World::at(CoursePoint::Step2);
+    let run = check_with(
+        &world,
+        &cluster::not_seen_yet(CoursePoint::Step2, &revisions(&world)),
+        "step-2",
+    );
+    assert_eq!(status(&run, "config-pushed"), "pass");
+    assert_eq!(status(&run, "app-synced"), "fail", "{}", run.stdout);
+    assert!(
+        hint(&run, "app-synced").contains("--refresh"),
+        "{}",
+        run.stdout
+    );
+    let diagnosis = run.check("app-synced")["diagnosis"].to_string();
+    assert!(diagnosis.contains("Argo CD saw it"), "{diagnosis}");
+}
+
+#[test]
+fn synced_but_no_sync_ran_the_hooks_fails_step_2_with_a_hint_to_sync() {
+    let world = World::at(CoursePoint::Step2);
+    let run = check_with(
+        &world,
+        &cluster::hooks_never_synced(&revisions(&world)),
+        "step-2",
+    );
+    assert_eq!(status(&run, "app-synced"), "pass", "{}", run.stdout);
+    assert_eq!(status(&run, "sync-ran"), "fail", "{}", run.stdout);
+    assert!(
+        hint(&run, "sync-ran").contains("argocd app sync checkout-dev"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(status(&run, "migrate-job-complete"), "fail");
+    assert_eq!(run.code, 1);
+}
+
+#[test]
+fn a_sync_still_running_fails_step_4_as_in_progress_with_a_hint_to_wait() {
+    let world = World::at(CoursePoint::Step4);
+    let run = check_with(&world, &cluster::sync_running(&revisions(&world)), "step-4");
+    let failed = run.check("sync-failed");
+    assert_eq!(failed["status"], "fail", "{}", run.stdout);
+    assert!(hint(&run, "sync-failed").contains("wait"), "{failed:#}");
+    assert_eq!(status(&run, "deployment-untouched"), "pass");
+}
+
+#[test]
+fn jobs_left_by_step_2s_sync_neither_pass_nor_fail_step_4_on_their_own() {
+    // Argo CD saw the push but the sync has not started: the Jobs in the cluster are step 2's.
+    let world = World::at(CoursePoint::Step4);
+    let run = check_with(
+        &world,
+        &cluster::seen_not_synced(&revisions(&world)),
+        "step-4",
+    );
+    let migrate = run.check("migrate-job-failed");
+    assert_eq!(migrate["status"], "fail", "{}", run.stdout);
+    assert!(format!("{migrate}").contains("earlier sync"), "{migrate:#}");
+    // The SyncFail hook never ran before: nothing to mistake for this step's.
+    assert_eq!(status(&run, "syncfail-hook-ran"), "fail");
+    assert!(
+        hint(&run, "syncfail-hook-ran").contains("argocd app sync"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(status(&run, "sync-failed"), "fail");
+}
+
+#[test]
+fn the_presync_failure_is_found_in_the_hook_entry_not_in_the_generic_message() {
+    let world = World::at(CoursePoint::Step4);
+    let snapshot = cluster::solved(CoursePoint::Step4, &revisions(&world));
+    let yaml = snapshot.to_yaml().expect("yaml");
+    assert!(yaml.contains("one or more synchronization tasks completed unsuccessfully"));
+    let run = check_with(&world, &snapshot, "step-4");
+    assert_eq!(
+        status(&run, "presync-hook-failed"),
+        "pass",
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_postsync_failure_while_healthy_passes_the_break_stage_but_not_without_syncfail() {
+    let world = World::at(CoursePoint::BreakIt);
+    let revs = revisions(&world);
+    let broke = check_with(
+        &world,
+        &cluster::postsync_failed(&revs, true),
+        "break-it/break",
+    );
+    assert_eq!(broke.json()["status"], "pass", "{}", broke.stdout);
+
+    let no_syncfail = check_with(
+        &world,
+        &cluster::postsync_failed(&revs, false),
+        "break-it/break",
+    );
+    assert_eq!(
+        status(&no_syncfail, "syncfail-hook-ran"),
+        "fail",
+        "{}",
+        no_syncfail.stdout
+    );
+    assert_eq!(status(&no_syncfail, "postsync-hook-failed"), "pass");
+}
+
+#[test]
+fn the_fix_stage_fails_while_argo_cd_still_shows_the_broken_sync() {
+    let world = World::at(CoursePoint::BreakItFixed);
+    let run = check_with(
+        &world,
+        &cluster::not_seen_yet(CoursePoint::BreakItFixed, &revisions(&world)),
+        "break-it/fix",
+    );
+    assert_eq!(status(&run, "head-is-revert"), "pass");
+    assert_eq!(
+        status(&run, "sync-succeeded-healthy"),
+        "fail",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.code, 1);
+}
+
+#[test]
+fn without_argo_cd_the_cluster_checks_could_not_check_and_exit_3() {
+    let world = World::at(CoursePoint::Step2);
+    let run = check_with(&world, &cluster::argo_cd_missing(), "step-2");
+    let app = run.check("app-synced");
+    assert_eq!(app["status"], "error", "{}", run.stdout);
+    assert!(format!("{app}").contains("Argo CD"), "{app:#}");
+    assert_eq!(status(&run, "config-pushed"), "pass");
+    assert_eq!(run.json()["status"], "error");
+    assert_eq!(run.code, 3);
+}
+
+#[test]
+fn an_unreachable_cluster_is_could_not_check_within_seconds() {
+    let world = World::at(CoursePoint::Step4);
+    // A port nothing listens on: bind, read the port, close.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    let kubeconfig = world.home().join("closed.kubeconfig");
+    serve::write_kubeconfig(&kubeconfig, &format!("http://127.0.0.1:{port}"), "closed")
+        .expect("kubeconfig");
+    let started = std::time::Instant::now();
+    let run = labcheck(
+        world.home(),
+        &[
+            "module-10",
+            "step-4",
+            "--format",
+            "json",
+            "--no-wait",
+            "--kubeconfig",
+            &kubeconfig.display().to_string(),
+        ],
+    );
+    assert!(
+        started.elapsed().as_secs() < 20,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(status(&run, "sync-failed"), "error", "{}", run.stdout);
+    assert_eq!(status(&run, "tag-670"), "pass");
+    assert_eq!(run.code, 3);
+}
+
+#[test]
+fn forbidden_names_the_verb_and_resource_and_reads_nothing_twice() {
+    let world = World::at(CoursePoint::Step4);
+    let snapshot = cluster::solved(CoursePoint::Step4, &revisions(&world));
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let listen: SocketAddr = "127.0.0.1:0".parse().expect("address");
+    let options = ServeOptions {
+        fail_with: Some(403),
+        fail_resources: vec!["jobs".to_string()],
+        ..ServeOptions::default()
+    };
+    let server = runtime
+        .block_on(serve::start(snapshot, listen, options))
+        .expect("server starts");
+    let kubeconfig = world.home().join("served.kubeconfig");
+    serve::write_kubeconfig(&kubeconfig, &server.url(), "lab").expect("kubeconfig");
+    let run = labcheck(
+        world.home(),
+        &[
+            "module-10",
+            "step-4",
+            "--format",
+            "json",
+            "--no-wait",
+            "--kubeconfig",
+            &kubeconfig.display().to_string(),
+        ],
+    );
+    let job = run.check("migrate-job-failed");
+    assert_eq!(job["status"], "error", "{}", run.stdout);
+    let text = format!("{job}");
+    assert!(
+        text.contains("forbidden") && text.contains("jobs"),
+        "{job:#}"
+    );
+    assert_eq!(status(&run, "sync-failed"), "pass", "{}", run.stdout);
+    assert_eq!(run.code, 3);
+
+    let requests = server.requests.entries();
+    assert!(server.requests.writes().is_empty(), "labcheck only reads");
+    let mut paths: Vec<String> = requests
+        .iter()
+        .map(|r| format!("{}?{}", r.path, r.query.clone().unwrap_or_default()))
+        .collect();
+    let total = paths.len();
+    paths.sort();
+    paths.dedup();
+    assert_eq!(
+        paths.len(),
+        total,
+        "some object was fetched twice: {requests:#?}"
+    );
+    drop(server);
+}
