@@ -265,10 +265,8 @@ impl Files<'_> {
     }
 
     fn different(&self, what: String, diff: String) -> Outcome {
-        Outcome::fail(format!(
-            "{} is not the same as the reference {}: {what}",
-            self.shown, self.reference_shown
-        ))
+        // Both file names head the diff; the summary line keeps to what differs.
+        Outcome::fail(format!("not the same as the reference: {what}"))
         .with_diagnosis(
             "in the diff, lines starting with - are the reference's and lines starting with + are yours",
         )
@@ -515,12 +513,21 @@ fn compare(
             }
         }
         (want, have) if values_equal(want, have) => {}
-        (want, have) => out.push(format!(
-            "{} is {} in yours, {} in the reference",
-            shown(at),
-            render(have),
-            render(want)
-        )),
+        (want, have) => {
+            let (have, want) = (render(have), render(want));
+            // A script or a long text does not fit a summary line; the diff below shows it.
+            if have.len() + want.len() > 80 || have.contains("\\n") || want.contains("\\n") {
+                out.push(format!(
+                    "{} differs (see the lines below)",
+                    shown(at)
+                ));
+            } else {
+                out.push(format!(
+                    "{} is {have} in yours, {want} in the reference",
+                    shown(at)
+                ));
+            }
+        }
     }
 }
 

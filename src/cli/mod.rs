@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod demo;
 pub mod serve;
 pub mod snapshot;
 
@@ -114,6 +115,8 @@ impl ClusterArgs {
 pub enum Command {
     /// List modules and their steps.
     List,
+    /// Check a throwaway lab (real git repos, a served cluster snapshot): no cluster needed.
+    Demo(demo::DemoArgs),
     /// Serve a cluster snapshot as a read-only Kubernetes API (for kubectl, tests and demos).
     Serve(serve::ServeArgs),
     /// Capture, read-only, what a module's cluster checks read into a snapshot file.
@@ -145,6 +148,7 @@ pub fn main() -> ExitCode {
 
 async fn dispatch(cli: Cli) -> Result<u8, Error> {
     match cli.command {
+        Some(Command::Demo(demo_args)) => demo::demo(&demo_args, &cli.run).await,
         Some(Command::List) => {
             let course = load_course(&cli.run)?;
             emit(&list(&course));

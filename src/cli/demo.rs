@@ -1,0 +1,216 @@
+//! `labcheck demo`: a throwaway lab world (real git repos, a served cluster snapshot) checked the way a
+//! learner's would be, so a newcomer sees passing and failing steps, hints and a diff without a cluster.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::{CheckRun, RunArgs, emit, render, run_checks};
+use crate::error::{Error, exit};
+use crate::lab::cluster::{self as lab_cluster, Revisions};
+use crate::lab::content;
+use crate::lab::world::{CoursePoint, LabError, LabWorld};
+use crate::outcome::Status;
+use crate::report::{Format, Styles};
+
+/// `labcheck demo` options.
+#[derive(Debug, Args, Clone)]
+pub struct DemoArgs {
+    /// Build the lab at this point of module 10 (fresh, step-1 … step-5, break-it, break-it-fixed) and
+    /// check the whole module there, instead of the guided tour.
+    #[arg(long, value_name = "POINT")]
+    pub at: Option<CoursePoint>,
+
+    /// Keep the lab in DIR (must be empty or absent) to poke at it afterwards.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+}
+
+/// One situation of the tour: what the learner did, which step is checked, what labcheck must say.
+struct Scenario {
+    story: &'static str,
+    point: CoursePoint,
+    /// What the learner did beyond `point` (or instead of part of it).
+    learner: fn(&LabWorld) -> Result<(), LabError>,
+    /// The cluster as it stands for this story.
+    cluster: CoursePoint,
+    step: &'static str,
+    expect: Status,
+}
+
+fn nothing_more(_: &LabWorld) -> Result<(), LabError> {
+    Ok(())
+}
+
+/// Step 1 with a typo in the Lua script, committed and pushed.
+fn typo_in_health_check(world: &LabWorld) -> Result<(), LabError> {
+    let repo = world.repo("argocd-platform")?;
+    let typo = content::platform_values_solved().replacen(
+        "hs.status = obj.status.health.status",
+        "hs.status = obj.status.health",
+        1,
+    );
+    repo.write("argocd/values.yaml", &typo)?;
+    repo.commit_all(content::messages::STEP_1)?;
+    repo.push()
+}
+
+/// Step 2 edited and committed, but `git push` forgotten.
+fn step_2_not_pushed(world: &LabWorld) -> Result<(), LabError> {
+    let repo = world.repo("checkout-config")?;
+    repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())?;
+    repo.commit_all(content::messages::STEP_2)
+}
+
+const TOUR: &[Scenario] = &[
+    Scenario {
+        story: "A learner did step 1 as the course says: the health check is in, committed and pushed.",
+        point: CoursePoint::Step1,
+        learner: nothing_more,
+        cluster: CoursePoint::Step1,
+        step: "step-1",
+        expect: Status::Pass,
+    },
+    Scenario {
+        story: "A learner typed step 1's Lua script with a mistake and pushed it.",
+        point: CoursePoint::Fresh,
+        learner: typo_in_health_check,
+        cluster: CoursePoint::Fresh,
+        step: "step-1",
+        expect: Status::Fail,
+    },
+    Scenario {
+        story: "A learner switched the hooks on in step 2 and committed, but forgot to push.",
+        point: CoursePoint::Step1,
+        learner: step_2_not_pushed,
+        cluster: CoursePoint::Step1,
+        step: "step-2",
+        expect: Status::Fail,
+    },
+    Scenario {
+        story: "A learner released 6.7.0 with a failing migration in step 4: the sync stopped in PreSync, as intended.",
+        point: CoursePoint::Step4,
+        learner: nothing_more,
+        cluster: CoursePoint::Step4,
+        step: "step-4",
+        expect: Status::Pass,
+    },
+];
+
+/// Run the demo; the exit code says whether every scenario came out as the tour expects.
+pub async fn demo(args: &DemoArgs, run: &RunArgs) -> Result<u8, Error> {
+    let scratch;
+    let root: PathBuf = match &args.keep {
+        Some(dir) => dir.clone(),
+        None => {
+            scratch = tempfile::Builder::new()
+                .prefix("labcheck-demo-")
+                .tempdir()
+                .map_err(|e| {
+                    Error::Environment(format!(
+                        "cannot make a temporary folder for the demo lab: {e}; try --keep DIR"
+                    ))
+                })?;
+            scratch.path().to_path_buf()
+        }
+    };
+    let styles = Styles::decide(run.color);
+    match args.at {
+        Some(point) => at_point(&root, point, run, styles).await,
+        None => tour(&root, run, styles).await,
+    }
+}
+
+async fn at_point(
+    root: &Path,
+    point: CoursePoint,
+    run: &RunArgs,
+    styles: Styles,
+) -> Result<u8, Error> {
+    let world = LabWorld::at(&root.join("lab"), point).map_err(lab_error)?;
+    let args = lab_args(run, &world, root, point, "lab")?;
+    emit(&format!(
+        "Demo lab at {point}: work repos in {}\n\n",
+        world.work_dir().display()
+    ));
+    let result = run_checks(&args, "module-10", None, &|_| {}).await?;
+    emit(&render(&result.reports, true, run.format, styles));
+    Ok(exit::PASS)
+}
+
+async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
+    let mut surprises = Vec::new();
+    for (i, scenario) in TOUR.iter().enumerate() {
+        let name = format!("scenario-{}", i + 1);
+        let world = LabWorld::at(&root.join(&name), scenario.point).map_err(lab_error)?;
+        (scenario.learner)(&world).map_err(lab_error)?;
+        let args = lab_args(run, &world, root, scenario.cluster, &name)?;
+        let CheckRun { reports, .. } =
+            run_checks(&args, "module-10", Some(scenario.step), &|_| {}).await?;
+        if run.format == Format::Human {
+            emit(&format!(
+                "── {}/{}  {}\n   $ labcheck module-10 {}\n\n",
+                i + 1,
+                TOUR.len(),
+                scenario.story,
+                scenario.step
+            ));
+        }
+        emit(&render(&reports, false, run.format, styles));
+        if run.format == Format::Human {
+            emit("\n");
+        }
+        let got = Status::fold(reports.iter().map(|r| r.status));
+        if got != scenario.expect {
+            surprises.push(format!(
+                "scenario {} ({}) ended {} instead of {}",
+                i + 1,
+                scenario.step,
+                got.as_str(),
+                scenario.expect.as_str()
+            ));
+        }
+    }
+    if surprises.is_empty() {
+        if run.format == Format::Human {
+            emit(
+                "The demo's lab was built with real git repos and a served cluster snapshot; nothing was left behind.\nTry `labcheck demo --at step-4` for a whole-module run, or `labcheck list`.\n",
+            );
+        }
+        Ok(exit::PASS)
+    } else {
+        eprintln!("labcheck demo: {}", surprises.join("; "));
+        Ok(exit::FAIL)
+    }
+}
+
+/// Run arguments pointing at the lab world and at its cluster snapshot.
+fn lab_args(
+    run: &RunArgs,
+    world: &LabWorld,
+    root: &Path,
+    cluster: CoursePoint,
+    name: &str,
+) -> Result<RunArgs, Error> {
+    let revisions = Revisions::of_world(world).map_err(lab_error)?;
+    let snapshot = lab_cluster::solved(cluster, &revisions);
+    let path = root.join(format!("{name}-cluster.yaml"));
+    let text = snapshot.to_yaml().map_err(|e| {
+        Error::Environment(format!("cannot write the demo's cluster snapshot: {e}"))
+    })?;
+    std::fs::write(&path, text)
+        .map_err(|e| Error::Environment(format!("cannot write {}: {e}", path.display())))?;
+    let mut args = run.clone();
+    args.work_dir = Some(world.work_dir());
+    args.course_dir = None;
+    args.no_wait = true;
+    args.wait = None;
+    args.cluster.snapshot = Some(path);
+    args.cluster.kubeconfig = None;
+    args.cluster.context = None;
+    Ok(args)
+}
+
+fn lab_error(e: LabError) -> Error {
+    Error::Environment(format!("cannot build the demo lab: {e}"))
+}
