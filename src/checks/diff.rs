@@ -517,10 +517,7 @@ fn compare(
             let (have, want) = (render(have), render(want));
             // A script or a long text does not fit a summary line; the diff below shows it.
             if have.len() + want.len() > 80 || have.contains("\\n") || want.contains("\\n") {
-                out.push(format!(
-                    "{} differs (see the lines below)",
-                    shown(at)
-                ));
+                out.push(format!("{} differs (see the lines below)", shown(at)));
             } else {
                 out.push(format!(
                     "{} is {have} in yours, {want} in the reference",
