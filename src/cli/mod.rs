@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub mod demo;
 pub mod serve;
+pub mod snapshot;
 
 use crate::course::Course;
 use crate::error::{Error, exit};
@@ -118,6 +119,8 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Serve a cluster snapshot as a read-only Kubernetes API (for kubectl, tests and demos).
     Serve(serve::ServeArgs),
+    /// Capture, read-only, what a module's cluster checks read into a snapshot file.
+    Snapshot(snapshot::SnapshotArgs),
 }
 
 /// Parse the command line, run, and return the exit code.
@@ -152,6 +155,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
             Ok(exit::PASS)
         }
         Some(Command::Serve(args)) => serve::run(&args).await,
+        Some(Command::Snapshot(args)) => snapshot::run(&args, &cli.run).await,
         None => {
             let Some(module) = cli.module.as_deref() else {
                 return Err(Error::Usage(

@@ -672,3 +672,45 @@ async fn module_10_step_4_before_argo_cd_synced_fails_only_its_cluster_checks() 
         assert_eq!(check(&report, id)["status"], "pass", "{id}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_captured_snapshot_replays_the_cluster_it_was_taken_from() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let server = start(
+        cluster::solved(CoursePoint::Step4, &lab.revs),
+        ServeOptions::default(),
+    )
+    .await;
+    let kubeconfig = lab.kubeconfig(&server);
+    let out = lab.dir.path().join("captured.yaml");
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+        .args(["snapshot", "module-10", "--out"])
+        .arg(&out)
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .env("HOME", lab.dir.path())
+        .output()
+        .await
+        .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("logs from context lab"), "{stdout}");
+    assert!(server.requests.writes().is_empty(), "capturing only reads");
+    let captured = Snapshot::load(&out).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        captured
+            .logs
+            .values()
+            .any(|log| log.contains("ERROR: migration failed"))
+    );
+    let (code, report, _) = lab
+        .run("step-4", &["--no-wait", "--snapshot", path_str(&out)])
+        .await;
+    assert_eq!(report["status"], "pass", "{report:#}");
+    assert_eq!(code, 0);
+}
