@@ -11,7 +11,7 @@ use crate::lab::cluster::{self as lab_cluster, Revisions};
 use crate::lab::content;
 use crate::lab::world::{CoursePoint, LabError, LabWorld};
 use crate::outcome::Status;
-use crate::report::{Format, Styles};
+use crate::report::{ColorChoice, Format, Styles};
 
 /// `labcheck demo` options.
 #[derive(Debug, Args, Clone)]
@@ -24,6 +24,14 @@ pub struct DemoArgs {
     /// Keep the lab in DIR (must be empty or absent) to poke at it afterwards.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// When to colour output (NO_COLOR is honoured with auto).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
 }
 
 /// One situation of the tour: what the learner did, which step is checked, what labcheck must say.
@@ -98,7 +106,12 @@ const TOUR: &[Scenario] = &[
 ];
 
 /// Run the demo; the exit code says whether every scenario came out as the tour expects.
-pub async fn demo(args: &DemoArgs, run: &RunArgs) -> Result<u8, Error> {
+pub async fn demo(args: &DemoArgs) -> Result<u8, Error> {
+    let run = &RunArgs {
+        format: args.format,
+        color: args.color,
+        ..RunArgs::default()
+    };
     let scratch;
     let root: PathBuf = match &args.keep {
         Some(dir) => dir.clone(),
@@ -140,6 +153,7 @@ async fn at_point(
 
 async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
     let mut surprises = Vec::new();
+    let mut documents = Vec::new();
     for (i, scenario) in TOUR.iter().enumerate() {
         let name = format!("scenario-{}", i + 1);
         let world = LabWorld::at(&root.join(&name), scenario.point).map_err(lab_error)?;
@@ -156,9 +170,16 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
                 scenario.step
             ));
         }
-        emit(&render(&reports, false, run.format, styles));
         if run.format == Format::Human {
+            emit(&render(&reports, false, run.format, styles));
             emit("\n");
+        } else {
+            documents.push(serde_json::json!({
+                "story": scenario.story,
+                "step": scenario.step,
+                "expected": scenario.expect,
+                "reports": reports.iter().map(crate::report::json::step_value).collect::<Vec<_>>(),
+            }));
         }
         let got = Status::fold(reports.iter().map(|r| r.status));
         if got != scenario.expect {
@@ -170,6 +191,10 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
                 scenario.expect.as_str()
             ));
         }
+    }
+    if run.format == Format::Json {
+        let document = serde_json::json!({ "scenarios": documents });
+        emit(&format!("{document:#}\n"));
     }
     if surprises.is_empty() {
         if run.format == Format::Human {

@@ -45,37 +45,37 @@ pub struct Cli {
 }
 
 /// Options shared by every command that runs checks.
-#[derive(Debug, Args, Clone)]
+#[derive(Debug, Args, Clone, Default)]
 pub struct RunArgs {
     /// Your course track (defaults to the module's default, e.g. kind).
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub track: Option<String>,
 
     /// Folder holding your work repos.
-    #[arg(long, global = true, env = "LABCHECK_WORK_DIR", value_name = "DIR")]
+    #[arg(long, env = "LABCHECK_WORK_DIR", value_name = "DIR")]
     pub work_dir: Option<PathBuf>,
 
     /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, value_name = "DIR")]
     pub course_dir: Option<PathBuf>,
 
     /// Report format.
-    #[arg(long, global = true, value_enum, default_value_t = Format::Human)]
+    #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 
     /// When to colour output (NO_COLOR is honoured with auto).
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
     #[command(flatten)]
     pub cluster: ClusterArgs,
 
     /// Wait up to this long for cluster checks that are not there yet (e.g. 240s).
-    #[arg(long, global = true, value_parser = humantime::parse_duration, value_name = "DURATION", conflicts_with = "no_wait")]
+    #[arg(long, value_parser = humantime::parse_duration, value_name = "DURATION", conflicts_with = "no_wait")]
     pub wait: Option<Duration>,
 
     /// Never wait, not even where the course says "wait about 40 seconds".
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub no_wait: bool,
 }
 
@@ -83,19 +83,19 @@ pub struct RunArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct ClusterArgs {
     /// Kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, as kubectl).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
 
     /// Kubeconfig context (default: the current context).
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
 
     /// Namespace Argo CD runs in (default from the module, usually argocd).
-    #[arg(long, global = true, value_name = "NAMESPACE")]
+    #[arg(long, value_name = "NAMESPACE")]
     pub argocd_namespace: Option<String>,
 
     /// Read the cluster from a snapshot file instead of a live cluster.
-    #[arg(long, global = true, value_name = "FILE", conflicts_with_all = ["kubeconfig", "context"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["kubeconfig", "context"])]
     pub snapshot: Option<PathBuf>,
 }
 
@@ -110,11 +110,19 @@ impl ClusterArgs {
     }
 }
 
+/// `labcheck list` options.
+#[derive(Debug, Args, Clone)]
+pub struct ListArgs {
+    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
+    #[arg(long, value_name = "DIR")]
+    pub course_dir: Option<PathBuf>,
+}
+
 /// Commands besides checking a step.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List modules and their steps.
-    List,
+    /// List modules and their steps (and validate the course).
+    List(ListArgs),
     /// Check a throwaway lab (real git repos, a served cluster snapshot): no cluster needed.
     Demo(demo::DemoArgs),
     /// Serve a cluster snapshot as a read-only Kubernetes API (for kubectl, tests and demos).
@@ -148,14 +156,17 @@ pub fn main() -> ExitCode {
 
 async fn dispatch(cli: Cli) -> Result<u8, Error> {
     match cli.command {
-        Some(Command::Demo(demo_args)) => demo::demo(&demo_args, &cli.run).await,
-        Some(Command::List) => {
-            let course = load_course(&cli.run)?;
+        Some(Command::Demo(demo_args)) => demo::demo(&demo_args).await,
+        Some(Command::List(list_args)) => {
+            let course = load_course(&RunArgs {
+                course_dir: list_args.course_dir,
+                ..RunArgs::default()
+            })?;
             emit(&list(&course));
             Ok(exit::PASS)
         }
         Some(Command::Serve(args)) => serve::run(&args).await,
-        Some(Command::Snapshot(args)) => snapshot::run(&args, &cli.run).await,
+        Some(Command::Snapshot(args)) => snapshot::run(&args).await,
         None => {
             let Some(module) = cli.module.as_deref() else {
                 return Err(Error::Usage(

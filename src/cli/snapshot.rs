@@ -13,7 +13,7 @@ use crate::error::{Error, exit};
 use crate::probe::cluster::{ApiPath, Cluster, LogRead, ProbeError, application_path};
 use crate::snapshot::Snapshot;
 
-use super::{RunArgs, emit, load_course};
+use super::{ClusterArgs, RunArgs, emit, load_course};
 
 /// Arguments of `labcheck snapshot`.
 #[derive(Debug, Args, Clone)]
@@ -23,6 +23,13 @@ pub struct SnapshotArgs {
     /// Where to write the snapshot (YAML).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+
+    /// Read the course from this folder instead of the built-in one.
+    #[arg(long, value_name = "DIR")]
+    pub course_dir: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 }
 
 /// What the checks read.
@@ -41,7 +48,12 @@ fn environment(error: &ProbeError) -> Error {
 }
 
 /// Capture the snapshot and write it; returns the exit code.
-pub async fn run(args: &SnapshotArgs, run: &RunArgs) -> Result<u8, Error> {
+pub async fn run(args: &SnapshotArgs) -> Result<u8, Error> {
+    let run = &RunArgs {
+        course_dir: args.course_dir.clone(),
+        cluster: args.cluster.clone(),
+        ..RunArgs::default()
+    };
     if run.cluster.snapshot.is_some() {
         return Err(Error::Usage(
             "`labcheck snapshot` reads a live cluster; drop --snapshot (use --kubeconfig/--context)"

@@ -68,6 +68,11 @@ fn step_document(step: &StepReport) -> JsonStep<'_> {
     }
 }
 
+/// One step's document as a JSON value (to embed in a larger document, e.g. the demo's).
+pub fn step_value(step: &StepReport) -> serde_json::Value {
+    serde_json::to_value(step_document(step)).unwrap_or(serde_json::Value::Null)
+}
+
 /// One step as one JSON document; several steps (a module run) as a module document.
 pub fn render(steps: &[StepReport], module_run: bool) -> String {
     let text = if let (false, [step]) = (module_run, steps) {
