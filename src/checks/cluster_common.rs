@@ -15,7 +15,7 @@ pub const LOG_TAIL_LINES: usize = 10;
 
 /// "Could not check", with the probe's reason and what to do about it.
 pub fn could_not_check(error: &ProbeError) -> Outcome {
-    let outcome = Outcome::could_not_check(format!("could not check: {error}"));
+    let outcome = Outcome::could_not_check(error.to_string());
     let fix = error.fix();
     if fix.is_empty() {
         outcome
@@ -99,7 +99,7 @@ pub fn stale_job_outcome(job: &Job, app: &Application, app_name: &str) -> Option
             .with_hint(format!("run the sync: `argocd app sync {app_name}`")),
         ),
         Belonging::Unknown => Some(Outcome::could_not_check(format!(
-            "could not check: cannot tell whether Job {name} belongs to {app_name}'s last sync (a timestamp is missing)"
+            "cannot tell whether Job {name} belongs to {app_name}'s last sync (a timestamp is missing)"
         ))),
         Belonging::Earlier { created, started } => {
             let ran = app

@@ -566,7 +566,7 @@ async fn forbidden_names_the_verb_and_the_resource() {
     assert_eq!(job["status"], "error");
     assert_eq!(
         text(job, "summary"),
-        "could not check: forbidden: cannot get jobs.batch in checkout-dev"
+        "forbidden: cannot get jobs.batch in checkout-dev"
     );
     assert!(
         text(job, "hint").contains("kubectl auth can-i get jobs.batch"),
