@@ -295,9 +295,15 @@ impl Module {
         for step in &self.steps {
             let mut ids = HashSet::new();
             for check in &step.checks {
+                let unknown_after = check.after.iter().find(|a| !ids.contains(a.as_str()));
                 let problem = if !ids.insert(check.id.as_str()) {
                     Some(format!(
                         "two checks have the id `{}`; ids are unique within a step",
+                        check.id
+                    ))
+                } else if let Some(after) = unknown_after {
+                    Some(format!(
+                        "check `{}` says `after: [{after}]`, but no check above it in this step has that id",
                         check.id
                     ))
                 } else if let Some(track) = check

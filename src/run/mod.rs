@@ -147,6 +147,8 @@ pub async fn run_step(
         }
     }
 
+    point_blocked_checks_at_their_cause(&step.checks, &mut outcomes);
+
     let checks: Vec<CheckReport> = step
         .checks
         .iter()
@@ -195,6 +197,52 @@ async fn evaluate(ctx: &Context, spec: &CheckSpec) -> Outcome {
         outcome.hint = spec.hint.clone();
     }
     outcome
+}
+
+/// A failed check whose `after:` checks do not pass yet is still reported as failed (the step is not
+/// done), but its hint starts with the earliest check in that chain to fix first, and an explanation
+/// that only repeats that check's own is dropped: one cause, told once.
+fn point_blocked_checks_at_their_cause(specs: &[CheckSpec], outcomes: &mut [Outcome]) {
+    let blocker_of = |i: usize, outcomes: &[Outcome]| {
+        specs[i].after.iter().find_map(|id| {
+            let j = specs.iter().position(|s| s.id == *id)?;
+            matches!(outcomes[j].status, Status::Fail | Status::Error).then_some(j)
+        })
+    };
+    let roots: Vec<Option<usize>> = (0..specs.len())
+        .map(|i| {
+            if outcomes[i].status != Status::Fail {
+                return None;
+            }
+            let mut root = blocker_of(i, outcomes)?;
+            // `after:` only names checks above, so this walk ends.
+            while let Some(earlier) = blocker_of(root, outcomes) {
+                root = earlier;
+            }
+            Some(root)
+        })
+        .collect();
+    let diagnoses: Vec<Option<String>> = outcomes.iter().map(|o| o.diagnosis.clone()).collect();
+    for (i, root) in roots.into_iter().enumerate() {
+        let Some(root) = root else { continue };
+        let first = format!("first: {} (see above)", specs[root].title);
+        let own = outcomes[i].hint.take();
+        let root_hint = outcomes[root].hint.clone();
+        outcomes[i].hint = Some(match own {
+            Some(own) if Some(&own) != root_hint.as_ref() => format!("{first}; then: {own}"),
+            _ => first,
+        });
+        let repeats = |j: usize| diagnoses[j] == diagnoses[i];
+        if repeats(root)
+            || specs[i]
+                .after
+                .iter()
+                .filter_map(|id| specs.iter().position(|s| s.id == *id))
+                .any(repeats)
+        {
+            outcomes[i].diagnosis = None;
+        }
+    }
 }
 
 fn wait_limit(spec: &CheckSpec, policy: WaitPolicy) -> Duration {

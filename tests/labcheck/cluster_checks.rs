@@ -660,11 +660,18 @@ async fn module_10_step_4_before_argo_cd_synced_fails_only_its_cluster_checks() 
     let lab = Lab::at(CoursePoint::Step4);
     let (code, report) = run_module_10(&lab, "step-4", cluster::seen_not_synced(&lab.revs)).await;
     assert_eq!(code, 1);
-    for id in ["sync-failed", "presync-hook-failed", "migrate-job-failed"] {
+    let sync = check(&report, "sync-failed");
+    assert_eq!(sync["status"], "fail", "{sync:#}");
+    assert!(
+        text(sync, "hint").contains("argocd app sync checkout-dev"),
+        "{sync:#}"
+    );
+    // The hook and the Job wait for that sync: their hints point at it instead of repeating it.
+    for id in ["presync-hook-failed", "migrate-job-failed"] {
         let c = check(&report, id);
         assert_eq!(c["status"], "fail", "{id}: {c:#}");
         assert!(
-            text(c, "hint").contains("argocd app sync checkout-dev"),
+            text(c, "hint").starts_with("first: the sync of your commit failed"),
             "{id}: {c:#}"
         );
     }

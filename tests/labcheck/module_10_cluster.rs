@@ -314,3 +314,39 @@ fn forbidden_names_the_verb_and_resource_and_reads_nothing_twice() {
     );
     drop(server);
 }
+
+/// The human report with the temp dir and short SHAs (they follow the fixed commit dates) kept as is,
+/// and the lab's home folder replaced so the snapshot does not depend on where the test ran.
+fn human(world: &World, snapshot: &Snapshot, step: &str) -> String {
+    let path = world.home().join("cluster.yaml");
+    std::fs::write(&path, snapshot.to_yaml().expect("snapshot as YAML")).expect("write snapshot");
+    let path = path.display().to_string();
+    let run = labcheck(
+        world.home(),
+        &["module-10", step, "--no-wait", "--snapshot", &path],
+    );
+    run.stdout
+        .replace(&world.home().display().to_string(), "[HOME]")
+}
+
+#[test]
+fn the_human_report_of_a_passing_step_4() {
+    let world = World::at(CoursePoint::Step4);
+    let snapshot = cluster::solved(CoursePoint::Step4, &revisions(&world));
+    insta::assert_snapshot!(human(&world, &snapshot, "step-4"));
+}
+
+#[test]
+fn the_human_report_of_step_2_committed_but_not_pushed() {
+    let world = World::at(CoursePoint::Step1);
+    let repo = world.repo("checkout-config");
+    repo.write(
+        "helm/dev.yaml",
+        &labcheck::lab::content::checkout_dev_hooks_on(),
+    )
+    .expect("edit");
+    repo.commit_all(labcheck::lab::content::messages::STEP_2)
+        .expect("commit");
+    let snapshot = cluster::solved(CoursePoint::Step1, &revisions(&world));
+    insta::assert_snapshot!(human(&world, &snapshot, "step-2"));
+}
