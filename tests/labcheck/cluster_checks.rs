@@ -638,24 +638,6 @@ async fn run_module_10(lab: &Lab, step: &str, snapshot: Snapshot) -> (i32, Value
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn module_10_as_shipped_passes_every_step_on_its_solved_cluster() {
-    for (point, step) in [
-        (CoursePoint::Step1, "step-1"),
-        (CoursePoint::Step2, "step-2"),
-        (CoursePoint::Step3, "step-3"),
-        (CoursePoint::Step4, "step-4"),
-        (CoursePoint::Step5, "step-5"),
-        (CoursePoint::BreakIt, "break-it/break"),
-        (CoursePoint::BreakItFixed, "break-it/fix"),
-    ] {
-        let lab = Lab::at(point);
-        let (code, report) = run_module_10(&lab, step, cluster::solved(point, &lab.revs)).await;
-        assert_eq!(report["status"], "pass", "{step}: {report:#}");
-        assert_eq!(code, 0, "{step}");
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn module_10_step_4_before_argo_cd_synced_fails_only_its_cluster_checks() {
     let lab = Lab::at(CoursePoint::Step4);
     let (code, report) = run_module_10(&lab, "step-4", cluster::seen_not_synced(&lab.revs)).await;
