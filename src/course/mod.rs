@@ -45,6 +45,8 @@ pub struct Step {
     pub summary: Option<String>,
     /// The file it came from, for messages.
     pub file: String,
+    /// Later steps change what this step looks at (see `transient:` in docs/check-files.md).
+    pub transient: bool,
     pub checks: Vec<CheckSpec>,
 }
 
@@ -193,6 +195,7 @@ impl Course {
                     title: step_file.title,
                     summary: step_file.summary,
                     file: file.clone(),
+                    transient: step_file.transient,
                     checks: step_file.checks,
                 }),
                 (true, false) => {
@@ -202,6 +205,7 @@ impl Course {
                             title: format!("{}: {}", step_file.title, stage.title),
                             summary: stage.summary,
                             file: file.clone(),
+                            transient: stage.transient,
                             checks: stage.checks,
                         });
                     }

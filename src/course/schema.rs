@@ -89,6 +89,10 @@ pub struct StepFile {
     /// What the learner does in this step, one line (shown as "next: …").
     #[serde(default)]
     pub summary: Option<String>,
+    /// The step looks at a state the course's later steps change (a sync, a HEAD commit): once a
+    /// later step passes, this one can no longer be judged from what is there now.
+    #[serde(default)]
+    pub transient: bool,
     /// Checks of a plain step.
     #[serde(default)]
     pub checks: Vec<CheckSpec>,
@@ -105,6 +109,9 @@ pub struct StageSpec {
     pub title: String,
     #[serde(default)]
     pub summary: Option<String>,
+    /// As [`StepFile::transient`], for this stage.
+    #[serde(default)]
+    pub transient: bool,
     pub checks: Vec<CheckSpec>,
 }
 

@@ -181,7 +181,35 @@ pub async fn run_steps(
     for step in steps {
         reports.push(run_step(ctx, step, policy, on_wait).await);
     }
+    mark_replaced_steps(steps, &mut reports);
     reports
+}
+
+/// In a run over several steps, a transient step that does not pass while a later step does is no
+/// longer judged: its state was replaced by the later step (step 4's failed sync is gone once step
+/// 5's revert synced). It is reported as skipped with the reason — never as passed, since nothing
+/// left shows it was done, and never as failed, since nothing shows it was not.
+fn mark_replaced_steps(steps: &[&Step], reports: &mut [StepReport]) {
+    for i in 0..reports.len() {
+        if !steps[i].transient || reports[i].status == Status::Pass {
+            continue;
+        }
+        let Some(later) = reports[i + 1..].iter().find(|r| r.status == Status::Pass) else {
+            continue;
+        };
+        let later = later.step.clone();
+        let report = &mut reports[i];
+        for check in &mut report.checks {
+            if matches!(check.outcome.status, Status::Fail | Status::Error) {
+                let was = std::mem::take(&mut check.outcome.summary);
+                check.outcome = Outcome::skip(format!(
+                    "replaced by {later}, which passes: this looked at the state right after {} (now: {was}); run `labcheck {} {}` right after doing it",
+                    report.step, report.module, report.step
+                ));
+            }
+        }
+        report.status = Status::Skip;
+    }
 }
 
 async fn evaluate(ctx: &Context, spec: &CheckSpec) -> Outcome {
