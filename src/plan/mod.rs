@@ -27,7 +27,7 @@ pub struct PlanOptions {
 
 /// What Argo CD waits for before it goes on from a step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(tag = "until", rename_all = "snake_case")]
 pub enum Wait {
     /// A hook that must finish (Job complete, Pod succeeded).
     Completes { object: String },

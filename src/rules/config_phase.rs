@@ -16,7 +16,7 @@ pub const RULE: Rule = Rule {
 
 /// Why a PreSync hook's pod waits in `CreateContainerConfigError`, in a sentence the live
 /// diagnosis shares with this rule.
-pub const WHY_STUCK: &str = "a PreSync hook runs before anything of the Sync phase is applied, so a ConfigMap or Secret in the Sync phase (even in wave -1) does not exist yet on a first install";
+pub const WHY_STUCK: &str = "A PreSync hook runs before anything of the Sync phase is applied, so a ConfigMap or Secret in the Sync phase (even in wave -1) does not exist yet on a first install";
 
 /// How to fix it, shared with the live diagnosis.
 pub const FIX: &str = "make the ConfigMap/Secret a PreSync hook too, in a lower wave than the Job; or run the migration as a plain Job in the Sync phase, in a wave after the config and before the Deployments, with a name per release or `argocd.argoproj.io/sync-options: Replace=true` (a Job cannot be changed in place)";

@@ -99,20 +99,24 @@ pub fn check(plan: &Plan, findings: &mut Vec<Finding>) {
         }
         for image in images(job) {
             let (repo, version) = split_image(&image);
-            for workload in &workloads {
-                for other in images(workload) {
-                    let (other_repo, other_version) = split_image(&other);
-                    if other_repo == repo && other_version != version {
-                        findings.push(IMAGE_TAG.found(
-                            job,
-                            format!(
-                                "{who} runs {image} but {} runs {other}: the schema is migrated for one release while the code of another serves it",
-                                workload.reference()
-                            ),
-                            "set the image tag in one place that both use (Helm values, Kustomize `images:`), so migration and code never drift apart".to_string(),
-                        ));
-                    }
-                }
+            let drifted: Vec<String> = workloads
+                .iter()
+                .flat_map(|w| images(w).into_iter().map(move |i| (w, i)))
+                .filter(|(_, other)| {
+                    let (other_repo, other_version) = split_image(other);
+                    other_repo == repo && other_version != version
+                })
+                .map(|(w, other)| format!("{} runs {other}", w.reference()))
+                .collect();
+            if !drifted.is_empty() {
+                findings.push(IMAGE_TAG.found(
+                    job,
+                    format!(
+                        "{who} runs {image} but {}: the schema is migrated for one release while the code of another serves it",
+                        drifted.join(", ")
+                    ),
+                    "set the image tag in one place that both use (Helm values, Kustomize `images:`), so migration and code never drift apart".to_string(),
+                ));
             }
         }
         if !job.is_hook() {

@@ -7,6 +7,8 @@ pub mod config_phase;
 pub mod hooks;
 pub mod migration_job;
 pub mod sync_policy;
+#[cfg(test)]
+mod tests;
 pub mod workers;
 
 use serde::Serialize;
