@@ -271,7 +271,7 @@ fn retry_without_a_presync_migration_is_quiet_and_with_limit_zero_too() {
 fn workers_in_the_web_wave_are_a_note_not_a_warning() {
     let files = {
         let mut f = good_shop();
-        f[3] = content::workers(false).replace("name: app", "name: app");
+        f[3] = content::workers(false);
         f[2] = content::web(false);
         f
     };
