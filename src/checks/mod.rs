@@ -11,6 +11,7 @@ pub mod git;
 pub mod helm_yaml;
 pub mod job;
 pub mod logs;
+pub mod manifests;
 pub mod object;
 pub mod yaml_value;
 
@@ -30,6 +31,7 @@ pub enum CheckKind {
     Job(job::JobSpec),
     Logs(logs::LogsSpec),
     ArgocdApp(argocd_app::ArgocdAppSpec),
+    Manifests(manifests::ManifestsSpec),
 }
 
 impl CheckKind {
@@ -43,6 +45,7 @@ impl CheckKind {
         "job",
         "logs",
         "argocd_app",
+        "manifests",
     ];
 
     /// This kind's key.
@@ -56,6 +59,7 @@ impl CheckKind {
             CheckKind::Job(_) => "job",
             CheckKind::Logs(_) => "logs",
             CheckKind::ArgocdApp(_) => "argocd_app",
+            CheckKind::Manifests(_) => "manifests",
         }
     }
 
@@ -81,6 +85,7 @@ impl CheckKind {
             "job" => CheckKind::Job(map.next_value()?),
             "logs" => CheckKind::Logs(map.next_value()?),
             "argocd_app" => CheckKind::ArgocdApp(map.next_value()?),
+            "manifests" => CheckKind::Manifests(map.next_value()?),
             other => {
                 return Err(serde::de::Error::unknown_field(other, Self::NAMES));
             }
@@ -98,6 +103,7 @@ impl CheckKind {
             CheckKind::Job(spec) => spec.repos(),
             CheckKind::Logs(spec) => spec.repos(),
             CheckKind::ArgocdApp(spec) => spec.repos(),
+            CheckKind::Manifests(spec) => spec.repos(),
         }
     }
 
@@ -112,6 +118,7 @@ impl CheckKind {
             CheckKind::Job(spec) => spec.evaluate(ctx).await,
             CheckKind::Logs(spec) => spec.evaluate(ctx).await,
             CheckKind::ArgocdApp(spec) => spec.evaluate(ctx).await,
+            CheckKind::Manifests(spec) => spec.evaluate(ctx).await,
         }
     }
 }

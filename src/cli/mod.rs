@@ -10,6 +10,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 pub mod demo;
+pub mod plan;
 pub mod serve;
 pub mod snapshot;
 
@@ -28,7 +29,7 @@ use crate::run::{self, Context, StepReport, WaitPolicy};
     about = "Checks whether you really did a step of the GitOps course: git, files and your cluster.",
     long_about = None,
     args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10               check every step of module 10\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check."
+    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10               check every step of module 10\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -129,6 +130,8 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Capture, read-only, what a module's cluster checks read into a snapshot file.
     Snapshot(snapshot::SnapshotArgs),
+    /// Show the order Argo CD will sync manifests in; --rules checks migration hooks too.
+    Plan(plan::PlanArgs),
 }
 
 /// Parse the command line, run, and return the exit code.
@@ -167,6 +170,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         }
         Some(Command::Serve(args)) => serve::run(&args).await,
         Some(Command::Snapshot(args)) => snapshot::run(&args).await,
+        Some(Command::Plan(args)) => plan::run(&args),
         None => {
             let Some(module) = cli.module.as_deref() else {
                 return Err(Error::Usage(

@@ -1,6 +1,7 @@
 //! Lab worlds: module 10's work repos at any point of the course, built with real git commits and
-//! pushes in a folder. Used by `labcheck demo` and by the tests.
+//! pushes in a folder (used by `labcheck demo` and by the tests), and module 11's shop-config.
 
 pub mod cluster;
 pub mod content;
+pub mod module_11;
 pub mod world;

@@ -290,6 +290,14 @@ pub struct LabRepo {
 }
 
 impl LabRepo {
+    /// The clone (or folder) at `path`, with a clock of its own: for worlds of other modules.
+    pub fn open(path: PathBuf) -> LabRepo {
+        LabRepo {
+            path,
+            clock: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
     /// Where the clone lives.
     pub fn path(&self) -> &Path {
         &self.path

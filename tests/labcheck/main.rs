@@ -8,4 +8,5 @@ mod harness;
 mod kubectl;
 mod module_10;
 mod module_10_cluster;
+mod plan;
 mod serve_api;

@@ -1,0 +1,296 @@
+//! Reading manifests: multi-document YAML (plain files, rendered Helm or Kustomize output, JSON),
+//! `kind: List` unpacked, each object remembering the file and line it came from. The files are
+//! read by the caller (inside a work repo, from disk or from stdin); this only parses text.
+
+use std::collections::BTreeMap;
+
+use serde_yaml::Value;
+
+use crate::checks::helm_yaml::{self, YamlError};
+use crate::plan::object::{Object, Source, untag};
+
+/// Why a manifest cannot be planned. Each names the file and line, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    #[error("{file}:{line}:{column}: not valid YAML: {message}")]
+    Syntax {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    TooComplex { file: String, message: String },
+    #[error(
+        "{file}:{line}: this document is {what}, not a Kubernetes object (a map with apiVersion, kind and metadata)"
+    )]
+    NotAnObject {
+        file: String,
+        line: usize,
+        what: &'static str,
+    },
+    #[error("{file}:{line}: this object has no `{field}`; every Kubernetes object needs one")]
+    MissingField {
+        file: String,
+        line: usize,
+        field: &'static str,
+    },
+    #[error(
+        "{file}:{line}: `{path}` is {what}; Kubernetes wants text, so quote it: `{key}: \"{shown}\"`"
+    )]
+    NotText {
+        file: String,
+        line: usize,
+        path: String,
+        key: String,
+        what: &'static str,
+        shown: String,
+    },
+}
+
+/// The objects in `text`, read from `file` (as shown to the user), in the order written.
+pub fn parse_manifests(file: &str, text: &str) -> Result<Vec<Object>, LoadError> {
+    let mut objects = Vec::new();
+    for (start, chunk) in split_documents(text) {
+        let documents = helm_yaml::parse_documents(chunk).map_err(|e| match e {
+            YamlError::Syntax {
+                line,
+                column,
+                message,
+            } => LoadError::Syntax {
+                file: file.to_string(),
+                line: start + line - 1,
+                column,
+                message,
+            },
+            YamlError::TooComplex(message) => LoadError::TooComplex {
+                file: file.to_string(),
+                message,
+            },
+        })?;
+        let line = start + first_content_line(chunk);
+        let source = Source {
+            file: file.to_string(),
+            line,
+        };
+        for document in documents {
+            collect(&document, &source, &mut objects)?;
+        }
+    }
+    Ok(objects)
+}
+
+/// Split at `---` lines, keeping each document's first line number (1-based). A `---` at the start
+/// of a line is always a document marker: text in a block scalar is indented.
+fn split_documents(text: &str) -> Vec<(usize, &str)> {
+    let mut chunks = Vec::new();
+    let mut start_byte = 0;
+    let mut start_line = 1;
+    let mut offset = 0;
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        let is_marker =
+            line.starts_with("---") && line[3..].chars().next().is_none_or(char::is_whitespace);
+        if is_marker && offset > start_byte {
+            chunks.push((start_line, &text[start_byte..offset]));
+            start_byte = offset;
+            start_line = index + 1;
+        }
+        offset += line.len();
+    }
+    chunks.push((start_line, &text[start_byte..]));
+    chunks
+}
+
+/// Lines before the document's first real line (skipping `---`, blanks and comments).
+fn first_content_line(chunk: &str) -> usize {
+    chunk
+        .lines()
+        .position(|l| {
+            let t = l.trim();
+            !(t.is_empty() || t.starts_with('#') || t.starts_with("---"))
+        })
+        .unwrap_or(0)
+}
+
+fn describe(value: &Value) -> &'static str {
+    match untag(value) {
+        Value::Null => "empty",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Sequence(_) => "a list",
+        Value::Mapping(_) => "a map",
+        Value::Tagged(_) => "a tagged value",
+    }
+}
+
+fn scalar_text(value: &Value) -> String {
+    match value {
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        _ => String::from("…"),
+    }
+}
+
+fn collect(document: &Value, source: &Source, out: &mut Vec<Object>) -> Result<(), LoadError> {
+    let document = untag(document);
+    let map = match document {
+        // Comments only, or a trailing `---`: nothing to apply, as kubectl and Argo CD see it.
+        Value::Null => return Ok(()),
+        Value::Mapping(map) => map,
+        other => {
+            return Err(LoadError::NotAnObject {
+                file: source.file.clone(),
+                line: source.line,
+                what: describe(other),
+            });
+        }
+    };
+    let text = |key: &str| map.get(key).map(untag).and_then(Value::as_str);
+    let missing = |field| LoadError::MissingField {
+        file: source.file.clone(),
+        line: source.line,
+        field,
+    };
+    let kind = text("kind").ok_or_else(|| missing("kind"))?;
+    // kubectl unpacks `kind: List` (and `…List`) into its items.
+    if kind.ends_with("List")
+        && let Some(Value::Sequence(items)) = map.get("items").map(untag)
+    {
+        for item in items {
+            collect(item, source, out)?;
+        }
+        return Ok(());
+    }
+    let api_version = text("apiVersion").ok_or_else(|| missing("apiVersion"))?;
+    let metadata = map
+        .get("metadata")
+        .map(untag)
+        .and_then(Value::as_mapping)
+        .ok_or_else(|| missing("metadata"))?;
+    let meta_text = |key: &str| {
+        metadata
+            .get(key)
+            .map(untag)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    for key in ["name", "generateName", "namespace"] {
+        if let Some(value) = metadata.get(key).map(untag)
+            && !matches!(value, Value::String(_) | Value::Null)
+        {
+            return Err(LoadError::NotText {
+                file: source.file.clone(),
+                line: source.line,
+                path: format!("metadata.{key}"),
+                key: key.to_string(),
+                what: describe(value),
+                shown: scalar_text(value),
+            });
+        }
+    }
+    let (name, generate_name) = match (meta_text("name"), meta_text("generateName")) {
+        (Some(name), _) => (name.to_string(), false),
+        (None, Some(prefix)) => (prefix.to_string(), true),
+        (None, None) => return Err(missing("metadata.name")),
+    };
+    let mut annotations = BTreeMap::new();
+    if let Some(Value::Mapping(found)) = metadata.get("annotations").map(untag) {
+        for (key, value) in found {
+            let Some(key) = untag(key).as_str() else {
+                continue;
+            };
+            match untag(value) {
+                Value::String(s) => {
+                    annotations.insert(key.to_string(), s.clone());
+                }
+                Value::Null => {
+                    annotations.insert(key.to_string(), String::new());
+                }
+                other => {
+                    let shown = scalar_text(other);
+                    return Err(LoadError::NotText {
+                        file: source.file.clone(),
+                        line: source.line,
+                        path: format!("metadata.annotations[\"{key}\"]"),
+                        key: key.to_string(),
+                        what: describe(other),
+                        shown,
+                    });
+                }
+            }
+        }
+    }
+    out.push(Object {
+        source: source.clone(),
+        api_version: api_version.to_string(),
+        kind: kind.to_string(),
+        name,
+        generate_name,
+        namespace: meta_text("namespace").unwrap_or_default().to_string(),
+        annotations,
+        body: document.clone(),
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_document_keeps_its_file_and_line() {
+        let text = "# Source: shop/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n# Source: shop/templates/job.yaml\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: b\n---\n";
+        let objects = parse_manifests("out.yaml", text).unwrap_or_default();
+        let found: Vec<(String, usize)> = objects
+            .iter()
+            .map(|o| (o.reference(), o.source.line))
+            .collect();
+        assert_eq!(
+            found,
+            vec![("ConfigMap/a".to_string(), 2), ("Job/b".to_string(), 8)]
+        );
+    }
+
+    #[test]
+    fn a_list_is_unpacked() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Secret, metadata: {name: s}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n";
+        let objects = parse_manifests("l.yaml", text).unwrap_or_default();
+        assert_eq!(objects.len(), 2);
+    }
+
+    #[test]
+    fn broken_yaml_names_the_line_in_the_whole_file() {
+        let text =
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: [\n";
+        match parse_manifests("x.yaml", text) {
+            Err(LoadError::Syntax { line, .. }) => assert!(line >= 6, "line {line}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unquoted_wave_is_refused_with_the_fix() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    argocd.argoproj.io/sync-wave: -1\n";
+        let error = parse_manifests("cm.yaml", text)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            error.as_deref(),
+            Some(
+                "cm.yaml:1: `metadata.annotations[\"argocd.argoproj.io/sync-wave\"]` is a number; Kubernetes wants text, so quote it: `argocd.argoproj.io/sync-wave: \"-1\"`"
+            )
+        );
+    }
+
+    #[test]
+    fn an_object_without_kind_is_refused() {
+        let error = parse_manifests("a.yaml", "apiVersion: v1\nmetadata: {name: a}\n")
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            error.as_deref(),
+            Some("a.yaml:1: this object has no `kind`; every Kubernetes object needs one")
+        );
+    }
+}

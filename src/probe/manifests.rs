@@ -1,0 +1,63 @@
+//! Finding and reading manifest files: one file, or every `.yaml`, `.yml` and `.json` file under a
+//! folder (sorted, `.git` skipped), with the bounds and the stay-inside rule of [`super::files`].
+
+use std::path::Path;
+
+use globset::GlobBuilder;
+
+use super::files::{self, FileError, PathShower};
+
+/// Manifest files under `root` at `relative` (a file or a folder; empty for `root` itself), each
+/// as (path relative to `root`, text). A folder without manifests gives an empty list.
+pub fn read_manifests(
+    root: &Path,
+    relative: &str,
+    shower: &PathShower,
+) -> Result<Vec<(String, String)>, FileError> {
+    let trimmed = relative.trim_end_matches('/');
+    let target = if trimmed.is_empty() || trimmed == "." {
+        root.to_path_buf()
+    } else {
+        root.join(trimmed)
+    };
+    if !root.is_dir() {
+        return Err(FileError::RepoMissing {
+            shown: shower.show(root),
+        });
+    }
+    if !target.is_dir() {
+        let text = files::read_repo_file(root, trimmed, shower)?;
+        return Ok(vec![(trimmed.to_string(), text)]);
+    }
+    let prefix = if target == root {
+        String::new()
+    } else {
+        format!("{trimmed}/")
+    };
+    let pattern = format!("{}**/*.{{yaml,yml,json}}", globset_escape(&prefix));
+    let glob = GlobBuilder::new(&pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| FileError::Io {
+            shown: shower.show(&target),
+            source: std::io::Error::other(e.to_string()),
+        })?
+        .compile_matcher();
+    let mut found = Vec::new();
+    for rel in files::glob_repo_files(root, &glob, shower)? {
+        let text = files::read_repo_file(root, &rel, shower)?;
+        found.push((rel, text));
+    }
+    Ok(found)
+}
+
+fn globset_escape(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}

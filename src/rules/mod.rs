@@ -1,0 +1,159 @@
+//! Manifest rules: what can go wrong with database migrations run as Argo CD hooks, found before
+//! anything reaches a cluster. Each finding is data — rule, severity, object, reason, fix — and
+//! reporters print it. One file per rule family.
+
+pub mod commands;
+pub mod config_phase;
+pub mod hooks;
+pub mod migration_job;
+pub mod sync_policy;
+#[cfg(test)]
+mod tests;
+pub mod workers;
+
+use serde::Serialize;
+
+use crate::plan::{Object, Plan};
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Something that breaks a sync or loses data or evidence: `labcheck plan --rules` exits 1.
+    Warning,
+    /// Worth knowing; does not change the exit code.
+    Note,
+}
+
+impl Severity {
+    /// The word used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// What a rule found on one object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    /// `Kind/name` of the object.
+    pub object: String,
+    /// `file:line` where it is written.
+    pub source: String,
+    /// Why it matters.
+    pub reason: String,
+    /// What to change.
+    pub fix: String,
+}
+
+/// A rule: its id, its severity, and one line saying what it looks for.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    pub id: &'static str,
+    pub severity: Severity,
+    pub about: &'static str,
+}
+
+/// Every rule, in the order reports list them.
+pub const RULES: &[Rule] = &[
+    config_phase::RULE,
+    migration_job::BACKOFF_LIMIT,
+    migration_job::DEADLINE,
+    migration_job::IMAGE_TAG,
+    migration_job::DELETE_POLICY,
+    commands::LARAVEL_FORCE,
+    commands::LARAVEL_ISOLATED,
+    commands::MAGENTO_KEEP_GENERATED,
+    commands::MAGENTO_DB_STATUS,
+    hooks::HELM_PRE_INSTALL,
+    sync_policy::RETRY,
+    hooks::UNKNOWN_HOOK,
+    workers::RULE,
+];
+
+/// The rule with this id.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// Run every rule over a plan; findings in plan order of their objects, warnings first per object.
+pub fn check(plan: &Plan) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    config_phase::check(plan, &mut findings);
+    migration_job::check(plan, &mut findings);
+    commands::check(plan, &mut findings);
+    hooks::check(plan, &mut findings);
+    sync_policy::check(plan, &mut findings);
+    workers::check(plan, &mut findings);
+    findings
+}
+
+impl Rule {
+    /// A finding of this rule on `object`.
+    pub(crate) fn found(&self, object: &Object, reason: String, fix: String) -> Finding {
+        Finding {
+            rule: self.id,
+            severity: self.severity,
+            object: object.reference(),
+            source: object.source.to_string(),
+            reason,
+            fix,
+        }
+    }
+}
+
+/// The containers (and init containers) of a Pod template or a Pod.
+pub(crate) fn containers(object: &Object) -> Vec<&serde_yaml::Value> {
+    let spec = match object.kind.as_str() {
+        "Pod" => object.get(&["spec"]),
+        "CronJob" => object.get(&["spec", "jobTemplate", "spec", "template", "spec"]),
+        _ => object.get(&["spec", "template", "spec"]),
+    };
+    let mut found = Vec::new();
+    for key in ["initContainers", "containers"] {
+        if let Some(serde_yaml::Value::Sequence(list)) = spec
+            .and_then(|s| s.get(key))
+            .map(crate::plan::object::untag)
+        {
+            found.extend(list.iter().map(crate::plan::object::untag));
+        }
+    }
+    found
+}
+
+/// A container's command and args as one shell-like text.
+pub(crate) fn command_line(container: &serde_yaml::Value) -> String {
+    let mut words = Vec::new();
+    for key in ["command", "args"] {
+        if let Some(serde_yaml::Value::Sequence(list)) =
+            container.get(key).map(crate::plan::object::untag)
+        {
+            for word in list {
+                match crate::plan::object::untag(word) {
+                    serde_yaml::Value::String(s) => words.push(s.clone()),
+                    serde_yaml::Value::Number(n) => words.push(n.to_string()),
+                    serde_yaml::Value::Bool(b) => words.push(b.to_string()),
+                    _ => {}
+                }
+            }
+        }
+    }
+    words.join(" ")
+}
+
+/// A Job that migrates a database: its name says so, or a container runs a migration command.
+pub(crate) fn is_migration(object: &Object) -> bool {
+    if !(object.kind == "Job" && object.group() == "batch") {
+        return false;
+    }
+    let lower = object.name.to_ascii_lowercase();
+    lower.contains("migrat")
+        || containers(object).iter().any(|c| {
+            let line = command_line(c);
+            commands::migration_command(&line)
+        })
+}

@@ -1,0 +1,290 @@
+//! Each rule fires on a bad example and stays quiet on the article's good one (the solved shop of
+//! module 11 plus a guarded Magento upgrade).
+
+use crate::lab::module_11::content;
+use crate::plan::{Plan, PlanOptions, parse_manifests};
+use crate::rules::{Severity, check};
+
+const MAGENTO_GOOD: &str = r#"apiVersion: batch/v1
+kind: Job
+metadata:
+  name: magento-upgrade
+  annotations:
+    argocd.argoproj.io/hook: PreSync
+spec:
+  backoffLimit: 0
+  activeDeadlineSeconds: 1800
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: upgrade
+          image: registry.example.nl/magento:2026.10.3
+          command: ["/bin/sh", "-c"]
+          args:
+            - |
+              php bin/magento setup:db:status
+              status=$?
+              if [ "$status" -eq 2 ]; then
+                php bin/magento setup:upgrade --keep-generated --no-interaction
+              fi
+"#;
+
+fn good_shop() -> Vec<String> {
+    vec![
+        content::CONFIG_PRESYNC.to_string(),
+        content::MIGRATE_SAFE.to_string(),
+        content::web(true),
+        content::workers(true),
+        content::SMOKE_TEST.to_string(),
+        content::application(false),
+        MAGENTO_GOOD.to_string(),
+    ]
+}
+
+/// Rule ids found (with the object) when the files are planned together.
+fn found(files: &[String]) -> Vec<(String, String)> {
+    let mut objects = Vec::new();
+    for (i, text) in files.iter().enumerate() {
+        match parse_manifests(&format!("f{i}.yaml"), text) {
+            Ok(o) => objects.extend(o),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let plan = Plan::new(objects, Vec::new(), &PlanOptions::default());
+    check(&plan)
+        .into_iter()
+        .map(|f| (f.rule.to_string(), f.object))
+        .collect()
+}
+
+/// The good shop with one file replaced.
+fn shop_with(index: usize, text: &str) -> Vec<(String, String)> {
+    let mut files = good_shop();
+    files[index] = text.to_string();
+    found(&files)
+}
+
+fn pair(rule: &str, object: &str) -> (String, String) {
+    (rule.to_string(), object.to_string())
+}
+
+#[test]
+fn the_articles_good_example_is_quiet() {
+    assert_eq!(found(&good_shop()), vec![]);
+}
+
+#[test]
+fn the_shop_as_the_team_left_it_trips_every_laravel_rule() {
+    let files = vec![
+        content::CONFIG_FRESH.to_string(),
+        content::MIGRATE_FRESH.to_string(),
+        content::web(false),
+        content::workers(false),
+        content::application(true),
+    ];
+    let rules: Vec<String> = found(&files).into_iter().map(|(r, _)| r).collect();
+    for rule in [
+        "presync-config-in-sync-phase",
+        "migration-backoff-limit",
+        "migration-deadline",
+        "migration-image-tag",
+        "migration-delete-policy",
+        "laravel-migrate-force",
+        "laravel-migrate-isolated",
+        "retry-with-migration",
+        "workers-with-web",
+    ] {
+        assert!(rules.iter().any(|r| r == rule), "{rule} in {rules:?}");
+    }
+}
+
+#[test]
+fn config_in_the_sync_phase_is_too_late_for_a_presync_job() {
+    assert_eq!(
+        shop_with(0, content::CONFIG_FRESH),
+        vec![
+            pair("presync-config-in-sync-phase", "Job/shop-migrate"),
+            pair("presync-config-in-sync-phase", "Job/shop-migrate"),
+        ]
+    );
+}
+
+#[test]
+fn config_in_the_same_presync_wave_is_applied_first_and_is_fine() {
+    let same_wave = content::CONFIG_PRESYNC.replace("sync-wave: \"-1\"", "sync-wave: \"0\"");
+    assert_eq!(shop_with(0, &same_wave), vec![]);
+}
+
+#[test]
+fn a_secret_made_by_an_external_secret_in_the_sync_phase_is_too_late() {
+    let external = r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: shop-env
+  annotations: {argocd.argoproj.io/hook: PreSync, argocd.argoproj.io/sync-wave: "-1"}
+---
+apiVersion: external-secrets.io/v1beta1
+kind: ExternalSecret
+metadata:
+  name: shop-external
+  annotations: {argocd.argoproj.io/sync-wave: "-1"}
+spec:
+  target: {name: shop-secrets}
+"#;
+    assert_eq!(
+        shop_with(0, external),
+        vec![pair("presync-config-in-sync-phase", "Job/shop-migrate")]
+    );
+}
+
+#[test]
+fn a_migration_that_retries_or_has_no_deadline_is_flagged() {
+    let retries = content::MIGRATE_SAFE
+        .replace("  backoffLimit: 0\n", "  backoffLimit: 3\n")
+        .replace("  activeDeadlineSeconds: 900\n", "");
+    assert_eq!(
+        shop_with(1, &retries),
+        vec![
+            pair("migration-backoff-limit", "Job/shop-migrate"),
+            pair("migration-deadline", "Job/shop-migrate"),
+        ]
+    );
+}
+
+#[test]
+fn a_migration_on_another_tag_than_the_deployments_is_flagged_once() {
+    let older = content::MIGRATE_SAFE.replace("shop:1.42.0", "shop:1.41.0");
+    assert_eq!(
+        shop_with(1, &older),
+        vec![pair("migration-image-tag", "Job/shop-migrate")]
+    );
+}
+
+#[test]
+fn hook_succeeded_or_hook_failed_on_a_migration_loses_its_log() {
+    for policy in [
+        "HookSucceeded",
+        "HookFailed",
+        "BeforeHookCreation,HookFailed",
+    ] {
+        let text = content::MIGRATE_SAFE.replace(
+            "hook-delete-policy: BeforeHookCreation",
+            &format!("hook-delete-policy: {policy}"),
+        );
+        assert_eq!(
+            shop_with(1, &text),
+            vec![pair("migration-delete-policy", "Job/shop-migrate")],
+            "{policy}"
+        );
+    }
+}
+
+#[test]
+fn artisan_migrate_needs_force_and_isolated() {
+    let bare = content::MIGRATE_SAFE.replace(
+        r#"["php", "artisan", "migrate", "--force", "--isolated"]"#,
+        r#"["sh", "-c", "php artisan migrate && php artisan config:cache"]"#,
+    );
+    assert_eq!(
+        shop_with(1, &bare),
+        vec![
+            pair("laravel-migrate-force", "Job/shop-migrate"),
+            pair("laravel-migrate-isolated", "Job/shop-migrate"),
+        ]
+    );
+}
+
+#[test]
+fn magento_upgrade_without_keep_generated_or_a_status_guard_is_flagged() {
+    let bare = MAGENTO_GOOD
+        .replace("--keep-generated ", "")
+        .replace("              php bin/magento setup:db:status\n", "");
+    assert_eq!(
+        shop_with(6, &bare),
+        vec![
+            pair("magento-keep-generated", "Job/magento-upgrade"),
+            pair("magento-db-status", "Job/magento-upgrade"),
+        ]
+    );
+}
+
+#[test]
+fn a_helm_pre_install_hook_that_creates_a_database_is_a_note() {
+    let create = r#"apiVersion: batch/v1
+kind: Job
+metadata:
+  name: shop-db-create
+  annotations: {helm.sh/hook: "pre-install", helm.sh/hook-weight: "-10"}
+spec:
+  backoffLimit: 0
+  activeDeadlineSeconds: 60
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: create
+          image: mysql:8.4
+          command: ["sh", "-c", "mysql -e 'CREATE DATABASE shop'"]
+"#;
+    let mut files = good_shop();
+    files.push(create.to_string());
+    assert_eq!(
+        found(&files),
+        vec![pair("helm-pre-install-every-sync", "Job/shop-db-create")]
+    );
+    files.pop();
+    files.push(create.replace("CREATE DATABASE shop", "CREATE DATABASE IF NOT EXISTS shop"));
+    assert_eq!(found(&files), vec![]);
+}
+
+#[test]
+fn a_misspelt_hook_type_is_a_warning() {
+    let typo = content::SMOKE_TEST.replace("hook: PostSync", "hook: Postsync");
+    assert_eq!(
+        shop_with(4, &typo),
+        vec![pair("hook-type-unknown", "Job/shop-smoke-test")]
+    );
+}
+
+#[test]
+fn retry_without_a_presync_migration_is_quiet_and_with_limit_zero_too() {
+    let mut files = good_shop();
+    files[5] = content::application(true);
+    assert_eq!(
+        found(&files),
+        vec![pair("retry-with-migration", "Application/shop-dev")]
+    );
+    files[5] = content::application(true).replace("limit: 5", "limit: 0");
+    assert_eq!(found(&files), vec![]);
+    let without_migration: Vec<String> = good_shop()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 1 && *i != 6)
+        .map(|(_, f)| f)
+        .chain([content::application(true)])
+        .collect();
+    assert_eq!(found(&without_migration), vec![]);
+}
+
+#[test]
+fn workers_in_the_web_wave_are_a_note_not_a_warning() {
+    let files = {
+        let mut f = good_shop();
+        f[3] = content::workers(false);
+        f[2] = content::web(false);
+        f
+    };
+    let mut objects = Vec::new();
+    for (i, text) in files.iter().enumerate() {
+        objects.extend(parse_manifests(&format!("f{i}.yaml"), text).unwrap_or_default());
+    }
+    let plan = Plan::new(objects, Vec::new(), &PlanOptions::default());
+    let findings = check(&plan);
+    assert_eq!(findings.len(), 2);
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.rule == "workers-with-web" && f.severity == Severity::Note)
+    );
+}
