@@ -26,12 +26,30 @@ pub struct DemoArgs {
     pub keep: Option<PathBuf>,
 
     /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = DemoFormat::Human)]
+    pub format: DemoFormat,
 
     /// When to colour output (NO_COLOR is honoured with auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+}
+
+/// The demo's formats: its tour is a story for people or one JSON document (no JUnit or TAP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DemoFormat {
+    /// Text for people, with colour and hints.
+    Human,
+    /// One JSON document.
+    Json,
+}
+
+impl From<DemoFormat> for Format {
+    fn from(format: DemoFormat) -> Format {
+        match format {
+            DemoFormat::Human => Format::Human,
+            DemoFormat::Json => Format::Json,
+        }
+    }
 }
 
 /// One situation of the tour: what the learner did, which step is checked, what labcheck must say.
@@ -108,7 +126,7 @@ const TOUR: &[Scenario] = &[
 /// Run the demo; the exit code says whether every scenario came out as the tour expects.
 pub async fn demo(args: &DemoArgs) -> Result<u8, Error> {
     let run = &RunArgs {
-        format: args.format,
+        format: args.format.into(),
         color: args.color,
         ..RunArgs::default()
     };

@@ -4,3 +4,4 @@
 pub mod cluster;
 pub mod files;
 pub mod git;
+pub mod machine;

@@ -1,7 +1,10 @@
-//! Reporters: they turn results into text for people or documents for machines. They never decide.
+//! Reporters: they turn results into text for people or documents for machines (JSON, JUnit, TAP).
+//! They never decide.
 
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod tap;
 
 use std::io::IsTerminal;
 
@@ -51,4 +54,15 @@ pub enum Format {
     Human,
     /// One JSON document (see README).
     Json,
+    /// JUnit XML for CI: a test suite per step, a test case per check (see docs/ci.md).
+    Junit,
+    /// TAP version 14 with YAML diagnostics (see docs/ci.md).
+    Tap,
+}
+
+impl Format {
+    /// Whether this is a document for machines (and so may go to `--output FILE`).
+    pub fn is_machine(self) -> bool {
+        self != Format::Human
+    }
 }
