@@ -87,3 +87,36 @@ fn with_fix(outcome: Outcome, fix: &str) -> Outcome {
         outcome.with_hint(fix)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::checks::CheckKind;
+    use crate::course::Course;
+
+    #[test]
+    fn every_application_a_built_in_module_checks_is_one_it_declares_it_needs() {
+        let course = Course::embedded().expect("the built-in course loads");
+        for module in &course.modules {
+            let needed: Vec<&str> = module
+                .manifest
+                .needs
+                .applications
+                .iter()
+                .map(|a| a.name.as_str())
+                .collect();
+            for step in &module.steps {
+                for check in &step.checks {
+                    if let CheckKind::ArgocdApp(spec) = &check.kind {
+                        assert!(
+                            needed.contains(&spec.name.as_str()),
+                            "{}: {} checks Application {} but needs.applications lacks it",
+                            module.manifest.module,
+                            step.name,
+                            spec.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

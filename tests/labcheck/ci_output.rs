@@ -182,3 +182,29 @@ fn output_needs_a_machine_format_and_a_folder_that_exists() {
         missing.stderr
     );
 }
+
+#[test]
+fn docs_ci_documents_every_format_and_exit_code_the_help_offers() {
+    let world = World::at(CoursePoint::Fresh);
+    let help = run(&world, &["--help"]).stdout;
+    let doc = include_str!("../../docs/ci.md");
+    let formats: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("--format"))
+        .skip_while(|l| !l.contains("Possible values"))
+        .skip(1)
+        .take_while(|l| l.trim_start().starts_with("- "))
+        .filter_map(|l| l.trim_start().strip_prefix("- ")?.split(':').next())
+        .collect();
+    assert_eq!(formats, ["human", "json", "junit", "tap"], "{help}");
+    for format in formats {
+        assert!(
+            doc.contains(&format!("`--format {format}`")),
+            "docs/ci.md lost {format}"
+        );
+    }
+    for code in ["| 0 |", "| 1 |", "| 2 |", "| 3 |"] {
+        assert!(doc.contains(code), "docs/ci.md lost exit code {code}");
+    }
+    assert!(doc.contains("labcheck module-10 --format junit --output labcheck.xml"));
+}
