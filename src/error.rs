@@ -51,6 +51,11 @@ pub enum Error {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot write the report to {}: {source}. Check that its folder exists and is writable", path.display())]
+    Output {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Usage(String),
     #[error("{0}")]

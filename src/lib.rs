@@ -6,6 +6,7 @@
 pub mod checks;
 pub mod cli;
 pub mod course;
+pub mod doctor;
 pub mod error;
 pub mod lab;
 pub mod outcome;

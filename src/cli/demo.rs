@@ -11,7 +11,7 @@ use crate::lab::cluster::{self as lab_cluster, Revisions};
 use crate::lab::content;
 use crate::lab::world::{CoursePoint, LabError, LabWorld};
 use crate::outcome::Status;
-use crate::report::{ColorChoice, Format, Styles};
+use crate::report::{ColorChoice, Format, HumanOrJson, Styles};
 
 /// `labcheck demo` options.
 #[derive(Debug, Args, Clone)]
@@ -26,8 +26,8 @@ pub struct DemoArgs {
     pub keep: Option<PathBuf>,
 
     /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = HumanOrJson::Human)]
+    pub format: HumanOrJson,
 
     /// When to colour output (NO_COLOR is honoured with auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
@@ -108,7 +108,7 @@ const TOUR: &[Scenario] = &[
 /// Run the demo; the exit code says whether every scenario came out as the tour expects.
 pub async fn demo(args: &DemoArgs) -> Result<u8, Error> {
     let run = &RunArgs {
-        format: args.format,
+        format: args.format.into(),
         color: args.color,
         ..RunArgs::default()
     };

@@ -10,6 +10,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 pub mod demo;
+pub mod doctor;
+pub mod output;
 pub mod plan;
 pub mod serve;
 pub mod snapshot;
@@ -29,7 +31,7 @@ use crate::run::{self, Context, StepReport, WaitPolicy};
     about = "Checks whether you really did a step of the GitOps course: git, files and your cluster.",
     long_about = None,
     args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10               check every step of module 10\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check."
+    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10               check every step of module 10\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n  labcheck doctor module-10        can this machine and cluster run module 10?\n  labcheck module-10 --format junit --output labcheck.xml\n                                   JUnit for CI in a file, the human report on the terminal\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -63,6 +65,10 @@ pub struct RunArgs {
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+
+    /// Write the --format report (json, junit, tap) to FILE; the human report still goes to the terminal.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 
     /// When to colour output (NO_COLOR is honoured with auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
@@ -132,6 +138,8 @@ pub enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// Show the order Argo CD will sync manifests in; --rules checks migration hooks too.
     Plan(plan::PlanArgs),
+    /// Check that this machine and cluster can run a module: kubeconfig, API, Argo CD, repos, git, tools, clock.
+    Doctor(doctor::DoctorArgs),
 }
 
 /// Parse the command line, run, and return the exit code.
@@ -171,6 +179,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         Some(Command::Serve(args)) => serve::run(&args).await,
         Some(Command::Snapshot(args)) => snapshot::run(&args).await,
         Some(Command::Plan(args)) => plan::run(&args),
+        Some(Command::Doctor(args)) => doctor::run(&args).await,
         None => {
             let Some(module) = cli.module.as_deref() else {
                 return Err(Error::Usage(
@@ -206,8 +215,11 @@ fn work_dir(args: &RunArgs) -> Result<PathBuf, Error> {
 /// Check a step, an exercise or a whole module; print the report; return the exit code.
 pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u8, Error> {
     let styles = Styles::decide(args.color);
+    output::check_target(args.format, args.output.as_deref())?;
     // The live line goes to stderr, and only where a person watches it.
-    let show_progress = args.format == Format::Human && std::io::stderr().is_terminal();
+    let show_progress = output::terminal_format(args.format, args.output.as_deref())
+        == Format::Human
+        && std::io::stderr().is_terminal();
     let on_wait = move |p: &run::WaitProgress| {
         if show_progress {
             const FRAMES: [char; 4] = ['|', '/', '-', '\\'];
@@ -224,7 +236,13 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     if show_progress {
         eprint!("\r\x1b[2K");
     }
-    emit(&render(&run.reports, run.module_run, args.format, styles));
+    output::deliver(
+        &run.reports,
+        run.module_run,
+        args.format,
+        args.output.as_deref(),
+        styles,
+    )?;
     Ok(exit_code(&run.reports))
 }
 
@@ -270,6 +288,8 @@ pub async fn run_checks(
 pub fn render(reports: &[StepReport], module_run: bool, format: Format, styles: Styles) -> String {
     match (format, reports) {
         (Format::Json, _) => report::json::render(reports, module_run),
+        (Format::Junit, _) => report::junit::render(reports),
+        (Format::Tap, _) => report::tap::render(reports),
         (Format::Human, [one]) if !module_run => report::human::render_step(one, styles),
         (Format::Human, _) => report::human::render_module(reports, styles),
     }

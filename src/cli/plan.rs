@@ -10,7 +10,7 @@ use crate::error::{Error, exit};
 use crate::plan::{Object, Plan, PlanOptions, parse_manifests};
 use crate::probe::files::{MAX_FILE_BYTES, PathShower};
 use crate::probe::manifests::read_manifests;
-use crate::report::{self, ColorChoice, Format, Styles};
+use crate::report::{self, ColorChoice, HumanOrJson, Styles};
 use crate::rules::{self, Severity};
 
 /// `labcheck plan` options.
@@ -36,8 +36,8 @@ pub struct PlanArgs {
     pub pruned: Vec<String>,
 
     /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = HumanOrJson::Human)]
+    pub format: HumanOrJson,
 
     /// When to colour output (NO_COLOR is honoured with auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
@@ -57,8 +57,8 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
     );
     let findings = args.rules.then(|| rules::check(&plan));
     let text = match args.format {
-        Format::Json => report::plan::render_json(&plan, findings.as_deref()),
-        Format::Human => {
+        HumanOrJson::Json => report::plan::render_json(&plan, findings.as_deref()),
+        HumanOrJson::Human => {
             report::plan::render_human(&plan, findings.as_deref(), Styles::decide(args.color))
         }
     };

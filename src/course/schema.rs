@@ -29,8 +29,48 @@ pub struct ModuleManifest {
     pub repos: Vec<RepoSpec>,
     #[serde(default)]
     pub argocd: ArgoCdSpec,
+    /// What the learner's environment must have before the module starts (`labcheck doctor`).
+    #[serde(default)]
+    pub needs: Needs,
     /// Steps and exercises in course order (file names without `.yaml`).
     pub steps: Vec<String>,
+}
+
+/// `needs:` in module.yaml: what `labcheck doctor MODULE` looks for besides the cluster, Argo CD
+/// and the work repos.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Needs {
+    /// Argo CD Applications that must exist when the module starts.
+    #[serde(default)]
+    pub applications: Vec<AppNeed>,
+    /// Programs the learner runs, which must be on PATH.
+    #[serde(default)]
+    pub tools: Vec<ToolNeed>,
+}
+
+/// An Application the module works with.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppNeed {
+    pub name: String,
+    /// Where it lives; defaults to the module's Argo CD namespace.
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// How a learner gets it when it is missing (shown verbatim).
+    pub get: String,
+}
+
+/// A program the learner runs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolNeed {
+    pub name: String,
+    /// The arguments that make it print its version (default `--version`).
+    #[serde(default)]
+    pub version: Option<Vec<String>>,
+    /// How a learner installs it (shown verbatim).
+    pub get: String,
 }
 
 /// The tracks a module offers.

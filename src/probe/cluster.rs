@@ -6,6 +6,7 @@ pub mod api;
 pub mod argocd;
 pub mod config;
 pub mod pods;
+pub mod server;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

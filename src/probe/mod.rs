@@ -4,4 +4,5 @@
 pub mod cluster;
 pub mod files;
 pub mod git;
+pub mod machine;
 pub mod manifests;

@@ -1,8 +1,11 @@
-//! Reporters: they turn results into text for people or documents for machines. They never decide.
+//! Reporters: they turn results into text for people or documents for machines (JSON, JUnit, TAP).
+//! They never decide.
 
 pub mod human;
 pub mod json;
+pub mod junit;
 pub mod plan;
+pub mod tap;
 
 use std::io::IsTerminal;
 
@@ -52,4 +55,34 @@ pub enum Format {
     Human,
     /// One JSON document (see README).
     Json,
+    /// JUnit XML for CI: a test suite per step, a test case per check (see docs/ci.md).
+    Junit,
+    /// TAP version 14 with YAML diagnostics (see docs/ci.md).
+    Tap,
+}
+
+impl Format {
+    /// Whether this is a document for machines (and so may go to `--output FILE`).
+    pub fn is_machine(self) -> bool {
+        self != Format::Human
+    }
+}
+
+/// For commands whose output is a story for people or one JSON document (no JUnit or TAP):
+/// `demo`, `plan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HumanOrJson {
+    /// Text for people, with colour and hints.
+    Human,
+    /// One JSON document.
+    Json,
+}
+
+impl From<HumanOrJson> for Format {
+    fn from(format: HumanOrJson) -> Format {
+        match format {
+            HumanOrJson::Human => Format::Human,
+            HumanOrJson::Json => Format::Json,
+        }
+    }
 }

@@ -1,7 +1,9 @@
 //! labcheck's one integration-test binary: real lab worlds, a served Kubernetes API, the real binary.
 
+mod ci_output;
 mod cli;
 mod cluster_checks;
+mod doctor;
 mod file_checks;
 mod git_checks;
 mod harness;

@@ -1,0 +1,90 @@
+//! `labcheck doctor [MODULE]`: is this machine and cluster ready for a module? Parses, calls
+//! [`crate::doctor`], hands the result to the reporters.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{ClusterArgs, RunArgs, exit_code, load_course, output, work_dir};
+use crate::doctor::{self, Setup};
+use crate::error::Error;
+use crate::report::{ColorChoice, Format, Styles};
+
+/// `labcheck doctor` options.
+#[derive(Debug, Args, Clone)]
+pub struct DoctorArgs {
+    /// The module to prepare for (its Applications, work repos and tools); without it, only what
+    /// every module needs.
+    pub module: Option<String>,
+
+    /// Folder holding your work repos.
+    #[arg(long, env = "LABCHECK_WORK_DIR", value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+
+    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
+    #[arg(long, value_name = "DIR")]
+    pub course_dir: Option<PathBuf>,
+
+    /// Your course track (defaults to the module's default, e.g. kind).
+    #[arg(long)]
+    pub track: Option<String>,
+
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// Write the --format report (json, junit, tap) to FILE; the human report still goes to the terminal.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// When to colour output (NO_COLOR is honoured with auto).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// Run doctor, print its report, return the exit code (0 ready, 1 something missing, 3 could not
+/// tell).
+pub async fn run(args: &DoctorArgs) -> Result<u8, Error> {
+    output::check_target(args.format, args.output.as_deref())?;
+    let styles = Styles::decide(args.color);
+    let run_args = RunArgs {
+        work_dir: args.work_dir.clone(),
+        course_dir: args.course_dir.clone(),
+        ..RunArgs::default()
+    };
+    let course = load_course(&run_args)?;
+    let module = match &args.module {
+        Some(name) => Some(course.module(name)?.clone()),
+        None => None,
+    };
+    let track = match &module {
+        Some(m) => m.track(args.track.as_deref())?.to_string(),
+        None => args.track.clone().unwrap_or_else(|| "any".to_string()),
+    };
+    let tools = match &module {
+        Some(m) => m.manifest.needs.tools.clone(),
+        None => doctor::all_tools(course.modules.iter().flat_map(|m| &m.manifest.needs.tools)),
+    };
+    let argocd_namespace = args.cluster.argocd_namespace.clone().unwrap_or_else(|| {
+        module
+            .as_ref()
+            .map(|m| m.manifest.argocd.namespace.clone())
+            .unwrap_or_else(|| "argocd".to_string())
+    });
+    let setup = Setup {
+        module,
+        tools,
+        work_dir: work_dir(&run_args)?,
+        cluster: args.cluster.options(),
+        argocd_namespace,
+        path: std::env::var_os("PATH").unwrap_or_default(),
+        track,
+    };
+    let report = doctor::examine(&setup).await;
+    let reports = [report];
+    output::deliver(&reports, false, args.format, args.output.as_deref(), styles)?;
+    Ok(exit_code(&reports))
+}

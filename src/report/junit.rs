@@ -1,0 +1,197 @@
+//! The JUnit XML report for CI: one test suite per step, one test case per check. A failed check
+//! is a `<failure>`, a check that could not be made is an `<error>` (never a failure, never a
+//! pass), a skipped one is `<skipped>`.
+
+use std::fmt::Write;
+
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+
+use crate::outcome::{Outcome, Status};
+use crate::run::{CheckReport, StepReport};
+
+/// Every step of a run in one document (a single step is a document with one suite).
+pub fn render(steps: &[StepReport]) -> String {
+    let mut report = Report::new("labcheck");
+    report.add_test_suites(steps.iter().map(suite));
+    match report.to_string() {
+        Ok(xml) => xml,
+        // Writing XML into a String has no I/O to fail; should it fail anyway, the document still
+        // says something went wrong instead of looking like an empty, passing run.
+        Err(e) => fallback(&e.to_string()),
+    }
+}
+
+fn suite(step: &StepReport) -> TestSuite {
+    let mut suite = TestSuite::new(format!("{} {}", step.module, step.step));
+    suite.add_properties([
+        Property::new("module", step.module.as_str()),
+        Property::new("step", step.step.as_str()),
+        Property::new("title", step.title.as_str()),
+        Property::new("track", step.track.as_str()),
+        Property::new("status", step.status.as_str()),
+    ]);
+    let classname = format!("{}.{}", step.module, step.step);
+    suite.add_test_cases(step.checks.iter().map(|check| case(check, &classname)));
+    suite
+}
+
+fn case(check: &CheckReport, classname: &str) -> TestCase {
+    let outcome = &check.outcome;
+    let status = match outcome.status {
+        Status::Pass => TestCaseStatus::success(),
+        Status::Fail => non_success(NonSuccessKind::Failure, check, &outcome.summary),
+        Status::Error => non_success(NonSuccessKind::Error, check, &could_not_check(outcome)),
+        Status::Skip => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(outcome.summary.as_str());
+            status
+        }
+    };
+    let mut case = TestCase::new(format!("{}: {}", check.id, check.title), status);
+    case.set_classname(classname);
+    case
+}
+
+/// "could not check: …" once, whether or not the check's summary already says so.
+fn could_not_check(outcome: &Outcome) -> String {
+    if outcome.summary.starts_with("could not check") {
+        outcome.summary.clone()
+    } else {
+        format!("could not check: {}", outcome.summary)
+    }
+}
+
+fn non_success(kind: NonSuccessKind, check: &CheckReport, message: &str) -> TestCaseStatus {
+    let mut status = TestCaseStatus::non_success(kind);
+    status
+        .set_message(message)
+        .set_type(check.kind)
+        .set_description(description(&check.outcome));
+    status
+}
+
+/// The text of a failure or error: what labcheck saw, why, what to do, then the evidence.
+pub fn description(outcome: &Outcome) -> String {
+    let mut text = outcome.summary.clone();
+    if let (Some(expected), Some(actual)) = (&outcome.expected, &outcome.actual) {
+        let _ = write!(text, "\nexpected: {expected}\nfound:    {actual}");
+    }
+    if let Some(diagnosis) = &outcome.diagnosis {
+        let _ = write!(text, "\nwhy:  {diagnosis}");
+    }
+    if let Some(hint) = &outcome.hint {
+        let _ = write!(text, "\nhint: {hint}");
+    }
+    if let Some(detail) = &outcome.detail {
+        let _ = write!(text, "\n\n{}", detail.text.trim_end());
+    }
+    text
+}
+
+fn fallback(error: &str) -> String {
+    let escaped = error
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('"', "&quot;");
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"labcheck\" tests=\"1\" failures=\"0\" errors=\"1\">\n    <testsuite name=\"labcheck\" tests=\"1\" failures=\"0\" errors=\"1\">\n        <testcase name=\"report\"><error message=\"cannot render the JUnit report: {escaped}\"/></testcase>\n    </testsuite>\n</testsuites>\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::DetailKind;
+
+    fn check(id: &str, outcome: Outcome) -> CheckReport {
+        CheckReport {
+            id: id.to_string(),
+            kind: "git",
+            title: format!("title of {id}"),
+            outcome,
+        }
+    }
+
+    fn step(name: &str, checks: Vec<CheckReport>) -> StepReport {
+        StepReport {
+            module: "module-10".to_string(),
+            step: name.to_string(),
+            title: "Release with a failing migration".to_string(),
+            track: "kind".to_string(),
+            status: Status::fold(checks.iter().map(|c| c.outcome.status)),
+            checks,
+        }
+    }
+
+    #[test]
+    fn a_failed_check_is_a_failure_with_summary_hint_and_diff() {
+        let report = step(
+            "step-4",
+            vec![
+                check("on-main", Outcome::pass("on main")),
+                check(
+                    "same",
+                    Outcome::fail("line 5 differs from the reference")
+                        .with_hint("copy the reference's line 5 & push")
+                        .with_detail(DetailKind::Diff, "-a: 1\n+a: <2>\n"),
+                ),
+            ],
+        );
+        let xml = render(&[report]);
+        assert!(
+            xml.contains(r#"<testsuite name="module-10 step-4" tests="2""#),
+            "{xml}"
+        );
+        assert!(xml.contains(r#"failures="1""#), "{xml}");
+        assert!(
+            xml.contains(r#"<failure message="line 5 differs from the reference" type="git">"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("hint: copy the reference&apos;s line 5 &amp; push")
+                || xml.contains("hint: copy the reference's line 5 &amp; push"),
+            "{xml}"
+        );
+        assert!(xml.contains("+a: &lt;2&gt;"), "{xml}");
+    }
+
+    #[test]
+    fn could_not_check_is_an_error_and_skip_is_skipped_never_a_failure() {
+        let report = step(
+            "step-2",
+            vec![
+                check(
+                    "synced",
+                    Outcome::could_not_check("cannot reach the Kubernetes API")
+                        .with_hint("start the course cluster"),
+                ),
+                check("other-track", Outcome::skip("not on the kind track")),
+            ],
+        );
+        let xml = render(&[report]);
+        assert!(xml.contains(r#"failures="0""#), "{xml}");
+        assert!(xml.contains(r#"errors="1""#), "{xml}");
+        assert!(xml.contains(r#"skipped="1""#), "{xml}");
+        assert!(
+            xml.contains(r#"<error message="could not check: cannot reach the Kubernetes API""#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<skipped message="not on the kind track"/>"#),
+            "{xml}"
+        );
+        assert!(!xml.contains("<failure"), "{xml}");
+    }
+
+    #[test]
+    fn a_module_run_is_one_document_with_a_suite_per_step() {
+        let steps = [
+            step("step-1", vec![check("a", Outcome::pass("ok"))]),
+            step("step-2", vec![check("b", Outcome::pass("ok"))]),
+        ];
+        let xml = render(&steps);
+        assert_eq!(xml.matches("<?xml").count(), 1, "{xml}");
+        assert_eq!(xml.matches("<testsuite ").count(), 2, "{xml}");
+        assert!(xml.contains(r#"classname="module-10.step-2""#), "{xml}");
+    }
+}

@@ -1,0 +1,315 @@
+//! `labcheck doctor module-10` on a learner's machine: a served cluster (with and without Argo CD)
+//! reached through a kubeconfig, the lab world's real repos, a private HOME for git's config and a
+//! private PATH for the tools.
+
+use std::path::{Path, PathBuf};
+
+use labcheck::lab::cluster::{self, Revisions, objects};
+use labcheck::lab::world::{CoursePoint, LabWorld};
+use labcheck::serve::{self, RunningServer, ServeOptions};
+use labcheck::snapshot::Snapshot;
+use serde_json::{Value, json};
+
+/// A learner's machine: HOME, a bin folder on PATH, maybe the lab's repos.
+struct Machine {
+    home: tempfile::TempDir,
+    work_dir: PathBuf,
+    bin: PathBuf,
+}
+
+struct Doctor {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Doctor {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", self.stdout, self.stderr))
+    }
+}
+
+impl Machine {
+    /// A machine with nothing set up: no repos, no git identity, no argocd CLI.
+    fn bare() -> Machine {
+        let home = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let bin = home.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap_or_else(|e| panic!("{e}"));
+        let work_dir = home.path().join("work");
+        Machine {
+            home,
+            work_dir,
+            bin,
+        }
+    }
+
+    /// The course's set-up done: the lab's repos at `point`, git's identity, the argocd CLI.
+    fn ready(point: CoursePoint) -> (Machine, Revisions) {
+        let mut machine = Machine::bare();
+        let world = LabWorld::at(&machine.home.path().join("lab"), point)
+            .unwrap_or_else(|e| panic!("lab world: {e}"));
+        let revs = Revisions::of_world(&world).unwrap_or_else(|e| panic!("{e}"));
+        machine.work_dir = world.work_dir();
+        std::fs::write(
+            machine.home.path().join(".gitconfig"),
+            "[user]\n\tname = Course Learner\n\temail = learner@course.local\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        machine.install_argocd_cli();
+        (machine, revs)
+    }
+
+    /// A stand-in `argocd` that answers `argocd version --client --short` as v3.1 does.
+    fn install_argocd_cli(&self) {
+        let path = self.bin.join("argocd");
+        std::fs::write(&path, "#!/bin/sh\necho 'argocd: v3.1.5+cfeed49'\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
+    fn kubeconfig(&self, server: &RunningServer) -> PathBuf {
+        let path = self.home.path().join("kubeconfig");
+        serve::write_kubeconfig(&path, &server.url(), "kind-course")
+            .unwrap_or_else(|e| panic!("{e}"));
+        path
+    }
+
+    /// `labcheck doctor ARGS` with this machine's HOME and PATH (kubectl from /usr/bin).
+    async fn doctor(&self, args: &[&str]) -> Doctor {
+        let path =
+            std::env::join_paths([self.bin.as_path(), Path::new("/usr/bin"), Path::new("/bin")])
+                .unwrap_or_else(|e| panic!("{e}"));
+        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+            .arg("doctor")
+            .args(args)
+            .arg("--work-dir")
+            .arg(&self.work_dir)
+            .env_clear()
+            .env("HOME", self.home.path())
+            .env("PATH", path)
+            .env("NO_COLOR", "1")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .current_dir(self.home.path())
+            .output()
+            .await
+            .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
+        Doctor {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+async fn serve(snapshot: Snapshot) -> RunningServer {
+    serve::start(
+        snapshot,
+        "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
+        ServeOptions::default(),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("server: {e}"))
+}
+
+/// Argo CD's three parts as `kubectl apply -f install.yaml` leaves them, `controller_ready` of 1
+/// controller replicas ready.
+fn with_argo_cd(mut snapshot: Snapshot, controller_ready: i64) -> Snapshot {
+    let workload = |kind: &str, name: &str, ready: i64| {
+        json!({"apiVersion": "apps/v1", "kind": kind,
+            "metadata": {"name": name, "namespace": "argocd", "creationTimestamp": "2026-05-02T09:00:20Z",
+                "labels": {"app.kubernetes.io/name": name, "app.kubernetes.io/part-of": "argocd"}},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app.kubernetes.io/name": name}}},
+            "status": {"replicas": 1, "readyReplicas": ready, "availableReplicas": ready}})
+    };
+    for object in [
+        workload("Deployment", "argocd-server", 1),
+        workload("Deployment", "argocd-repo-server", 1),
+        workload(
+            "StatefulSet",
+            "argocd-application-controller",
+            controller_ready,
+        ),
+    ] {
+        snapshot = snapshot.with_object(object);
+    }
+    snapshot
+}
+
+fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .and_then(|checks| checks.iter().find(|c| c["id"] == id))
+        .unwrap_or_else(|| panic!("no check {id} in {report:#}"))
+}
+
+fn field<'a>(report: &'a Value, id: &str, name: &str) -> &'a str {
+    check(report, id)[name].as_str().unwrap_or("")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_on_a_cluster_without_argo_cd_names_each_missing_part_with_its_fix() {
+    let machine = Machine::bare();
+    let server = serve(cluster::argo_cd_missing()).await;
+    let kubeconfig = machine.kubeconfig(&server);
+    let kubeconfig = kubeconfig.to_string_lossy();
+    let run = machine
+        .doctor(&["module-10", "--format", "json", "--kubeconfig", &kubeconfig])
+        .await;
+    let report = run.json();
+    assert_eq!(run.code, 1, "{report:#}");
+    assert_eq!(report["step"], "doctor");
+
+    assert_eq!(field(&report, "kubeconfig", "status"), "pass");
+    assert!(field(&report, "kubeconfig", "summary").contains("context kind-course"));
+    assert_eq!(field(&report, "api", "status"), "pass");
+    assert!(
+        field(&report, "api", "summary").starts_with("Kubernetes v1.33"),
+        "{report:#}"
+    );
+    assert_eq!(field(&report, "clock", "status"), "pass", "{report:#}");
+
+    assert_eq!(field(&report, "argocd-crd", "status"), "fail");
+    assert!(field(&report, "argocd-crd", "hint").contains("manifests/install.yaml"));
+    for part in [
+        "argocd-server",
+        "argocd-repo-server",
+        "argocd-application-controller",
+    ] {
+        assert_eq!(field(&report, part, "status"), "fail", "{part}");
+        assert!(
+            field(&report, part, "summary").contains("namespace argocd does not exist"),
+            "{part}: {report:#}"
+        );
+        assert!(field(&report, part, "hint").contains("kubectl create namespace argocd"));
+    }
+    // Without Argo CD the Application cannot be looked for: not a verdict on the learner.
+    assert_eq!(field(&report, "app-checkout-dev", "status"), "error");
+    assert!(field(&report, "app-checkout-dev", "summary").contains("Argo CD is not installed"));
+
+    assert_eq!(field(&report, "repo-checkout-config", "status"), "fail");
+    assert!(
+        field(&report, "repo-checkout-config", "hint").contains("git clone"),
+        "the module's own clone command"
+    );
+    assert_eq!(field(&report, "git-identity", "status"), "fail");
+    assert!(field(&report, "git-identity", "hint").contains("git config --global user.email"));
+    assert_eq!(field(&report, "tool-kubectl", "status"), "pass");
+    assert!(field(&report, "tool-kubectl", "summary").contains("Client Version"));
+    assert_eq!(field(&report, "tool-argocd", "status"), "fail");
+    assert!(field(&report, "tool-argocd", "hint").contains("cli_installation"));
+
+    assert!(server.requests.writes().is_empty(), "doctor only reads");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_passes_once_the_course_set_up_is_done_and_writes_junit_for_ci() {
+    let (machine, revs) = Machine::ready(CoursePoint::Step1);
+    let server = serve(with_argo_cd(cluster::solved(CoursePoint::Step1, &revs), 1)).await;
+    let kubeconfig = machine.kubeconfig(&server);
+    let kubeconfig = kubeconfig.to_string_lossy();
+    let run = machine
+        .doctor(&["module-10", "--format", "json", "--kubeconfig", &kubeconfig])
+        .await;
+    let report = run.json();
+    assert_eq!(report["status"], "pass", "{report:#}");
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        field(&report, "argocd-application-controller", "summary"),
+        "statefulset/argocd-application-controller: 1/1 ready"
+    );
+    assert!(field(&report, "app-checkout-dev", "summary").contains("sync: Synced"));
+    assert_eq!(
+        field(&report, "tool-argocd", "summary"),
+        format!(
+            "argocd: v3.1.5+cfeed49 ({})",
+            machine.bin.join("argocd").display()
+        )
+    );
+    assert!(
+        field(&report, "git-identity", "summary")
+            .starts_with("Course Learner <learner@course.local>")
+    );
+
+    let junit = machine.home.path().join("doctor.xml");
+    let junit_arg = junit.to_string_lossy();
+    let run = machine
+        .doctor(&[
+            "module-10",
+            "--format",
+            "junit",
+            "--output",
+            &junit_arg,
+            "--kubeconfig",
+            &kubeconfig,
+        ])
+        .await;
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("doctor: done"),
+        "the terminal gets the human report: {}",
+        run.stdout
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        xml.contains(r#"<testsuite name="module-10 doctor""#),
+        "{xml}"
+    );
+    assert!(xml.contains(r#"failures="0" errors="0""#), "{xml}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_finds_a_controller_not_ready_and_an_application_not_created_yet() {
+    let (machine, _revs) = Machine::ready(CoursePoint::Fresh);
+    // Argo CD installed, its controller still starting, nothing of the platform synced yet.
+    let snapshot = with_argo_cd(
+        cluster::argo_cd_missing()
+            .with_object(objects::namespace("argocd"))
+            .with_object(objects::application_crd()),
+        0,
+    );
+    let server = serve(snapshot).await;
+    let kubeconfig = machine.kubeconfig(&server);
+    let kubeconfig = kubeconfig.to_string_lossy();
+    let run = machine
+        .doctor(&["module-10", "--format", "json", "--kubeconfig", &kubeconfig])
+        .await;
+    let report = run.json();
+    assert_eq!(run.code, 1, "{report:#}");
+    assert_eq!(field(&report, "argocd-crd", "status"), "pass");
+    assert_eq!(field(&report, "argocd-server", "status"), "pass");
+    assert_eq!(
+        field(&report, "argocd-application-controller", "status"),
+        "fail"
+    );
+    assert!(
+        field(&report, "argocd-application-controller", "hint")
+            .contains("describe statefulset/argocd-application-controller")
+    );
+    assert_eq!(field(&report, "app-checkout-dev", "status"), "fail");
+    assert!(field(&report, "app-checkout-dev", "hint").contains("apps/checkout-dev.yaml"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_without_a_kubeconfig_fails_once_and_does_not_guess_about_the_cluster() {
+    let machine = Machine::bare();
+    let run = machine.doctor(&["module-10", "--format", "json"]).await;
+    let report = run.json();
+    assert_eq!(run.code, 1);
+    assert_eq!(field(&report, "kubeconfig", "status"), "fail");
+    assert!(field(&report, "kubeconfig", "hint").contains("--kubeconfig"));
+    for id in [
+        "api",
+        "clock",
+        "argocd-crd",
+        "argocd-server",
+        "app-checkout-dev",
+    ] {
+        assert_eq!(field(&report, id, "status"), "error", "{id}: {report:#}");
+    }
+}
