@@ -320,3 +320,29 @@ fn pruned_objects_go_highest_wave_first() {
         ]
     );
 }
+
+#[test]
+fn plan_help_and_docs_name_every_rule_and_exit_code() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let help = labcheck(dir.path(), &["plan", "--help"]);
+    assert_eq!(help.code, 0);
+    assert!(
+        help.stdout.contains("Exit codes: 0 no rule warned (or --rules not given), 1 a rule warned, 2 a path or manifest could not be read."),
+        "{}",
+        help.stdout
+    );
+    let docs = include_str!("../../docs/plan.md");
+    for rule in labcheck::rules::RULES {
+        assert!(
+            docs.contains(&format!("| `{}` | {} |", rule.id, rule.severity.as_str())),
+            "docs/plan.md lacks {}",
+            rule.id
+        );
+    }
+    let top = labcheck(dir.path(), &["--help"]);
+    assert!(
+        top.stdout.contains("labcheck plan --rules DIR"),
+        "{}",
+        top.stdout
+    );
+}
