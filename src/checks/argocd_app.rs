@@ -721,6 +721,26 @@ async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -> Outcome {
             Err(_) => {}
         }
     }
+    // A sync waiting on a hook Job whose pod cannot start (a PreSync migration without its
+    // config): say why, with the manifest rule's reason.
+    let waiting_hook = app
+        .last_operation()
+        .filter(|_| app.operation_running())
+        .and_then(|op| op.message.as_deref())
+        .and_then(|m| m.split("waiting for completion of hook batch/Job/").nth(1))
+        .and_then(|rest| rest.split_whitespace().next());
+    if let Some(job_name) = waiting_hook
+        && let Some(ns) = app.spec.destination.namespace.as_deref()
+        && let Ok(Some(job)) = cluster.job(ns, job_name).await
+        && let Ok(pods) = cluster.job_pods(ns, &job).await
+        && let Some(stuck) = cluster_common::job_stuck_diagnosis(&job, &pods)
+    {
+        let diagnosis = match &outcome.diagnosis {
+            Some(d) => format!("{d}\n{stuck}"),
+            None => stuck,
+        };
+        return outcome.with_diagnosis(diagnosis);
+    }
     let unhealthy = matches!(
         app.status.health.status.as_deref(),
         Some("Progressing" | "Degraded")

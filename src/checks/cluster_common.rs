@@ -270,6 +270,39 @@ pub fn explain_stuck(stuck: &StuckContainer) -> String {
     )
 }
 
+/// Whether a Job is an Argo CD PreSync hook (directly or as a translated Helm pre-install/upgrade hook).
+pub fn is_presync_hook(job: &Job) -> bool {
+    let object = crate::plan::Object {
+        source: crate::plan::Source {
+            file: String::new(),
+            line: 0,
+        },
+        api_version: "batch/v1".to_string(),
+        kind: "Job".to_string(),
+        name: job.metadata.name.clone().unwrap_or_default(),
+        generate_name: false,
+        namespace: String::new(),
+        annotations: job.metadata.annotations.clone().unwrap_or_default(),
+        body: serde_yaml::Value::Null,
+    };
+    object.is_hook() && object.sync_phases().contains(&crate::plan::Phase::PreSync)
+}
+
+/// The first stuck container among a Job's pods, explained; for a PreSync hook waiting on its
+/// config, with the manifest rule's reason and fix (`presync-config-in-sync-phase`).
+pub fn job_stuck_diagnosis(job: &Job, pods_seen: &[Pod]) -> Option<String> {
+    let stuck = pods_seen.iter().find_map(pods::stuck_container)?;
+    let mut text = explain_stuck(&stuck);
+    if stuck.reason == "CreateContainerConfigError" && is_presync_hook(job) {
+        text.push_str(&format!(
+            ". {}. Fix: {} (`labcheck plan --rules` finds this before you push)",
+            crate::rules::config_phase::WHY_STUCK,
+            crate::rules::config_phase::FIX
+        ));
+    }
+    Some(text)
+}
+
 /// The first stuck container among `pods`, explained.
 pub fn stuck_diagnosis(pods_seen: &[Pod]) -> Option<String> {
     pods_seen
@@ -334,6 +367,33 @@ mod tests {
         let app = app_started("2026-05-02T10:14:58Z", "Running");
         let outcome = stale_job_outcome(&job, &app, "checkout-dev");
         assert!(outcome.is_some_and(|o| o.pending));
+    }
+
+    #[test]
+    fn a_presync_hook_stuck_on_its_config_is_explained_with_the_rule() {
+        let job: Job = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "shop-migrate",
+                "annotations": {"argocd.argoproj.io/hook": "PreSync"}}
+        }))
+        .unwrap_or_default();
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "shop-migrate-x7k2p"},
+            "status": {"phase": "Pending", "containerStatuses": [{
+                "name": "migrate", "ready": false, "restartCount": 0, "image": "shop", "imageID": "",
+                "state": {"waiting": {"reason": "CreateContainerConfigError",
+                    "message": "configmap \"shop-env\" not found"}}}]}
+        }))
+        .unwrap_or_default();
+        let text = job_stuck_diagnosis(&job, std::slice::from_ref(&pod)).unwrap_or_default();
+        assert!(text.starts_with("pod shop-migrate-x7k2p cannot start: CreateContainerConfigError (configmap \"shop-env\" not found)"), "{text}");
+        assert!(
+            text.contains("A PreSync hook runs before anything of the Sync phase is applied"),
+            "{text}"
+        );
+        let plain: Job = serde_json::from_value(serde_json::json!({"metadata": {"name": "batch"}}))
+            .unwrap_or_default();
+        let text = job_stuck_diagnosis(&plain, &[pod]).unwrap_or_default();
+        assert!(!text.contains("PreSync"), "{text}");
     }
 
     #[test]

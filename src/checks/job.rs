@@ -159,7 +159,7 @@ impl JobSpec {
             && let Some(job) = &job
             && JobState::of(job) == JobState::Running
             && let Ok(pods) = cluster.job_pods(&self.namespace, job).await
-            && let Some(diagnosis) = cluster_common::stuck_diagnosis(&pods)
+            && let Some(diagnosis) = cluster_common::job_stuck_diagnosis(job, &pods)
         {
             outcome = outcome.with_diagnosis(diagnosis);
         }

@@ -152,14 +152,15 @@ impl ManifestsSpec {
                 namespace: self.namespace.clone(),
             },
         );
-        if let Some(failure) = self.check_order(&plan) {
-            return failure;
-        }
         let findings: Vec<rules::Finding> = rules::check(&plan)
             .into_iter()
             .filter(|f| self.rules.iter().any(|r| r == f.rule))
             .collect();
         let Some(first) = findings.first() else {
+            // The rules explain more than the order does, so they speak first.
+            if let Some(failure) = self.check_order(&plan) {
+                return failure;
+            }
             let mut parts = Vec::new();
             if !self.rules.is_empty() {
                 parts.push(format!(

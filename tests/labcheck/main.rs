@@ -10,5 +10,6 @@ mod harness;
 mod kubectl;
 mod module_10;
 mod module_10_cluster;
+mod module_11;
 mod plan;
 mod serve_api;
