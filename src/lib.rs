@@ -12,6 +12,7 @@ pub mod outcome;
 pub mod probe;
 pub mod report;
 pub mod run;
+pub mod selftest;
 pub mod serve;
 pub mod snapshot;
 pub mod yaml_path;

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod course;
 pub mod demo;
 pub mod serve;
 pub mod snapshot;
@@ -129,6 +130,8 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Capture, read-only, what a module's cluster checks read into a snapshot file.
     Snapshot(snapshot::SnapshotArgs),
+    /// For instructors and CI: self-test the course on its fixtures (`test`) or lint it (`lint`).
+    Course(course::CourseArgs),
 }
 
 /// Parse the command line, run, and return the exit code.
@@ -167,6 +170,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         }
         Some(Command::Serve(args)) => serve::run(&args).await,
         Some(Command::Snapshot(args)) => snapshot::run(&args).await,
+        Some(Command::Course(args)) => course::run(&args).await,
         None => {
             let Some(module) = cli.module.as_deref() else {
                 return Err(Error::Usage(

@@ -3,4 +3,5 @@
 
 pub mod cluster;
 pub mod content;
+pub mod fixtures;
 pub mod world;

@@ -2,6 +2,7 @@
 
 mod cli;
 mod cluster_checks;
+mod course_test;
 mod file_checks;
 mod git_checks;
 mod harness;
