@@ -7,6 +7,7 @@ pub mod checks;
 pub mod cli;
 pub mod course;
 pub mod error;
+pub mod fleet;
 pub mod lab;
 pub mod outcome;
 pub mod probe;

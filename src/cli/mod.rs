@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub mod course;
 pub mod demo;
+pub mod fleet;
 pub mod serve;
 pub mod snapshot;
 
@@ -78,6 +79,9 @@ pub struct RunArgs {
     /// Never wait, not even where the course says "wait about 40 seconds".
     #[arg(long)]
     pub no_wait: bool,
+
+    #[command(flatten, next_help_heading = "Whole class (instructors)")]
+    pub fleet: fleet::FleetArgs,
 }
 
 /// How to reach the cluster.
@@ -205,6 +209,9 @@ fn work_dir(args: &RunArgs) -> Result<PathBuf, Error> {
 
 /// Check a step, an exercise or a whole module; print the report; return the exit code.
 pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u8, Error> {
+    if args.fleet.active() {
+        return fleet::check(args, module, step).await;
+    }
     let styles = Styles::decide(args.color);
     let show_progress = args.format == Format::Human && styles.color;
     let on_wait = move |p: &run::WaitProgress| {

@@ -2,6 +2,7 @@
 
 pub mod human;
 pub mod json;
+pub mod matrix;
 pub mod selftest;
 
 use std::io::IsTerminal;

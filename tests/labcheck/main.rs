@@ -4,6 +4,7 @@ mod cli;
 mod cluster_checks;
 mod course_test;
 mod file_checks;
+mod fleet;
 mod git_checks;
 mod harness;
 mod kubectl;
