@@ -9,8 +9,10 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod course;
 pub mod demo;
 pub mod doctor;
+pub mod fleet;
 pub mod output;
 pub mod plan;
 pub mod serve;
@@ -84,6 +86,9 @@ pub struct RunArgs {
     /// Never wait, not even where the course says "wait about 40 seconds".
     #[arg(long)]
     pub no_wait: bool,
+
+    #[command(flatten, next_help_heading = "Whole class (instructors)")]
+    pub fleet: fleet::FleetArgs,
 }
 
 /// How to reach the cluster.
@@ -140,6 +145,8 @@ pub enum Command {
     Plan(plan::PlanArgs),
     /// Check that this machine and cluster can run a module: kubeconfig, API, Argo CD, repos, git, tools, clock.
     Doctor(doctor::DoctorArgs),
+    /// For instructors and CI: self-test the course on its fixtures (`test`) or lint it (`lint`).
+    Course(course::CourseArgs),
 }
 
 /// Parse the command line, run, and return the exit code.
@@ -180,6 +187,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         Some(Command::Snapshot(args)) => snapshot::run(&args).await,
         Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Doctor(args)) => doctor::run(&args).await,
+        Some(Command::Course(args)) => course::run(&args).await,
         None => {
             let Some(module) = cli.module.as_deref() else {
                 return Err(Error::Usage(
@@ -214,6 +222,9 @@ fn work_dir(args: &RunArgs) -> Result<PathBuf, Error> {
 
 /// Check a step, an exercise or a whole module; print the report; return the exit code.
 pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u8, Error> {
+    if args.fleet.active() {
+        return fleet::check(args, module, step).await;
+    }
     let styles = Styles::decide(args.color);
     output::check_target(args.format, args.output.as_deref())?;
     // The live line goes to stderr, and only where a person watches it.

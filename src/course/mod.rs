@@ -1,6 +1,8 @@
 //! The course: modules, their steps and the reference files, embedded in the binary or read from
 //! `--course-dir`.
 
+pub mod fixtures;
+pub mod placeholders;
 pub mod schema;
 
 use std::collections::HashSet;
@@ -149,6 +151,52 @@ impl Course {
                 Ok((path.display().to_string(), text))
             }
         }
+    }
+
+    /// Every file under the course folder `relative` (e.g. `modules/m/fixtures/repos/x`), as
+    /// paths relative to it, sorted; none when the folder does not exist.
+    pub fn files_under(&self, relative: &str) -> Result<Vec<String>, Error> {
+        let mut files = Vec::new();
+        match &self.source {
+            CourseSource::Embedded => {
+                let (dir, rest) = match relative.split_once('/') {
+                    Some(("modules", rest)) => (&EMBEDDED_MODULES, rest),
+                    Some(("expected", rest)) => (&EMBEDDED_EXPECTED, rest),
+                    _ => return Ok(files),
+                };
+                let Some(found) = dir.get_dir(rest) else {
+                    return Ok(files);
+                };
+                let mut stack = vec![found];
+                while let Some(d) = stack.pop() {
+                    for file in d.files() {
+                        if let Ok(rel) = file.path().strip_prefix(found.path()) {
+                            files.push(rel.to_string_lossy().replace('\\', "/"));
+                        }
+                    }
+                    stack.extend(d.dirs());
+                }
+            }
+            CourseSource::Disk(root) => {
+                let top = root.join(relative);
+                let mut stack = vec![top.clone()];
+                while let Some(d) = stack.pop() {
+                    let Ok(entries) = std::fs::read_dir(&d) else {
+                        continue;
+                    };
+                    for entry in entries.flatten() {
+                        let path = entry.path();
+                        if path.is_dir() {
+                            stack.push(path);
+                        } else if let Ok(rel) = path.strip_prefix(&top) {
+                            files.push(rel.to_string_lossy().replace('\\', "/"));
+                        }
+                    }
+                }
+            }
+        }
+        files.sort();
+        Ok(files)
     }
 
     /// A reference file under `expected/<track>/<module>/`.

@@ -3,5 +3,6 @@
 
 pub mod cluster;
 pub mod content;
+pub mod fixtures;
 pub mod module_11;
 pub mod world;

@@ -247,7 +247,7 @@ impl LabWorld {
 }
 
 /// The files each repo holds before step 1.
-fn fresh_files(name: &str) -> Vec<(&'static str, String)> {
+pub fn fresh_files(name: &str) -> Vec<(&'static str, String)> {
     match name {
         "argocd-platform" => vec![
             (
@@ -290,12 +290,16 @@ pub struct LabRepo {
 }
 
 impl LabRepo {
-    /// The clone (or folder) at `path`, with a clock of its own: for worlds of other modules.
-    pub fn open(path: PathBuf) -> LabRepo {
-        LabRepo {
-            path,
-            clock: Arc::new(AtomicU64::new(0)),
-        }
+    /// A repo (or a folder to run git in) at `path`, sharing `clock` with the other repos of its
+    /// world so every commit of the world gets its own reproducible time.
+    pub fn open(path: PathBuf, clock: Arc<AtomicU64>) -> LabRepo {
+        LabRepo { path, clock }
+    }
+
+    /// Delete `rel` from the working tree, as `rm` would.
+    pub fn delete(&self, rel: &str) -> Result<(), LabError> {
+        let path = self.path.join(rel);
+        std::fs::remove_file(&path).map_err(|source| LabError::Io { path, source })
     }
 
     /// Where the clone lives.

@@ -4,7 +4,9 @@
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod matrix;
 pub mod plan;
+pub mod selftest;
 pub mod tap;
 
 use std::io::IsTerminal;

@@ -3,8 +3,10 @@
 mod ci_output;
 mod cli;
 mod cluster_checks;
+mod course_test;
 mod doctor;
 mod file_checks;
+mod fleet;
 mod git_checks;
 mod harness;
 mod kubectl;

@@ -1,0 +1,125 @@
+//! `labcheck course test|lint`: the course's self-test and lint, for instructors and CI.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{Args, Subcommand};
+
+use super::emit;
+use crate::course::Course;
+use crate::error::{Error, exit};
+use crate::report::{self, ColorChoice, HumanOrJson, Styles};
+use crate::selftest::{self, lint};
+
+/// `labcheck course` options.
+#[derive(Debug, Args, Clone)]
+pub struct CourseArgs {
+    #[command(subcommand)]
+    pub command: CourseCommand,
+}
+
+/// What to do with the course.
+#[derive(Debug, Subcommand, Clone)]
+pub enum CourseCommand {
+    /// Build every step's fixtures (git repos + a served snapshot) and check that solved states
+    /// pass and broken variants fail on exactly the checks they name.
+    Test(TestArgs),
+    /// Validate every course file, reference, hint and fixture without running anything.
+    Lint(LintArgs),
+}
+
+/// Where the course is and how to report.
+#[derive(Debug, Args, Clone)]
+pub struct CourseOptions {
+    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
+    #[arg(long, value_name = "DIR")]
+    pub course_dir: Option<PathBuf>,
+
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = HumanOrJson::Human)]
+    pub format: HumanOrJson,
+
+    /// When to colour output (NO_COLOR is honoured with auto).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+/// `labcheck course test` options.
+#[derive(Debug, Args, Clone)]
+pub struct TestArgs {
+    /// Test only this module (default: every module).
+    pub module: Option<String>,
+
+    #[command(flatten)]
+    pub options: CourseOptions,
+}
+
+/// `labcheck course lint` options.
+#[derive(Debug, Args, Clone)]
+pub struct LintArgs {
+    #[command(flatten)]
+    pub options: CourseOptions,
+}
+
+fn load(options: &CourseOptions) -> Result<Course, Error> {
+    match &options.course_dir {
+        Some(dir) => Course::from_dir(dir),
+        None => Course::embedded(),
+    }
+}
+
+/// Run `labcheck course …`; 0 all as declared, 1 something is not, 2 the course does not load.
+pub async fn run(args: &CourseArgs) -> Result<u8, Error> {
+    match &args.command {
+        CourseCommand::Test(test) => run_test(test).await,
+        CourseCommand::Lint(lint_args) => {
+            let course = load(&lint_args.options)?;
+            let problems = lint::lint(&course);
+            emit(&match lint_args.options.format {
+                HumanOrJson::Json => report::selftest::json_lint(&problems),
+                HumanOrJson::Human => report::selftest::human_lint(
+                    course.modules.len(),
+                    &problems,
+                    Styles::decide(lint_args.options.color),
+                ),
+            });
+            Ok(if problems.is_empty() {
+                exit::PASS
+            } else {
+                exit::FAIL
+            })
+        }
+    }
+}
+
+async fn run_test(args: &TestArgs) -> Result<u8, Error> {
+    let course = Arc::new(load(&args.options)?);
+    let modules = match &args.module {
+        Some(name) => vec![course.module(name)?],
+        None => course.modules.iter().collect(),
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("labcheck-course-test-")
+        .tempdir()
+        .map_err(|e| {
+            Error::Environment(format!(
+                "cannot make a temporary folder for the fixture worlds: {e}"
+            ))
+        })?;
+    let mut results = Vec::new();
+    for module in modules {
+        let dir = scratch.path().join(&module.manifest.module);
+        results.push(selftest::test_module(&course, module, &dir).await?);
+    }
+    emit(&match args.options.format {
+        HumanOrJson::Json => report::selftest::json_test(&results),
+        HumanOrJson::Human => {
+            report::selftest::human_test(&results, Styles::decide(args.options.color))
+        }
+    });
+    Ok(if results.iter().all(selftest::ModuleResult::ok) {
+        exit::PASS
+    } else {
+        exit::FAIL
+    })
+}

@@ -1,0 +1,86 @@
+//! `labcheck course lint`: everything about a course that can be known without running it.
+//! Loading the course already refuses unknown keys, bad regexes and YAML paths, undeclared repos
+//! and tracks (at `file:line:col`); lint adds what loading does not look at: reference files
+//! under `expected/`, empty hints, and the fixtures with every file and snapshot they name.
+
+use serde::Serialize;
+
+use crate::checks::CheckKind;
+use crate::checks::diff::{DiffMode, Reference};
+use crate::course::fixtures::ModuleFixtures;
+use crate::course::{Course, Module};
+
+/// One thing wrong with the course.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LintProblem {
+    pub module: String,
+    /// `file[:line:col]: what is wrong and what to do`.
+    pub message: String,
+}
+
+/// Lint every module of `course`; empty when nothing is wrong.
+pub fn lint(course: &Course) -> Vec<LintProblem> {
+    course
+        .modules
+        .iter()
+        .flat_map(|m| lint_module(course, m))
+        .collect()
+}
+
+/// Lint one module.
+pub fn lint_module(course: &Course, module: &Module) -> Vec<LintProblem> {
+    let name = &module.manifest.module;
+    let mut messages = Vec::new();
+    for step in &module.steps {
+        for check in &step.checks {
+            if check.hint.as_deref().is_some_and(|h| h.trim().is_empty()) {
+                messages.push(format!(
+                    "{}: {}: check `{}` has an empty `hint:`; say what the learner does next, or leave the key out",
+                    step.file, step.name, check.id
+                ));
+            }
+            let CheckKind::Diff(diff) = &check.kind else {
+                continue;
+            };
+            let Reference::Expected { expected } = &diff.reference else {
+                continue;
+            };
+            let tracks: Vec<&String> = if check.tracks.is_empty() {
+                module.manifest.tracks.available.iter().collect()
+            } else {
+                check.tracks.iter().collect()
+            };
+            for track in tracks {
+                match course.expected_file(track, name, expected) {
+                    Err(e) => messages.push(format!(
+                        "{}: {}: check `{}` compares with `expected: {expected}`, but the course has no expected/{track}/{name}/{expected} ({e})",
+                        step.file, step.name, check.id
+                    )),
+                    Ok((shown, text)) if matches!(diff.mode, DiffMode::Yaml | DiffMode::Contains) => {
+                        if let Err(e) = serde_yaml::from_str::<serde_yaml::Value>(&text) {
+                            let at = e
+                                .location()
+                                .map(|l| format!(":{}:{}", l.line(), l.column()))
+                                .unwrap_or_default();
+                            messages.push(format!(
+                                "{shown}{at}: not valid YAML, but check `{}` of {} compares it as YAML: {e}",
+                                check.id, step.name
+                            ));
+                        }
+                    }
+                    Ok(_) => {}
+                }
+            }
+        }
+    }
+    if let Err(e) = ModuleFixtures::load(course, module) {
+        messages.push(e.to_string());
+    }
+    messages
+        .into_iter()
+        .map(|message| LintProblem {
+            module: name.clone(),
+            message,
+        })
+        .collect()
+}

@@ -1,0 +1,191 @@
+//! The course self-test (`labcheck course test`): every step's solved state must pass and each
+//! broken variant must fail on exactly the checks it names. Each state is a real fixture world
+//! (git repos in a temp folder) and its cluster snapshot served on loopback; the step runs
+//! against them as it would against a learner's. Results are data; `report::selftest` prints them.
+
+pub mod lint;
+pub mod world;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::course::fixtures::{Base, ModuleFixtures, State};
+use crate::course::{Course, Module, Step, placeholders};
+use crate::error::Error;
+use crate::lab::world::LabError;
+use crate::outcome::Status;
+use crate::probe::cluster::Cluster;
+use crate::run::{self, Context, StepReport, WaitPolicy};
+use world::FixtureWorld;
+
+/// What a state is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StateKind {
+    Solved,
+    Broken,
+}
+
+/// The result of one state of one step.
+#[derive(Debug, Clone, Serialize)]
+pub struct StateResult {
+    pub step: String,
+    pub state: String,
+    pub kind: StateKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The checks that must fail (empty for the solved state).
+    pub must_fail: Vec<String>,
+    /// The checks that did fail.
+    pub failed: Vec<String>,
+    /// Why the state does not hold; empty when it does.
+    pub problems: Vec<String>,
+}
+
+impl StateResult {
+    /// The state came out as declared.
+    pub fn ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// The self-test of one module.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModuleResult {
+    pub module: String,
+    pub track: String,
+    pub states: Vec<StateResult>,
+}
+
+impl ModuleResult {
+    /// Every state came out as declared.
+    pub fn ok(&self) -> bool {
+        self.states.iter().all(StateResult::ok)
+    }
+}
+
+/// Build and run every state of `module` in folders under `scratch`.
+pub async fn test_module(
+    course: &Arc<Course>,
+    module: &Module,
+    scratch: &Path,
+) -> Result<ModuleResult, Error> {
+    let fixtures = ModuleFixtures::load(course, module)?;
+    let track = module.manifest.tracks.default.clone();
+    let lab = |e: LabError| Error::Environment(format!("cannot build a fixture world: {e}"));
+    let mut previous =
+        FixtureWorld::create(&scratch.join("initial"), module, &fixtures.initial).map_err(lab)?;
+    let mut states = Vec::new();
+    for (index, step_fixtures) in fixtures.steps.iter().enumerate() {
+        let step = module.step(&step_fixtures.step)?;
+        let solved = previous
+            .copy_to(&scratch.join(format!("{index:02}-solved")))
+            .map_err(lab)?;
+        solved.apply(&step_fixtures.solved.changes).map_err(lab)?;
+        states.push(run_state(course, module, step, &solved, &step_fixtures.solved, &track).await?);
+        for (n, state) in step_fixtures.broken.iter().enumerate() {
+            let from = match state.base {
+                Base::Solved => &solved,
+                Base::Previous => &previous,
+            };
+            let world = from
+                .copy_to(&scratch.join(format!("{index:02}-broken-{n:02}")))
+                .map_err(lab)?;
+            world.apply(&state.changes).map_err(lab)?;
+            states.push(run_state(course, module, step, &world, state, &track).await?);
+        }
+        previous = solved;
+    }
+    Ok(ModuleResult {
+        module: module.manifest.module.clone(),
+        track,
+        states,
+    })
+}
+
+/// Serve the state's snapshot (revisions filled in from `world`) and run the step against both.
+async fn run_state(
+    course: &Arc<Course>,
+    module: &Module,
+    step: &Step,
+    world: &FixtureWorld,
+    state: &State,
+    track: &str,
+) -> Result<StateResult, Error> {
+    let revision = |rev, repo: &str| world.revision(rev, repo);
+    let text = placeholders::substitute(&state.cluster_file, &state.cluster_text, revision)?;
+    let snapshot = placeholders::load_snapshot(&state.cluster_file, &text)?;
+    let cluster = Cluster::serve(snapshot, &format!("fixture {}", state.cluster_file)).await;
+    let ctx = Context::new(
+        course.clone(),
+        module,
+        track,
+        world.work_dir(),
+        Arc::new(cluster),
+        None,
+    );
+    let report = run::run_step(&ctx, step, WaitPolicy::Never, &|_| {}).await;
+    Ok(judge(state, &report))
+}
+
+/// Compare what the step said with what the state declares.
+pub fn judge(state: &State, report: &StepReport) -> StateResult {
+    let solved = state.fails.is_empty();
+    let failed: Vec<String> = report
+        .checks
+        .iter()
+        .filter(|c| c.outcome.status == Status::Fail)
+        .map(|c| c.id.clone())
+        .collect();
+    let mut problems = Vec::new();
+    for check in &report.checks {
+        let declared = state.fails.contains(&check.id);
+        let summary = &check.outcome.summary;
+        match check.outcome.status {
+            Status::Error => problems.push(format!("`{}` could not check: {summary}", check.id)),
+            Status::Fail if solved => problems.push(format!("`{}` failed: {summary}", check.id)),
+            Status::Fail if !declared => problems.push(format!(
+                "`{}` failed too, but is not in `fails:`: {summary}",
+                check.id
+            )),
+            Status::Fail => {
+                if check
+                    .outcome
+                    .hint
+                    .as_deref()
+                    .is_none_or(|h| h.trim().is_empty())
+                {
+                    problems.push(format!(
+                        "`{}` fails without a hint: give the check a `hint:` that names the next action",
+                        check.id
+                    ));
+                }
+            }
+            Status::Pass | Status::Skip if declared => problems.push(format!(
+                "`{}` must fail but {}: {summary}",
+                check.id,
+                if check.outcome.status == Status::Pass {
+                    "passed"
+                } else {
+                    "was skipped"
+                }
+            )),
+            Status::Pass | Status::Skip => {}
+        }
+    }
+    StateResult {
+        step: report.step.clone(),
+        state: state.name.clone(),
+        kind: if solved {
+            StateKind::Solved
+        } else {
+            StateKind::Broken
+        },
+        description: state.description.clone(),
+        must_fail: state.fails.clone(),
+        failed,
+        problems,
+    }
+}

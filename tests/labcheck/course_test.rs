@@ -1,0 +1,268 @@
+//! `labcheck course test|lint`: module 10's fixtures are the Rust lab states written as data;
+//! the self-test passes on them, and catches a fixture, a check or a reference an instructor broke.
+
+use std::path::{Path, PathBuf};
+
+use crate::harness::labcheck;
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("modules/module-10/fixtures")
+}
+
+#[test]
+fn module_10_fixture_files_are_what_the_lab_states_generate() {
+    let scratch = tempfile::tempdir().expect("a temp dir");
+    let generated = labcheck::lab::fixtures::module_10(scratch.path()).expect("lab worlds build");
+    let write = std::env::var_os("LABCHECK_WRITE_FIXTURES").is_some();
+    let mut drifted = Vec::new();
+    for (rel, text) in generated {
+        let path = fixtures_dir().join(&rel);
+        if write {
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("fixture folder");
+            std::fs::write(&path, &text).expect("fixture written");
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            drifted.push(rel);
+        }
+    }
+    assert!(
+        drifted.is_empty(),
+        "these fixture files differ from what src/lab generates: {drifted:?}; if the change is meant, rewrite them with `LABCHECK_WRITE_FIXTURES=1 cargo test module_10_fixture_files`"
+    );
+}
+
+/// A copy of the shipped course (modules/ and expected/) that a test may edit.
+struct CourseCopy {
+    dir: tempfile::TempDir,
+}
+
+impl CourseCopy {
+    fn new() -> CourseCopy {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for part in ["modules", "expected"] {
+            copy_dir(&root.join(part), &dir.path().join(part));
+        }
+        CourseCopy { dir }
+    }
+
+    fn path(&self) -> &str {
+        self.dir.path().to_str().expect("a UTF-8 temp path")
+    }
+
+    /// Replace `old` (which must be there once) with `new` in the course file `rel`.
+    fn edit(&self, rel: &str, old: &str, new: &str) {
+        let path = self.dir.path().join(rel);
+        let text = std::fs::read_to_string(&path).expect("a course file");
+        assert_eq!(text.matches(old).count(), 1, "`{old}` once in {rel}");
+        std::fs::write(&path, text.replacen(old, new, 1)).expect("course file written");
+    }
+
+    /// Module 10 with step 1 only, so a run builds a handful of worlds.
+    fn step_1_only(self) -> CourseCopy {
+        self.edit(
+            "modules/module-10/module.yaml",
+            "steps: [step-1, step-2, step-3, step-4, step-5, break-it]",
+            "steps: [step-1]",
+        );
+        self
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("folder");
+    for entry in std::fs::read_dir(from).expect("readable folder") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("file copied");
+        }
+    }
+}
+
+#[test]
+fn course_test_passes_on_module_10_as_shipped() {
+    let home = tempfile::tempdir().expect("a temp dir");
+    let run = labcheck(
+        home.path(),
+        &["course", "test", "module-10", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let json = run.json();
+    assert_eq!(json["status"], "pass");
+    let states = json["modules"][0]["states"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for step in [
+        "step-1",
+        "step-2",
+        "step-3",
+        "step-4",
+        "step-5",
+        "break-it/break",
+        "break-it/fix",
+    ] {
+        let solved = states
+            .iter()
+            .filter(|s| s["step"] == step && s["kind"] == "solved")
+            .count();
+        let broken = states
+            .iter()
+            .filter(|s| s["step"] == step && s["kind"] == "broken")
+            .count();
+        assert_eq!(solved, 1, "{step} has one solved state");
+        assert!(broken >= 2, "{step} has at least two broken variants");
+    }
+    let not_pushed = states
+        .iter()
+        .find(|s| s["step"] == "step-4" && s["state"] == "not-pushed")
+        .expect("step-4 not-pushed");
+    assert!(
+        not_pushed["failed"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|id| id == "release-pushed")),
+        "{not_pushed:#}"
+    );
+}
+
+#[test]
+fn instructor_who_points_a_solved_state_at_the_typo_sees_course_test_fail() {
+    let course = CourseCopy::new().step_1_only();
+    course.edit(
+        "modules/module-10/fixtures/step-1.yaml",
+        "write: argocd/values.yaml, from: files/platform-values-step-1.yaml }\n    - { repo: argocd-platform, commit",
+        "write: argocd/values.yaml, from: files/platform-values-typo.yaml }\n    - { repo: argocd-platform, commit",
+    );
+    let home = tempfile::tempdir().expect("a temp dir");
+    let run = labcheck(
+        home.path(),
+        &["course", "test", "--course-dir", course.path()],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("✗ step-1           solved                 must pass, but does not"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("`health-check-added` failed:"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("4 states, 2 as declared, 2 not"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn instructor_who_weakens_the_push_check_sees_the_not_pushed_variant_slip_through() {
+    let course = CourseCopy::new().step_1_only();
+    course.edit(
+        "modules/module-10/step-1.yaml",
+        "git: { repo: argocd-platform, pushed: true }",
+        "git: { repo: argocd-platform, branch: main }",
+    );
+    let home = tempfile::tempdir().expect("a temp dir");
+    let run = labcheck(
+        home.path(),
+        &[
+            "course",
+            "test",
+            "--course-dir",
+            course.path(),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = run.json();
+    let states = json["modules"][0]["states"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let bad: Vec<&serde_json::Value> = states
+        .iter()
+        .filter(|s| s["problems"] != serde_json::json!([]))
+        .collect();
+    assert_eq!(bad.len(), 1, "{json:#}");
+    assert_eq!(bad[0]["state"], "not-pushed");
+    let problem = bad[0]["problems"][0].as_str().unwrap_or_default();
+    assert!(
+        problem.starts_with("`platform-pushed` must fail but passed"),
+        "{problem}"
+    );
+}
+
+#[test]
+fn course_lint_passes_on_the_shipped_course() {
+    let home = tempfile::tempdir().expect("a temp dir");
+    let run = labcheck(home.path(), &["course", "lint"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "✓ course lint: 1 module(s), no problems\n");
+}
+
+#[test]
+fn course_lint_names_a_misspelt_reference_and_a_fixture_that_names_no_check() {
+    let course = CourseCopy::new();
+    course.edit(
+        "modules/module-10/step-1.yaml",
+        "expected: argocd-health-check.yaml",
+        "expected: argocd-health-checks.yaml",
+    );
+    course.edit(
+        "modules/module-10/fixtures/step-3.yaml",
+        "fails: [last-sync-order]\n  - name: not-seen-yet",
+        "fails: [last-sync-ordre]\n  - name: not-seen-yet",
+    );
+    let home = tempfile::tempdir().expect("a temp dir");
+    let run = labcheck(
+        home.path(),
+        &["course", "lint", "--course-dir", course.path()],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    assert!(lines[0].contains("step-1.yaml: step-1: check `health-check-added` compares with `expected: argocd-health-checks.yaml`, but the course has no expected/kind/module-10/argocd-health-checks.yaml"), "{}", lines[0]);
+    assert!(lines[1].ends_with("modules/module-10/fixtures/step-3.yaml: step-3: broken variant `hooks-never-synced` names check `last-sync-ordre` in `fails:`, but the step has no such check; it has last-sync-order"), "{}", lines[1]);
+    assert_eq!(lines[2], "course lint: 2 problem(s)");
+}
+
+#[test]
+fn course_lint_points_at_a_misspelt_placeholder() {
+    let course = CourseCopy::new();
+    let rel = "modules/module-10/fixtures/cluster/step-3-solved.yaml";
+    let text = std::fs::read_to_string(course.dir.path().join(rel)).expect("snapshot");
+    let line = text
+        .lines()
+        .position(|l| l.contains("${pushed:checkout-config}"))
+        .expect("a placeholder")
+        + 1;
+    std::fs::write(
+        course.dir.path().join(rel),
+        text.replacen("${pushed:checkout-config}", "${pushd:checkout-config}", 1),
+    )
+    .expect("snapshot written");
+    let home = tempfile::tempdir().expect("a temp dir");
+    let run = labcheck(
+        home.path(),
+        &["course", "lint", "--course-dir", course.path()],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let expected = format!("step-3-solved.yaml:{line}:");
+    assert!(
+        run.stdout.contains(&expected),
+        "{expected} in {}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("`${pushd:checkout-config}` is not a placeholder"),
+        "{}",
+        run.stdout
+    );
+}
