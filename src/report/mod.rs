@@ -2,6 +2,7 @@
 
 pub mod human;
 pub mod json;
+pub mod quiz;
 
 use std::io::IsTerminal;
 
