@@ -6,6 +6,7 @@ mod file_checks;
 mod git_checks;
 mod harness;
 mod kubectl;
+mod learner;
 mod module_10;
 mod module_10_cluster;
 mod serve_api;
