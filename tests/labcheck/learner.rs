@@ -16,23 +16,35 @@ const SMOKE_503: &str = r#"  - id: smoke-503
     yaml_value: { repo: checkout-config, file: helm/dev.yaml, path: smokeTest.path, equals: /status/503 }
 "#;
 
+/// A check whose kind has no hint of its own for this failure, so the file's levels show.
 const PUSHED_WITH_LEVELS: &str = r#"  - id: pushed
-    title: "checkout-config: a commit that says 'pushed' is on main"
-    git: { repo: checkout-config, head_message: "^pushed$" }
+    title: "helm/dev.yaml sets image.tag to a 6.8 release"
+    yaml_value: { repo: checkout-config, file: helm/dev.yaml, path: image.tag, matches: '^6\.8\.' }
     hint:
-      - "Have you committed the change yet?"
-      - "Look at `git log -1` in ~/work/checkout-config: the course wants the message `pushed`."
-      - "cd ~/work/checkout-config && git commit --allow-empty -qm pushed"
+      - "Has the new release made it into the dev values yet?"
+      - "Look at image.tag in ~/work/checkout-config/helm/dev.yaml."
+      - "cd ~/work/checkout-config && sed -i 's/tag: .*/tag: 6.8.0/' helm/dev.yaml"
 "#;
 
 fn course_with(steps: &[(&str, &str)]) -> TestCourse {
     TestCourse::new(steps)
 }
 
+/// Run labcheck with the test course; `--course-dir` goes after a subcommand (it is each
+/// subcommand's own option).
 fn run_in(world: &World, course: &TestCourse, args: &[&str]) -> Run {
     let dir = course.path().display().to_string();
-    let mut all = vec!["--course-dir", dir.as_str()];
-    all.extend_from_slice(args);
+    let subcommands = ["status", "next", "hint", "track"];
+    let mut all: Vec<&str> = Vec::new();
+    let rest = match args.first() {
+        Some(first) if subcommands.contains(first) => {
+            all.push(first);
+            &args[1..]
+        }
+        _ => args,
+    };
+    all.extend(["--course-dir", dir.as_str()]);
+    all.extend_from_slice(rest);
     labcheck(world.home(), &all)
 }
 
@@ -80,7 +92,8 @@ fn next_checks_the_first_step_not_yet_passed() {
         next.stdout
     );
     assert!(
-        next.stdout.contains("✗ checkout-config: a commit"),
+        next.stdout
+            .contains("✗ helm/dev.yaml sets image.tag to a 6.8 release"),
         "{}",
         next.stdout
     );
@@ -130,7 +143,7 @@ fn failing_the_same_check_again_raises_its_hint_until_the_exact_command() {
     assert!(
         first
             .stdout
-            .contains("hint: Have you committed the change yet?"),
+            .contains("hint: Has the new release made it into the dev values yet?"),
         "{}",
         first.stdout
     );
@@ -147,14 +160,14 @@ fn failing_the_same_check_again_raises_its_hint_until_the_exact_command() {
         pushed["hint"]
             .as_str()
             .unwrap_or_default()
-            .contains("git log -1"),
+            .contains("Look at image.tag"),
         "{pushed:#}"
     );
     assert_eq!(pushed["hint_level"]["level"], 2, "{pushed:#}");
     let on_demand = run_in(&world, &course, &["hint", "module-t", "step-1"]);
     assert!(
         on_demand.stdout.contains(
-            "hint 3 of 3: cd ~/work/checkout-config && git commit --allow-empty -qm pushed"
+            "hint 3 of 3: cd ~/work/checkout-config && sed -i 's/tag: .*/tag: 6.8.0/' helm/dev.yaml"
         ),
         "{}",
         on_demand.stdout
@@ -430,11 +443,11 @@ fn watching_in_a_terminal_turns_a_check_green_when_the_learner_saves_the_file() 
     let mut session = expectrl::Session::spawn(cmd).expect("labcheck runs in a pty");
     session.set_expect_timeout(Some(Duration::from_secs(60)));
     session
-        .expect("watching checkout-config for changes")
-        .expect("the live checklist");
-    session
         .expect("✗ helm/dev.yaml")
         .expect("the check fails first");
+    session
+        .expect("watching checkout-config for changes")
+        .expect("the live checklist says what it watches");
 
     world
         .repo("checkout-config")
