@@ -67,20 +67,36 @@ fn ask_raw(quiz: &Quiz) -> std::io::Result<Option<Vec<usize>>> {
     Ok(Some(chosen))
 }
 
-/// Draw the options with a marker at `at`; `again` moves up over the previous drawing first.
+/// Draw the options with a marker at `at`; `again` moves up over the previous drawing first
+/// (counting the rows a long option wraps onto).
 fn draw(
     out: &mut impl Write,
     question: &super::Question,
     at: usize,
     again: bool,
 ) -> std::io::Result<()> {
+    let width = terminal::size()
+        .map(|(w, _)| w.max(1) as usize)
+        .unwrap_or(80);
+    let line = |i: usize, text: &str| {
+        let marker = if i == at { '›' } else { ' ' };
+        format!("  {marker} {}) {text}", letter(i))
+    };
     if again {
-        queue!(out, cursor::MoveUp(question.options.len() as u16))?;
+        let rows: usize = question
+            .options
+            .iter()
+            .enumerate()
+            .map(|(i, o)| line(i, &o.text).chars().count().div_ceil(width).max(1))
+            .sum();
+        queue!(
+            out,
+            cursor::MoveUp(u16::try_from(rows).unwrap_or(u16::MAX)),
+            terminal::Clear(terminal::ClearType::FromCursorDown)
+        )?;
     }
     for (i, option) in question.options.iter().enumerate() {
-        let marker = if i == at { '›' } else { ' ' };
-        queue!(out, terminal::Clear(terminal::ClearType::CurrentLine))?;
-        write!(out, "\r  {marker} {}) {}\r\n", letter(i), option.text)?;
+        write!(out, "\r{}\r\n", line(i, &option.text))?;
     }
     out.flush()
 }

@@ -487,3 +487,25 @@ fn q_stops_watching() {
     session.send("q").expect("a key");
     session.expect("stopped watching").expect("it stops on q");
 }
+
+#[test]
+fn help_lists_every_command_the_readme_shows_for_the_learners_loop() {
+    let home = tempfile::tempdir().expect("home");
+    let help = labcheck(home.path(), &["--help"]);
+    let readme = include_str!("../../README.md");
+    for command in ["status", "next", "hint", "track", "completions", "man"] {
+        assert!(
+            readme.contains(&format!("labcheck {command}")),
+            "README shows `labcheck {command}`"
+        );
+        assert!(
+            help.stdout
+                .lines()
+                .any(|l| l.trim_start().starts_with(command)),
+            "--help lists {command}:\n{}",
+            help.stdout
+        );
+    }
+    assert!(help.stdout.contains("--watch"), "{}", help.stdout);
+    assert!(help.stdout.contains("--answers"), "{}", help.stdout);
+}
