@@ -82,6 +82,16 @@ pub struct Outcome {
     /// running. The runner may wait for such a failure; a definitive one ends at once.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
+    /// Which of the check file's hint levels `hint` is, when it gives more than one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint_level: Option<HintLevel>,
+}
+
+/// Hint `level` of `of` (from 1: a nudge, then where to look, then the exact command).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct HintLevel {
+    pub level: usize,
+    pub of: usize,
 }
 
 impl Outcome {
@@ -95,6 +105,7 @@ impl Outcome {
             diagnosis: None,
             detail: None,
             pending: false,
+            hint_level: None,
         }
     }
 

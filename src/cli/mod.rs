@@ -9,19 +9,27 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod completions;
 pub mod course;
 pub mod demo;
 pub mod doctor;
 pub mod fleet;
+pub mod hint;
+pub mod next;
 pub mod output;
 pub mod plan;
+pub mod quiz;
 pub mod serve;
 pub mod snapshot;
+pub mod status;
+pub mod track;
+pub mod watch;
 
 use crate::course::Course;
 use crate::error::{Error, exit};
 use crate::outcome::Status;
 use crate::probe::cluster::{Cluster, ClusterOptions};
+use crate::progress::Learner;
 use crate::report::{self, ColorChoice, Format, Styles};
 use crate::run::{self, Context, StepReport, WaitPolicy};
 
@@ -33,20 +41,43 @@ use crate::run::{self, Context, StepReport, WaitPolicy};
     about = "Checks whether you really did a step of the GitOps course: git, files and your cluster.",
     long_about = None,
     args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10               check every step of module 10\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n  labcheck doctor module-10        can this machine and cluster run module 10?\n  labcheck module-10 --format junit --output labcheck.xml\n                                   JUnit for CI in a file, the human report on the terminal\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check."
+    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10 step-4 --watch  re-check as you work, until it passes (q quits)\n  labcheck module-10               check every step of module 10\n  labcheck module-10 quiz          the module's quiz\n  labcheck next                    the first step you have not finished\n  labcheck status                  the course map: what you passed, and when\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n  labcheck doctor module-10        can this machine and cluster run module 10?\n  labcheck module-10 --format junit --output labcheck.xml\n                                   JUnit for CI in a file, the human report on the terminal\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check."
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
     /// The module to check, e.g. module-10.
+    #[arg(index = 1)]
     pub module: Option<String>,
 
     /// The step (step-4), exercise (break-it) or stage (break-it/fix); all steps when left out.
+    /// `quiz` runs the module's quiz.
+    #[arg(index = 2)]
     pub step: Option<String>,
 
     #[command(flatten)]
     pub run: RunArgs,
+
+    #[command(flatten)]
+    pub learner: LearnerArgs,
+}
+
+/// Options of the learner's loop: watching, re-checking, quiz answers.
+#[derive(Debug, Args, Clone, Default)]
+pub struct LearnerArgs {
+    /// Keep a live checklist: re-check when your repos change (and the cluster every few
+    /// seconds) until every check passes; q quits.
+    #[arg(long)]
+    pub watch: bool,
+
+    /// Check again steps your progress already shows as passed (watch and next skip them).
+    #[arg(long)]
+    pub recheck: bool,
+
+    /// Quiz answers for scripts, e.g. 1=a,2=b,3=c (with `labcheck MODULE quiz`).
+    #[arg(long, value_name = "ANSWERS")]
+    pub answers: Option<String>,
 }
 
 /// Options shared by every command that runs checks.
@@ -147,6 +178,18 @@ pub enum Command {
     Doctor(doctor::DoctorArgs),
     /// For instructors and CI: self-test the course on its fixtures (`test`) or lint it (`lint`).
     Course(course::CourseArgs),
+    /// The course map: modules × steps, ✓ with the date each step passed, quiz results.
+    Status(status::StatusArgs),
+    /// Check the first step you have not finished yet.
+    Next(next::NextArgs),
+    /// Show the next, more explicit hint level for a step's failing checks.
+    Hint(hint::HintArgs),
+    /// Show your course track, or switch to another one (saved in your profile).
+    Track(track::TrackArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
+    /// Print the man page (roff) to stdout.
+    Man,
 }
 
 /// Parse the command line, run, and return the exit code.
@@ -188,18 +231,36 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Doctor(args)) => doctor::run(&args).await,
         Some(Command::Course(args)) => course::run(&args).await,
+        Some(Command::Status(args)) => status::run(&args),
+        Some(Command::Next(args)) => next::run(&args).await,
+        Some(Command::Hint(args)) => hint::run(&args),
+        Some(Command::Track(args)) => track::run(&args),
+        Some(Command::Completions(args)) => completions::run(&args),
+        Some(Command::Man) => completions::man(),
         None => {
             let Some(module) = cli.module.as_deref() else {
                 return Err(Error::Usage(
                     "name a module to check, e.g. `labcheck module-10 step-4`; `labcheck list` shows them, `labcheck --help` shows everything".to_string(),
                 ));
             };
-            check(&cli.run, module, cli.step.as_deref()).await
+            let step = cli.step.as_deref();
+            if step == Some(crate::quiz::STEP_NAME) {
+                return quiz::run(&cli.run, module, &cli.learner).await;
+            }
+            if cli.learner.answers.is_some() {
+                return Err(Error::Usage(format!(
+                    "--answers is for a quiz: `labcheck {module} quiz --answers 1=a,2=b,3=c`"
+                )));
+            }
+            if cli.learner.watch {
+                return watch::run(&cli.run, module, step, cli.learner.recheck).await;
+            }
+            check(&cli.run, module, step).await
         }
     }
 }
 
-fn load_course(args: &RunArgs) -> Result<Course, Error> {
+pub(crate) fn load_course(args: &RunArgs) -> Result<Course, Error> {
     match &args.course_dir {
         Some(dir) => Course::from_dir(dir),
         None => Course::embedded(),
@@ -207,7 +268,7 @@ fn load_course(args: &RunArgs) -> Result<Course, Error> {
 }
 
 /// The default work dir: `~/work`, as the course sets it up.
-fn work_dir(args: &RunArgs) -> Result<PathBuf, Error> {
+pub(crate) fn work_dir(args: &RunArgs) -> Result<PathBuf, Error> {
     if let Some(dir) = &args.work_dir {
         return Ok(dir.clone());
     }
@@ -243,10 +304,16 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
             );
         }
     };
-    let run = run_checks(args, module, step, &on_wait).await?;
+    let mut learner = Learner::load();
+    warn(&learner.warnings);
+    let run = run_checks_for(args, module, step, &on_wait, Some(&learner)).await?;
     if show_progress {
         eprint!("\r\x1b[2K");
     }
+    learner
+        .progress
+        .record_run(&run.reports, jiff::Timestamp::now());
+    save(&mut learner);
     output::deliver(
         &run.reports,
         run.module_run,
@@ -255,6 +322,20 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         styles,
     )?;
     Ok(exit_code(&run.reports))
+}
+
+/// Print warnings about the learner's own files (progress, profile) to stderr.
+pub(crate) fn warn(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("labcheck: warning: {warning}");
+    }
+}
+
+/// Save progress; failing to save is worth a warning, never a lost verdict.
+pub(crate) fn save(learner: &mut Learner) {
+    if let Err(e) = learner.progress.save() {
+        warn(&[e]);
+    }
 }
 
 /// The reports of one run and whether it covered more than one step.
@@ -270,12 +351,27 @@ pub async fn run_checks(
     step: Option<&str>,
     on_wait: &(dyn Fn(&run::WaitProgress) + Sync),
 ) -> Result<CheckRun, Error> {
+    run_checks_for(args, module, step, on_wait, None).await
+}
+
+/// [`run_checks`] for a learner: their saved track, hint levels and the steps they passed.
+pub async fn run_checks_for(
+    args: &RunArgs,
+    module: &str,
+    step: Option<&str>,
+    on_wait: &(dyn Fn(&run::WaitProgress) + Sync),
+    learner: Option<&Learner>,
+) -> Result<CheckRun, Error> {
     let course = Arc::new(load_course(args)?);
     let module = course.module(module)?;
     let steps = module.select(step)?;
-    let track = module.track(args.track.as_deref())?.to_string();
+    let track = match learner {
+        Some(learner) => learner.track(module, args.track.as_deref())?,
+        None => module.track(args.track.as_deref())?,
+    }
+    .to_string();
     let cluster = Arc::new(Cluster::connect(&args.cluster.options()).await);
-    let ctx = Context::new(
+    let mut ctx = Context::new(
         course.clone(),
         module,
         &track,
@@ -283,6 +379,9 @@ pub async fn run_checks(
         cluster,
         args.cluster.argocd_namespace.clone(),
     );
+    if let Some(learner) = learner {
+        learner.prepare(&mut ctx, module);
+    }
     let policy = match (args.no_wait, args.wait) {
         (true, _) => WaitPolicy::Never,
         (false, Some(limit)) => WaitPolicy::UpTo(limit),

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use include_dir::{Dir, include_dir};
 
 use crate::error::Error;
-use schema::{CheckSpec, FORMAT_VERSION, ModuleManifest, StepFile};
+use crate::quiz::Quiz;
+use schema::{AfterSpec, CheckSpec, FORMAT_VERSION, ModuleManifest, StepFile};
 
 static EMBEDDED_MODULES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/modules");
 static EMBEDDED_EXPECTED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/expected");
@@ -37,6 +38,8 @@ pub struct Course {
 pub struct Module {
     pub manifest: ModuleManifest,
     pub steps: Vec<Step>,
+    /// The module's quiz (`quiz:` in module.yaml), if it has one.
+    pub quiz: Option<Quiz>,
 }
 
 /// A runnable unit: a step, or one stage of a break-it exercise (named `exercise/stage`).
@@ -50,6 +53,8 @@ pub struct Step {
     /// Later steps change what this step looks at (see `transient:` in docs/check-files.md).
     pub transient: bool,
     pub checks: Vec<CheckSpec>,
+    /// For a stage that counts only after an earlier one (break-it's `fix` after `break`).
+    pub after: Option<AfterSpec>,
 }
 
 impl Course {
@@ -245,6 +250,7 @@ impl Course {
                     file: file.clone(),
                     transient: step_file.transient,
                     checks: step_file.checks,
+                    after: None,
                 }),
                 (true, false) => {
                     for stage in step_file.stages {
@@ -255,6 +261,7 @@ impl Course {
                             file: file.clone(),
                             transient: stage.transient,
                             checks: stage.checks,
+                            after: stage.after,
                         });
                     }
                 }
@@ -266,7 +273,18 @@ impl Course {
                 }
             }
         }
-        let module = Module { manifest, steps };
+        let quiz = match &manifest.quiz {
+            Some(name) => {
+                let (file, text) = self.read_file(&format!("modules/{dir_name}/{name}"))?;
+                Some(Quiz::parse(&file, &text)?)
+            }
+            None => None,
+        };
+        let module = Module {
+            manifest,
+            steps,
+            quiz,
+        };
         module.validate()?;
         Ok(module)
     }
@@ -345,6 +363,40 @@ impl Module {
             .map(|r| r.name.as_str())
             .collect();
         for step in &self.steps {
+            if self.quiz.is_some() && step.name == crate::quiz::STEP_NAME {
+                return Err(Error::CourseContent {
+                    file: step.file.clone(),
+                    message: "a step may not be called `quiz` in a module with a quiz: `labcheck MODULE quiz` runs the quiz".to_string(),
+                });
+            }
+            if let Some(after) = &step.after {
+                let exercise = step.name.split('/').next().unwrap_or_default();
+                let earlier = format!("{exercise}/{}", after.stage);
+                let position = |name: &str| self.steps.iter().position(|s| s.name == name);
+                let comes_first = matches!(
+                    (position(&earlier), position(&step.name)),
+                    (Some(before), Some(this)) if before < this
+                );
+                let problem = if !comes_first {
+                    Some(format!(
+                        "stage `{}` is `after:` stage `{}`, which is not an earlier stage of `{exercise}`",
+                        step.name, after.stage
+                    ))
+                } else if !repo_names.contains(after.repo.as_str()) {
+                    Some(format!(
+                        "stage `{}` reads repo `{}` in `after:`, which module.yaml does not list under repos:",
+                        step.name, after.repo
+                    ))
+                } else {
+                    None
+                };
+                if let Some(message) = problem {
+                    return Err(Error::CourseContent {
+                        file: step.file.clone(),
+                        message,
+                    });
+                }
+            }
             let mut ids = HashSet::new();
             for check in &step.checks {
                 let unknown_after = check.after.iter().find(|a| !ids.contains(a.as_str()));

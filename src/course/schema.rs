@@ -34,6 +34,9 @@ pub struct ModuleManifest {
     pub needs: Needs,
     /// Steps and exercises in course order (file names without `.yaml`).
     pub steps: Vec<String>,
+    /// The module's quiz file, e.g. `quiz.yaml` (`labcheck MODULE quiz`).
+    #[serde(default)]
+    pub quiz: Option<String>,
 }
 
 /// `needs:` in module.yaml: what `labcheck doctor MODULE` looks for besides the cluster, Argo CD
@@ -153,6 +156,19 @@ pub struct StageSpec {
     #[serde(default)]
     pub transient: bool,
     pub checks: Vec<CheckSpec>,
+    /// A stage that only counts after an earlier one really happened (break-it's `fix`).
+    #[serde(default)]
+    pub after: Option<AfterSpec>,
+}
+
+/// `after:` on a stage: it passes only if stage `stage` was seen passing (recorded in progress),
+/// or the repo's history shows a commit matching `commit` followed by its `git revert`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AfterSpec {
+    pub stage: String,
+    pub repo: String,
+    pub commit: crate::checks::condition::Pattern,
 }
 
 /// One check: common fields plus its kind.
@@ -160,8 +176,11 @@ pub struct StageSpec {
 pub struct CheckSpec {
     pub id: String,
     pub title: String,
-    /// What to do when the check fails (the check may add a cause-specific one).
+    /// What to do when the check fails (the check may add a cause-specific one); the first level
+    /// when the file gives a list.
     pub hint: Option<String>,
+    /// Further hint levels, each more explicit (`hint: [nudge, where to look, the command]`).
+    pub more_hints: Vec<String>,
     /// Tracks the check applies to; empty = all.
     pub tracks: Vec<String>,
     /// How long the check may wait for the cluster to get there (the course's "wait about 40 seconds").
@@ -205,7 +224,7 @@ impl<'de> Visitor<'de> for CheckVisitor {
             match key.as_str() {
                 "id" => id = Some(map.next_value::<String>()?),
                 "title" => title = Some(map.next_value::<String>()?),
-                "hint" => hint = Some(map.next_value::<String>()?),
+                "hint" => hint = Some(map.next_value::<HintLevels>()?.0),
                 "tracks" => tracks = map.next_value::<Vec<String>>()?,
                 "after" => after = map.next_value::<Vec<String>>()?,
                 "wait" => {
@@ -241,15 +260,79 @@ impl<'de> Visitor<'de> for CheckVisitor {
                 CheckKind::NAMES.join(", ")
             ))
         })?;
+        let (hint, more_hints) = match hint {
+            Some(mut levels) if !levels.is_empty() => {
+                let first = levels.remove(0);
+                (Some(first), levels)
+            }
+            _ => (None, Vec::new()),
+        };
         Ok(CheckSpec {
             id,
             title,
             hint,
+            more_hints,
             tracks,
             wait,
             after,
             kind,
         })
+    }
+}
+
+impl CheckSpec {
+    /// How many hint levels the check file gives (0, 1, or the length of its list).
+    pub fn hint_levels(&self) -> usize {
+        self.hint.iter().count() + self.more_hints.len()
+    }
+
+    /// Hint level `level` (from 1); past the last level, the last one.
+    pub fn hint_at(&self, level: usize) -> Option<&str> {
+        let all: Vec<&str> = self
+            .hint
+            .iter()
+            .chain(&self.more_hints)
+            .map(String::as_str)
+            .collect();
+        all.get(level.clamp(1, all.len().max(1)) - 1).copied()
+    }
+}
+
+/// `hint:` is one text, or a list of levels from a nudge to the exact command.
+struct HintLevels(Vec<String>);
+
+impl<'de> Deserialize<'de> for HintLevels {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct LevelsVisitor;
+
+        impl<'de> Visitor<'de> for LevelsVisitor {
+            type Value = HintLevels;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "a hint text, or a list of hint levels (nudge, where to look, the command)",
+                )
+            }
+
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<HintLevels, E> {
+                Ok(HintLevels(vec![text.to_string()]))
+            }
+
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<HintLevels, A::Error> {
+                let mut levels = Vec::new();
+                while let Some(level) = seq.next_element::<String>()? {
+                    levels.push(level);
+                }
+                if levels.is_empty() {
+                    return Err(de::Error::custom(
+                        "`hint: []` gives no hint; write at least one level, or leave `hint:` out",
+                    ));
+                }
+                Ok(HintLevels(levels))
+            }
+        }
+
+        deserializer.deserialize_any(LevelsVisitor)
     }
 }
 

@@ -22,7 +22,7 @@ pub fn render_step(step: &StepReport, styles: Styles) -> String {
         paint(styles, &format!("(track: {})", step.track), Paint::Dim)
     );
     for check in &step.checks {
-        render_check(&mut out, check, styles);
+        render_check(&mut out, step, check, styles);
     }
     let _ = writeln!(out, "{}", summary_line(step, styles));
     out
@@ -73,7 +73,7 @@ pub fn render_module(steps: &[StepReport], styles: Styles) -> String {
     out
 }
 
-fn render_check(out: &mut String, check: &CheckReport, styles: Styles) {
+fn render_check(out: &mut String, step: &StepReport, check: &CheckReport, styles: Styles) {
     let outcome = &check.outcome;
     let _ = writeln!(out, "  {} {}", mark(outcome.status, styles), check.title);
     if outcome.status == Status::Pass {
@@ -100,6 +100,13 @@ fn render_check(out: &mut String, check: &CheckReport, styles: Styles) {
             let label = if i == 0 { "hint: " } else { "      " };
             let _ = writeln!(out, "      {}{line}", paint(styles, label, Paint::Cyan));
         }
+    }
+    if let Some(level) = outcome.hint_level.filter(|l| l.level < l.of) {
+        let more = format!(
+            "(hint {} of {}; `labcheck hint {} {} {}` shows the next)",
+            level.level, level.of, step.module, step.step, check.id
+        );
+        let _ = writeln!(out, "      {}", paint(styles, &more, Paint::Dim));
     }
     if let Some(detail) = &outcome.detail {
         let lines: Vec<&str> = detail.text.lines().collect();
@@ -147,7 +154,7 @@ fn summary_line(step: &StepReport, styles: Styles) -> String {
     format!("{}: {verdict} ({})", step.step, parts.join(", "))
 }
 
-fn mark(status: Status, styles: Styles) -> String {
+pub(crate) fn mark(status: Status, styles: Styles) -> String {
     match status {
         Status::Pass => paint(styles, "✓", Paint::Green),
         Status::Fail => paint(styles, "✗", Paint::Red),
@@ -157,7 +164,7 @@ fn mark(status: Status, styles: Styles) -> String {
 }
 
 #[derive(Clone, Copy)]
-enum Paint {
+pub(crate) enum Paint {
     Bold,
     Dim,
     Red,
@@ -166,7 +173,7 @@ enum Paint {
     Cyan,
 }
 
-fn paint(styles: Styles, text: &str, how: Paint) -> String {
+pub(crate) fn paint(styles: Styles, text: &str, how: Paint) -> String {
     if !styles.color {
         return text.to_string();
     }

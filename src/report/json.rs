@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::outcome::Status;
+use crate::outcome::{HintLevel, Status};
 use crate::run::StepReport;
 
 #[derive(Serialize)]
@@ -14,6 +14,9 @@ struct JsonCheck<'a> {
     summary: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     hint: Option<&'a str>,
+    /// `{level, of}` when the check file gives hint levels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint_level: Option<HintLevel>,
     #[serde(skip_serializing_if = "Option::is_none")]
     diagnosis: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -59,6 +62,7 @@ fn step_document(step: &StepReport) -> JsonStep<'_> {
                 status: c.outcome.status,
                 summary: &c.outcome.summary,
                 hint: c.outcome.hint.as_deref(),
+                hint_level: c.outcome.hint_level,
                 diagnosis: c.outcome.diagnosis.as_deref(),
                 expected: c.outcome.expected.as_deref(),
                 actual: c.outcome.actual.as_deref(),

@@ -6,6 +6,7 @@ pub mod json;
 pub mod junit;
 pub mod matrix;
 pub mod plan;
+pub mod quiz;
 pub mod selftest;
 pub mod tap;
 

@@ -1,6 +1,9 @@
 //! The runner: walks a step's checks concurrently, waits where the course says to, and returns
 //! results as data (it never prints).
 
+pub mod sequence;
+
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,7 +13,7 @@ use serde::Serialize;
 
 use crate::course::schema::{CheckSpec, RepoSpec};
 use crate::course::{Course, Module, Step};
-use crate::outcome::{Outcome, Status};
+use crate::outcome::{HintLevel, Outcome, Status};
 use crate::probe::cluster::Cluster;
 use crate::probe::git::GitCache;
 
@@ -25,6 +28,12 @@ pub struct Context {
     pub argocd_namespace: String,
     /// Work repos read so far in this run (each is read once).
     pub git: GitCache,
+    /// Which hint level to show per `(step, check id)` (from the learner's progress); level 1
+    /// when absent.
+    pub hint_levels: HashMap<(String, String), usize>,
+    /// Steps labcheck saw pass before, with the day (from the learner's progress), for stages
+    /// that count only after an earlier one.
+    pub seen_passed: HashMap<String, String>,
 }
 
 impl Context {
@@ -47,6 +56,8 @@ impl Context {
             argocd_namespace: argocd_namespace
                 .unwrap_or_else(|| module.manifest.argocd.namespace.clone()),
             git: GitCache::new(),
+            hint_levels: HashMap::new(),
+            seen_passed: HashMap::new(),
         }
     }
 
@@ -116,7 +127,8 @@ pub async fn run_step(
     on_wait: &(dyn Fn(&WaitProgress) + Sync),
 ) -> StepReport {
     let started = Instant::now();
-    let mut outcomes: Vec<Outcome> = join_all(step.checks.iter().map(|c| evaluate(ctx, c))).await;
+    let mut outcomes: Vec<Outcome> =
+        join_all(step.checks.iter().map(|c| evaluate(ctx, step, c))).await;
 
     loop {
         let waiting: Vec<usize> = (0..step.checks.len())
@@ -141,7 +153,12 @@ pub async fn run_step(
         });
         tokio::time::sleep(WAIT_INTERVAL).await;
         ctx.cluster.forget();
-        let again = join_all(waiting.iter().map(|&i| evaluate(ctx, &step.checks[i]))).await;
+        let again = join_all(
+            waiting
+                .iter()
+                .map(|&i| evaluate(ctx, step, &step.checks[i])),
+        )
+        .await;
         for (i, outcome) in waiting.into_iter().zip(again) {
             outcomes[i] = outcome;
         }
@@ -149,7 +166,7 @@ pub async fn run_step(
 
     point_blocked_checks_at_their_cause(&step.checks, &mut outcomes);
 
-    let checks: Vec<CheckReport> = step
+    let mut checks: Vec<CheckReport> = step
         .checks
         .iter()
         .zip(outcomes)
@@ -160,6 +177,10 @@ pub async fn run_step(
             outcome,
         })
         .collect();
+    if step.after.is_some() {
+        // A short blocking read of one repo's history, after every async check is done.
+        checks.extend(sequence::after_check(ctx, step));
+    }
     StepReport {
         module: ctx.module.clone(),
         step: step.name.clone(),
@@ -212,7 +233,7 @@ fn mark_replaced_steps(steps: &[&Step], reports: &mut [StepReport]) {
     }
 }
 
-async fn evaluate(ctx: &Context, spec: &CheckSpec) -> Outcome {
+async fn evaluate(ctx: &Context, step: &Step, spec: &CheckSpec) -> Outcome {
     if !spec.tracks.is_empty() && !spec.tracks.contains(&ctx.track) {
         return Outcome::skip(format!(
             "not on the {} track (only {})",
@@ -222,7 +243,17 @@ async fn evaluate(ctx: &Context, spec: &CheckSpec) -> Outcome {
     }
     let mut outcome = spec.kind.evaluate(ctx).await;
     if outcome.status == Status::Fail && outcome.hint.is_none() {
-        outcome.hint = spec.hint.clone();
+        let of = spec.hint_levels();
+        let level = ctx
+            .hint_levels
+            .get(&(step.name.clone(), spec.id.clone()))
+            .copied()
+            .unwrap_or(1)
+            .clamp(1, of.max(1));
+        outcome.hint = spec.hint_at(level).map(str::to_string);
+        if of > 1 {
+            outcome.hint_level = Some(HintLevel { level, of });
+        }
     }
     outcome
 }

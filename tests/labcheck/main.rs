@@ -10,6 +10,7 @@ mod fleet;
 mod git_checks;
 mod harness;
 mod kubectl;
+mod learner;
 mod module_10;
 mod module_10_cluster;
 mod module_11;

@@ -1,0 +1,102 @@
+//! `labcheck hint MODULE STEP [CHECK]`: the next, more explicit hint level, on demand.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{RunArgs, emit, load_course, save, warn};
+use crate::error::{Error, exit};
+use crate::progress::Learner;
+
+/// `labcheck hint` options.
+#[derive(Debug, Args, Clone)]
+pub struct HintArgs {
+    /// The module, e.g. module-10.
+    #[arg(index = 1)]
+    pub module: String,
+
+    /// The step or stage, e.g. step-4 or break-it/fix.
+    #[arg(index = 2)]
+    pub step: String,
+
+    /// The check's id; without it, every check of the step that failed last time.
+    #[arg(index = 3)]
+    pub check: Option<String>,
+
+    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
+    #[arg(long, value_name = "DIR")]
+    pub course_dir: Option<PathBuf>,
+}
+
+/// Show the next hint level and remember it was shown.
+pub fn run(args: &HintArgs) -> Result<u8, Error> {
+    let course = load_course(&RunArgs {
+        course_dir: args.course_dir.clone(),
+        ..RunArgs::default()
+    })?;
+    let module = course.module(&args.module)?;
+    let step = module.step(&args.step)?;
+    let mut learner = Learner::load();
+    warn(&learner.warnings);
+    let (m, s) = (args.module.as_str(), args.step.as_str());
+    let checks: Vec<_> = match &args.check {
+        Some(id) => {
+            let check = step.checks.iter().find(|c| &c.id == id).ok_or_else(|| {
+                Error::Usage(format!(
+                    "{m} {s} has no check `{id}`; its checks: {}",
+                    step.checks
+                        .iter()
+                        .map(|c| c.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+            vec![check]
+        }
+        None => step
+            .checks
+            .iter()
+            .filter(|c| learner.progress.failures(m, s, &c.id) > 0)
+            .collect(),
+    };
+    if checks.is_empty() {
+        emit(&format!(
+            "no check of {m} {s} failed in your last runs. Run `labcheck {m} {s}` first, or name a check: `labcheck hint {m} {s} CHECK` ({})\n",
+            step.checks
+                .iter()
+                .map(|c| c.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        return Ok(exit::PASS);
+    }
+    let mut out = String::new();
+    for check in checks {
+        let _ = writeln!(out, "{m} {s} · {} — {}", check.id, check.title);
+        if check.hint_levels() == 0 {
+            let _ = writeln!(
+                out,
+                "  no written hint: `labcheck {m} {s}` names the next action from what it sees"
+            );
+            continue;
+        }
+        let level = learner.progress.reveal_hint(m, s, check);
+        let hint = check.hint_at(level).unwrap_or_default();
+        let of = check.hint_levels();
+        for (i, line) in hint.lines().enumerate() {
+            let label = if i == 0 {
+                format!("hint {level} of {of}: ")
+            } else {
+                " ".repeat(format!("hint {level} of {of}: ").len())
+            };
+            let _ = writeln!(out, "  {label}{line}");
+        }
+        if level == of && of > 1 {
+            let _ = writeln!(out, "  (that is the last level)");
+        }
+    }
+    save(&mut learner);
+    emit(&out);
+    Ok(exit::PASS)
+}

@@ -1,0 +1,388 @@
+//! The learner's progress: which steps passed when and on which track, how often each check
+//! failed, which hint level was shown, quiz results.
+//!
+//! Kept in one small plain-text file under the XDG state dir, one record per line, fields
+//! separated by tabs (shown as →), the first line naming the format version:
+//!
+//! ```text
+//! format → labcheck-progress/v1
+//! passed → module-10 → step-4 → 2025-01-06T09:00:00Z → kind
+//! failures → module-10 → step-4 → tag-670 → 2
+//! hint → module-10 → step-4 → tag-670 → 2
+//! quiz → module-10 → 2025-01-06T09:30:00Z → 2 → 3 → 1=a,2=b,3=c
+//! ```
+//!
+//! A damaged line costs that line only: the rest is kept, and the damaged file is copied aside
+//! once so nothing is lost. A file from a newer labcheck is read-only for this one.
+
+pub mod dirs;
+pub mod profile;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+
+use crate::course::Module;
+use crate::course::schema::CheckSpec;
+use crate::error::Error;
+use crate::outcome::Status;
+use crate::run::{Context, StepReport};
+use profile::Profile;
+
+/// The first line of every progress file this labcheck writes.
+pub const HEADER: &str = "format\tlabcheck-progress/v1";
+const FORMAT_PREFIX: &str = "format\tlabcheck-progress/";
+
+/// When a step passed, and on which track.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Passed {
+    pub at: Timestamp,
+    pub track: String,
+}
+
+/// A graded quiz.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuizResult {
+    pub at: Timestamp,
+    pub right: usize,
+    pub of: usize,
+    /// As `--answers` takes them: `1=a,2=b,3=c`.
+    pub answers: String,
+}
+
+type StepKey = (String, String);
+type CheckKey = (String, String, String);
+
+/// The progress of one learner, loaded once per run and saved only if something changed.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Where it is saved; `None` when it must not be written (a newer labcheck's file).
+    path: Option<PathBuf>,
+    passed: BTreeMap<StepKey, Passed>,
+    failures: BTreeMap<CheckKey, u32>,
+    hint_shown: BTreeMap<CheckKey, usize>,
+    quizzes: BTreeMap<String, QuizResult>,
+    changed: bool,
+}
+
+impl Progress {
+    /// The progress file under the XDG state dir.
+    pub fn default_path() -> Result<PathBuf, Error> {
+        Ok(dirs::state_dir()?.join("progress"))
+    }
+
+    /// Read the progress at `path`. Never fails: what cannot be read is reported in the
+    /// returned warnings (for the CLI to print) and left out.
+    pub fn load(path: &Path) -> (Progress, Vec<String>) {
+        let mut progress = Progress {
+            path: Some(path.to_path_buf()),
+            ..Progress::default()
+        };
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (progress, Vec::new()),
+            Err(e) => {
+                progress.path = None;
+                return (
+                    progress,
+                    vec![format!(
+                        "cannot read your progress at {}: {e}; this run will not update it",
+                        path.display()
+                    )],
+                );
+            }
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        let mut damaged = Vec::new();
+        match lines.next() {
+            Some((_, first)) if first == HEADER => {}
+            Some((_, first)) if first.starts_with(FORMAT_PREFIX) => {
+                progress.path = None;
+                return (
+                    progress,
+                    vec![format!(
+                        "{} was written by a newer labcheck ({}); this one reads it as empty and leaves it alone",
+                        path.display(),
+                        first.trim_start_matches("format\t")
+                    )],
+                );
+            }
+            Some((n, _)) => damaged.push(n + 1),
+            None => {}
+        }
+        for (n, line) in lines {
+            if progress.read_line(line).is_none() {
+                damaged.push(n + 1);
+            }
+        }
+        let mut warnings = Vec::new();
+        if !damaged.is_empty() {
+            let aside = path.with_extension("damaged");
+            let kept = std::fs::write(&aside, &bytes).is_ok();
+            warnings.push(format!(
+                "{}: {} unreadable line(s) ({}) skipped; the rest of your progress is kept{}",
+                path.display(),
+                damaged.len(),
+                damaged
+                    .iter()
+                    .map(|n| format!("line {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if kept {
+                    format!(" and the damaged file is copied to {}", aside.display())
+                } else {
+                    String::new()
+                }
+            ));
+            // Rewrite it clean on the next save.
+            progress.changed = true;
+        }
+        (progress, warnings)
+    }
+
+    /// Progress that is never saved (a run that must leave no trace, e.g. the demo).
+    pub fn in_memory() -> Progress {
+        Progress::default()
+    }
+
+    fn read_line(&mut self, line: &str) -> Option<()> {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let s = |s: &str| s.to_string();
+        match fields.as_slice() {
+            ["passed", module, step, at, track] => {
+                let passed = Passed {
+                    at: at.parse().ok()?,
+                    track: s(track),
+                };
+                self.passed.insert((s(module), s(step)), passed);
+            }
+            ["failures", module, step, check, n] => {
+                self.failures
+                    .insert((s(module), s(step), s(check)), n.parse().ok()?);
+            }
+            ["hint", module, step, check, n] => {
+                self.hint_shown
+                    .insert((s(module), s(step), s(check)), n.parse().ok()?);
+            }
+            ["quiz", module, at, right, of, answers] => {
+                let result = QuizResult {
+                    at: at.parse().ok()?,
+                    right: right.parse().ok()?,
+                    of: of.parse().ok()?,
+                    answers: s(answers),
+                };
+                self.quizzes.insert(s(module), result);
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// Write the file if anything changed: to a temporary file first, then renamed over the old
+    /// one, so a crash never leaves half a file.
+    pub fn save(&mut self) -> Result<(), String> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        if !self.changed {
+            return Ok(());
+        }
+        let write = || -> std::io::Result<()> {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let tmp = path.with_extension("tmp");
+            std::fs::write(&tmp, self.to_text())?;
+            std::fs::rename(&tmp, path)
+        };
+        write().map_err(|e| format!("cannot save your progress to {}: {e}", path.display()))?;
+        self.changed = false;
+        Ok(())
+    }
+
+    fn to_text(&self) -> String {
+        let mut out = format!("{HEADER}\n");
+        let mut line = |fields: &[&str]| {
+            // A name holding a tab or a line break would not read back; such a record is left out.
+            if fields.iter().all(|f| !f.contains(['\t', '\n', '\r'])) {
+                out.push_str(&fields.join("\t"));
+                out.push('\n');
+            }
+        };
+        for ((module, step), p) in &self.passed {
+            line(&["passed", module, step, &p.at.to_string(), &p.track]);
+        }
+        for ((module, step, check), n) in &self.failures {
+            line(&["failures", module, step, check, &n.to_string()]);
+        }
+        for ((module, step, check), n) in &self.hint_shown {
+            line(&["hint", module, step, check, &n.to_string()]);
+        }
+        for (module, q) in &self.quizzes {
+            let (at, right, of) = (q.at.to_string(), q.right.to_string(), q.of.to_string());
+            line(&["quiz", module, &at, &right, &of, &q.answers]);
+        }
+        out
+    }
+
+    /// When `step` of `module` passed, if it did.
+    pub fn passed(&self, module: &str, step: &str) -> Option<&Passed> {
+        self.passed.get(&(module.to_string(), step.to_string()))
+    }
+
+    /// The module's last graded quiz.
+    pub fn quiz(&self, module: &str) -> Option<&QuizResult> {
+        self.quizzes.get(module)
+    }
+
+    /// Remember a graded quiz (the latest one counts).
+    pub fn record_quiz(&mut self, module: &str, result: QuizResult) {
+        self.quizzes.insert(module.to_string(), result);
+        self.changed = true;
+    }
+
+    /// Remember what a run found: passed steps (the first pass keeps its date), one more
+    /// failure for each failed check, and the hint level each failed check was shown.
+    pub fn record_run(&mut self, reports: &[StepReport], now: Timestamp) {
+        for report in reports {
+            let step_key = (report.module.clone(), report.step.clone());
+            if report.status == Status::Pass && !self.passed.contains_key(&step_key) {
+                self.passed.insert(
+                    step_key,
+                    Passed {
+                        at: now,
+                        track: report.track.clone(),
+                    },
+                );
+                self.changed = true;
+            }
+            for check in &report.checks {
+                let key = (report.module.clone(), report.step.clone(), check.id.clone());
+                match check.outcome.status {
+                    Status::Fail => {
+                        *self.failures.entry(key.clone()).or_default() += 1;
+                        if let Some(level) = &check.outcome.hint_level {
+                            let shown = self.hint_shown.entry(key).or_default();
+                            *shown = (*shown).max(level.level);
+                        }
+                        self.changed = true;
+                    }
+                    Status::Pass => {
+                        // Passing starts the ladder again should the check ever fail later.
+                        let had = self.failures.remove(&key).is_some()
+                            | self.hint_shown.remove(&key).is_some();
+                        self.changed |= had;
+                    }
+                    Status::Error | Status::Skip => {}
+                }
+            }
+        }
+    }
+
+    /// The hint level a run shows for a check if it fails now: level 1 on the first failure,
+    /// one higher with each failure after it (and never below a level already shown), capped at
+    /// the check's number of levels.
+    pub fn hint_level(&self, module: &str, step: &str, check: &CheckSpec) -> usize {
+        let key = (module.to_string(), step.to_string(), check.id.clone());
+        let failures = self.failures.get(&key).copied().unwrap_or(0) as usize;
+        let shown = self.hint_shown.get(&key).copied().unwrap_or(0);
+        (failures + 1)
+            .max(shown)
+            .clamp(1, check.hint_levels().max(1))
+    }
+
+    /// The next hint level on demand (`labcheck hint`): one above the last one shown, capped;
+    /// remembered as shown.
+    pub fn reveal_hint(&mut self, module: &str, step: &str, check: &CheckSpec) -> usize {
+        let key = (module.to_string(), step.to_string(), check.id.clone());
+        let shown = self.hint_shown.get(&key).copied().unwrap_or(0);
+        let level = (shown + 1).clamp(1, check.hint_levels().max(1));
+        if level != shown {
+            self.hint_shown.insert(key, level);
+            self.changed = true;
+        }
+        level
+    }
+
+    /// How many runs failed this check since it last passed.
+    pub fn failures(&self, module: &str, step: &str, check: &str) -> u32 {
+        self.failures
+            .get(&(module.to_string(), step.to_string(), check.to_string()))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// What labcheck keeps about the learner, loaded once per run.
+#[derive(Debug)]
+pub struct Learner {
+    pub progress: Progress,
+    pub profile: Profile,
+    /// Where the profile lives (`None` without HOME or XDG dirs).
+    pub profile_path: Option<PathBuf>,
+    /// What could not be read, for the CLI to show on stderr.
+    pub warnings: Vec<String>,
+}
+
+impl Learner {
+    /// Load progress and profile from the XDG dirs. Without a home to keep them in, progress
+    /// lives in memory for this run only.
+    pub fn load() -> Learner {
+        let (progress, warnings) = match Progress::default_path() {
+            Ok(path) => Progress::load(&path),
+            Err(_) => (Progress::in_memory(), Vec::new()),
+        };
+        let profile_path = Profile::default_path().ok();
+        let profile = profile_path
+            .as_deref()
+            .map(Profile::load)
+            .unwrap_or_default();
+        Learner {
+            progress,
+            profile,
+            profile_path,
+            warnings,
+        }
+    }
+
+    /// The track for `module`: `--track` if given (it must be offered), else the profile's if
+    /// the module offers it, else the module's default.
+    pub fn track<'a>(
+        &'a self,
+        module: &'a Module,
+        asked: Option<&'a str>,
+    ) -> Result<&'a str, Error> {
+        match (asked, &self.profile.track) {
+            (Some(asked), _) => module.track(Some(asked)),
+            (None, Some(saved)) if module.manifest.tracks.available.contains(saved) => Ok(saved),
+            (None, _) => module.track(None),
+        }
+    }
+
+    /// Fill a run's context with what progress knows: hint levels and steps seen passing.
+    pub fn prepare(&self, ctx: &mut Context, module: &Module) {
+        for step in &module.steps {
+            if let Some(passed) = self.progress.passed(&ctx.module, &step.name) {
+                ctx.seen_passed.insert(step.name.clone(), day(passed.at));
+            }
+            for check in step.checks.iter().filter(|c| c.hint_levels() > 1) {
+                let level = self.progress.hint_level(&ctx.module, &step.name, check);
+                ctx.hint_levels
+                    .insert((step.name.clone(), check.id.clone()), level);
+            }
+        }
+    }
+}
+
+/// The day of a timestamp as the status map shows it (UTC).
+pub fn day(at: Timestamp) -> String {
+    at.to_string().chars().take(10).collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,511 @@
+//! The learner's loop: progress, status and next, levelled hints, break-it as a sequence, the
+//! quiz, tracks, completions, and watch mode in a pseudo-terminal.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use labcheck::lab::content;
+use labcheck::lab::world::CoursePoint;
+
+use crate::harness::{REPOS_YAML, Run, TestCourse, World, labcheck};
+
+/// Step 1 asks for the smoke test to point at /status/503; step 2 is anything after it.
+const SMOKE_503: &str = r#"  - id: smoke-503
+    title: "helm/dev.yaml sets smokeTest.path: /status/503"
+    yaml_value: { repo: checkout-config, file: helm/dev.yaml, path: smokeTest.path, equals: /status/503 }
+"#;
+
+/// A check whose kind has no hint of its own for this failure, so the file's levels show.
+const PUSHED_WITH_LEVELS: &str = r#"  - id: pushed
+    title: "helm/dev.yaml sets image.tag to a 6.8 release"
+    yaml_value: { repo: checkout-config, file: helm/dev.yaml, path: image.tag, matches: '^6\.8\.' }
+    hint:
+      - "Has the new release made it into the dev values yet?"
+      - "Look at image.tag in ~/work/checkout-config/helm/dev.yaml."
+      - "cd ~/work/checkout-config && sed -i 's/tag: .*/tag: 6.8.0/' helm/dev.yaml"
+"#;
+
+fn course_with(steps: &[(&str, &str)]) -> TestCourse {
+    TestCourse::new(steps)
+}
+
+/// Run labcheck with the test course; `--course-dir` goes after a subcommand (it is each
+/// subcommand's own option).
+fn run_in(world: &World, course: &TestCourse, args: &[&str]) -> Run {
+    let dir = course.path().display().to_string();
+    let subcommands = ["status", "next", "hint", "track"];
+    let mut all: Vec<&str> = Vec::new();
+    let rest = match args.first() {
+        Some(first) if subcommands.contains(first) => {
+            all.push(first);
+            &args[1..]
+        }
+        _ => args,
+    };
+    all.extend(["--course-dir", dir.as_str()]);
+    all.extend_from_slice(rest);
+    labcheck(world.home(), &all)
+}
+
+fn progress_file(home: &Path) -> std::path::PathBuf {
+    home.join(".local/state/labcheck/progress")
+}
+
+#[test]
+fn a_step_the_learner_passed_shows_on_the_course_map_with_its_date() {
+    let world = World::at(CoursePoint::BreakIt);
+    let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
+    let check = run_in(&world, &course, &["module-t", "step-1"]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+    let status = run_in(&world, &course, &["status"]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let today = jiff::Timestamp::now().to_string()[..10].to_string();
+    let step_1 = status
+        .stdout
+        .lines()
+        .find(|l| l.contains("step-1"))
+        .unwrap_or_default();
+    assert!(
+        step_1.contains('✓') && step_1.contains(&today),
+        "{}",
+        status.stdout
+    );
+    assert!(status.stdout.contains("· step-2"), "{}", status.stdout);
+    assert!(status.stdout.contains("1 of 2 done"), "{}", status.stdout);
+    assert!(
+        status.stdout.contains("next: module-t step-2"),
+        "{}",
+        status.stdout
+    );
+}
+
+#[test]
+fn next_checks_the_first_step_not_yet_passed() {
+    let world = World::at(CoursePoint::BreakIt);
+    let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
+    run_in(&world, &course, &["module-t", "step-1"]);
+    let next = run_in(&world, &course, &["next", "--no-wait"]);
+    assert!(
+        next.stdout.starts_with("next: module-t step-2"),
+        "{}",
+        next.stdout
+    );
+    assert!(
+        next.stdout
+            .contains("✗ helm/dev.yaml sets image.tag to a 6.8 release"),
+        "{}",
+        next.stdout
+    );
+    assert_eq!(next.code, 1);
+}
+
+#[test]
+fn a_corrupted_progress_file_loses_only_its_broken_lines() {
+    let world = World::at(CoursePoint::BreakIt);
+    let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
+    let file = progress_file(world.home());
+    std::fs::create_dir_all(file.parent().expect("a parent")).expect("state dir");
+    std::fs::write(
+        &file,
+        "format\tlabcheck-progress/v1\npassed\tmodule-t\tstep-2\t2025-01-06T09:00:00Z\tkind\n\u{0}\u{7f}half a li",
+    )
+    .expect("a damaged file");
+    let status = run_in(&world, &course, &["status"]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    assert!(
+        status.stderr.contains("unreadable line"),
+        "{}",
+        status.stderr
+    );
+    assert!(
+        status.stdout.contains("✓ step-2           2025-01-06"),
+        "{}",
+        status.stdout
+    );
+    // A check still runs and its pass is recorded next to the one kept.
+    let check = run_in(&world, &course, &["module-t", "step-1"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    let status = run_in(&world, &course, &["status"]);
+    assert!(
+        status.stderr.is_empty(),
+        "rewritten clean: {}",
+        status.stderr
+    );
+    assert!(status.stdout.contains("2 of 2 done"), "{}", status.stdout);
+}
+
+#[test]
+fn failing_the_same_check_again_raises_its_hint_until_the_exact_command() {
+    let world = World::at(CoursePoint::Fresh);
+    let course = course_with(&[("step-1", PUSHED_WITH_LEVELS)]);
+    let first = run_in(&world, &course, &["module-t", "step-1"]);
+    assert!(
+        first
+            .stdout
+            .contains("hint: Has the new release made it into the dev values yet?"),
+        "{}",
+        first.stdout
+    );
+    assert!(
+        first
+            .stdout
+            .contains("(hint 1 of 3; `labcheck hint module-t step-1 pushed` shows the next)"),
+        "{}",
+        first.stdout
+    );
+    let second = run_in(&world, &course, &["module-t", "step-1", "--format", "json"]);
+    let pushed = second.check("pushed");
+    assert!(
+        pushed["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Look at image.tag"),
+        "{pushed:#}"
+    );
+    assert_eq!(pushed["hint_level"]["level"], 2, "{pushed:#}");
+    let on_demand = run_in(&world, &course, &["hint", "module-t", "step-1"]);
+    assert!(
+        on_demand.stdout.contains(
+            "hint 3 of 3: cd ~/work/checkout-config && sed -i 's/tag: .*/tag: 6.8.0/' helm/dev.yaml"
+        ),
+        "{}",
+        on_demand.stdout
+    );
+}
+
+#[test]
+fn hint_for_a_check_that_does_not_exist_names_the_ones_that_do() {
+    let world = World::at(CoursePoint::Fresh);
+    let course = course_with(&[("step-1", PUSHED_WITH_LEVELS)]);
+    let run = run_in(&world, &course, &["hint", "module-t", "step-1", "pushd"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("its checks: pushed"), "{}", run.stderr);
+}
+
+/// A course with module 10's break-it exercise shape: a `break` stage and a `fix` that counts
+/// only after it.
+fn break_it_course() -> TestCourse {
+    let course = TestCourse::new(&[("step-1", SMOKE_503)]);
+    let module = course.path().join("modules/module-t");
+    let manifest = format!(
+        "format: labcheck/v1\nmodule: module-t\ntitle: \"A test module\"\ntracks:\n  default: kind\n  available: [kind]\n{REPOS_YAML}steps: [break-it]\n"
+    );
+    std::fs::write(module.join("module.yaml"), manifest).expect("module.yaml");
+    let exercise = format!(
+        r#"format: labcheck/v1
+title: "Break it"
+stages:
+  - stage: break
+    title: "point the smoke test at /status/503"
+    checks:
+{}
+  - stage: fix
+    title: "revert it"
+    after: {{ stage: break, repo: checkout-config, commit: "^checkout: smoke test endpoint$" }}
+    checks:
+      - id: smoke-path-gone
+        title: "helm/dev.yaml no longer sets smokeTest.path"
+        yaml_value: {{ repo: checkout-config, file: helm/dev.yaml, path: smokeTest.path, absent: true }}
+"#,
+        SMOKE_503
+            .lines()
+            .map(|l| format!("    {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    std::fs::write(module.join("break-it.yaml"), exercise).expect("break-it.yaml");
+    course
+}
+
+#[test]
+fn fixing_without_ever_breaking_is_told_to_do_the_break_first() {
+    let world = World::at(CoursePoint::Step5);
+    let course = break_it_course();
+    let run = run_in(&world, &course, &["module-t", "break-it/fix"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("✓ helm/dev.yaml no longer sets smokeTest.path"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("hint: do the break first: `labcheck module-t break-it/break`"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_fix_after_the_break_and_its_revert_in_history_passes() {
+    let world = World::at(CoursePoint::BreakItFixed);
+    let course = break_it_course();
+    let run = run_in(&world, &course, &["module-t", "break-it/fix"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("✓ the break (break-it/break) really happened"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_fix_by_hand_counts_when_labcheck_saw_the_break_pass() {
+    let world = World::at(CoursePoint::BreakIt);
+    let course = break_it_course();
+    let broke = run_in(&world, &course, &["module-t", "break-it/break"]);
+    assert_eq!(broke.code, 0, "{}", broke.stdout);
+    // Undone by editing the file, not with git revert: the history alone would not show it.
+    let repo = world.repo("checkout-config");
+    repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())
+        .expect("edit");
+    let run = run_in(
+        &world,
+        &course,
+        &["module-t", "break-it/fix", "--format", "json"],
+    );
+    let sequence = run.check("break-came-first");
+    assert_eq!(sequence["status"], "pass", "{sequence:#}");
+    assert!(
+        sequence["summary"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("labcheck saw break-it/break pass"),
+        "{sequence:#}"
+    );
+}
+
+#[test]
+fn the_quiz_grades_scripted_answers_and_explains_each_one() {
+    let home = tempfile::tempdir().expect("home");
+    let all_right = labcheck(
+        home.path(),
+        &["module-10", "quiz", "--answers", "1=b,2=a,3=c"],
+    );
+    assert_eq!(
+        all_right.code, 0,
+        "{}{}",
+        all_right.stdout, all_right.stderr
+    );
+    assert!(
+        all_right.stdout.contains("quiz: all right (3 of 3)"),
+        "{}",
+        all_right.stdout
+    );
+    assert_eq!(
+        all_right.stdout.matches("why: ").count(),
+        3,
+        "{}",
+        all_right.stdout
+    );
+
+    let one_wrong = labcheck(
+        home.path(),
+        &["module-10", "quiz", "--answers", "1=a,2=a,3=c"],
+    );
+    assert_eq!(one_wrong.code, 1);
+    assert!(
+        one_wrong.stdout.contains("✗ you chose a)"),
+        "{}",
+        one_wrong.stdout
+    );
+    assert!(
+        one_wrong.stdout.contains("right: b)"),
+        "{}",
+        one_wrong.stdout
+    );
+    assert!(
+        one_wrong.stdout.contains("(2 of 3)"),
+        "{}",
+        one_wrong.stdout
+    );
+
+    let status = labcheck(home.path(), &["status"]);
+    assert!(status.stdout.contains("2 of 3 right"), "{}", status.stdout);
+}
+
+#[test]
+fn the_quiz_without_a_terminal_asks_for_answers_instead_of_hanging() {
+    let home = tempfile::tempdir().expect("home");
+    let run = labcheck(home.path(), &["module-10", "quiz"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("--answers 1=a,2=a,3=a"),
+        "{}",
+        run.stderr
+    );
+    let bad = labcheck(
+        home.path(),
+        &["module-10", "quiz", "--answers", "1=b,2=e,3=c"],
+    );
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("question 2 has options a–c"),
+        "{}",
+        bad.stderr
+    );
+}
+
+#[test]
+fn a_track_chosen_once_is_kept_and_an_unknown_one_is_refused() {
+    let home = tempfile::tempdir().expect("home");
+    let set = labcheck(home.path(), &["track", "kind"]);
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    let shown = labcheck(home.path(), &["track"]);
+    assert!(
+        shown.stdout.starts_with("your track: kind (saved"),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        shown.stdout.contains("module-10    kind  (offers: kind)"),
+        "{}",
+        shown.stdout
+    );
+    let unknown = labcheck(home.path(), &["track", "eks"]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("choose one of: kind"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[test]
+fn completions_and_the_man_page_know_the_modules_and_steps() {
+    let home = tempfile::tempdir().expect("home");
+    let bash = labcheck(home.path(), &["completions", "bash"]);
+    assert_eq!(bash.code, 0, "{}", bash.stderr);
+    for word in ["module-10", "step-4", "break-it/fix", "quiz", "status"] {
+        assert!(bash.stdout.contains(word), "bash completion lacks {word}");
+    }
+    let zsh = labcheck(home.path(), &["completions", "zsh"]);
+    assert!(zsh.stdout.contains("step-4"), "{}", zsh.stdout);
+    let man = labcheck(home.path(), &["man"]);
+    assert!(
+        man.stdout.starts_with(".ie"),
+        "roff: {}",
+        &man.stdout[..80.min(man.stdout.len())]
+    );
+    assert!(
+        man.stdout.contains("\\-\\-watch"),
+        "the man page documents --watch"
+    );
+}
+
+#[test]
+fn watch_without_a_terminal_prints_lines_and_ends_with_the_next_step() {
+    let world = World::at(CoursePoint::BreakIt);
+    let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
+    let run = run_in(&world, &course, &["module-t", "step-1", "--watch"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("watching checkout-config for changes"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("✓ helm/dev.yaml sets smokeTest.path"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("next: step-2 — Test step-2"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("\u{1b}["),
+        "no escape codes off a terminal"
+    );
+}
+
+#[test]
+fn watching_in_a_terminal_turns_a_check_green_when_the_learner_saves_the_file() {
+    use expectrl::Expect;
+
+    let world = World::at(CoursePoint::Step2);
+    let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_labcheck"));
+    cmd.args(["--course-dir"])
+        .arg(course.path())
+        .args(["module-t", "step-1", "--watch"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", world.home())
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .current_dir(world.home());
+    let mut session = expectrl::Session::spawn(cmd).expect("labcheck runs in a pty");
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    session
+        .expect("✗ helm/dev.yaml")
+        .expect("the check fails first");
+    session
+        .expect("watching checkout-config for changes")
+        .expect("the live checklist says what it watches");
+
+    world
+        .repo("checkout-config")
+        .write("helm/dev.yaml", &content::checkout_dev_smoke_test_503())
+        .expect("the learner saves the file");
+
+    // No key is sent: the file event alone re-checks, the step passes and watch mode ends.
+    session
+        .expect("next: step-2")
+        .expect("it ends with the next step");
+    let status = session.get_process().wait().expect("labcheck exits");
+    assert_eq!(
+        format!("{status:?}"),
+        format!("Exited(Pid({}), 0)", session.get_process().pid())
+    );
+}
+
+#[test]
+fn q_stops_watching() {
+    use expectrl::Expect;
+
+    let world = World::at(CoursePoint::Fresh);
+    let course = course_with(&[("step-1", SMOKE_503)]);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_labcheck"));
+    cmd.args(["--course-dir"])
+        .arg(course.path())
+        .args(["module-t", "step-1", "--watch"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", world.home())
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1")
+        .current_dir(world.home());
+    let mut session = expectrl::Session::spawn(cmd).expect("labcheck runs in a pty");
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    session.expect("q quits").expect("the live checklist");
+    session.send("q").expect("a key");
+    session.expect("stopped watching").expect("it stops on q");
+}
+
+#[test]
+fn help_lists_every_command_the_readme_shows_for_the_learners_loop() {
+    let home = tempfile::tempdir().expect("home");
+    let help = labcheck(home.path(), &["--help"]);
+    let readme = include_str!("../../README.md");
+    for command in ["status", "next", "hint", "track", "completions", "man"] {
+        assert!(
+            readme.contains(&format!("labcheck {command}")),
+            "README shows `labcheck {command}`"
+        );
+        assert!(
+            help.stdout
+                .lines()
+                .any(|l| l.trim_start().starts_with(command)),
+            "--help lists {command}:\n{}",
+            help.stdout
+        );
+    }
+    assert!(help.stdout.contains("--watch"), "{}", help.stdout);
+    assert!(help.stdout.contains("--answers"), "{}", help.stdout);
+}
