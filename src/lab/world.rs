@@ -290,12 +290,10 @@ pub struct LabRepo {
 }
 
 impl LabRepo {
-    /// The clone (or folder) at `path`, with a clock of its own: for worlds of other modules.
-    pub fn open(path: PathBuf) -> LabRepo {
-        LabRepo {
-            path,
-            clock: Arc::new(AtomicU64::new(0)),
-        }
+    /// A repo (or a folder to run git in) at `path`, sharing `clock` with the other repos of its
+    /// world so every commit of the world gets its own reproducible time.
+    pub fn open(path: PathBuf, clock: Arc<AtomicU64>) -> LabRepo {
+        LabRepo { path, clock }
     }
 
     /// Where the clone lives.

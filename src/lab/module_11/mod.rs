@@ -6,6 +6,8 @@ pub mod content;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use super::world::{LabError, LabRepo};
 use content::messages;
@@ -94,10 +96,11 @@ impl ShopWorld {
             let path = root.join(dir);
             std::fs::create_dir_all(&path).map_err(|source| LabError::Io { path, source })?;
         }
-        let remotes = LabRepo::open(root.join("remotes"));
+        let clock = Arc::new(AtomicU64::new(0));
+        let remotes = LabRepo::open(root.join("remotes"), clock.clone());
         remotes.git(&["init", "--quiet", "--bare", &format!("{REPO}.git")])?;
         let remote = root.join("remotes").join(format!("{REPO}.git"));
-        LabRepo::open(root.join("work")).git(&[
+        LabRepo::open(root.join("work"), clock.clone()).git(&[
             "clone",
             "--quiet",
             &remote.display().to_string(),
@@ -105,7 +108,7 @@ impl ShopWorld {
         ])?;
         let world = ShopWorld {
             root: root.to_path_buf(),
-            repo: LabRepo::open(root.join("work").join(REPO)),
+            repo: LabRepo::open(root.join("work").join(REPO), clock),
         };
         world.write_fresh()?;
         for step in Point::ALL {
