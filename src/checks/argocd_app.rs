@@ -652,7 +652,7 @@ async fn read_pushed(ctx: &Context, repo: &str) -> Result<Pushed, Box<Outcome>> 
         Err(e) => {
             let get = ctx.repo(repo).map(|r| r.get.clone()).unwrap_or_default();
             return Err(Box::new(
-                Outcome::could_not_check(format!("could not check which revision you pushed: {e}"))
+                Outcome::could_not_check(format!("cannot tell which revision you pushed: {e}"))
                     .with_hint(if get.is_empty() {
                         "clone the work repo".to_string()
                     } else {

@@ -9,13 +9,46 @@ use crate::outcome::Outcome;
 use crate::probe::cluster::argocd::{Application, ResourceResult};
 use crate::probe::cluster::pods::{self, StuckContainer};
 use crate::probe::cluster::{Cluster, LogRead, ProbeError};
+use crate::run::Context;
 
 /// How many log lines a failure shows.
 pub const LOG_TAIL_LINES: usize = 10;
 
+/// The Application a Job check ties it to (if any) and the Job itself, read at the same time: they
+/// do not depend on each other, so the check costs one round trip, not two. `Err` is the outcome
+/// that ends the check (could not check, or the Application is missing).
+pub async fn app_and_job(
+    ctx: &Context,
+    app_name: Option<&str>,
+    ns: &str,
+    job_name: &str,
+) -> Result<(Option<Application>, Option<Job>), Box<Outcome>> {
+    let cluster = &ctx.cluster;
+    let app_read = async {
+        match app_name {
+            Some(name) => cluster
+                .application(&ctx.argocd_namespace, name)
+                .await
+                .map(|app| Some((name, app))),
+            None => Ok(None),
+        }
+    };
+    let (app, job) = futures::join!(app_read, cluster.job(ns, job_name));
+    let app = match app {
+        Ok(Some((_, Some(app)))) => Some(app),
+        Ok(Some((name, None))) => {
+            return Err(Box::new(app_missing(&ctx.argocd_namespace, name)));
+        }
+        Ok(None) => None,
+        Err(e) => return Err(Box::new(could_not_check(&e))),
+    };
+    let job = job.map_err(|e| Box::new(could_not_check(&e)))?;
+    Ok((app, job))
+}
+
 /// "Could not check", with the probe's reason and what to do about it.
 pub fn could_not_check(error: &ProbeError) -> Outcome {
-    let outcome = Outcome::could_not_check(format!("could not check: {error}"));
+    let outcome = Outcome::could_not_check(error.to_string());
     let fix = error.fix();
     if fix.is_empty() {
         outcome
@@ -99,7 +132,7 @@ pub fn stale_job_outcome(job: &Job, app: &Application, app_name: &str) -> Option
             .with_hint(format!("run the sync: `argocd app sync {app_name}`")),
         ),
         Belonging::Unknown => Some(Outcome::could_not_check(format!(
-            "could not check: cannot tell whether Job {name} belongs to {app_name}'s last sync (a timestamp is missing)"
+            "cannot tell whether Job {name} belongs to {app_name}'s last sync (a timestamp is missing)"
         ))),
         Belonging::Earlier { created, started } => {
             let ran = app

@@ -4,7 +4,7 @@
 use k8s_openapi::api::batch::v1::Job;
 use serde::Deserialize;
 
-use crate::checks::cluster_common::{self, could_not_check, stale_job_outcome, sync_entry};
+use crate::checks::cluster_common::{self, stale_job_outcome, sync_entry};
 use crate::outcome::Outcome;
 use crate::probe::cluster::argocd::Application;
 use crate::run::Context;
@@ -141,17 +141,16 @@ impl JobSpec {
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
         let cluster = &ctx.cluster;
-        let app = match &self.app {
-            Some(name) => match cluster.application(&ctx.argocd_namespace, name).await {
-                Ok(Some(app)) => Some(app),
-                Ok(None) => return cluster_common::app_missing(&ctx.argocd_namespace, name),
-                Err(e) => return could_not_check(&e),
-            },
-            None => None,
-        };
-        let job = match cluster.job(&self.namespace, &self.name).await {
-            Ok(job) => job,
-            Err(e) => return could_not_check(&e),
+        let (app, job) = match cluster_common::app_and_job(
+            ctx,
+            self.app.as_deref(),
+            &self.namespace,
+            &self.name,
+        )
+        .await
+        {
+            Ok(read) => read,
+            Err(outcome) => return *outcome,
         };
         let mut outcome = self.decide(job.as_ref(), app.as_ref());
         // A Job that should have finished but has not: its pods may say why.

@@ -110,18 +110,13 @@ impl LogsSpec {
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
         let cluster = &ctx.cluster;
-        let app = match &self.app {
-            Some(name) => match cluster.application(&ctx.argocd_namespace, name).await {
-                Ok(Some(app)) => Some(app),
-                Ok(None) => return cluster_common::app_missing(&ctx.argocd_namespace, name),
-                Err(e) => return could_not_check(&e),
-            },
-            None => None,
-        };
-        let job = match cluster.job(&self.namespace, &self.job).await {
-            Ok(job) => job,
-            Err(e) => return could_not_check(&e),
-        };
+        let (app, job) =
+            match cluster_common::app_and_job(ctx, self.app.as_deref(), &self.namespace, &self.job)
+                .await
+            {
+                Ok(read) => read,
+                Err(outcome) => return *outcome,
+            };
         let pod_log = match &job {
             Some(job) => {
                 match cluster_common::job_log(

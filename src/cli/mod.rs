@@ -1,7 +1,7 @@
 //! The command line: clap definitions and dispatch. It parses, calls the library, hands results to
 //! a reporter and maps the outcome to an exit code.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -202,11 +202,14 @@ fn work_dir(args: &RunArgs) -> Result<PathBuf, Error> {
 /// Check a step, an exercise or a whole module; print the report; return the exit code.
 pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u8, Error> {
     let styles = Styles::decide(args.color);
-    let show_progress = args.format == Format::Human && styles.color;
+    // The live line goes to stderr, and only where a person watches it.
+    let show_progress = args.format == Format::Human && std::io::stderr().is_terminal();
     let on_wait = move |p: &run::WaitProgress| {
         if show_progress {
+            const FRAMES: [char; 4] = ['|', '/', '-', '\\'];
+            let frame = FRAMES[(p.elapsed.as_secs() % 4) as usize];
             eprint!(
-                "\r  waiting for {} … {}s of {}s   ",
+                "\r\x1b[2K  {frame} waiting for {} … {}s of {}s",
                 p.waiting_for.join(", "),
                 p.elapsed.as_secs(),
                 p.limit.as_secs()

@@ -45,6 +45,8 @@ pub struct Step {
     pub summary: Option<String>,
     /// The file it came from, for messages.
     pub file: String,
+    /// Later steps change what this step looks at (see `transient:` in docs/check-files.md).
+    pub transient: bool,
     pub checks: Vec<CheckSpec>,
 }
 
@@ -193,6 +195,7 @@ impl Course {
                     title: step_file.title,
                     summary: step_file.summary,
                     file: file.clone(),
+                    transient: step_file.transient,
                     checks: step_file.checks,
                 }),
                 (true, false) => {
@@ -202,6 +205,7 @@ impl Course {
                             title: format!("{}: {}", step_file.title, stage.title),
                             summary: stage.summary,
                             file: file.clone(),
+                            transient: stage.transient,
                             checks: stage.checks,
                         });
                     }
@@ -295,9 +299,15 @@ impl Module {
         for step in &self.steps {
             let mut ids = HashSet::new();
             for check in &step.checks {
+                let unknown_after = check.after.iter().find(|a| !ids.contains(a.as_str()));
                 let problem = if !ids.insert(check.id.as_str()) {
                     Some(format!(
                         "two checks have the id `{}`; ids are unique within a step",
+                        check.id
+                    ))
+                } else if let Some(after) = unknown_after {
+                    Some(format!(
+                        "check `{}` says `after: [{after}]`, but no check above it in this step has that id",
                         check.id
                     ))
                 } else if let Some(track) = check

@@ -89,6 +89,10 @@ pub struct StepFile {
     /// What the learner does in this step, one line (shown as "next: …").
     #[serde(default)]
     pub summary: Option<String>,
+    /// The step looks at a state the course's later steps change (a sync, a HEAD commit): once a
+    /// later step passes, this one can no longer be judged from what is there now.
+    #[serde(default)]
+    pub transient: bool,
     /// Checks of a plain step.
     #[serde(default)]
     pub checks: Vec<CheckSpec>,
@@ -105,6 +109,9 @@ pub struct StageSpec {
     pub title: String,
     #[serde(default)]
     pub summary: Option<String>,
+    /// As [`StepFile::transient`], for this stage.
+    #[serde(default)]
+    pub transient: bool,
     pub checks: Vec<CheckSpec>,
 }
 
@@ -119,10 +126,13 @@ pub struct CheckSpec {
     pub tracks: Vec<String>,
     /// How long the check may wait for the cluster to get there (the course's "wait about 40 seconds").
     pub wait: Option<Duration>,
+    /// Checks of the same step that must pass first (a sync cannot be right before the push is):
+    /// while one of them does not pass, this check's hint points there instead.
+    pub after: Vec<String>,
     pub kind: CheckKind,
 }
 
-const COMMON_KEYS: &[&str] = &["id", "title", "hint", "tracks", "wait"];
+const COMMON_KEYS: &[&str] = &["id", "title", "hint", "tracks", "wait", "after"];
 
 impl<'de> Deserialize<'de> for CheckSpec {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -148,6 +158,7 @@ impl<'de> Visitor<'de> for CheckVisitor {
         let mut title = None;
         let mut hint = None;
         let mut tracks = Vec::new();
+        let mut after = Vec::new();
         let mut wait = None;
         let mut kind: Option<CheckKind> = None;
         while let Some(key) = map.next_key::<String>()? {
@@ -156,6 +167,7 @@ impl<'de> Visitor<'de> for CheckVisitor {
                 "title" => title = Some(map.next_value::<String>()?),
                 "hint" => hint = Some(map.next_value::<String>()?),
                 "tracks" => tracks = map.next_value::<Vec<String>>()?,
+                "after" => after = map.next_value::<Vec<String>>()?,
                 "wait" => {
                     // Parsed here, not in a Deserialize impl, so the error keeps its line and column.
                     let text = map.next_value::<String>()?;
@@ -195,6 +207,7 @@ impl<'de> Visitor<'de> for CheckVisitor {
             hint,
             tracks,
             wait,
+            after,
             kind,
         })
     }

@@ -43,15 +43,27 @@ pub fn render_module(steps: &[StepReport], styles: Styles) -> String {
         );
     }
     for step in steps {
+        let note = if step.status == Status::Skip {
+            paint(
+                styles,
+                "  (a later step replaced what it looks at)",
+                Paint::Dim,
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  {} {:<16} {}",
+            "  {} {:<16} {}{note}",
             mark(step.status, styles),
             step.step,
             step.title
         );
     }
-    if let Some(next) = steps.iter().find(|s| s.status != Status::Pass) {
+    if let Some(next) = steps
+        .iter()
+        .find(|s| matches!(s.status, Status::Fail | Status::Error))
+    {
         let _ = writeln!(
             out,
             "next: {} — run `labcheck {} {}` for its hints",

@@ -147,6 +147,8 @@ pub async fn run_step(
         }
     }
 
+    point_blocked_checks_at_their_cause(&step.checks, &mut outcomes);
+
     let checks: Vec<CheckReport> = step
         .checks
         .iter()
@@ -179,7 +181,35 @@ pub async fn run_steps(
     for step in steps {
         reports.push(run_step(ctx, step, policy, on_wait).await);
     }
+    mark_replaced_steps(steps, &mut reports);
     reports
+}
+
+/// In a run over several steps, a transient step that does not pass while a later step does is no
+/// longer judged: its state was replaced by the later step (step 4's failed sync is gone once step
+/// 5's revert synced). It is reported as skipped with the reason — never as passed, since nothing
+/// left shows it was done, and never as failed, since nothing shows it was not.
+fn mark_replaced_steps(steps: &[&Step], reports: &mut [StepReport]) {
+    for i in 0..reports.len() {
+        if !steps[i].transient || reports[i].status == Status::Pass {
+            continue;
+        }
+        let Some(later) = reports[i + 1..].iter().find(|r| r.status == Status::Pass) else {
+            continue;
+        };
+        let later = later.step.clone();
+        let report = &mut reports[i];
+        for check in &mut report.checks {
+            if matches!(check.outcome.status, Status::Fail | Status::Error) {
+                let was = std::mem::take(&mut check.outcome.summary);
+                check.outcome = Outcome::skip(format!(
+                    "replaced by {later}, which passes: this looked at the state right after {} (now: {was}); run `labcheck {} {}` right after doing it",
+                    report.step, report.module, report.step
+                ));
+            }
+        }
+        report.status = Status::Skip;
+    }
 }
 
 async fn evaluate(ctx: &Context, spec: &CheckSpec) -> Outcome {
@@ -195,6 +225,52 @@ async fn evaluate(ctx: &Context, spec: &CheckSpec) -> Outcome {
         outcome.hint = spec.hint.clone();
     }
     outcome
+}
+
+/// A failed check whose `after:` checks do not pass yet is still reported as failed (the step is not
+/// done), but its hint starts with the earliest check in that chain to fix first, and an explanation
+/// that only repeats that check's own is dropped: one cause, told once.
+fn point_blocked_checks_at_their_cause(specs: &[CheckSpec], outcomes: &mut [Outcome]) {
+    let blocker_of = |i: usize, outcomes: &[Outcome]| {
+        specs[i].after.iter().find_map(|id| {
+            let j = specs.iter().position(|s| s.id == *id)?;
+            matches!(outcomes[j].status, Status::Fail | Status::Error).then_some(j)
+        })
+    };
+    let roots: Vec<Option<usize>> = (0..specs.len())
+        .map(|i| {
+            if outcomes[i].status != Status::Fail {
+                return None;
+            }
+            let mut root = blocker_of(i, outcomes)?;
+            // `after:` only names checks above, so this walk ends.
+            while let Some(earlier) = blocker_of(root, outcomes) {
+                root = earlier;
+            }
+            Some(root)
+        })
+        .collect();
+    let diagnoses: Vec<Option<String>> = outcomes.iter().map(|o| o.diagnosis.clone()).collect();
+    for (i, root) in roots.into_iter().enumerate() {
+        let Some(root) = root else { continue };
+        let first = format!("first: {} (see above)", specs[root].title);
+        let own = outcomes[i].hint.take();
+        let root_hint = outcomes[root].hint.clone();
+        outcomes[i].hint = Some(match own {
+            Some(own) if Some(&own) != root_hint.as_ref() => format!("{first}; then: {own}"),
+            _ => first,
+        });
+        let repeats = |j: usize| diagnoses[j] == diagnoses[i];
+        if repeats(root)
+            || specs[i]
+                .after
+                .iter()
+                .filter_map(|id| specs.iter().position(|s| s.id == *id))
+                .any(repeats)
+        {
+            outcomes[i].diagnosis = None;
+        }
+    }
 }
 
 fn wait_limit(spec: &CheckSpec, policy: WaitPolicy) -> Duration {

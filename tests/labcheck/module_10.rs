@@ -190,3 +190,13 @@ fn a_missing_work_repo_is_could_not_check_with_how_to_get_it() {
         "{diff:#}"
     );
 }
+
+#[test]
+fn the_fix_stage_does_not_pass_for_a_learner_who_never_did_the_break() {
+    // Step 5 done: HEAD is a revert (of the broken release), but the smoke test was never broken.
+    let world = World::at(CoursePoint::Step5);
+    let run = step(&world, "break-it/fix", &[]);
+    let revert = run.check("head-is-revert");
+    assert_eq!(revert["status"], "fail", "{}", run.stdout);
+    assert_eq!(run.json()["status"], "fail");
+}

@@ -314,3 +314,87 @@ fn forbidden_names_the_verb_and_resource_and_reads_nothing_twice() {
     );
     drop(server);
 }
+
+/// The human report with the temp dir and short SHAs (they follow the fixed commit dates) kept as is,
+/// and the lab's home folder replaced so the snapshot does not depend on where the test ran.
+fn human(world: &World, snapshot: &Snapshot, step: &str) -> String {
+    let path = world.home().join("cluster.yaml");
+    std::fs::write(&path, snapshot.to_yaml().expect("snapshot as YAML")).expect("write snapshot");
+    let path = path.display().to_string();
+    let run = labcheck(
+        world.home(),
+        &["module-10", step, "--no-wait", "--snapshot", &path],
+    );
+    run.stdout
+        .replace(&world.home().display().to_string(), "[HOME]")
+}
+
+#[test]
+fn the_human_report_of_a_passing_step_4() {
+    let world = World::at(CoursePoint::Step4);
+    let snapshot = cluster::solved(CoursePoint::Step4, &revisions(&world));
+    insta::assert_snapshot!(human(&world, &snapshot, "step-4"));
+}
+
+#[test]
+fn the_human_report_of_step_2_committed_but_not_pushed() {
+    let world = World::at(CoursePoint::Step1);
+    let repo = world.repo("checkout-config");
+    repo.write(
+        "helm/dev.yaml",
+        &labcheck::lab::content::checkout_dev_hooks_on(),
+    )
+    .expect("edit");
+    repo.commit_all(labcheck::lab::content::messages::STEP_2)
+        .expect("commit");
+    let snapshot = cluster::solved(CoursePoint::Step1, &revisions(&world));
+    insta::assert_snapshot!(human(&world, &snapshot, "step-2"));
+}
+
+#[test]
+fn after_the_whole_module_steps_whose_state_was_replaced_are_skipped_not_failed() {
+    let world = World::at(CoursePoint::BreakItFixed);
+    let snapshot = cluster::solved(CoursePoint::BreakItFixed, &revisions(&world));
+    let path = world.home().join("cluster.yaml");
+    std::fs::write(&path, snapshot.to_yaml().expect("yaml")).expect("write");
+    let path = path.display().to_string();
+    let module = labcheck(
+        world.home(),
+        &[
+            "module-10",
+            "--format",
+            "json",
+            "--no-wait",
+            "--snapshot",
+            &path,
+        ],
+    );
+    let steps = module.json()["steps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let status_of = |name: &str| {
+        steps
+            .iter()
+            .find(|s| s["step"] == name)
+            .map(|s| s["status"].as_str().unwrap_or_default().to_string())
+            .unwrap_or_default()
+    };
+    assert_eq!(status_of("step-1"), "pass", "{}", module.stdout);
+    assert_eq!(status_of("break-it/fix"), "pass");
+    for replaced in ["step-4", "break-it/break"] {
+        assert_eq!(status_of(replaced), "skip", "{replaced}: {}", module.stdout);
+    }
+    assert!(
+        module.stdout.contains("replaced by break-it/fix"),
+        "{}",
+        module.stdout
+    );
+    assert_eq!(module.json()["status"], "pass");
+    assert_eq!(module.code, 0);
+
+    // Asked about on its own, step 4 is judged on what is there now.
+    let alone = check_with(&world, &snapshot, "step-4");
+    assert_eq!(alone.json()["status"], "fail");
+    assert_eq!(alone.code, 1);
+}
