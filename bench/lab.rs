@@ -45,7 +45,10 @@ fn build(dir: &Path, wait: Duration) -> Result<(), String> {
         let world = LabWorld::at(&dir.join(point.as_str()), point)
             .map_err(|e| format!("cannot build the lab at {point}: {e}"))?;
         let revs = Revisions::of_world(&world).map_err(|e| format!("{point}: {e}"))?;
-        write(&dir.join(format!("{point}.yaml")), &cluster::solved(point, &revs))?;
+        write(
+            &dir.join(format!("{point}.yaml")),
+            &cluster::solved(point, &revs),
+        )?;
         if point == CoursePoint::Step4 {
             let waiting = cluster::then(
                 cluster::sync_running(&revs),

@@ -11,8 +11,8 @@ mod selector;
 mod status;
 mod table;
 
-use std::net::SocketAddr;
 use std::io::Write;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -307,7 +307,11 @@ async fn record(
             recorded.at.as_millis(),
             recorded.method,
             recorded.path,
-            recorded.query.as_deref().map(|q| format!("?{q}")).unwrap_or_default(),
+            recorded
+                .query
+                .as_deref()
+                .map(|q| format!("?{q}"))
+                .unwrap_or_default(),
             recorded.status
         );
         // One short write per line on a file opened for appending; a full disk must not stop
@@ -326,9 +330,7 @@ impl Shared {
         if max == 0 {
             return Duration::ZERO;
         }
-        let mut x = self
-            .jitter_seed
-            .load(std::sync::atomic::Ordering::Relaxed);
+        let mut x = self.jitter_seed.load(std::sync::atomic::Ordering::Relaxed);
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
