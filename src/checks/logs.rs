@@ -110,13 +110,16 @@ impl LogsSpec {
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
         let cluster = &ctx.cluster;
-        let (app, job) =
-            match cluster_common::app_and_job(ctx, self.app.as_deref(), &self.namespace, &self.job)
-                .await
-            {
-                Ok(read) => read,
-                Err(outcome) => return *outcome,
-            };
+        // The Job's pods are listed by `job-name` alongside the Job (the result waits in the
+        // cache for `job_log`), so the log is the second round trip, not the third.
+        let (read, _) = futures::join!(
+            cluster_common::app_and_job(ctx, self.app.as_deref(), &self.namespace, &self.job),
+            cluster.job_pods_by_name(&self.namespace, &self.job)
+        );
+        let (app, job) = match read {
+            Ok(read) => read,
+            Err(outcome) => return *outcome,
+        };
         let pod_log = match &job {
             Some(job) => {
                 match cluster_common::job_log(

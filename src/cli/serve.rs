@@ -37,6 +37,15 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 0, value_name = "MS")]
     pub latency: u64,
 
+    /// Add up to this many milliseconds more to each response, drawn anew each time.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    pub jitter: u64,
+
+    /// Append each answered request to FILE as it is answered: milliseconds since start,
+    /// method, path?query and status, tab-separated (for benchmarks).
+    #[arg(long, value_name = "FILE")]
+    pub request_log: Option<PathBuf>,
+
     /// Answer every resource request with this HTTP status (401, 403, 500, …) and a Status body,
     /// to try what "could not check" looks like.
     #[arg(long, value_name = "CODE", value_parser = clap::value_parser!(u16).range(400..600))]
@@ -74,6 +83,8 @@ pub async fn run(args: &ServeArgs) -> Result<u8, Error> {
     let later: Vec<Duration> = snapshot.timeline.iter().map(|t| t.after).collect();
     let options = ServeOptions {
         latency: Duration::from_millis(args.latency),
+        jitter: Duration::from_millis(args.jitter),
+        request_log: args.request_log.clone(),
         fail_with: args.fail_with,
         ..ServeOptions::default()
     };

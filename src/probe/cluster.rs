@@ -24,15 +24,22 @@ pub use argocd::Application;
 /// A hard bound on one request including kube's retries: a check never hangs on the network.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The labels of the selector Kubernetes generates for a Job (`manualSelector` unset); the pods
+/// of such a Job also carry `job-name`.
+const GENERATED_SELECTOR_KEYS: [&str; 2] = ["batch.kubernetes.io/controller-uid", "controller-uid"];
+
 /// What is missing when the Application resource is not served.
 const ARGOCD_CRD: &str = "Argo CD (its Application CRD, applications.argoproj.io)";
 
 type Cell = Arc<OnceCell<Result<RawResponse, ProbeError>>>;
 
+/// A cached read and when it was sent.
+type Entry = (std::time::Instant, Cell);
+
 /// Access to one cluster for one run, with a per-run cache.
 pub struct Cluster {
     access: Access,
-    cache: Mutex<HashMap<String, Cell>>,
+    cache: Mutex<HashMap<String, Entry>>,
     /// Keeps the in-process snapshot server (for `--snapshot`) alive as long as the cluster.
     _keep_alive: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
@@ -107,7 +114,13 @@ impl Cluster {
     }
 
     /// A cluster read through an already built client configuration.
-    pub fn from_config(config: kube::Config, describe: String) -> Cluster {
+    pub fn from_config(mut config: kube::Config, describe: String) -> Cluster {
+        // A plain-http server (a served snapshot, `kubectl proxy`) needs no certificates, but kube
+        // builds its TLS connector anyway and, with no CA given, loads the system's whole CA store
+        // for it: 60% of the CPU a step costs. An empty trust list for a TLS that never runs.
+        if config.cluster_url.scheme_str() == Some("http") && config.root_cert.is_none() {
+            config.root_cert = Some(Vec::new());
+        }
         match kube::Client::try_from(config) {
             Ok(client) => Cluster {
                 access: Access::Api { client, describe },
@@ -179,6 +192,14 @@ impl Cluster {
         self.cache_lock().clear();
     }
 
+    /// Drop cached reads sent at least `age` ago. Steps that wait side by side each start a new
+    /// round every second; a read another step made less than `age` ago is kept, so no object is
+    /// read more often than once per `age`, however many steps wait for it.
+    pub fn forget_older_than(&self, age: Duration) {
+        self.cache_lock()
+            .retain(|_, (sent, _)| sent.elapsed() < age);
+    }
+
     /// What this cluster is, for messages ("context kind-course (https://…)").
     pub fn describe(&self) -> String {
         match &self.access {
@@ -187,7 +208,7 @@ impl Cluster {
         }
     }
 
-    fn cache_lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cell>> {
+    fn cache_lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         // A panic in another check must not take the cache down with it; its content is a map of
         // finished or in-flight reads, still valid.
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
@@ -200,7 +221,12 @@ impl Cluster {
             Access::Api { client, describe } => (client, describe),
         };
         let url = path.url();
-        let cell = self.cache_lock().entry(url.clone()).or_default().clone();
+        let cell = self
+            .cache_lock()
+            .entry(url.clone())
+            .or_insert_with(|| (std::time::Instant::now(), Cell::default()))
+            .1
+            .clone();
         cell.get_or_init(|| send(client, describe, url))
             .await
             .clone()
@@ -314,22 +340,49 @@ impl Cluster {
 
     /// The pods of a Job, selected as `kubectl logs job/NAME` selects them: by the Job's
     /// `spec.selector`, else by `job-name`.
+    ///
+    /// A Job with the selector Kubernetes generates (only its `controller-uid`) labels every pod it
+    /// makes with `job-name` as well, so its pods are read from the list by `job-name` (see
+    /// [`Cluster::job_pods_by_name`]) and filtered by the selector: that list can be requested
+    /// before the Job has arrived, saving a round trip. Other selectors are asked for as they are.
     pub async fn job_pods(&self, ns: &str, job: &Job) -> Result<Vec<Pod>, ProbeError> {
-        let selector = job
-            .spec
-            .as_ref()
-            .and_then(|s| s.selector.as_ref())
+        let name = job.metadata.name.as_deref().unwrap_or("");
+        let selector = job.spec.as_ref().and_then(|s| s.selector.as_ref());
+        let labels = selector
             .and_then(|s| s.match_labels.as_ref())
-            .filter(|labels| !labels.is_empty())
-            .map(|labels| {
-                labels
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-            .unwrap_or_else(|| format!("job-name={}", job.metadata.name.as_deref().unwrap_or("")));
+            .filter(|labels| !labels.is_empty());
+        let Some(labels) = labels else {
+            return self.pods(ns, &format!("job-name={name}")).await;
+        };
+        let generated = !name.is_empty()
+            && selector.is_some_and(|s| s.match_expressions.as_ref().is_none_or(Vec::is_empty))
+            && labels
+                .keys()
+                .all(|k| GENERATED_SELECTOR_KEYS.contains(&k.as_str()));
+        if generated {
+            let pods = self.job_pods_by_name(ns, name).await?;
+            return Ok(pods
+                .into_iter()
+                .filter(|pod| {
+                    let have = pod.metadata.labels.as_ref();
+                    labels
+                        .iter()
+                        .all(|(k, v)| have.and_then(|l| l.get(k)) == Some(v))
+                })
+                .collect());
+        }
+        let selector = labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(",");
         self.pods(ns, &selector).await
+    }
+
+    /// Pods labelled `job-name=NAME`; a check that will read a Job's pods asks for these at the
+    /// same time as the Job (one request per run, shared through the cache).
+    pub async fn job_pods_by_name(&self, ns: &str, name: &str) -> Result<Vec<Pod>, ProbeError> {
+        self.pods(ns, &format!("job-name={name}")).await
     }
 
     /// The log of `container` in pod `pod` (all of it; checks keep what they need).

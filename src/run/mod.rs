@@ -152,7 +152,7 @@ pub async fn run_step(
                 .collect(),
         });
         tokio::time::sleep(WAIT_INTERVAL).await;
-        ctx.cluster.forget();
+        ctx.cluster.forget_older_than(WAIT_INTERVAL);
         let again = join_all(
             waiting
                 .iter()
@@ -191,17 +191,21 @@ pub async fn run_step(
     }
 }
 
-/// Run several steps one after another (each step's checks concurrently).
+/// Run several steps side by side (and each step's checks concurrently); reports come back in
+/// course order. Steps only read, and share one cache, so a module costs about what its slowest
+/// step costs, not the sum.
 pub async fn run_steps(
     ctx: &Context,
     steps: &[&Step],
     policy: WaitPolicy,
     on_wait: &(dyn Fn(&WaitProgress) + Sync),
 ) -> Vec<StepReport> {
-    let mut reports = Vec::with_capacity(steps.len());
-    for step in steps {
-        reports.push(run_step(ctx, step, policy, on_wait).await);
-    }
+    let mut reports: Vec<StepReport> = join_all(
+        steps
+            .iter()
+            .map(|step| run_step(ctx, step, policy, on_wait)),
+    )
+    .await;
     mark_replaced_steps(steps, &mut reports);
     reports
 }

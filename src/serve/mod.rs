@@ -11,8 +11,9 @@ mod selector;
 mod status;
 mod table;
 
+use std::io::Write;
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -36,6 +37,11 @@ pub use selector::{FieldSelector, LabelSelector};
 pub struct ServeOptions {
     /// Added to every response (for benchmarks and for timeouts in tests).
     pub latency: Duration,
+    /// Up to this much more, drawn anew for each response, so concurrent requests do not all
+    /// come back in the same instant (a network's spread).
+    pub jitter: Duration,
+    /// Append one line per answered request to this file, as it is answered (for benchmarks).
+    pub request_log: Option<PathBuf>,
     /// Answer requests with this HTTP status and a proper Status body instead of data:
     /// 401 answers everything (authentication comes first); 403, 500 and others answer
     /// resource requests only, so discovery still works as with a real RBAC denial.
@@ -63,6 +69,11 @@ pub enum ServeError {
         path: String,
         source: std::io::Error,
     },
+    #[error("cannot open the request log {path}: {source}")]
+    RequestLog {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 /// One request as the server saw it.
@@ -72,6 +83,8 @@ pub struct RecordedRequest {
     pub path: String,
     pub query: Option<String>,
     pub status: u16,
+    /// When it was answered, from server start.
+    pub at: Duration,
 }
 
 impl RecordedRequest {
@@ -176,6 +189,10 @@ struct Shared {
     started: tokio::time::Instant,
     options: ServeOptions,
     addr: SocketAddr,
+    /// `--request-log FILE`, open for appending.
+    request_log: Option<Mutex<std::fs::File>>,
+    /// State of the jitter's random numbers.
+    jitter_seed: std::sync::atomic::AtomicU64,
 }
 
 impl Shared {
@@ -214,12 +231,31 @@ pub async fn start(
         source,
     })?;
     let requests = RequestLog::default();
+    let request_log = match &options.request_log {
+        Some(path) => Some(Mutex::new(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|source| ServeError::RequestLog {
+                    path: path.display().to_string(),
+                    source,
+                })?,
+        )),
+        None => None,
+    };
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0x9e37_79b9_7f4a_7c15);
     let shared = Arc::new(Shared {
         states: snapshot.states(),
         table: snapshot.resource_table(),
         started: tokio::time::Instant::now(),
         options,
         addr,
+        request_log,
+        jitter_seed: std::sync::atomic::AtomicU64::new(seed | 1),
     });
     let app = Router::new()
         .fallback(handler::handle)
@@ -253,17 +289,55 @@ async fn record(
     let method = request.method().to_string();
     let path = request.uri().path().to_string();
     let query = request.uri().query().map(str::to_string);
-    if !shared.options.latency.is_zero() {
-        tokio::time::sleep(shared.options.latency).await;
+    let delay = shared.options.latency + shared.jitter();
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
     }
     let response = next.run(request).await;
-    log.push(RecordedRequest {
+    let recorded = RecordedRequest {
         method,
         path,
         query,
         status: response.status().as_u16(),
-    });
+        at: shared.started.elapsed(),
+    };
+    if let Some(file) = &shared.request_log {
+        let line = format!(
+            "{}\t{}\t{}{}\t{}\n",
+            recorded.at.as_millis(),
+            recorded.method,
+            recorded.path,
+            recorded
+                .query
+                .as_deref()
+                .map(|q| format!("?{q}"))
+                .unwrap_or_default(),
+            recorded.status
+        );
+        // One short write per line on a file opened for appending; a full disk must not stop
+        // the server from answering.
+        let mut file = file.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = file.write_all(line.as_bytes());
+    }
+    log.push(recorded);
     response
+}
+
+impl Shared {
+    /// A fresh delay in `0..=jitter` (xorshift: spread, not secrecy, is what matters here).
+    fn jitter(&self) -> Duration {
+        let max = self.options.jitter.as_micros() as u64;
+        if max == 0 {
+            return Duration::ZERO;
+        }
+        let mut x = self.jitter_seed.load(std::sync::atomic::Ordering::Relaxed);
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.jitter_seed
+            .store(x, std::sync::atomic::Ordering::Relaxed);
+        Duration::from_micros(x % (max + 1))
+    }
 }
 
 /// A JSON response with the content type a real server sends.

@@ -422,6 +422,43 @@ async fn the_request_log_shows_each_read_with_its_query_and_status() {
 }
 
 #[tokio::test]
+async fn the_request_log_file_gets_a_line_per_answer_as_it_is_answered() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("requests.log");
+    let server = serve_with(
+        presync_failed(),
+        ServeOptions {
+            request_log: Some(file.clone()),
+            ..ServeOptions::default()
+        },
+    )
+    .await;
+    get(
+        &server,
+        "/apis/batch/v1/namespaces/checkout-dev/jobs/checkout-migrate",
+    )
+    .await;
+    get(
+        &server,
+        "/api/v1/namespaces/checkout-dev/pods?labelSelector=job-name%3Dx",
+    )
+    .await;
+    // Read while the server still runs: lines are written as requests are answered.
+    let text = std::fs::read_to_string(&file).expect("request log");
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0][0].parse::<u64>().is_ok(), "{text}");
+    assert_eq!(
+        lines[1][1..],
+        [
+            "GET",
+            "/api/v1/namespaces/checkout-dev/pods?labelSelector=job-name%3Dx",
+            "200"
+        ]
+    );
+}
+
+#[tokio::test]
 async fn injected_failures_answer_with_real_status_bodies() {
     let forbidden = serve_with(
         presync_failed(),
