@@ -304,16 +304,21 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
             );
         }
     };
+    // A person's run counts for their progress (and so raises hint levels next time); a machine
+    // report (CI, a script) reads the same progress but never moves it, so asking twice gives the
+    // same document.
     let mut learner = Learner::load();
     warn(&learner.warnings);
     let run = run_checks_for(args, module, step, &on_wait, Some(&learner)).await?;
     if show_progress {
         eprint!("\r\x1b[2K");
     }
-    learner
-        .progress
-        .record_run(&run.reports, jiff::Timestamp::now());
-    save(&mut learner);
+    if args.format == Format::Human {
+        learner
+            .progress
+            .record_run(&run.reports, jiff::Timestamp::now());
+        save(&mut learner);
+    }
     output::deliver(
         &run.reports,
         run.module_run,

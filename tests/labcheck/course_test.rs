@@ -138,7 +138,7 @@ fn instructor_who_points_a_solved_state_at_the_typo_sees_course_test_fail() {
     let home = tempfile::tempdir().expect("a temp dir");
     let run = labcheck(
         home.path(),
-        &["course", "test", "--course-dir", course.path()],
+        &["course", "test", "--course-dir", course.path(), "module-10"],
     );
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert!(
@@ -203,7 +203,12 @@ fn course_lint_passes_on_the_shipped_course() {
     let home = tempfile::tempdir().expect("a temp dir");
     let run = labcheck(home.path(), &["course", "lint"]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert_eq!(run.stdout, "✓ course lint: 1 module(s), no problems\n");
+    assert!(run.stdout.starts_with("✓ course lint: "), "{}", run.stdout);
+    assert!(
+        run.stdout.ends_with(" module(s), no problems\n"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
