@@ -318,6 +318,13 @@ impl GitSpec {
                 "{}: {shown} exists but is not a git repository (no .git folder)",
                 self.repo
             ),
+            GitProbeError::Shallow { .. } => {
+                return Outcome::could_not_check(format!(
+                    "{}: {shown} is a shallow clone (git clone --depth), so the commits this check looks for may be in the history that was not fetched",
+                    self.repo
+                ))
+                .with_hint(format!("cd {shown} && git fetch --unshallow"));
+            }
             GitProbeError::Git { source, .. } => format!(
                 "{}: cannot read the git repository in {shown}: {}",
                 self.repo,
@@ -734,11 +741,7 @@ impl Repo<'_> {
         let found = match &since {
             Some(since) => reader.commits_touching(tip, Some(&since.sha), path)?,
             // Only the pushed tip itself: compare it with its parent.
-            None => reader
-                .commits_touching(tip, None, path)?
-                .into_iter()
-                .take_while(|c| c.sha == tip)
-                .collect(),
+            None => reader.tip_touches(tip, path)?.into_iter().collect(),
         };
         if let Some(newest) = found.first() {
             return Ok(Ok(format!(

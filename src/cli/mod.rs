@@ -28,7 +28,7 @@ use crate::run::{self, Context, StepReport, WaitPolicy};
     about = "Checks whether you really did a step of the GitOps course: git, files and your cluster.",
     long_about = None,
     args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10               check every step of module 10\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check."
+    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10               check every step of module 10\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check, 130 interrupted."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -213,10 +213,16 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
             );
         }
     };
-    let run = run_checks(args, module, step, &on_wait).await?;
+    // Ctrl-C ends the run cleanly: the progress line is wiped (the terminal is never put in raw
+    // mode, so that is all there is to restore) and the exit code says no verdict was reached.
+    let outcome = tokio::select! {
+        run = run_checks(args, module, step, &on_wait) => Some(run),
+        _ = tokio::signal::ctrl_c() => None,
+    };
     if show_progress {
         eprint!("\r\x1b[2K");
     }
+    let run = outcome.ok_or(Error::Interrupted)??;
     emit(&render(&run.reports, run.module_run, args.format, styles));
     Ok(exit_code(&run.reports))
 }

@@ -204,3 +204,13 @@ impl<'de> Visitor<'de> for CheckVisitor {
 fn leak_static(names: Vec<&'static str>) -> &'static [&'static str] {
     Box::leak(names.into_boxed_slice())
 }
+
+/// A path a check file names inside a repo or the course: relative, and never leaving it.
+pub fn inside_path(field: &str, value: &str) -> Result<(), String> {
+    if value.is_empty() || value.starts_with('/') || value.split(['/', '\\']).any(|p| p == "..") {
+        return Err(format!(
+            "`{field}: {value}` leaves the folder it is relative to; write a path inside it, without `..` or a leading `/`"
+        ));
+    }
+    Ok(())
+}
