@@ -467,6 +467,20 @@ impl Repo<'_> {
             return broken(self.unborn());
         };
         let branch = self.branch_name();
+        if !self.snap.has_origin && self.snap.upstream.is_none() {
+            return broken(
+                Outcome::fail(format!(
+                    "{} has no remote `origin`, so nothing can be pushed",
+                    self.shown
+                ))
+                .with_expected(format!("{branch} pushed to origin/{branch}"))
+                .with_actual("no remote origin")
+                .with_hint(format!(
+                    "{} && git remote add origin <the repo's URL on your Git server> && git push -u origin {branch}",
+                    self.cd()
+                )),
+            );
+        }
         let Some(up) = &self.snap.upstream else {
             return broken(
                 Outcome::fail(format!(

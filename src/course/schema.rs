@@ -122,8 +122,6 @@ pub struct CheckSpec {
     pub kind: CheckKind,
 }
 
-const COMMON_KEYS: &[&str] = &["id", "title", "hint", "tracks", "wait"];
-
 impl<'de> Deserialize<'de> for CheckSpec {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_map(CheckVisitor)
@@ -196,7 +194,7 @@ impl<'de> Visitor<'de> for CheckVisitor {
     }
 }
 
-/// Every key a check may have: [`COMMON_KEYS`] then [`CheckKind::NAMES`], spelled out because
+/// Every key a check may have: the common keys, then [`CheckKind::NAMES`], spelled out because
 /// serde's `unknown_field` wants a `&'static` list (building one leaked memory on every error,
 /// which the fuzzer reported).
 const CHECK_KEYS: &[&str] = &[
@@ -215,13 +213,23 @@ const CHECK_KEYS: &[&str] = &[
     "argocd_app",
 ];
 
+/// A path a check file names inside a repo or the course: relative, and never leaving it.
+pub fn inside_path(field: &str, value: &str) -> Result<(), String> {
+    if value.is_empty() || value.starts_with('/') || value.split(['/', '\\']).any(|p| p == "..") {
+        return Err(format!(
+            "`{field}: {value}` leaves the folder it is relative to; write a path inside it, without `..` or a leading `/`"
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_keys_named_in_errors_are_the_common_keys_and_every_kind() {
-        let mut all = COMMON_KEYS.to_vec();
+        let mut all = vec!["id", "title", "hint", "tracks", "wait"];
         all.extend_from_slice(CheckKind::NAMES);
         assert_eq!(CHECK_KEYS, all.as_slice());
     }
@@ -239,14 +247,4 @@ mod tests {
             "{error}"
         );
     }
-}
-
-/// A path a check file names inside a repo or the course: relative, and never leaving it.
-pub fn inside_path(field: &str, value: &str) -> Result<(), String> {
-    if value.is_empty() || value.starts_with('/') || value.split(['/', '\\']).any(|p| p == "..") {
-        return Err(format!(
-            "`{field}: {value}` leaves the folder it is relative to; write a path inside it, without `..` or a leading `/`"
-        ));
-    }
-    Ok(())
 }

@@ -29,6 +29,8 @@ pub struct RepoSnapshot {
     pub dirty: Vec<String>,
     /// An operation left half done: "merge", "rebase", "cherry-pick", "revert", "bisect", "am".
     pub operation: Option<String>,
+    /// Whether the repo has a remote named `origin` (a clone always has one).
+    pub has_origin: bool,
 }
 
 /// One commit.
@@ -186,6 +188,7 @@ impl RepoReader {
             upstream,
             dirty: self.dirty()?,
             operation: operation(self.repo.state()),
+            has_origin: self.repo.find_remote("origin").is_ok(),
         })
     }
 

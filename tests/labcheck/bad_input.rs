@@ -550,8 +550,14 @@ fn no_origin_remote_fails_with_a_hint_to_add_it() {
     let run = case.run(&[]);
     let check = run.check("the-check");
     assert_eq!(check["status"], "fail", "{check:#}");
-    assert!(text(&check, "summary").contains("origin"), "{check:#}");
-    assert!(text(&check, "hint").contains("git "), "{check:#}");
+    assert!(
+        text(&check, "summary").contains("has no remote `origin`"),
+        "{check:#}"
+    );
+    assert!(
+        text(&check, "hint").contains("git remote add origin"),
+        "{check:#}"
+    );
     assert_eq!(run.code, 1);
 }
 
