@@ -12,6 +12,8 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// Nothing failed, but something could not be checked (cluster unreachable, no permission, …).
     pub const COULD_NOT_CHECK: u8 = 3;
+    /// Stopped by Ctrl-C (SIGINT) before the checks finished: 128 + 2, as shells report it.
+    pub const INTERRUPTED: u8 = 130;
 }
 
 /// Something that keeps labcheck from running the requested checks at all.
@@ -60,6 +62,10 @@ pub enum Error {
     Usage(String),
     #[error("{0}")]
     Environment(String),
+    #[error(
+        "interrupted (Ctrl-C) before the checks finished: no verdict, nothing was changed. Run it again, or use --no-wait not to wait for the cluster"
+    )]
+    Interrupted,
 }
 
 impl Error {
@@ -67,6 +73,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Environment(_) => exit::COULD_NOT_CHECK,
+            Error::Interrupted => exit::INTERRUPTED,
             _ => exit::USAGE,
         }
     }

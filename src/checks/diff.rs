@@ -53,6 +53,7 @@ impl TryFrom<RawDiffSpec> for DiffSpec {
                 raw.mode
             ));
         }
+        crate::course::schema::inside_path("file", &raw.file)?;
         Ok(DiffSpec {
             repo: raw.repo,
             file: raw.file,
@@ -123,6 +124,12 @@ impl<'de> Deserialize<'de> for Reference {
                                 &["repo", "file", "expected"],
                             ));
                         }
+                    }
+                }
+                for (field, value) in [("file", &file), ("expected", &expected)] {
+                    if let Some(value) = value {
+                        crate::course::schema::inside_path(field, value)
+                            .map_err(de::Error::custom)?;
                     }
                 }
                 match (repo, file, expected) {

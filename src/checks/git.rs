@@ -318,6 +318,13 @@ impl GitSpec {
                 "{}: {shown} exists but is not a git repository (no .git folder)",
                 self.repo
             ),
+            GitProbeError::Shallow { .. } => {
+                return Outcome::could_not_check(format!(
+                    "{}: {shown} is a shallow clone (git clone --depth), so the commits this check looks for may be in the history that was not fetched",
+                    self.repo
+                ))
+                .with_hint(format!("cd {shown} && git fetch --unshallow"));
+            }
             GitProbeError::Git { source, .. } => format!(
                 "{}: cannot read the git repository in {shown}: {}",
                 self.repo,
@@ -460,6 +467,20 @@ impl Repo<'_> {
             return broken(self.unborn());
         };
         let branch = self.branch_name();
+        if !self.snap.has_origin && self.snap.upstream.is_none() {
+            return broken(
+                Outcome::fail(format!(
+                    "{} has no remote `origin`, so nothing can be pushed",
+                    self.shown
+                ))
+                .with_expected(format!("{branch} pushed to origin/{branch}"))
+                .with_actual("no remote origin")
+                .with_hint(format!(
+                    "{} && git remote add origin <the repo's URL on your Git server> && git push -u origin {branch}",
+                    self.cd()
+                )),
+            );
+        }
         let Some(up) = &self.snap.upstream else {
             return broken(
                 Outcome::fail(format!(
@@ -734,11 +755,7 @@ impl Repo<'_> {
         let found = match &since {
             Some(since) => reader.commits_touching(tip, Some(&since.sha), path)?,
             // Only the pushed tip itself: compare it with its parent.
-            None => reader
-                .commits_touching(tip, None, path)?
-                .into_iter()
-                .take_while(|c| c.sha == tip)
-                .collect(),
+            None => reader.tip_touches(tip, path)?.into_iter().collect(),
         };
         if let Some(newest) = found.first() {
             return Ok(Ok(format!(

@@ -10,9 +10,9 @@ use crate::checks::cluster_common::{
     self, LOG_TAIL_LINES, could_not_check, stale_job_outcome, tail,
 };
 use crate::outcome::{DetailKind, Outcome};
-use crate::probe::cluster::LogRead;
 use crate::probe::cluster::argocd::Application;
 use crate::probe::cluster::pods;
+use crate::probe::cluster::{LogRead, MAX_LOG_BYTES};
 use crate::run::Context;
 
 /// Fields of a `logs` check.
@@ -180,8 +180,9 @@ impl LogsSpec {
             ));
         };
         let pod_name = pod.metadata.name.clone().unwrap_or_default();
-        let text = match log {
-            LogRead::Text(text) => text,
+        let (text, skipped) = match log {
+            LogRead::Text(text) => (text, 0),
+            LogRead::Tail { text, skipped } => (text, *skipped),
             LogRead::NotAvailable(why) => {
                 let outcome =
                     Outcome::fail(format!("pod {pod_name} of Job {} has no log yet", self.job))
@@ -199,6 +200,17 @@ impl LogsSpec {
                 self.job,
                 self.expect.describe()
             ));
+        }
+        if skipped > 0 {
+            // The part not read may hold it: no verdict either way.
+            return Outcome::could_not_check(format!(
+                "could not check: the log of pod {pod_name} (Job {}) is too long to read whole; its last {} MiB do not contain what was expected, and labcheck did not read the {skipped} bytes before them",
+                self.job,
+                MAX_LOG_BYTES / (1024 * 1024)
+            ))
+            .with_expected(format!("a log that {}", self.expect.describe()))
+            .with_hint(format!("search it yourself: `{command} | grep …`"))
+            .with_detail(DetailKind::Log, tail(text, LOG_TAIL_LINES));
         }
         let running = pod
             .status
@@ -281,6 +293,30 @@ mod tests {
             detail.1.starts_with("line 6\n") && detail.1.ends_with("line 15"),
             "{}",
             detail.1
+        );
+    }
+
+    #[test]
+    fn a_cut_log_passes_on_its_tail_and_is_never_failed_for_the_part_not_read() {
+        let s =
+            spec("{namespace: checkout-dev, job: checkout-migrate, contains: 'migration failed'}");
+        let cut = |text: &str| LogRead::Tail {
+            text: text.to_string(),
+            skipped: 9_000_000,
+        };
+        let found = s.decide(&seen("Failed", cut("noise\nmigration failed\n")), None);
+        assert_eq!(found.status, Status::Pass);
+        let not_found = s.decide(&seen("Failed", cut("noise\nmore noise\n")), None);
+        assert_eq!(not_found.status, Status::Error, "{not_found:?}");
+        assert!(
+            not_found.summary.contains("9000000 bytes"),
+            "{}",
+            not_found.summary
+        );
+        assert!(
+            not_found
+                .detail
+                .is_some_and(|d| d.text.ends_with("more noise"))
         );
     }
 

@@ -5,11 +5,12 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::checks::cluster_common::could_not_check;
-use crate::checks::condition::PathCondition;
+use crate::checks::condition::{PathCondition, ValueCondition};
 use crate::outcome::Outcome;
 use crate::probe::cluster::ApiPath;
 use crate::probe::cluster::api::plural_of;
 use crate::run::Context;
+use crate::yaml_path::Segment;
 
 /// Fields of an `object` check.
 #[derive(Debug, Clone, Deserialize)]
@@ -60,8 +61,15 @@ impl TryFrom<RawObjectSpec> for ObjectSpec {
                 raw.api
             ));
         }
+        let resource = raw.resource.unwrap_or_else(|| plural_of(&raw.kind));
+        if let Some(field) = &raw.field
+            && !raw.api.contains('/')
+            && resource == "secrets"
+        {
+            refuse_secret_values(field)?;
+        }
         Ok(ObjectSpec {
-            resource: raw.resource.unwrap_or_else(|| plural_of(&raw.kind)),
+            resource,
             api: raw.api,
             kind: raw.kind,
             namespace: raw.namespace,
@@ -70,6 +78,26 @@ impl TryFrom<RawObjectSpec> for ObjectSpec {
             absent: raw.absent,
         })
     }
+}
+
+/// labcheck never reads a Secret's values: under `data`/`stringData` a check may only ask whether
+/// one key is `present` or `absent` (the values it would compare are blanked when read anyway).
+fn refuse_secret_values(field: &PathCondition) -> Result<(), String> {
+    let segments = field.path.segments();
+    let under_values =
+        matches!(segments.first(), Some(Segment::Key(k)) if k == "data" || k == "stringData");
+    let key_existence = segments.len() == 2
+        && matches!(
+            field.condition,
+            ValueCondition::Present | ValueCondition::Absent
+        );
+    if under_values && !key_existence {
+        return Err(format!(
+            "`field: {{path: {}}}` would read a Secret's values, and labcheck never reads Secret data; ask only whether a key exists: `field: {{path: data.KEY, present: true}}`",
+            field.path
+        ));
+    }
+    Ok(())
 }
 
 impl ObjectSpec {
@@ -223,6 +251,32 @@ mod tests {
         assert_eq!(s.decide(Some(&json!({}))).status, Status::Fail);
         let must_exist = spec("{api: batch/v1, kind: Job, namespace: checkout-dev, name: x}");
         assert_eq!(must_exist.decide(None).status, Status::Fail);
+    }
+
+    #[test]
+    fn a_secret_check_may_ask_for_a_key_but_never_read_a_value() {
+        let key = spec(
+            "{api: v1, kind: Secret, namespace: checkout-dev, name: db, field: {path: data.password, present: true}}",
+        );
+        let secret = json!({"metadata": {"name": "db"}, "data": {"password": "c2VjcmV0"}});
+        assert_eq!(key.decide(Some(&secret)).status, Status::Pass);
+        for bad in [
+            "{api: v1, kind: Secret, name: db, field: {path: data.password, equals: c2VjcmV0}}",
+            "{api: v1, kind: Secret, name: db, field: {path: data.password, matches: '^c2'}}",
+            "{api: v1, kind: Secret, name: db, field: {path: data, present: true}}",
+            "{api: v1, kind: Secret, name: db, field: {path: 'stringData[\"x\"]', ends_with: x}}",
+            "{api: v1, kind: Thing, resource: secrets, name: db, field: {path: data.x, equals: z}}",
+        ] {
+            let error = serde_yaml::from_str::<ObjectSpec>(bad)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(error.contains("never reads Secret data"), "{bad}: {error}");
+        }
+        // Labels of a Secret are not its data.
+        spec(
+            "{api: v1, kind: Secret, name: db, field: {path: metadata.labels.app, equals: checkout}}",
+        );
     }
 
     #[test]

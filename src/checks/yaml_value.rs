@@ -59,7 +59,12 @@ impl<'de> Deserialize<'de> for YamlValueSpec {
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
                         "repo" => repo = Some(map.next_value::<String>()?),
-                        "file" => file = Some(map.next_value::<String>()?),
+                        "file" => {
+                            let value = map.next_value::<String>()?;
+                            crate::course::schema::inside_path("file", &value)
+                                .map_err(de::Error::custom)?;
+                            file = Some(value);
+                        }
                         "path" => path = Some(map.next_value::<YamlPath>()?),
                         "document" => document = Some(map.next_value::<usize>()?),
                         other => {
@@ -188,7 +193,9 @@ pub(crate) fn parse_learner_yaml(shown: &str, text: &str) -> Result<Vec<Value>, 
                     "fix the YAML in {shown} at line {line} (Helm cannot read it either): check the indentation and the quotes there"
                 )),
             YamlError::TooComplex(message) => {
-                Outcome::could_not_check(format!("{shown}: {message}"))
+                Outcome::could_not_check(format!("{shown}: {message}")).with_hint(format!(
+                    "write the values in {shown} out plainly: anchors and aliases (`&x`, `*x`) that repeat each other are not needed in a values file"
+                ))
             }
         })
     })
@@ -224,10 +231,16 @@ pub(crate) fn file_error_outcome(
         FileError::NotUtf8 { .. } => Outcome::fail(error.to_string()).with_hint(format!(
             "save {shown} as UTF-8 text (your editor's encoding setting)"
         )),
-        FileError::OutsideRepo { .. }
-        | FileError::TooLarge { .. }
-        | FileError::TooManyEntries { .. }
-        | FileError::Io { .. } => Outcome::could_not_check(error.to_string()),
+        FileError::OutsideRepo { .. } => Outcome::could_not_check(error.to_string()).with_hint(
+            format!("put the real file at {shown}, inside the repo (labcheck does not follow links out of it)"),
+        ),
+        FileError::TooLarge { .. } => Outcome::could_not_check(error.to_string()).with_hint(
+            format!("check that {shown} is the file the course means: a values file is a few kilobytes"),
+        ),
+        FileError::TooManyEntries { .. } => Outcome::could_not_check(error.to_string())
+            .with_hint("delete generated folders (build output, node_modules) from the repo"),
+        FileError::Io { .. } => Outcome::could_not_check(error.to_string())
+            .with_hint(format!("check that you can read it: `ls -l {shown}`")),
     }
 }
 

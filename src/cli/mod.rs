@@ -41,7 +41,7 @@ use crate::run::{self, Context, StepReport, WaitPolicy};
     about = "Checks whether you really did a step of the GitOps course: git, files and your cluster.",
     long_about = None,
     args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10 step-4 --watch  re-check as you work, until it passes (q quits)\n  labcheck module-10               check every step of module 10\n  labcheck module-10 quiz          the module's quiz\n  labcheck next                    the first step you have not finished\n  labcheck status                  the course map: what you passed, and when\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n  labcheck doctor module-10        can this machine and cluster run module 10?\n  labcheck module-10 --format junit --output labcheck.xml\n                                   JUnit for CI in a file, the human report on the terminal\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check."
+    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10 step-4 --watch  re-check as you work, until it passes (q quits)\n  labcheck module-10               check every step of module 10\n  labcheck module-10 quiz          the module's quiz\n  labcheck next                    the first step you have not finished\n  labcheck status                  the course map: what you passed, and when\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n  labcheck doctor module-10        can this machine and cluster run module 10?\n  labcheck module-10 --format junit --output labcheck.xml\n                                   JUnit for CI in a file, the human report on the terminal\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check, 130 interrupted."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -309,10 +309,16 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     // same document.
     let mut learner = Learner::load();
     warn(&learner.warnings);
-    let run = run_checks_for(args, module, step, &on_wait, Some(&learner)).await?;
+    // Ctrl-C ends the run cleanly: the progress line is wiped (the terminal is never put in raw
+    // mode, so that is all there is to restore) and the exit code says no verdict was reached.
+    let outcome = tokio::select! {
+        run = run_checks_for(args, module, step, &on_wait, Some(&learner)) => Some(run),
+        _ = tokio::signal::ctrl_c() => None,
+    };
     if show_progress {
         eprint!("\r\x1b[2K");
     }
+    let run = outcome.ok_or(Error::Interrupted)??;
     if args.format == Format::Human {
         learner
             .progress

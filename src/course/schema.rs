@@ -191,6 +191,7 @@ pub struct CheckSpec {
     pub kind: CheckKind,
 }
 
+#[cfg(test)]
 const COMMON_KEYS: &[&str] = &["id", "title", "hint", "tracks", "wait", "after"];
 
 impl<'de> Deserialize<'de> for CheckSpec {
@@ -245,11 +246,7 @@ impl<'de> Visitor<'de> for CheckVisitor {
                     }
                     kind = Some(CheckKind::deserialize_named(other, &mut map)?);
                 }
-                other => {
-                    let mut expected: Vec<&'static str> = COMMON_KEYS.to_vec();
-                    expected.extend_from_slice(CheckKind::NAMES);
-                    return Err(de::Error::unknown_field(other, leak_static(expected)));
-                }
+                other => return Err(de::Error::unknown_field(other, CHECK_KEYS)),
             }
         }
         let id = id.ok_or_else(|| de::Error::missing_field("id"))?;
@@ -336,7 +333,59 @@ impl<'de> Deserialize<'de> for HintLevels {
     }
 }
 
-/// serde's `unknown_field` wants a `&'static [&'static str]`; the list is tiny and built only on error.
-fn leak_static(names: Vec<&'static str>) -> &'static [&'static str] {
-    Box::leak(names.into_boxed_slice())
+/// Every key a check may have: the common keys, then [`CheckKind::NAMES`], spelled out because
+/// serde's `unknown_field` wants a `&'static` list (building one leaked memory on every error,
+/// which the fuzzer reported).
+const CHECK_KEYS: &[&str] = &[
+    "id",
+    "title",
+    "hint",
+    "tracks",
+    "wait",
+    "after",
+    "git",
+    "yaml_value",
+    "files",
+    "diff",
+    "object",
+    "job",
+    "logs",
+    "argocd_app",
+    "manifests",
+];
+
+/// A path a check file names inside a repo or the course: relative, and never leaving it.
+pub fn inside_path(field: &str, value: &str) -> Result<(), String> {
+    if value.is_empty() || value.starts_with('/') || value.split(['/', '\\']).any(|p| p == "..") {
+        return Err(format!(
+            "`{field}: {value}` leaves the folder it is relative to; write a path inside it, without `..` or a leading `/`"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_named_in_errors_are_the_common_keys_and_every_kind() {
+        let mut all = COMMON_KEYS.to_vec();
+        all.extend_from_slice(CheckKind::NAMES);
+        assert_eq!(CHECK_KEYS, all.as_slice());
+    }
+
+    /// The fuzzer's input that found the leak (a check file cut mid-key): an error at a position.
+    #[test]
+    fn a_check_file_cut_mid_key_is_an_error_with_a_position() {
+        let text = "format: labcheck/v1\ntitle: t\nchecks:\n  - id: a\n    title: b\n    yamloks only run: x\n";
+        let error = crate::course::parse_yaml::<StepFile>("step.yaml", text)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            error.starts_with("step.yaml:4:5: checks[0]: unknown field `yamloks only run`"),
+            "{error}"
+        );
+    }
 }

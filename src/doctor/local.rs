@@ -64,6 +64,10 @@ fn work_repo(dir: &Path, repo: &RepoSpec) -> Outcome {
             return Outcome::fail(format!("{shown} is not a git repository"))
                 .with_hint(format!("move it aside and clone it: {}", repo.get));
         }
+        Err(e @ GitProbeError::Shallow { .. }) => {
+            return Outcome::fail(e.to_string())
+                .with_hint(format!("cd {shown} && git fetch --unshallow"));
+        }
         Err(e @ GitProbeError::Git { .. }) => return Outcome::could_not_check(e.to_string()),
     };
     let origin = match machine::origin_url(dir) {

@@ -81,6 +81,8 @@ pub struct ClusterOptions {
 pub enum LogRead {
     /// The log text.
     Text(String),
+    /// Only the last part of a log longer than [`MAX_LOG_BYTES`]: `skipped` bytes came before it.
+    Tail { text: String, skipped: u64 },
     /// The API has no log for it (container not started, pod gone); the API's words.
     NotAvailable(String),
 }
@@ -221,13 +223,14 @@ impl Cluster {
             Access::Api { client, describe } => (client, describe),
         };
         let url = path.url();
+        let keep_tail = (path.subresource.as_deref() == Some("log")).then_some(MAX_LOG_BYTES);
         let cell = self
             .cache_lock()
             .entry(url.clone())
             .or_insert_with(|| (std::time::Instant::now(), Cell::default()))
             .1
             .clone();
-        cell.get_or_init(|| send(client, describe, url))
+        cell.get_or_init(|| send(client, describe, url, keep_tail))
             .await
             .clone()
     }
@@ -240,7 +243,12 @@ impl Cluster {
     ) -> Result<Option<serde_json::Value>, ProbeError> {
         let raw = self.get_raw(path).await?;
         match api::classify(path, &raw, &self.describe(), what_for_crd)? {
-            Answer::Found(body) => api::parse_json(path, &body).map(Some),
+            Answer::Found(body) => api::parse_json(path, &body).map(|mut object| {
+                if path.is_secret() {
+                    redact_secret(&mut object);
+                }
+                Some(object)
+            }),
             Answer::NotFound => {
                 if let Some(ns) = &path.namespace
                     && !self.namespace_exists(ns).await?
@@ -282,7 +290,13 @@ impl Cluster {
             Answer::Found(body) => {
                 let value = api::parse_json(path, &body)?;
                 match value.get("items") {
-                    Some(serde_json::Value::Array(items)) => Ok(items.clone()),
+                    Some(serde_json::Value::Array(items)) => {
+                        let mut items = items.clone();
+                        if path.is_secret() {
+                            items.iter_mut().for_each(redact_secret);
+                        }
+                        Ok(items)
+                    }
                     // An empty list may come back as `items: null`.
                     Some(serde_json::Value::Null) | None => Ok(Vec::new()),
                     Some(_) => Err(ProbeError::Garbage {
@@ -401,6 +415,10 @@ impl Cluster {
         }
         let raw = self.get_raw(&path).await?;
         match api::classify(&path, &raw, &self.describe(), "the core API") {
+            Ok(Answer::Found(text)) if raw.skipped > 0 => Ok(LogRead::Tail {
+                text,
+                skipped: raw.skipped,
+            }),
             Ok(Answer::Found(text)) => Ok(LogRead::Text(text)),
             Ok(Answer::BadRequest(message)) => Ok(LogRead::NotAvailable(message)),
             Ok(Answer::NotFound) => Ok(LogRead::NotAvailable(format!("pods \"{pod}\" not found"))),
@@ -414,6 +432,28 @@ impl Cluster {
     }
 }
 
+/// What stands in for every value of a Secret: checks and snapshots see only its keys.
+pub const REDACTED: &str = "(redacted by labcheck)";
+
+/// Blank every value under a Secret's `data` and `stringData` (keys stay: a check may ask whether
+/// a key exists), and the copy kubectl leaves in the last-applied annotation.
+pub fn redact_secret(object: &mut serde_json::Value) {
+    for field in ["data", "stringData"] {
+        if let Some(serde_json::Value::Object(map)) = object.get_mut(field) {
+            for value in map.values_mut() {
+                *value = serde_json::Value::String(REDACTED.to_string());
+            }
+        }
+    }
+    if let Some(serde_json::Value::Object(annotations)) = object
+        .get_mut("metadata")
+        .and_then(|m| m.get_mut("annotations"))
+        && let Some(value) = annotations.get_mut("kubectl.kubernetes.io/last-applied-configuration")
+    {
+        *value = serde_json::Value::String(REDACTED.to_string());
+    }
+}
+
 /// Where Application `name` lives in the API.
 pub fn application_path(ns: &str, name: &str) -> ApiPath {
     ApiPath::new("argoproj.io/v1alpha1", "applications")
@@ -421,10 +461,53 @@ pub fn application_path(ns: &str, name: &str) -> ApiPath {
         .named(name)
 }
 
+/// The most labcheck reads of one answer (an object or a list); more is not a Kubernetes object
+/// a course reads, and is refused rather than held in memory.
+pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// Of a pod log, labcheck keeps the last this many bytes (a log of many megabytes is read as a
+/// stream, never held whole).
+pub const MAX_LOG_BYTES: usize = 4 * 1024 * 1024;
+
+enum BodyError {
+    Broken(kube::Error),
+    TooBig,
+}
+
+/// Read a body as a stream: all of it up to [`MAX_BODY_BYTES`], or, with `keep_tail`, its last
+/// `keep_tail` bytes and how many came before them.
+async fn read_bounded(
+    mut body: kube::client::Body,
+    keep_tail: Option<usize>,
+) -> Result<(Vec<u8>, u64), BodyError> {
+    use http_body::Body as _;
+    let mut kept: Vec<u8> = Vec::new();
+    let mut skipped: u64 = 0;
+    loop {
+        let frame = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await;
+        let Some(frame) = frame else { break };
+        let Ok(data) = frame.map_err(BodyError::Broken)?.into_data() else {
+            continue; // trailers
+        };
+        kept.extend_from_slice(&data);
+        match keep_tail {
+            Some(limit) if kept.len() > limit => {
+                let cut = kept.len() - limit;
+                kept.drain(..cut);
+                skipped += cut as u64;
+            }
+            None if kept.len() > MAX_BODY_BYTES => return Err(BodyError::TooBig),
+            _ => {}
+        }
+    }
+    Ok((kept, skipped))
+}
+
 async fn send(
     client: &kube::Client,
     describe: &str,
     url: String,
+    keep_tail: Option<usize>,
 ) -> Result<RawResponse, ProbeError> {
     let unreachable = |reason: String| ProbeError::Unreachable {
         server: describe.to_string(),
@@ -443,17 +526,39 @@ async fn send(
             .await
             .map_err(|e| unreachable(chain(&e)))?;
         let code = response.status().as_u16();
-        let bytes = response
-            .into_body()
-            .collect_bytes()
+        let (bytes, skipped) = read_bounded(response.into_body(), keep_tail)
             .await
-            .map_err(|e| unreachable(format!("the answer broke off: {}", chain(&e))))?;
-        let body = String::from_utf8(bytes.to_vec()).map_err(|_| ProbeError::Garbage {
+            .map_err(|e| match e {
+                BodyError::Broken(e) => unreachable(format!("the answer broke off: {}", chain(&e))),
+                BodyError::TooBig => ProbeError::Garbage {
+                    url: url.clone(),
+                    expected: "a Kubernetes object".to_string(),
+                    reason: format!(
+                        "the answer is bigger than {} MiB",
+                        MAX_BODY_BYTES / (1024 * 1024)
+                    ),
+                },
+            })?;
+        // A log cut at a byte may start inside a character: drop that partial character.
+        let bytes = if skipped > 0 {
+            let start = bytes
+                .iter()
+                .position(|b| (*b as i8) >= -0x40)
+                .unwrap_or(bytes.len());
+            bytes[start..].to_vec()
+        } else {
+            bytes
+        };
+        let body = String::from_utf8(bytes).map_err(|_| ProbeError::Garbage {
             url: url.clone(),
             expected: "text".to_string(),
             reason: "the body is not UTF-8".to_string(),
         })?;
-        Ok(RawResponse { code, body })
+        Ok(RawResponse {
+            code,
+            body,
+            skipped,
+        })
     };
     match tokio::time::timeout(REQUEST_TIMEOUT, exchange).await {
         Ok(result) => result,

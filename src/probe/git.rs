@@ -29,6 +29,8 @@ pub struct RepoSnapshot {
     pub dirty: Vec<String>,
     /// An operation left half done: "merge", "rebase", "cherry-pick", "revert", "bisect", "am".
     pub operation: Option<String>,
+    /// Whether the repo has a remote named `origin` (a clone always has one).
+    pub has_origin: bool,
 }
 
 /// One commit.
@@ -72,6 +74,9 @@ pub enum GitProbeError {
     Missing { path: PathBuf },
     #[error("{} is not a git repository (it has no .git folder)", path.display())]
     NotARepo { path: PathBuf },
+    /// A shallow clone (`git clone --depth`) whose cut-off history may hold what was asked for.
+    #[error("{} is a shallow clone: the history labcheck needs was not fetched", path.display())]
+    Shallow { path: PathBuf },
     #[error("cannot read the git repository at {}: {}", path.display(), source.message())]
     Git {
         path: PathBuf,
@@ -183,6 +188,7 @@ impl RepoReader {
             upstream,
             dirty: self.dirty()?,
             operation: operation(self.repo.state()),
+            has_origin: self.repo.find_remote("origin").is_ok(),
         })
     }
 
@@ -276,10 +282,42 @@ impl RepoReader {
         tip: &str,
         pattern: &Regex,
     ) -> Result<Option<CommitInfo>, GitProbeError> {
-        Ok(self
+        let found = self
             .history(tip, usize::MAX)?
             .into_iter()
-            .find(|c| pattern.is_match(c.message.trim_end())))
+            .find(|c| pattern.is_match(c.message.trim_end()));
+        // Not found in a shallow clone: it may be in the part that was never fetched.
+        if found.is_none() && self.repo.is_shallow() {
+            return Err(self.shallow());
+        }
+        Ok(found)
+    }
+
+    fn shallow(&self) -> GitProbeError {
+        GitProbeError::Shallow {
+            path: self.path.clone(),
+        }
+    }
+
+    /// `tip` if it changed `rel` compared with its first parent.
+    pub fn tip_touches(&self, tip: &str, rel: &str) -> Result<Option<CommitInfo>, GitProbeError> {
+        let err = GitProbeError::git(&self.path);
+        let commit = self
+            .repo
+            .find_commit(Oid::from_str(tip).map_err(&err)?)
+            .map_err(&err)?;
+        if commit.parent_count() == 0 && self.repo.is_shallow() {
+            return Err(self.shallow());
+        }
+        let parent_tree = match commit.parent(0) {
+            Ok(parent) => Some(parent.tree().map_err(&err)?),
+            Err(_) => None,
+        };
+        let tree = commit.tree().map_err(&err)?;
+        Ok(
+            (entry_id(parent_tree.as_ref(), rel) != entry_id(Some(&tree), rel))
+                .then(|| commit_info(&commit)),
+        )
     }
 
     /// Commits after `since` (exclusive; from the root if `None`) up to `tip` (inclusive) that
@@ -303,6 +341,10 @@ impl RepoReader {
         let mut touching = Vec::new();
         for oid in walk {
             let commit = self.repo.find_commit(oid.map_err(&err)?).map_err(&err)?;
+            // The cut edge of a shallow clone looks like a root commit that adds every file.
+            if commit.parent_count() == 0 && self.repo.is_shallow() {
+                return Err(self.shallow());
+            }
             let tree = commit.tree().map_err(&err)?;
             let parent_tree = match commit.parent(0) {
                 Ok(parent) => Some(parent.tree().map_err(&err)?),

@@ -1,5 +1,6 @@
 //! labcheck's one integration-test binary: real lab worlds, a served Kubernetes API, the real binary.
 
+mod bad_input;
 mod ci_output;
 mod cli;
 mod cluster_checks;
@@ -15,4 +16,5 @@ mod module_10;
 mod module_10_cluster;
 mod module_11;
 mod plan;
+mod read_only;
 mod serve_api;

@@ -23,6 +23,11 @@ pub struct ApiPath {
 }
 
 impl ApiPath {
+    /// A core-group Secret (or a list of them): its values are never kept.
+    pub fn is_secret(&self) -> bool {
+        self.group.is_empty() && self.resource == "secrets"
+    }
+
     /// A path from an `apiVersion` (`apps/v1`, `v1`) and a plural.
     pub fn new(api_version: &str, resource: &str) -> ApiPath {
         let (group, version) = match api_version.split_once('/') {
@@ -234,6 +239,8 @@ impl ProbeError {
 pub struct RawResponse {
     pub code: u16,
     pub body: String,
+    /// Bytes before `body` that were not kept (only a pod log is cut, keeping its tail).
+    pub skipped: u64,
 }
 
 /// The subset of `metav1.Status` labcheck reads.
@@ -392,6 +399,7 @@ mod tests {
 
     fn response(code: u16, body: &str) -> RawResponse {
         RawResponse {
+            skipped: 0,
             code,
             body: body.to_string(),
         }

@@ -1,0 +1,115 @@
+//! The read-only proof: every step and stage of module 10, at every point of the course, against
+//! the served cluster of that point (and the broken states learners meet). The server records every
+//! request: none may be a write. Every work repo (refs, index, HEAD, config, working tree; every
+//! byte under HOME, the remotes included) must be the same after the runs as before.
+
+use labcheck::lab::cluster::{self, Revisions};
+use labcheck::lab::world::CoursePoint;
+use labcheck::serve::{self, ServeOptions};
+use labcheck::snapshot::Snapshot;
+
+use crate::harness::{World, files_with_bytes, labcheck};
+
+/// Every step and stage of module 10, one by one, then the whole module in one run.
+const RUNS: &[&[&str]] = &[
+    &["module-10", "step-1"],
+    &["module-10", "step-2"],
+    &["module-10", "step-3"],
+    &["module-10", "step-4"],
+    &["module-10", "step-5"],
+    &["module-10", "break-it/break"],
+    &["module-10", "break-it/fix"],
+    &["module-10"],
+];
+
+/// The cluster states to check `point` against: its solved one and the broken ones of that point.
+fn states(point: CoursePoint, revs: &Revisions) -> Vec<(&'static str, Snapshot)> {
+    let mut states = vec![("solved", cluster::solved(point, revs))];
+    match point {
+        CoursePoint::Step2 => {
+            states.push(("hooks never synced", cluster::hooks_never_synced(revs)));
+            states.push(("not seen yet", cluster::not_seen_yet(point, revs)));
+        }
+        CoursePoint::Step4 => {
+            states.push(("sync running", cluster::sync_running(revs)));
+            states.push(("seen, not synced", cluster::seen_not_synced(revs)));
+            states.push(("config missing", cluster::config_missing(revs)));
+        }
+        CoursePoint::BreakIt => {
+            states.push((
+                "sync-fail hook never ran",
+                cluster::postsync_failed(revs, false),
+            ));
+        }
+        CoursePoint::Fresh => states.push(("no Argo CD", cluster::argo_cd_missing())),
+        _ => {}
+    }
+    states
+}
+
+#[test]
+fn checking_every_step_against_worlds_and_served_clusters_writes_nothing() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut requests_seen = 0;
+    for point in CoursePoint::ALL {
+        let world = World::at(point);
+        let revs = Revisions::of_world(&world.lab).unwrap_or_else(|e| panic!("{e}"));
+        for (state, snapshot) in states(point, &revs) {
+            let server = runtime
+                .block_on(serve::start(
+                    snapshot,
+                    "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
+                    ServeOptions::default(),
+                ))
+                .unwrap_or_else(|e| panic!("server: {e}"));
+            let kubeconfig = world.home().join(".kube").join("config");
+            std::fs::create_dir_all(world.home().join(".kube")).unwrap_or_else(|e| panic!("{e}"));
+            serve::write_kubeconfig(&kubeconfig, &server.url(), "lab")
+                .unwrap_or_else(|e| panic!("{e}"));
+            let before = files_with_bytes(world.home());
+            for args in RUNS {
+                let mut all = args.to_vec();
+                all.extend(["--format", "json", "--no-wait"]);
+                let run = labcheck(world.home(), &all);
+                assert!(
+                    [0, 1, 3].contains(&run.code),
+                    "{point} / {state} / {args:?}: exit {}\n{}",
+                    run.code,
+                    run.stderr
+                );
+                // A verdict, not a crash: one JSON document.
+                let _ = run.json();
+            }
+            let after = files_with_bytes(world.home());
+            let changed: Vec<_> = before
+                .iter()
+                .zip(after.iter())
+                .filter(|(b, a)| b != a)
+                .map(|(b, _)| b.0.display().to_string())
+                .collect();
+            assert!(
+                before.len() == after.len() && changed.is_empty(),
+                "{point} / {state}: files changed: {changed:?} ({} files before, {} after)",
+                before.len(),
+                after.len()
+            );
+            let entries = server.requests.entries();
+            assert!(
+                !entries.is_empty(),
+                "{point} / {state}: the cluster was never read"
+            );
+            let writes = server.requests.writes();
+            assert!(
+                writes.is_empty(),
+                "{point} / {state}: write requests {writes:?}"
+            );
+            assert!(entries.iter().all(|r| r.method == "GET"), "{entries:?}");
+            requests_seen += entries.len();
+        }
+    }
+    assert!(requests_seen > 100, "{requests_seen} requests in all");
+}
