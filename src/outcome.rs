@@ -18,16 +18,26 @@ pub enum Status {
 
 impl Status {
     /// Fold the statuses of a step's checks: any fail → fail, else any error → error, else pass.
+    /// A step whose every check was skipped (none on this track) is skipped, not passed: nothing
+    /// was looked at.
     pub fn fold(statuses: impl IntoIterator<Item = Status>) -> Status {
         let mut folded = Status::Pass;
+        let mut seen_any = false;
+        let mut all_skipped = true;
         for status in statuses {
+            seen_any = true;
+            all_skipped &= status == Status::Skip;
             folded = match (folded, status) {
                 (_, Status::Fail) | (Status::Fail, _) => Status::Fail,
                 (_, Status::Error) | (Status::Error, _) => Status::Error,
                 _ => Status::Pass,
             };
         }
-        folded
+        if seen_any && all_skipped {
+            Status::Skip
+        } else {
+            folded
+        }
     }
 
     /// The word used in every report.
@@ -184,5 +194,6 @@ mod tests {
             Status::Error
         );
         assert_eq!(Status::fold([Status::Pass, Status::Skip]), Status::Pass);
+        assert_eq!(Status::fold([Status::Skip, Status::Skip]), Status::Skip);
     }
 }

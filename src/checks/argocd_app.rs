@@ -163,6 +163,8 @@ impl TryFrom<RawAppSpec> for ArgocdAppSpec {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pushed {
     pub repo: String,
+    /// The repo's folder as the learner knows it (`~/work/checkout-config`, or the real path).
+    pub dir_shown: String,
     /// Local HEAD.
     pub head: String,
     /// The remote-tracking branch's sha, when the branch has one.
@@ -267,7 +269,7 @@ impl ArgocdAppSpec {
                     ))
                     .with_expected("your HEAD pushed")
                     .with_actual(actual)
-                    .with_hint(format!("push it: `cd ~/work/{} && git push`", pushed.repo)),
+                    .with_hint(format!("push it: `cd {} && git push`", pushed.dir_shown)),
                 );
             }
             let want = pushed.head.as_str();
@@ -671,6 +673,7 @@ async fn read_pushed(ctx: &Context, repo: &str) -> Result<Pushed, Box<Outcome>> 
     };
     Ok(Pushed {
         repo: repo.to_string(),
+        dir_shown: crate::probe::files::PathShower::from_env().show(&dir),
         head: head.sha.clone(),
         upstream: snapshot.upstream.as_ref().map(|u| u.sha.clone()),
     })

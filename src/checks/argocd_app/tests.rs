@@ -16,6 +16,7 @@ fn spec(yaml: &str) -> ArgocdAppSpec {
 
 fn pushed() -> Pushed {
     Pushed {
+        dir_shown: "~/work/checkout-config".to_string(),
         repo: "checkout-config".to_string(),
         head: PUSHED.to_string(),
         upstream: Some(PUSHED.to_string()),
@@ -231,6 +232,7 @@ fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
 fn committed_but_not_pushed_fails_with_a_hint_to_push() {
     let s = spec("{name: checkout-dev, sync: Synced, revision_of: checkout-config}");
     let not_pushed = Pushed {
+        dir_shown: "~/work/checkout-config".to_string(),
         upstream: Some(OLD.to_string()),
         ..pushed()
     };
