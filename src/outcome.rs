@@ -95,6 +95,39 @@ pub struct Outcome {
     /// Which of the check file's hint levels `hint` is, when it gives more than one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint_level: Option<HintLevel>,
+    /// Why a check failed or could not check, as a stable id (`not-pushed`,
+    /// `hook-failed:checkout-migrate`), set where the check decides. A class groups learners by it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Cause>,
+}
+
+/// A stable, machine-readable reason: lowercase words joined by `-`, optionally followed by `:` and
+/// the object it is about (`hook-failed:checkout-migrate`). Never parsed from a summary or hint.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Cause(String);
+
+impl Cause {
+    /// A cause with no object (`not-pushed`).
+    pub fn new(id: &'static str) -> Self {
+        Cause(id.to_string())
+    }
+
+    /// A cause about one object (`hook-failed:checkout-migrate`).
+    pub fn about(id: &'static str, object: impl AsRef<str>) -> Self {
+        Cause(format!("{id}:{}", object.as_ref()))
+    }
+
+    /// The id as written in reports.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// Hint `level` of `of` (from 1: a nudge, then where to look, then the exact command).
@@ -116,6 +149,7 @@ impl Outcome {
             detail: None,
             pending: false,
             hint_level: None,
+            cause: None,
         }
     }
 
@@ -152,6 +186,12 @@ impl Outcome {
     /// A cause-specific hint; it wins over the check file's generic hint.
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
+        self
+    }
+
+    /// Why this check failed or could not check, as a stable id (see [`Cause`]).
+    pub fn with_cause(mut self, cause: Cause) -> Self {
+        self.cause = Some(cause);
         self
     }
 
