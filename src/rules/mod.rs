@@ -6,6 +6,7 @@ pub mod commands;
 pub mod config_phase;
 pub mod hooks;
 pub mod migration_job;
+pub mod shell;
 pub mod sync_policy;
 #[cfg(test)]
 mod tests;
@@ -69,6 +70,7 @@ pub const RULES: &[Rule] = &[
     commands::LARAVEL_ISOLATED,
     commands::MAGENTO_KEEP_GENERATED,
     commands::MAGENTO_DB_STATUS,
+    commands::UNPARSED,
     hooks::HELM_PRE_INSTALL,
     sync_policy::RETRY,
     hooks::UNKNOWN_HOOK,
@@ -125,24 +127,12 @@ pub(crate) fn containers(object: &Object) -> Vec<&serde_yaml::Value> {
     found
 }
 
-/// A container's command and args as one shell-like text.
+/// A container's command and args as one line (for rules that look for words, not commands).
 pub(crate) fn command_line(container: &serde_yaml::Value) -> String {
-    let mut words = Vec::new();
-    for key in ["command", "args"] {
-        if let Some(serde_yaml::Value::Sequence(list)) =
-            container.get(key).map(crate::plan::object::untag)
-        {
-            for word in list {
-                match crate::plan::object::untag(word) {
-                    serde_yaml::Value::String(s) => words.push(s.clone()),
-                    serde_yaml::Value::Number(n) => words.push(n.to_string()),
-                    serde_yaml::Value::Bool(b) => words.push(b.to_string()),
-                    _ => {}
-                }
-            }
-        }
-    }
-    words.join(" ")
+    let found = shell::of_container(container);
+    let mut parts: Vec<String> = found.run.iter().map(shell::RunCommand::line).collect();
+    parts.extend(found.heredocs.iter().map(|h| h.body.clone()));
+    parts.join("\n")
 }
 
 /// A Job that migrates a database: its name says so, or a container runs a migration command.
@@ -152,8 +142,8 @@ pub(crate) fn is_migration(object: &Object) -> bool {
     }
     let lower = object.name.to_ascii_lowercase();
     lower.contains("migrat")
-        || containers(object).iter().any(|c| {
-            let line = command_line(c);
-            commands::migration_command(&line)
-        })
+        || commands::object_commands(object)
+            .iter()
+            .flat_map(|c| c.run.iter())
+            .any(commands::is_migration_command)
 }
