@@ -288,3 +288,95 @@ fn workers_in_the_web_wave_are_a_note_not_a_warning() {
             .all(|f| f.rule == "workers-with-web" && f.severity == Severity::Note)
     );
 }
+
+#[test]
+fn retry_is_read_as_argo_cd_reads_it() {
+    // appcontroller.go: retry while `retryCount < limit || limit < 0`; automated sync without a
+    // `retry:` block → `Limit: 5`; a block without `limit` → 0.
+    let app = |policy: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: shop-dev, namespace: argocd}}\nspec:\n  project: default\n  syncPolicy:\n{policy}"
+        )
+    };
+    let cases = [
+        (
+            "automated, no retry block: the default 5",
+            "    automated: {prune: true}\n",
+            true,
+        ),
+        (
+            "automated, retry: null",
+            "    automated: {}\n    retry: ~\n",
+            true,
+        ),
+        (
+            "automated, limit 3",
+            "    automated: {}\n    retry: {limit: 3}\n",
+            true,
+        ),
+        (
+            "automated, negative limit",
+            "    automated: {}\n    retry: {limit: -1}\n",
+            true,
+        ),
+        ("manual, limit 2", "    retry: {limit: 2}\n", true),
+        (
+            "automated, explicit limit 0",
+            "    automated: {}\n    retry: {limit: 0}\n",
+            false,
+        ),
+        (
+            "automated, a block without limit",
+            "    automated: {}\n    retry: {backoff: {duration: 5s}}\n",
+            false,
+        ),
+        (
+            "automated, refresh only",
+            "    automated: {}\n    retry: {refresh: true}\n",
+            false,
+        ),
+        (
+            "manual, no block",
+            "    syncOptions: [CreateNamespace=true]\n",
+            false,
+        ),
+        (
+            "automation switched off",
+            "    automated: {enabled: false}\n",
+            false,
+        ),
+    ];
+    for (case, policy, warns) in cases {
+        let mut files = good_shop();
+        files[5] = app(policy);
+        let expected = if warns {
+            vec![pair("retry-with-migration", "Application/shop-dev")]
+        } else {
+            vec![]
+        };
+        assert_eq!(found(&files), expected, "{case}");
+    }
+}
+
+#[test]
+fn the_default_retry_warning_says_to_write_limit_zero_not_to_remove_the_block() {
+    let mut objects = Vec::new();
+    let mut files = good_shop();
+    files[5] = content::application(false).replace("    retry:\n      limit: 0", "");
+    for (i, text) in files.iter().enumerate() {
+        objects.extend(parse_manifests(&format!("f{i}.yaml"), text).unwrap_or_default());
+    }
+    let plan = Plan::new(objects, Vec::new(), &PlanOptions::default());
+    let findings = check(&plan);
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert!(
+        findings[0].reason.contains("retries a failed sync 5 times"),
+        "{}",
+        findings[0].reason
+    );
+    assert!(
+        findings[0]
+            .fix
+            .starts_with("set `spec.syncPolicy.retry: {limit: 0}` explicitly")
+    );
+}
