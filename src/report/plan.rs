@@ -101,7 +101,7 @@ fn step_order(plan: &Plan, step: &crate::plan::Step) -> Option<String> {
     }
     if !deletes.is_empty() {
         parts.push(format!(
-            "{} the copy of {} left by an earlier sync (BeforeHookCreation) and waits until it is gone",
+            "{} any copy of {} left by an earlier sync (BeforeHookCreation) and waits until it is gone",
             if prunes.is_empty() { "deletes first" } else { "then deletes" },
             deletes.join(", ")
         ));

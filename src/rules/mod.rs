@@ -4,8 +4,11 @@
 
 pub mod commands;
 pub mod config_phase;
+pub mod duplicates;
+pub mod expand_contract;
 pub mod hooks;
 pub mod migration_job;
+pub mod migration_phase;
 pub mod shell;
 pub mod sync_policy;
 #[cfg(test)]
@@ -62,6 +65,7 @@ pub struct Rule {
 /// Every rule, in the order reports list them.
 pub const RULES: &[Rule] = &[
     config_phase::RULE,
+    migration_phase::RULE,
     migration_job::BACKOFF_LIMIT,
     migration_job::DEADLINE,
     migration_job::IMAGE_TAG,
@@ -75,6 +79,8 @@ pub const RULES: &[Rule] = &[
     sync_policy::RETRY,
     hooks::UNKNOWN_HOOK,
     workers::RULE,
+    expand_contract::RULE,
+    duplicates::RULE,
 ];
 
 /// The rule with this id.
@@ -84,13 +90,22 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
 
 /// Run every rule over a plan; findings in plan order of their objects, warnings first per object.
 pub fn check(plan: &Plan) -> Vec<Finding> {
+    check_with_sources(plan, &[])
+}
+
+/// Every rule, with migration files given beside the manifests ((file as shown, text)) for
+/// `expand-contract`.
+pub fn check_with_sources(plan: &Plan, sources: &[(String, String)]) -> Vec<Finding> {
     let mut findings = Vec::new();
+    duplicates::check(plan, &mut findings);
     config_phase::check(plan, &mut findings);
+    migration_phase::check(plan, &mut findings);
     migration_job::check(plan, &mut findings);
     commands::check(plan, &mut findings);
     hooks::check(plan, &mut findings);
     sync_policy::check(plan, &mut findings);
     workers::check(plan, &mut findings);
+    expand_contract::check(plan, sources, &mut findings);
     findings
 }
 
