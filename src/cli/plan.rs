@@ -78,9 +78,11 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
 /// Extensions of migration files given as a path: read as text for `expand-contract`.
 const MIGRATION_FILES: &[&str] = &["sql", "php", "rb", "py"];
 
+/// Migration files as (file as shown, text).
+type Sources = Vec<(String, String)>;
+
 /// Paths that are migration files (read now) apart from manifest paths.
-#[allow(clippy::type_complexity)]
-fn split_sources(paths: &[String]) -> Result<(Vec<String>, Vec<(String, String)>), Error> {
+fn split_sources(paths: &[String]) -> Result<(Vec<String>, Sources), Error> {
     let mut manifests = Vec::new();
     let mut sources = Vec::new();
     for path in paths {

@@ -417,11 +417,14 @@ fn waves(p: &Plan) -> Vec<(String, i64)> {
     found
 }
 
+/// (name, target manifests, live manifests, expected wave of each task by name).
+type PruneCase = (&'static str, String, String, Vec<(&'static str, i64)>);
+
 #[test]
 fn prune_waves_are_mirrored_as_gitops_engines_own_cases_expect() {
     // sync_context_test.go TestWaveReorderingOfPruneTasks: (target, live, expected waves).
     let ns = |w: &str| obj("Namespace", "ns", &[("argocd.argoproj.io/sync-wave", w)]);
-    let cases: Vec<(&str, String, String, Vec<(&str, i64)>)> = vec![
+    let cases: Vec<PruneCase> = vec![
         (
             "sameWave_mixedTasks",
             [ns("0"), pod("pod-2", None, None)].concat(),
