@@ -1,4 +1,5 @@
-//! The fleet flags of a check run: one step for a whole class, as a matrix.
+//! The class flags of a check run: a step or module for a whole class, each learner through the
+//! learner's own runner, shown as a matrix with causes, or as one JSON, JUnit or TAP document.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -35,7 +36,8 @@ pub struct FleetArgs {
     #[arg(long, value_name = "TEMPLATE", requires = "learners")]
     pub app_template: Option<String>,
 
-    /// Each learner's work repos: 'DIR/{learner}' (without it, repo checks are skipped).
+    /// Each learner's work repos: 'DIR/{learner}' (without it, checks of work repos could not be
+    /// checked: "no work dir for this learner").
     #[arg(long, value_name = "TEMPLATE")]
     pub work_dirs: Option<String>,
 }

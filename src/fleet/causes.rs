@@ -174,3 +174,211 @@ pub fn group(runs: &[LearnerRun]) -> ClassCauses {
         groups,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::outcome::{Cause, Outcome};
+    use crate::run::{CheckReport, StepReport};
+
+    fn check(id: &str, outcome: Outcome) -> CheckReport {
+        CheckReport {
+            id: id.to_string(),
+            kind: "git",
+            title: format!("title of {id}"),
+            outcome,
+        }
+    }
+
+    /// A learner with work dir `/class/NAME` and one step of `checks`.
+    fn learner(name: &str, checks: Vec<CheckReport>) -> LearnerRun {
+        let work_dir = PathBuf::from(format!("/class/{name}"));
+        let step = StepReport {
+            module: "module-10".to_string(),
+            step: "step-4".to_string(),
+            title: "Release".to_string(),
+            track: "kind".to_string(),
+            status: Status::fold(checks.iter().map(|c| c.outcome.status)),
+            checks,
+        };
+        LearnerRun {
+            learner: name.to_string(),
+            status: step.status,
+            steps: vec![step],
+            placeholders: vec![(work_dir.display().to_string(), "<work-dir>".to_string())],
+            work_dir: Some(work_dir),
+        }
+    }
+
+    fn unpushed(name: &str) -> Outcome {
+        Outcome::fail("main is 1 commit ahead of origin/main")
+            .with_hint(format!("cd /class/{name}/checkout-config && git push"))
+            .with_cause(Cause::new("not-pushed"))
+    }
+
+    /// (check, cause, learners) of each group, in order.
+    type Keys = Vec<(String, String, Vec<String>)>;
+
+    fn keys(causes: &ClassCauses) -> Keys {
+        causes
+            .groups
+            .iter()
+            .map(|g| (g.check.clone(), g.cause.clone(), g.learners.clone()))
+            .collect()
+    }
+
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn one_cause_with_different_paths_is_one_group_with_one_hint() {
+        let runs = [
+            learner("bob", vec![check("pushed", unpushed("bob"))]),
+            learner("erin", vec![check("pushed", unpushed("erin"))]),
+        ];
+        let causes = group(&runs);
+        assert_eq!(
+            keys(&causes),
+            [(
+                "pushed".into(),
+                "not-pushed".into(),
+                names(&["bob", "erin"])
+            )]
+        );
+        let hints = &causes.groups[0].hints;
+        assert_eq!(hints.len(), 1);
+        assert_eq!(hints[0].hint, "cd <work-dir>/checkout-config && git push");
+        assert_eq!(
+            causes.groups[0].summary.as_deref(),
+            Some("main is 1 commit ahead of origin/main")
+        );
+    }
+
+    #[test]
+    fn the_same_check_failing_for_different_causes_is_a_group_per_cause() {
+        let cases: [(&str, Vec<LearnerRun>, Keys); 3] = [
+            (
+                "two causes, the larger group first",
+                vec![
+                    learner(
+                        "a",
+                        vec![check(
+                            "synced",
+                            Outcome::fail("x").with_cause(Cause::new("sync-not-run")),
+                        )],
+                    ),
+                    learner(
+                        "b",
+                        vec![check(
+                            "synced",
+                            Outcome::fail("y")
+                                .with_cause(Cause::about("hook-failed", "checkout-migrate")),
+                        )],
+                    ),
+                    learner(
+                        "c",
+                        vec![check(
+                            "synced",
+                            Outcome::fail("z")
+                                .with_cause(Cause::about("hook-failed", "checkout-migrate")),
+                        )],
+                    ),
+                ],
+                vec![
+                    (
+                        "synced".into(),
+                        "hook-failed:checkout-migrate".into(),
+                        names(&["b", "c"]),
+                    ),
+                    ("synced".into(), "sync-not-run".into(), names(&["a"])),
+                ],
+            ),
+            (
+                "a fail and a could-not-check without causes get the generic ones",
+                vec![
+                    learner("a", vec![check("synced", Outcome::fail("x"))]),
+                    learner(
+                        "b",
+                        vec![check("synced", Outcome::could_not_check("unreachable"))],
+                    ),
+                ],
+                vec![
+                    ("synced".into(), "could-not-check".into(), names(&["b"])),
+                    ("synced".into(), "failed".into(), names(&["a"])),
+                ],
+            ),
+            (
+                "course order: an earlier check's groups come first",
+                vec![learner(
+                    "a",
+                    vec![
+                        check("pushed", unpushed("a")),
+                        check(
+                            "synced",
+                            Outcome::fail("x").with_cause(Cause::about("blocked-by", "pushed")),
+                        ),
+                    ],
+                )],
+                vec![
+                    ("pushed".into(), "not-pushed".into(), names(&["a"])),
+                    ("synced".into(), "blocked-by:pushed".into(), names(&["a"])),
+                ],
+            ),
+        ];
+        for (case, runs, expected) in cases {
+            assert_eq!(keys(&group(&runs)), expected, "{case}");
+        }
+    }
+
+    #[test]
+    fn a_learner_without_a_work_dir_is_told_once_not_per_check() {
+        let unread = || {
+            Outcome::could_not_check(crate::run::NO_WORK_DIR)
+                .with_hint("give --work-dirs")
+                .with_cause(Cause::new(NO_WORK_DIR))
+        };
+        let runs = [learner(
+            "dave",
+            vec![
+                check("tag", unread()),
+                check("pushed", unread()),
+                check("synced", Outcome::pass("synced")),
+            ],
+        )];
+        let causes = group(&runs);
+        assert!(causes.groups.is_empty(), "{:?}", causes.groups);
+        assert_eq!(causes.without_work_dir.len(), 1);
+        assert_eq!(causes.without_work_dir[0].learner, "dave");
+        assert_eq!(causes.without_work_dir[0].checks, 2);
+        assert_eq!(
+            causes.without_work_dir[0].hint.as_deref(),
+            Some("give --work-dirs")
+        );
+    }
+
+    #[test]
+    fn hints_that_differ_beyond_the_placeholders_are_each_shown_with_their_learners() {
+        let runs = [
+            learner("bob", vec![check("pushed", unpushed("bob"))]),
+            learner(
+                "erin",
+                vec![check(
+                    "pushed",
+                    unpushed("erin").with_hint(
+                        "cd /class/erin/checkout-config && git pull --rebase && git push",
+                    ),
+                )],
+            ),
+        ];
+        let hints = &group(&runs).groups[0].hints;
+        assert_eq!(hints.len(), 2);
+        assert_eq!(
+            hints[1].hint,
+            "cd <work-dir>/checkout-config && git pull --rebase && git push"
+        );
+        assert_eq!(hints[1].learners, names(&["erin"]));
+    }
+}

@@ -1,6 +1,7 @@
-//! The fleet: one step run for every learner of a class, concurrently (bounded), each against their
-//! own cluster (a context, a kubeconfig file) or their own namespaces on a shared cluster, and
-//! their own work repos. Results are data; `report::matrix` prints them.
+//! The fleet: a step (or module) run for every learner of a class, concurrently (bounded), each
+//! against their own cluster (a context, a kubeconfig file) or their own namespaces on a shared
+//! cluster, and their own work repos, through the same runner as the learner's own run
+//! ([`run::run_learner`]). Results are data; [`causes`] groups them, `report::matrix` prints them.
 //!
 //! Namespaces on a shared cluster: rather than teach every cluster check kind about renaming, each
 //! learner gets a copy of the step whose checks name that learner's namespaces and Applications.
