@@ -7,7 +7,7 @@ use std::path::Path;
 use super::{CheckReport, Context};
 use crate::course::Step;
 use crate::course::schema::AfterSpec;
-use crate::outcome::Outcome;
+use crate::outcome::{Cause, Outcome};
 use crate::probe::git::{RepoReader, reverted_sha};
 
 /// The id of the check this adds to a stage with `after:`.
@@ -21,9 +21,10 @@ pub fn after_check(ctx: &Context, step: &Step) -> Option<CheckReport> {
     let after = step.after.as_ref()?;
     let exercise = step.name.split('/').next().unwrap_or_default();
     let earlier = format!("{exercise}/{}", after.stage);
-    let outcome = match ctx.seen_passed.get(&earlier) {
-        Some(day) => Outcome::pass(format!("labcheck saw {earlier} pass on {day}")),
-        None => from_history(&ctx.module, &earlier, after, &ctx.repo_dir(&after.repo)),
+    let outcome = match (ctx.seen_passed.get(&earlier), ctx.unchecked_repos()) {
+        (Some(day), _) => Outcome::pass(format!("labcheck saw {earlier} pass on {day}")),
+        (None, Some(unchecked)) => unchecked,
+        (None, None) => from_history(&ctx.module, &earlier, after, &ctx.repo_dir(&after.repo)),
     };
     Some(CheckReport {
         id: CHECK_ID.to_string(),
@@ -50,7 +51,8 @@ fn from_history(module: &str, earlier: &str, after: &AfterSpec, repo_dir: &Path)
             return Outcome::could_not_check(format!(
                 "cannot read the history of {}: {e}",
                 after.repo
-            ));
+            ))
+            .with_cause(Cause::about("history-unreadable", &after.repo));
         }
     };
     // Newest first: a revert of the break must come before (be newer than) the break.
@@ -77,4 +79,5 @@ fn from_history(module: &str, earlier: &str, after: &AfterSpec, repo_dir: &Path)
         after.commit.as_str()
     ))
     .with_hint(do_it_first)
+    .with_cause(Cause::new("break-not-seen"))
 }
