@@ -44,6 +44,14 @@ pub enum YamlError {
 
 /// Every document of `text`, read as Helm would read it. An empty file is one `null` document.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, YamlError> {
+    // The parser's time grows with the square of the depth: refuse absurd nesting before it runs.
+    if let Err(deep) = crate::yaml_guard::check_depth(text) {
+        return Err(YamlError::TooComplex(format!(
+            "line {}: {}",
+            deep.line,
+            deep.message()
+        )));
+    }
     let budget = Cell::new(MAX_NODES);
     let mut documents = Vec::new();
     for document in serde_yaml::Deserializer::from_str(text) {
