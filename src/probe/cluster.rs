@@ -484,8 +484,9 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 /// stream, never held whole).
 pub const MAX_LOG_BYTES: usize = 4 * 1024 * 1024;
 
-/// A body that stops for this long has stalled.
-pub const STALL_TIMEOUT: Duration = Duration::from_secs(5);
+/// A body that stops for this long has stalled (less than kube's read timeout, so labcheck sees
+/// the stall itself and can say how much had come).
+pub const STALL_TIMEOUT: Duration = Duration::from_secs(4);
 
 enum BodyError {
     Broken(kube::Error),
@@ -570,6 +571,12 @@ async fn send(
     let (bytes, skipped) = read_bounded(response.into_body(), keep_tail, deadline)
         .await
         .map_err(|e| match e {
+            // kube's own read timeout on a body that stopped is a stall too.
+            BodyError::Broken(e) if chain(&e).contains("timed out") => ProbeError::Stalled {
+                url: url.clone(),
+                received: 0,
+                stall_secs: config::READ_TIMEOUT.as_secs(),
+            },
             BodyError::Broken(e) => unreachable(format!("the answer broke off: {}", chain(&e))),
             BodyError::TooBig => ProbeError::Garbage {
                 url: url.clone(),

@@ -507,6 +507,30 @@ pub fn check_shape(path: &ApiPath, object: &serde_json::Value) -> Result<(), Pro
         .get("apiVersion")
         .and_then(serde_json::Value::as_str)
         .unwrap_or("");
+    // An answer of another kind than asked for (a ConfigMap path answered with a Secret) is
+    // not the object a check means, whatever its fields hold.
+    const KNOWN: [(&str, &str); 8] = [
+        ("configmaps", "ConfigMap"),
+        ("secrets", "Secret"),
+        ("pods", "Pod"),
+        ("jobs", "Job"),
+        ("deployments", "Deployment"),
+        ("namespaces", "Namespace"),
+        ("services", "Service"),
+        ("applications", "Application"),
+    ];
+    let asked = KNOWN.iter().find(|(plural, _)| *plural == path.resource);
+    let answered = KNOWN.iter().find(|(_, k)| *k == kind);
+    if path.name.is_some()
+        && let (Some((_, asked_kind)), Some(_)) = (asked, answered)
+        && *asked_kind != kind
+    {
+        return Err(ProbeError::Unreadable {
+            kind: kind.to_string(),
+            url: path.url(),
+            reason: format!("labcheck asked for a {asked_kind}, and the answer is a {kind}"),
+        });
+    }
     fn shape<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> Result<(), String> {
         T::deserialize(value).map(|_| ()).map_err(|e| e.to_string())
     }
@@ -659,5 +683,91 @@ mod tests {
         assert_eq!(plural_of("NetworkPolicy"), "networkpolicies");
         assert_eq!(plural_of("AppProject"), "appprojects");
         assert_eq!(plural_of("Endpoints"), "endpoints");
+    }
+
+    #[test]
+    fn an_object_of_the_wrong_shape_or_kind_is_unreadable_not_a_verdict() {
+        let path = ApiPath::new("v1", "configmaps")
+            .in_namespace("argocd")
+            .named("argocd-cm");
+        let listed = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "argocd-cm"}, "data": ["a", "b"]});
+        let error = check_shape(&path, &listed).err().map(|e| e.to_string());
+        assert!(
+            error.as_deref().is_some_and(|e| e.starts_with(
+                "the API returned a ConfigMap labcheck cannot read: invalid type: sequence"
+            )),
+            "{error:?}"
+        );
+        let secret = serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "argocd-cm"}, "data": {"k": "(redacted by labcheck)"}});
+        let error = check_shape(&path, &secret).err().map(|e| e.to_string());
+        assert!(
+            error
+                .as_deref()
+                .is_some_and(|e| e.contains("asked for a ConfigMap, and the answer is a Secret")),
+            "{error:?}"
+        );
+        let fine = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "argocd-cm"}, "data": {"a": "b"}});
+        assert_eq!(check_shape(&path, &fine), Ok(()));
+    }
+
+    #[test]
+    fn a_secret_is_known_by_what_it_is() {
+        let cases = [
+            (serde_json::json!({"kind": "Secret", "data": {}}), true),
+            (
+                serde_json::json!({"type": "Opaque", "data": {"p": "aHVudGVyMg=="}}),
+                true,
+            ),
+            (
+                serde_json::json!({"type": "kubernetes.io/tls", "data": {}}),
+                true,
+            ),
+            (serde_json::json!({"stringData": {"p": "x"}}), true),
+            (serde_json::json!({"kind": "SecretList", "items": []}), true),
+            (
+                serde_json::json!({"kind": "ConfigMap", "data": {"type": "Opaque"}}),
+                false,
+            ),
+            (
+                serde_json::json!({"kind": "Event", "type": "Warning"}),
+                false,
+            ),
+        ];
+        for (object, secret) in cases {
+            assert_eq!(looks_like_secret(&object), secret, "{object}");
+        }
+        assert_eq!(
+            first_line("{\"kind\": \"Secret\", \"data\": {\"p\": \"aHVudGVyMg==\"}}"),
+            "(not shown: it looks like a Secret)"
+        );
+    }
+
+    #[test]
+    fn redirects_and_rate_limits_say_what_the_server_answered() {
+        let path = app_path();
+        let mut redirect = response(301, "<a>Moved</a>");
+        redirect.location = Some("https://elsewhere:6443/".to_string());
+        let error = classify(&path, &redirect, "context lab", "x")
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            error.as_deref().is_some_and(|e| e.contains("answered 301")
+                && e.contains("sending labcheck to https://elsewhere:6443/")),
+            "{error:?}"
+        );
+        let mut limited = response(429, "{}");
+        limited.retry_after = Some("7".to_string());
+        let error = classify(&path, &limited, "s", "x")
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            error.as_deref().is_some_and(
+                |e| e.contains("429 Too Many Requests") && e.contains("retry after 7 s")
+            ),
+            "{error:?}"
+        );
     }
 }

@@ -201,7 +201,8 @@ pub fn redact_tokens(line: &str) -> String {
         let bare = word.trim_matches(|c: char| matches!(c, '"' | '\'' | ',' | ';' | '(' | ')'));
         let tokenish = bare.len() >= 20
             && bare.chars().all(|c| {
-                c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '.' | '_' | '-')
+                c.is_ascii_alphanumeric()
+                    || matches!(c, '+' | '/' | '=' | '.' | '_' | '-' | '~' | ':')
             })
             && bare.chars().any(|c| c.is_ascii_digit())
             && bare.chars().any(|c| c.is_ascii_alphabetic());
@@ -251,6 +252,10 @@ mod tests {
             (
                 "Authorization: Bearer abc".to_string(),
                 "Authorization: Bearer (redacted)",
+            ),
+            (
+                "bad sha256~SeCrEtToKeN1234567890abcdef".to_string(),
+                "bad (redacted)",
             ),
             (
                 "failed with token=s3cr3t and id=7".to_string(),
