@@ -99,7 +99,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 
-    /// Write the --format report (json, junit, tap) to FILE; the human report still goes to the terminal.
+    /// Write the --format report (json, junit, tap) to FILE, atomically and never inside a work repo; the human report still goes to the terminal.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
