@@ -57,13 +57,16 @@ impl Protected {
                 spellings.push(real);
             }
             let dot_git = dir.join(".git");
-            if let Ok(text) = std::fs::read_to_string(&dot_git)
+            // `.git` may be a file naming the real git folder (a linked worktree, a submodule);
+            // read only if it is a regular file (a FIFO there would block).
+            if let Ok(text) = crate::paths::read_regular_text(&dot_git, 64 * 1024)
                 && let Some(target) = text.trim().strip_prefix("gitdir:")
             {
                 let git_dir = dir.join(target.trim());
                 if let Ok(real) = std::fs::canonicalize(&git_dir) {
                     // A linked worktree's git folder shares the main repo's objects and refs.
-                    if let Ok(common) = std::fs::read_to_string(real.join("commondir"))
+                    if let Ok(common) =
+                        crate::paths::read_regular_text(&real.join("commondir"), 64 * 1024)
                         && let Ok(common) = std::fs::canonicalize(real.join(common.trim()))
                     {
                         spellings.push(common);
@@ -291,5 +294,32 @@ mod tests {
             );
         }
         assert!(!out.join("elsewhere").exists());
+    }
+
+    #[test]
+    fn a_linked_worktrees_git_folder_and_its_main_repo_are_protected_too() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        let git_dir = root.join("main-repo/.git/worktrees/wt");
+        std::fs::create_dir_all(&git_dir).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(git_dir.join("commondir"), "../..\n").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(root.join("work/checkout-config"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            root.join("work/checkout-config/.git"),
+            format!("gitdir: {}\n", git_dir.display()),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let protected = Protected::work_repos(&root.join("work"), [repo("checkout-config")].iter());
+        for target in [git_dir.join("HEAD"), root.join("main-repo/.git/refs/x")] {
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+            }
+            let result = write_report_file(&target, b"x", &protected);
+            assert!(
+                matches!(&result, Err(Error::OutputRefused { .. })),
+                "{target:?}: {result:?}"
+            );
+        }
     }
 }
