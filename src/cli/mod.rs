@@ -99,7 +99,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 
-    /// Write the --format report (json, junit, tap) to FILE; the human report still goes to the terminal.
+    /// Write the --format report (json, junit, tap) to FILE, atomically and never inside a work repo; the human report still goes to the terminal.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -206,7 +206,14 @@ pub fn main() -> ExitCode {
             return ExitCode::from(exit::COULD_NOT_CHECK);
         }
     };
-    match runtime.block_on(dispatch(cli)) {
+    let result = runtime.block_on(dispatch(cli));
+    if let Some(failure) = STDOUT_FAILED.get() {
+        eprintln!(
+            "labcheck: cannot write the report to standard output: {failure}; no verdict was delivered"
+        );
+        return ExitCode::from(exit::COULD_NOT_CHECK);
+    }
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
             eprintln!("labcheck: {error}");
@@ -296,6 +303,17 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     }
     let styles = Styles::decide(args.color);
     output::check_target(args.format, args.output.as_deref())?;
+    // A refused --output is said before any check runs (or waits).
+    let protected = match args.output.as_deref() {
+        Some(path) => {
+            let course = load_course(args)?;
+            let repos = &course.module(module)?.manifest.repos;
+            let protected = output::Protected::work_repos(&work_dir(args)?, repos);
+            output::check_destination(path, &protected)?;
+            protected
+        }
+        None => output::Protected::default(),
+    };
     // The live line goes to stderr, and only where a person watches it.
     let show_progress = output::terminal_format(args.format, args.output.as_deref())
         == Format::Human
@@ -338,6 +356,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         run.module_run,
         args.format,
         args.output.as_deref(),
+        &protected,
         styles,
     )?;
     Ok(exit_code(&run.reports))
@@ -455,9 +474,20 @@ fn list(course: &Course) -> String {
     out
 }
 
-/// Write to stdout; a closed pipe (`labcheck … | head`) is not an error worth a panic.
+/// The first error writing stdout (other than a closed pipe), kept for [`main`] to report.
+static STDOUT_FAILED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Write to stdout. A closed pipe (`labcheck … | head`) is the reader's choice and stays quiet;
+/// any other write error (`> /dev/full`, a full disk) is kept, and the run ends non-zero saying so:
+/// a report nobody received is no verdict.
 pub fn emit(text: &str) {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
+    let result = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+    if let Err(e) = result
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        let _ = STDOUT_FAILED.set(e.to_string());
+    }
 }
