@@ -13,6 +13,8 @@ pub mod job;
 pub mod logs;
 pub mod manifests;
 pub mod object;
+pub mod revisions;
+pub mod sync_binding;
 pub mod yaml_value;
 
 use serde::de::MapAccess;
