@@ -200,6 +200,9 @@ impl Pushed {
     /// HEAD: `None` when every tracked branch holds it or labcheck cannot tell (a tag, a SHA, a
     /// branch it has no remote-tracking ref for).
     fn branch_missing_head(&self, app: &Application) -> Option<String> {
+        if !self.is_pushed() {
+            return None;
+        }
         let origin = self.origin.as_ref()?;
         spec_sources_for(app, &self.repo_id())
             .into_iter()

@@ -264,6 +264,9 @@ impl Progress {
             for check in &report.checks {
                 let key = (report.module.clone(), report.step.clone(), check.id.clone());
                 match check.outcome.status {
+                    // A check still pending (a sync running) is not the learner stuck on the
+                    // same state: it does not raise the hint level.
+                    Status::Fail if check.outcome.pending => {}
                     Status::Fail => {
                         *self.failures.entry(key.clone()).or_default() += 1;
                         if let Some(level) = &check.outcome.hint_level {
