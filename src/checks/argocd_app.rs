@@ -264,7 +264,7 @@ impl ArgocdAppSpec {
         let ns = &ctx.argocd_namespace;
         let app = match ctx.cluster.application(ns, &self.name).await {
             Ok(Some(app)) => app,
-            Ok(None) => return cluster_common::app_missing(ns, &self.name),
+            Ok(None) => return cluster_common::app_not_found(ctx, &self.name).await,
             Err(e) => return could_not_check(&e),
         };
         let pushed = match &self.revision_of {
@@ -958,16 +958,58 @@ async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -> Outcome {
         app.status.health.status.as_deref(),
         Some("Progressing" | "Degraded")
     );
-    if unhealthy
-        && let Some(ns) = app.spec.destination.namespace.as_deref()
-        && let Ok(pods) = cluster.pods(ns, "").await
-        && let Some(stuck) = cluster_common::stuck_diagnosis(&pods)
+    let Some(ns) = app.spec.destination.namespace.as_deref().filter(|_| unhealthy) else {
+        return outcome;
+    };
+    // Named causes that waiting will not fix: a pod that cannot start, a rollout past its deadline.
+    let deployments = crate::probe::cluster::api::ApiPath::new("apps/v1", "deployments").in_namespace(ns);
+    let (pods, deployments) = futures::join!(
+        cluster.pods(ns, ""),
+        cluster.list(&deployments, "the apps/v1 API")
+    );
+    let mut found = Vec::new();
+    let mut cause = None;
+    if let Ok(pods) = &pods
+        && let Some(stuck) = pods.iter().find_map(crate::probe::cluster::pods::stuck_container)
     {
-        let diagnosis = match &outcome.diagnosis {
-            Some(d) => format!("{d}\n{stuck}"),
-            None => stuck,
-        };
-        return outcome.with_diagnosis(diagnosis);
+        found.push(cluster_common::explain_stuck(&stuck));
+        cause = Some(Cause::about("pod-stuck", &stuck.reason));
+    }
+    for deployment in deployments.iter().flatten() {
+        let name = deployment["metadata"]["name"].as_str().unwrap_or("");
+        let past_deadline = deployment["status"]["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["type"] == "Progressing" && c["reason"] == "ProgressDeadlineExceeded");
+        if let Some(condition) = past_deadline {
+            found.push(format!(
+                "Deployment {name}: ProgressDeadlineExceeded ({})",
+                condition["message"].as_str().unwrap_or("")
+            ));
+            cause.get_or_insert_with(|| Cause::about("progress-deadline-exceeded", name));
+        }
+    }
+    if found.is_empty() {
+        return outcome;
+    }
+    let text = found.join("\n");
+    let diagnosis = match &outcome.diagnosis {
+        Some(d) => format!("{d}\n{text}"),
+        None => text,
+    };
+    let mut outcome = outcome.with_diagnosis(diagnosis);
+    if !app.operation_running() {
+        // Waiting does not fix these: the change in git does.
+        outcome.pending = false;
+        if outcome.hint.as_deref().is_some_and(|h| h.contains("wait")) {
+            outcome.hint = Some(
+                "waiting will not fix this: change what the diagnosis names in git, push, and let Argo CD sync it".to_string(),
+            );
+        }
+        if let Some(cause) = cause {
+            outcome = outcome.with_cause(cause);
+        }
     }
     outcome
 }

@@ -5,7 +5,7 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::Timestamp;
 
-use crate::outcome::Outcome;
+use crate::outcome::{Cause, Outcome};
 use crate::probe::cluster::argocd::{Application, ResourceResult};
 use crate::probe::cluster::pods::{self, StuckContainer};
 use crate::probe::cluster::{Cluster, LogRead, ProbeError};
@@ -37,7 +37,7 @@ pub async fn app_and_job(
     let app = match app {
         Ok(Some((_, Some(app)))) => Some(app),
         Ok(Some((name, None))) => {
-            return Err(Box::new(app_missing(&ctx.argocd_namespace, name)));
+            return Err(Box::new(app_not_found(ctx, name).await));
         }
         Ok(None) => None,
         Err(e) => return Err(Box::new(could_not_check(&e))),
@@ -48,7 +48,17 @@ pub async fn app_and_job(
 
 /// "Could not check", with the probe's reason and what to do about it.
 pub fn could_not_check(error: &ProbeError) -> Outcome {
-    let outcome = Outcome::could_not_check(error.to_string());
+    let cause = match error {
+        ProbeError::NotConfigured { .. } => "cluster-not-configured",
+        ProbeError::Unreachable { .. } => "cluster-unreachable",
+        ProbeError::Unauthorized { .. } => "cluster-unauthorized",
+        ProbeError::Forbidden { .. } => "forbidden",
+        ProbeError::ResourceNotServed { .. } => "crd-missing",
+        ProbeError::NamespaceMissing { .. } => "namespace-missing",
+        ProbeError::Server { .. } => "cluster-error",
+        ProbeError::Garbage { .. } => "cluster-garbage",
+    };
+    let outcome = Outcome::could_not_check(error.to_string()).with_cause(Cause::new(cause));
     let fix = error.fix();
     if fix.is_empty() {
         outcome
@@ -57,9 +67,42 @@ pub fn could_not_check(error: &ProbeError) -> Outcome {
     }
 }
 
+/// The failure for an Application missing from the Argo CD namespace: when it lives in another
+/// namespace (Argo CD's "apps in any namespace"), say where and how to point labcheck at it. One
+/// cluster-wide list, on this not-found path only.
+pub async fn app_not_found(ctx: &Context, name: &str) -> Outcome {
+    let ns = &ctx.argocd_namespace;
+    let path = crate::probe::cluster::api::ApiPath::new("argoproj.io/v1alpha1", "applications");
+    if let Ok(items) = ctx
+        .cluster
+        .list(&path, "Argo CD (its Application CRD, applications.argoproj.io)")
+        .await
+    {
+        let elsewhere: Vec<String> = items
+            .iter()
+            .filter(|item| item["metadata"]["name"].as_str() == Some(name))
+            .filter_map(|item| item["metadata"]["namespace"].as_str().map(str::to_string))
+            .filter(|found| found != ns)
+            .collect();
+        if let Some(found) = elsewhere.first() {
+            return Outcome::fail(format!(
+                "Application {name} is in namespace {found}, not in {ns} where labcheck looked"
+            ))
+            .with_expected(format!("Application {ns}/{name}"))
+            .with_actual(format!("Application {found}/{name}"))
+            .with_hint(format!(
+                "it is an app in another namespace: run labcheck with `--argocd-namespace {found}` (and `argocd app get {found}/{name}`)"
+            ))
+            .with_cause(Cause::about("app-in-other-namespace", found));
+        }
+    }
+    app_missing(ns, name)
+}
+
 /// The failure for an Application that does not exist.
 pub fn app_missing(ns: &str, name: &str) -> Outcome {
     Outcome::fail(format!("Argo CD has no Application {name} in namespace {ns}"))
+        .with_cause(Cause::about("app-missing", name))
         .with_expected(format!("Application {ns}/{name}"))
         .with_actual("not found")
         .with_hint(format!(
@@ -135,8 +178,12 @@ pub fn explain_stuck(stuck: &StuckContainer) -> String {
     } else {
         format!(" ({})", stuck.message)
     };
+    let last = match &stuck.last_exit {
+        Some(exit) => format!(" (its last run ended with {exit})"),
+        None => String::new(),
+    };
     format!(
-        "pod {} cannot start: {}{message}{meaning}",
+        "pod {} cannot start: {}{message}{meaning}{last}",
         stuck.pod, stuck.reason
     )
 }
