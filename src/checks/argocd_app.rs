@@ -958,11 +958,18 @@ async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -> Outcome {
         app.status.health.status.as_deref(),
         Some("Progressing" | "Degraded")
     );
-    let Some(ns) = app.spec.destination.namespace.as_deref().filter(|_| unhealthy) else {
+    let Some(ns) = app
+        .spec
+        .destination
+        .namespace
+        .as_deref()
+        .filter(|_| unhealthy)
+    else {
         return outcome;
     };
     // Named causes that waiting will not fix: a pod that cannot start, a rollout past its deadline.
-    let deployments = crate::probe::cluster::api::ApiPath::new("apps/v1", "deployments").in_namespace(ns);
+    let deployments =
+        crate::probe::cluster::api::ApiPath::new("apps/v1", "deployments").in_namespace(ns);
     let (pods, deployments) = futures::join!(
         cluster.pods(ns, ""),
         cluster.list(&deployments, "the apps/v1 API")
@@ -970,7 +977,9 @@ async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -> Outcome {
     let mut found = Vec::new();
     let mut cause = None;
     if let Ok(pods) = &pods
-        && let Some(stuck) = pods.iter().find_map(crate::probe::cluster::pods::stuck_container)
+        && let Some(stuck) = pods
+            .iter()
+            .find_map(crate::probe::cluster::pods::stuck_container)
     {
         found.push(cluster_common::explain_stuck(&stuck));
         cause = Some(Cause::about("pod-stuck", &stuck.reason));

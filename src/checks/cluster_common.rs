@@ -75,7 +75,10 @@ pub async fn app_not_found(ctx: &Context, name: &str) -> Outcome {
     let path = crate::probe::cluster::api::ApiPath::new("argoproj.io/v1alpha1", "applications");
     if let Ok(items) = ctx
         .cluster
-        .list(&path, "Argo CD (its Application CRD, applications.argoproj.io)")
+        .list(
+            &path,
+            "Argo CD (its Application CRD, applications.argoproj.io)",
+        )
         .await
     {
         let elsewhere: Vec<String> = items

@@ -38,7 +38,8 @@ pub enum Binding {
 }
 
 /// The full sync in history that was running when `created` happened: the newest entry that
-/// started at or before it.
+/// started at or before it and had not finished (`deployedAt`) before it. History holds
+/// successful syncs only, so a Job of a failed sync (a SyncFail hook) matches none.
 fn history_entry_before<'a>(
     app: &'a Application,
     created: k8s_openapi::jiff::Timestamp,
@@ -50,6 +51,12 @@ fn history_entry_before<'a>(
         .filter(|(started, _)| *started <= created)
         .max_by_key(|(started, _)| *started)
         .map(|(_, h)| h)
+        .filter(|h| {
+            h.deployed_at
+                .as_deref()
+                .and_then(parse_time)
+                .is_none_or(|done| created <= done)
+        })
 }
 
 fn history_revision(entry: &HistoryEntry) -> String {
