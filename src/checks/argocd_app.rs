@@ -912,9 +912,19 @@ async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -> Outcome {
                     cluster_common::job_log(cluster, &ns, &job, None).await
                 {
                     let pod_name = pod.metadata.name.unwrap_or_default();
+                    // The line the hook died on is the evidence the learner is asked to find.
+                    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+                    let last_line = lines
+                        .iter()
+                        .rev()
+                        .find(|l| l.to_ascii_lowercase().contains("error"))
+                        .or(lines.last())
+                        .map(|l| format!(" Its log says \"{}\".", l.trim()))
+                        .unwrap_or_default();
                     let diagnosis = format!(
-                        "{}\nLast lines of {} (pod {pod_name}, `kubectl -n {ns} logs job/{}`) below.",
+                        "{}\n{} failed.{last_line} Last lines of {} (pod {pod_name}, `kubectl -n {ns} logs job/{}`) below.",
                         outcome.diagnosis.clone().unwrap_or_default(),
+                        entry.describe(),
                         entry.name,
                         entry.name
                     );
