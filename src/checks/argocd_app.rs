@@ -29,7 +29,10 @@ const SYNC_PHASES: &[&str] = &["PreSync", "Sync", "PostSync", "SyncFail"];
 #[derive(Debug, Clone, Deserialize)]
 #[serde(try_from = "RawAppSpec")]
 pub struct ArgocdAppSpec {
+    /// The Application; empty with `parent_of`, which finds it.
     pub name: String,
+    /// Judge the Application that manages this one (the app of apps), found by Argo CD's tracking.
+    pub parent_of: Option<String>,
     pub sync: Option<String>,
     pub health: Option<String>,
     /// Work repo whose pushed HEAD Argo CD must be at.
@@ -76,7 +79,10 @@ enum OneOrMany {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawAppSpec {
-    name: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    parent_of: Option<String>,
     #[serde(default)]
     sync: Option<String>,
     #[serde(default)]
@@ -149,8 +155,19 @@ impl TryFrom<RawAppSpec> for ArgocdAppSpec {
             ),
             None => None,
         };
+        let (name, parent_of) = match (raw.name, raw.parent_of) {
+            (Some(name), None) => (name, None),
+            (None, Some(child)) => (String::new(), Some(child)),
+            _ => {
+                return Err(
+                    "an argocd_app check needs exactly one of `name` (the Application) or `parent_of` (a child Application: its app of apps is judged)"
+                        .to_string(),
+                );
+            }
+        };
         Ok(ArgocdAppSpec {
-            name: raw.name,
+            name,
+            parent_of,
             sync: raw.sync,
             health: raw.health,
             revision_of: raw.revision_of,
@@ -261,6 +278,12 @@ impl ArgocdAppSpec {
 
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
+        if let Some(child) = &self.parent_of {
+            return match self.with_parent(ctx, child).await {
+                Ok(spec) => Box::pin(spec.evaluate(ctx)).await,
+                Err(outcome) => *outcome,
+            };
+        }
         let ns = &ctx.argocd_namespace;
         let app = match ctx.cluster.application(ns, &self.name).await {
             Ok(Some(app)) => app,
@@ -279,6 +302,31 @@ impl ArgocdAppSpec {
             return outcome;
         }
         enrich(ctx, &app, outcome).await
+    }
+
+    /// This check aimed at the Application that manages `child` (its app of apps).
+    async fn with_parent(&self, ctx: &Context, child: &str) -> Result<ArgocdAppSpec, Box<Outcome>> {
+        let ns = &ctx.argocd_namespace;
+        let app = match ctx.cluster.application(ns, child).await {
+            Ok(Some(app)) => app,
+            Ok(None) => return Err(Box::new(cluster_common::app_not_found(ctx, child).await)),
+            Err(e) => return Err(Box::new(could_not_check(&e))),
+        };
+        let Some(parent) = app.metadata.managed_by() else {
+            return Err(Box::new(
+                Outcome::fail(format!(
+                    "Application {child} is not managed by another Application (no Argo CD tracking annotation or label), so there is no app of apps to read"
+                ))
+                .with_hint(format!(
+                    "it is created by the app of apps once that syncs: `kubectl -n {ns} get application {child} -o yaml | grep -A1 tracking-id`"
+                ))
+                .with_cause(Cause::about("no-parent-app", child)),
+            ));
+        };
+        let mut spec = self.clone();
+        spec.name = parent;
+        spec.parent_of = None;
+        Ok(spec)
     }
 
     /// The verdict from the Application and, with `revision_of`, the learner's repo.

@@ -708,3 +708,22 @@ fn while_a_sync_runs_the_hint_is_to_wait_or_terminate_never_to_sync() {
         "{hint}"
     );
 }
+
+#[test]
+fn the_app_of_apps_is_found_by_the_childs_tracking_and_name_or_parent_of_is_required() {
+    let child: Application = serde_json::from_value(json!({"metadata": {"name": "projects", "namespace": "argocd",
+        "annotations": {"argocd.argoproj.io/tracking-id": "platform:argoproj.io/Application:argocd/projects"}}}))
+    .unwrap_or_default();
+    assert_eq!(child.metadata.managed_by().as_deref(), Some("platform"));
+    let by_label: Application = serde_json::from_value(json!({"metadata": {"name": "projects",
+        "labels": {"app.kubernetes.io/instance": "platform"}}}))
+    .unwrap_or_default();
+    assert_eq!(by_label.metadata.managed_by().as_deref(), Some("platform"));
+    let parsed: Result<ArgocdAppSpec, _> = serde_yaml::from_str(
+        "{parent_of: projects, order: [{kind: Application, name: projects}, {kind: Application, name: checkout-dev}]}",
+    );
+    assert!(parsed.is_ok_and(|s| s.parent_of.as_deref() == Some("projects")));
+    for bad in ["{sync: Synced}", "{name: a, parent_of: b}"] {
+        assert!(serde_yaml::from_str::<ArgocdAppSpec>(bad).is_err(), "{bad}");
+    }
+}

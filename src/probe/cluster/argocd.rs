@@ -21,6 +21,28 @@ pub struct Application {
 pub struct Metadata {
     pub name: String,
     pub namespace: Option<String>,
+    pub labels: std::collections::BTreeMap<String, String>,
+    pub annotations: std::collections::BTreeMap<String, String>,
+}
+
+impl Metadata {
+    /// The Application that manages this object, from Argo CD's resource tracking: the
+    /// annotation `argocd.argoproj.io/tracking-id: <app>:<group>/<kind>:<ns>/<name>` (v3.0+
+    /// default), else the label `app.kubernetes.io/instance: <app>` (label tracking). An app in
+    /// another namespace is tracked as `<ns>_<app>`.
+    pub fn managed_by(&self) -> Option<String> {
+        let tracked = self
+            .annotations
+            .get("argocd.argoproj.io/tracking-id")
+            .and_then(|id| id.split(':').next())
+            .or_else(|| {
+                self.labels
+                    .get("app.kubernetes.io/instance")
+                    .map(String::as_str)
+            })
+            .filter(|app| !app.is_empty())?;
+        Some(tracked.rsplit('_').next().unwrap_or(tracked).to_string())
+    }
 }
 
 /// The spec fields labcheck reads.
