@@ -29,10 +29,12 @@ const SYNC_PHASES: &[&str] = &["PreSync", "Sync", "PostSync", "SyncFail"];
 #[derive(Debug, Clone, Deserialize)]
 #[serde(try_from = "RawAppSpec")]
 pub struct ArgocdAppSpec {
-    /// The Application; empty with `parent_of`, which finds it.
+    /// The Application read first: the one judged, or with `parent_of` the child whose app of
+    /// apps is judged.
     pub name: String,
-    /// Judge the Application that manages this one (the app of apps), found by Argo CD's tracking.
-    pub parent_of: Option<String>,
+    /// `name` is a child Application: judge the Application that manages it (the app of apps),
+    /// found by Argo CD's resource tracking on the child.
+    pub parent_of: bool,
     pub sync: Option<String>,
     pub health: Option<String>,
     /// Work repo whose pushed HEAD Argo CD must be at.
@@ -156,8 +158,8 @@ impl TryFrom<RawAppSpec> for ArgocdAppSpec {
             None => None,
         };
         let (name, parent_of) = match (raw.name, raw.parent_of) {
-            (Some(name), None) => (name, None),
-            (None, Some(child)) => (String::new(), Some(child)),
+            (Some(name), None) => (name, false),
+            (None, Some(child)) => (child, true),
             _ => {
                 return Err(
                     "an argocd_app check needs exactly one of `name` (the Application) or `parent_of` (a child Application: its app of apps is judged)"
@@ -278,8 +280,8 @@ impl ArgocdAppSpec {
 
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
-        if let Some(child) = &self.parent_of {
-            return match self.with_parent(ctx, child).await {
+        if self.parent_of {
+            return match self.with_parent(ctx, &self.name).await {
                 Ok(spec) => Box::pin(spec.evaluate(ctx)).await,
                 Err(outcome) => *outcome,
             };
@@ -325,7 +327,7 @@ impl ArgocdAppSpec {
         };
         let mut spec = self.clone();
         spec.name = parent;
-        spec.parent_of = None;
+        spec.parent_of = false;
         Ok(spec)
     }
 
@@ -476,10 +478,10 @@ impl ArgocdAppSpec {
 
         // A retrying or terminated operation is neither the failure nor the success a step
         // asks about: say what it is.
-        if self.asks_about_operation() || self.sync.is_some() {
-            if let Some((attempt, limit)) = app.retrying() {
-                return with_story(sync_binding::retrying_outcome(name, attempt, limit));
-            }
+        if (self.asks_about_operation() || self.sync.is_some())
+            && let Some((attempt, limit)) = app.retrying()
+        {
+            return with_story(sync_binding::retrying_outcome(name, attempt, limit));
         }
         if self.asks_about_operation() && app.operation_terminated() {
             return sync_binding::terminated_outcome(app, name);

@@ -40,10 +40,10 @@ pub enum Binding {
 /// The full sync in history that was running when `created` happened: the newest entry that
 /// started at or before it and had not finished (`deployedAt`) before it. History holds
 /// successful syncs only, so a Job of a failed sync (a SyncFail hook) matches none.
-fn history_entry_before<'a>(
-    app: &'a Application,
+fn history_entry_before(
+    app: &Application,
     created: k8s_openapi::jiff::Timestamp,
-) -> Option<&'a HistoryEntry> {
+) -> Option<&HistoryEntry> {
     app.status
         .history
         .iter()
