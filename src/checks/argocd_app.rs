@@ -486,6 +486,18 @@ impl ArgocdAppSpec {
         if self.asks_about_operation() && app.operation_terminated() {
             return sync_binding::terminated_outcome(app, name);
         }
+        // A selective sync (a self-heal of a few resources) runs no hooks and replaced the
+        // result of the full sync before it: its hook entries and order are no longer recorded.
+        if (self.hook.is_some() || !self.order.is_empty()) && app.operation_is_selective() {
+            return Outcome::could_not_check(format!(
+                "the last operation of {name} synced only some resources (a self-heal or a selective sync): it runs no hooks, and the full sync's hook results and order are no longer in the Application"
+            ))
+            .with_hint(format!(
+                "the hook Jobs still tell (`kubectl -n {} get jobs`); to see the order again, run a full sync: `argocd app sync {name}`",
+                app.spec.destination.namespace.as_deref().unwrap_or("<namespace>")
+            ))
+            .with_cause(Cause::new("selective-sync"));
+        }
 
         if let Some(want) = &self.sync {
             if sync_now != want {

@@ -727,3 +727,28 @@ fn the_app_of_apps_is_found_by_the_childs_tracking_and_name_or_parent_of_is_requ
         assert!(serde_yaml::from_str::<ArgocdAppSpec>(bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn a_self_heal_after_the_full_sync_is_could_not_check_for_hooks_never_a_fail() {
+    let s = spec(
+        "{name: checkout-dev, hook: {kind: Job, name: checkout-migrate, phase: PreSync, result: Succeeded}}",
+    );
+    let mut state = op(
+        "Succeeded",
+        "successfully synced (all tasks run)",
+        PUSHED,
+        vec![entry(
+            "Deployment",
+            "checkout",
+            "Sync",
+            false,
+            "Running",
+            "deployment.apps/checkout configured",
+        )],
+    );
+    state["operation"]["sync"]["resources"] =
+        json!([{"group": "apps", "kind": "Deployment", "name": "checkout"}]);
+    let outcome = s.decide(&app("Synced", "Healthy", PUSHED, Some(state)), None);
+    assert_eq!(outcome.status, Status::Error);
+    assert_eq!(outcome.cause, Some(Cause::new("selective-sync")));
+}
