@@ -13,6 +13,8 @@ pub mod job;
 pub mod logs;
 pub mod manifests;
 pub mod object;
+pub mod revisions;
+pub mod sync_binding;
 pub mod yaml_value;
 
 use serde::de::MapAccess;
@@ -114,10 +116,12 @@ impl CheckKind {
             CheckKind::YamlValue(spec) => spec.evaluate(ctx).await,
             CheckKind::Files(spec) => spec.evaluate(ctx).await,
             CheckKind::Diff(spec) => spec.evaluate(ctx).await,
-            CheckKind::Object(spec) => spec.evaluate(ctx).await,
-            CheckKind::Job(spec) => spec.evaluate(ctx).await,
-            CheckKind::Logs(spec) => spec.evaluate(ctx).await,
-            CheckKind::ArgocdApp(spec) => spec.evaluate(ctx).await,
+            // A cluster check's hint is about the state it saw (a sync running, a Job from an
+            // earlier sync): it adds to the course's hint, never replaces it.
+            CheckKind::Object(spec) => spec.evaluate(ctx).await.adding_to_course_hint(),
+            CheckKind::Job(spec) => spec.evaluate(ctx).await.adding_to_course_hint(),
+            CheckKind::Logs(spec) => spec.evaluate(ctx).await.adding_to_course_hint(),
+            CheckKind::ArgocdApp(spec) => spec.evaluate(ctx).await.adding_to_course_hint(),
             CheckKind::Manifests(spec) => spec.evaluate(ctx).await,
         }
     }

@@ -9,6 +9,7 @@
 //! passed → module-10 → step-4 → 2025-01-06T09:00:00Z → kind
 //! failures → module-10 → step-4 → tag-670 → 2
 //! hint → module-10 → step-4 → tag-670 → 2
+//! cause → module-10 → step-4 → sync-failed → retrying
 //! quiz → module-10 → 2025-01-06T09:30:00Z → 2 → 3 → 1=a,2=b,3=c
 //! ```
 //!
@@ -64,6 +65,8 @@ pub struct Progress {
     passed: BTreeMap<StepKey, Passed>,
     failures: BTreeMap<CheckKey, u32>,
     hint_shown: BTreeMap<CheckKey, usize>,
+    /// The cause id of each check's last failure: the hint ladder climbs only while it stays.
+    causes: BTreeMap<CheckKey, String>,
     quizzes: BTreeMap<String, QuizResult>,
     changed: bool,
 }
@@ -174,6 +177,9 @@ impl Progress {
                 self.hint_shown
                     .insert((s(module), s(step), s(check)), n.parse().ok()?);
             }
+            ["cause", module, step, check, cause] => {
+                self.causes.insert((s(module), s(step), s(check)), s(cause));
+            }
             ["quiz", module, at, right, of, answers] => {
                 let result = QuizResult {
                     at: at.parse().ok()?,
@@ -228,6 +234,9 @@ impl Progress {
         for ((module, step, check), n) in &self.hint_shown {
             line(&["hint", module, step, check, &n.to_string()]);
         }
+        for ((module, step, check), cause) in &self.causes {
+            line(&["cause", module, step, check, cause]);
+        }
         for (module, q) in &self.quizzes {
             let (at, right, of) = (q.at.to_string(), q.right.to_string(), q.of.to_string());
             line(&["quiz", module, &at, &right, &of, &q.answers]);
@@ -269,7 +278,18 @@ impl Progress {
             for check in &report.checks {
                 let key = (report.module.clone(), report.step.clone(), check.id.clone());
                 match check.outcome.status {
+                    // A check still pending (a sync running) is not the learner stuck on the
+                    // same state: it does not raise the hint level.
+                    Status::Fail if check.outcome.pending => {}
                     Status::Fail => {
+                        // A different cause is a different state: the ladder starts again.
+                        if let Some(cause) = &check.outcome.cause {
+                            let before = self.causes.insert(key.clone(), cause.to_string());
+                            if before.is_some_and(|b| b != cause.as_str()) {
+                                self.failures.remove(&key);
+                                self.hint_shown.remove(&key);
+                            }
+                        }
                         *self.failures.entry(key.clone()).or_default() += 1;
                         if let Some(level) = &check.outcome.hint_level {
                             let shown = self.hint_shown.entry(key).or_default();
@@ -280,7 +300,8 @@ impl Progress {
                     Status::Pass => {
                         // Passing starts the ladder again should the check ever fail later.
                         let had = self.failures.remove(&key).is_some()
-                            | self.hint_shown.remove(&key).is_some();
+                            | self.hint_shown.remove(&key).is_some()
+                            | self.causes.remove(&key).is_some();
                         self.changed |= had;
                     }
                     Status::Error | Status::Skip => {}

@@ -372,7 +372,7 @@ async fn evaluate(ctx: &Context, step: &Step, spec: &CheckSpec) -> Outcome {
         return unchecked;
     }
     let mut outcome = spec.kind.evaluate(ctx).await;
-    if outcome.status == Status::Fail && outcome.hint.is_none() {
+    if outcome.status == Status::Fail {
         let of = spec.hint_levels();
         let level = ctx
             .hint_levels
@@ -380,8 +380,22 @@ async fn evaluate(ctx: &Context, step: &Step, spec: &CheckSpec) -> Outcome {
             .copied()
             .unwrap_or(1)
             .clamp(1, of.max(1));
-        outcome.hint = spec.hint_at(level).map(str::to_string);
-        if of > 1 {
+        let course = spec.hint_at(level).map(str::to_string);
+        // A check's state-aware hint adds to the course's hint, never replaces it: the course's
+        // line first, then what to do in the state seen (unless one already says the other).
+        let adds = outcome.hint_adds;
+        outcome.hint = match (course, outcome.hint.take()) {
+            // A check that knows the one cause (git: "push") keeps its own, as before.
+            (_, Some(own)) if !adds => Some(own),
+            (Some(course), Some(own)) if course.contains(own.as_str()) => Some(course),
+            (Some(course), Some(own)) if own.contains(course.as_str()) => Some(own),
+            (Some(course), Some(own)) => Some(format!("{course}\n{own}")),
+            (course, own) => own.or(course),
+        };
+        if of > 1
+            && spec.hint_at(level).is_some()
+            && (adds || outcome.hint.as_deref() == spec.hint_at(level))
+        {
             outcome.hint_level = Some(HintLevel { level, of });
         }
     }

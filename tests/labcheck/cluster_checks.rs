@@ -403,6 +403,10 @@ async fn postsync_failed_while_healthy_names_the_smoke_test_and_shows_its_log() 
         "{diagnosis}"
     );
     assert!(
+        diagnosis.contains("Its log says \"curl: (22) The requested URL returned error: 503\"."),
+        "{diagnosis}"
+    );
+    assert!(
         text(fixed, "detail").contains("curl: (22) The requested URL returned error: 503"),
         "{fixed:#}"
     );
