@@ -470,7 +470,7 @@ async fn without_work_dirs_repo_checks_could_not_be_checked_once_per_learner() {
     assert!(out.contains("--work-dirs 'DIR/{learner}'"), "{out}");
     // alice's cluster checks still show their marks; no step passes without her repos.
     assert!(
-        out.contains("  alice    ?  ?  ?  ?  ?  ✓  ✓  ✓  error"),
+        out.contains("  alice    ?  ?  ?  ?  ?  ✓  ✓  ✓  ✓  ✓  error"),
         "{out}"
     );
     assert!(!out.contains("  pass\n"), "{out}");
