@@ -3,11 +3,13 @@
 //! `docs/check-files.md`.
 
 pub mod argocd_app;
+pub mod change;
 pub mod cluster_common;
 pub mod condition;
 pub mod diff;
 pub mod files;
 pub mod git;
+mod git_change;
 pub mod helm_yaml;
 pub mod job;
 pub mod logs;

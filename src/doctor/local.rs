@@ -68,7 +68,14 @@ fn work_repo(dir: &Path, repo: &RepoSpec) -> Outcome {
             return Outcome::fail(e.to_string())
                 .with_hint(format!("cd {shown} && git fetch --unshallow"));
         }
-        Err(e @ GitProbeError::Git { .. }) => return Outcome::could_not_check(e.to_string()),
+        // Bare, a gone gitdir, another owner, damage, a read error: each with its own fix.
+        Err(e) => {
+            let outcome = Outcome::could_not_check(e.to_string());
+            return match e.fix(&shown.to_string()) {
+                Some(fix) => outcome.with_hint(fix),
+                None => outcome,
+            };
+        }
     };
     let origin = match machine::origin_url(dir) {
         Ok(origin) => origin,

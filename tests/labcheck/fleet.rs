@@ -135,12 +135,12 @@ async fn the_matrix_marks_each_check_per_learner_and_groups_failures_by_cause() 
         "{out}"
     );
     assert!(
-        out.contains("  bob      ✓  ✓  ✗  ✗  ✗  ✓  ✗  ✗  fail"),
+        out.contains("  bob      ✓  ✓  ✗  ✗  ✗  ✗  ✗  ✗  fail"),
         "{out}"
     );
     assert!(out.contains("   3 release-pushed"), "{out}");
     assert!(
-        out.contains("  carol    ✓  ✓  ✓  ✗  ✗  ✓  ✗  ✗  fail"),
+        out.contains("  carol    ✓  ✓  ✓  ✗  ✗  ✗  ✗  ✗  fail"),
         "{out}"
     );
     assert!(out.contains("By cause:"), "{out}");

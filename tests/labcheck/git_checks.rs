@@ -10,7 +10,7 @@ fn one_check(repo: &str, conditions: &str) -> TestCourse {
     TestCourse::new(&[(
         "step-1",
         &format!(
-            "  - id: the-check\n    title: \"the git check\"\n    hint: \"the file's own hint\"\n    git:\n      repo: {repo}\n{conditions}"
+            "  - id: the-check\n    title: \"the git check\"\n    git:\n      repo: {repo}\n{conditions}"
         ),
     )])
 }
@@ -27,7 +27,7 @@ const SOLVED_STEP_5: &str = r#"  - id: on-main
     title: "the broken release is reverted"
     git:
       repo: checkout-config
-      head_reverts: "^checkout: 6\\.7\\.0 with a broken migration"
+      undoes: { file: helm/dev.yaml, path: migration.fail, equals: true, step: step-4 }
   - id: hooks-commit
     title: "the hooks commit is pushed"
     git: { repo: checkout-config, has_commit: "^checkout: migration and smoke test in dev$" }
@@ -211,21 +211,23 @@ fn a_revert_stopped_by_a_conflict_fails_with_continue_or_abort() {
     );
 }
 
+/// The change step 5 undoes, as the course declares it.
+const UNDOES_STEP_4: &str =
+    "      undoes: { file: helm/dev.yaml, path: migration.fail, equals: true, step: step-4 }\n";
+
 #[test]
-fn not_reverting_yet_fails_with_a_hint_to_revert_head() {
+fn not_reverting_yet_fails_with_a_hint_to_revert_the_release_commit() {
     let world = World::at(CoursePoint::Step4);
-    let run = run_json(
-        &world,
-        &one_check(
-            "checkout-config",
-            "      head_reverts: \"^checkout: 6\\\\.7\\\\.0 with a broken migration\"\n",
-        ),
-    );
+    let release = world.repo("checkout-config").head_sha().unwrap();
+    let run = run_json(&world, &one_check("checkout-config", UNDOES_STEP_4));
     let check = run.check("the-check");
     assert_eq!(check["status"], "fail", "{check:#}");
     assert_eq!(
         check["hint"],
-        "cd ~/work/checkout-config && git revert --no-edit HEAD && git push"
+        format!(
+            "cd ~/work/checkout-config && git revert --no-edit {} && git push",
+            &release[..7]
+        )
     );
 }
 
@@ -241,19 +243,14 @@ fn a_commit_that_only_says_revert_is_not_a_revert() {
     ))
     .unwrap();
     repo.push().unwrap();
-    let run = run_json(
-        &world,
-        &one_check(
-            "checkout-config",
-            "      pushed: true\n      head_reverts: \"^checkout: 6\\\\.7\\\\.0 with a broken migration\"\n",
-        ),
-    );
+    let conditions = format!("      pushed: true\n{UNDOES_STEP_4}");
+    let run = run_json(&world, &one_check("checkout-config", &conditions));
     assert_eq!(run.code, 1);
     let check = run.check("the-check");
     assert_eq!(check["status"], "fail");
     let summary = check["summary"].as_str().unwrap();
-    assert!(summary.contains("but does not undo it"), "{summary}");
-    assert!(summary.contains("helm/dev.yaml"), "{summary}");
+    assert!(summary.contains("still has `migration.fail`"), "{summary}");
+    assert!(summary.contains(&bad[..7]), "{summary}");
     assert_eq!(
         check["hint"],
         format!(
@@ -426,7 +423,7 @@ fn a_bad_regex_in_a_check_file_is_a_course_error_with_its_position() {
     );
     let run = run_json(&world, &course);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("step-1.yaml:9:21: "), "{}", run.stderr);
+    assert!(run.stderr.contains("step-1.yaml:8:21: "), "{}", run.stderr);
     assert!(
         run.stderr.contains("is not a valid regex"),
         "{}",

@@ -204,7 +204,10 @@ stages:
 {}
   - stage: fix
     title: "revert it"
-    after: {{ stage: break, repo: checkout-config, commit: "^checkout: smoke test endpoint$" }}
+    after:
+      stage: break
+      repo: checkout-config
+      change: {{ file: helm/dev.yaml, path: smokeTest.path, equals: /status/503 }}
     checks:
       - id: smoke-path-gone
         title: "helm/dev.yaml no longer sets smokeTest.path"
