@@ -102,7 +102,8 @@ impl Repo<'_> {
             target.short()
         );
         let named = format!("{} \"{}\"", target.short(), target.summary);
-        if target.sha == head.sha {
+        let working_undone = !change.holds(self.working_file(&change.file).as_deref());
+        if target.sha == head.sha && !working_undone {
             return Ok(broken(
                 Outcome::fail(format!(
                     "HEAD {named} is the commit that made {what}: it is not undone yet"
@@ -120,8 +121,7 @@ impl Repo<'_> {
         };
         if change.holds(at_head.as_deref()) {
             // Undone in the working tree but not committed: say so, the revert is nearly there.
-            let working = self.working_file(&change.file);
-            let summary = if !change.holds(working.as_deref()) {
+            let summary = if working_undone {
                 format!(
                     "you undid {what} in {}, but have not committed it: HEAD {} still has it from {named}",
                     self.shown,
