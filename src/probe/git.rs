@@ -237,6 +237,9 @@ impl RepoReader {
         let head = match self.repo.head() {
             Ok(reference) => {
                 let commit = reference.peel_to_commit().map_err(&err)?;
+                // libgit2's status treats a missing HEAD tree as an empty one and reports every
+                // file as changed: a false verdict. Load it here, so damage is "could not check".
+                commit.tree().map_err(&err)?;
                 Some(commit_info(&commit))
             }
             Err(e) if e.code() == ErrorCode::UnbornBranch || e.code() == ErrorCode::NotFound => {
@@ -862,6 +865,48 @@ mod tests {
         let repo = world.repo("checkout-config").unwrap();
         repo.git(&["revert", "--no-commit", "HEAD"]).unwrap();
         assert_eq!(snapshot(&repo).operation.as_deref(), Some("revert"));
+    }
+
+    #[test]
+    fn a_repo_owned_by_another_user_gets_the_safe_directory_fix() {
+        let error = GitProbeError::classify(
+            Path::new("/srv/class/ana work"),
+            git2::Error::new(
+                ErrorCode::Owner,
+                ErrorClass::Config,
+                "repository path '/srv/class/ana work' is not owned by current user",
+            ),
+        );
+        assert!(matches!(error, GitProbeError::NotOwned { .. }), "{error:?}");
+        assert_eq!(
+            error.fix("/srv/class/ana work").as_deref(),
+            Some(
+                "if you trust it, mark it safe: `git config --global --add safe.directory '/srv/class/ana work'` (or work in a clone you own)"
+            )
+        );
+    }
+
+    /// Where the tests may change a file's owner (as root in CI containers), a real repo owned
+    /// by another user is refused by libgit2 the way git refuses it.
+    #[test]
+    fn a_real_repo_owned_by_another_user_is_not_owned() {
+        let (_dir, world) = world(CoursePoint::Fresh);
+        let repo = world.repo("checkout-config").unwrap();
+        let chowned = Command::new("chown")
+            .args(["-R", "4242:4242"])
+            .arg(repo.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        let result = read_repo(repo.path());
+        if chowned {
+            assert!(
+                matches!(result, Err(GitProbeError::NotOwned { .. })),
+                "{result:?}"
+            );
+        } else {
+            // Not allowed to give it away: then it is ours, and reads.
+            assert!(result.is_ok(), "{result:?}");
+        }
     }
 
     #[test]

@@ -138,7 +138,7 @@ mod tests {
                 "Deployment checkout still runs 6.7.1 (the sync stopped before the Sync phase)",
                 Some("stopped"),
             ),
-            ("the SyncFail hook checkout-sync-failed ran", Some("ran")),
+            ("the SyncFail hook ran and completed", Some("ran")),
             ("helm/dev.yaml sets image.tag to \"6.7.0\"", None),
             ("the smoke test asks Laravel's /up route", None),
         ] {
