@@ -307,3 +307,38 @@ fn the_fix_stage_never_names_step_2_s_smoke_test_commit() {
         "{first:#}"
     );
 }
+
+/// The flat-key trap: `migration.enabled: true` typed on one line at the top level. Following the
+/// course's words again would change nothing, so labcheck says what YAML made of it, below the
+/// course's hint.
+#[test]
+fn a_flat_dotted_key_is_explained_below_the_course_s_hint() {
+    let world = World::at(CoursePoint::Step1);
+    let repo = world.repo("checkout-config");
+    let flat = format!("{}migration.enabled: true\n", content::CHECKOUT_DEV_FRESH);
+    repo.write("helm/dev.yaml", &flat).unwrap();
+    let run = step(&world, "step-2");
+    let check = run.check("migration-enabled");
+    assert_eq!(check["status"], "fail", "{check:#}");
+    assert!(
+        text(&check, "summary").contains("there is a key named `migration.enabled` instead"),
+        "{check:#}"
+    );
+    assert!(
+        text(&check, "diagnosis")
+            .starts_with("you wrote a key named `migration.enabled`; YAML nests by indentation"),
+        "{check:#}"
+    );
+    let hint = text(&check, "hint");
+    let (course, seen) = hint
+        .split_once('\n')
+        .expect("two lines: the course's, then labcheck's");
+    assert!(
+        course.starts_with("Add `migration:` with `enabled: true`"),
+        "{hint}"
+    );
+    assert!(
+        seen.contains("`migration:` then `  enabled: …`, each on its own line"),
+        "{hint}"
+    );
+}
