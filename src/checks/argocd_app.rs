@@ -269,7 +269,10 @@ impl ArgocdAppSpec {
                     ))
                     .with_expected("your HEAD pushed")
                     .with_actual(actual)
-                    .with_hint(format!("push it: `cd {} && git push`", pushed.dir_shown)),
+                    .with_hint(format!(
+                        "push it: `{} && git push`",
+                        crate::shell::cd(&pushed.dir_shown)
+                    )),
                 );
             }
             let want = pushed.head.as_str();

@@ -209,8 +209,8 @@ impl DiffSpec {
                     .map_err(|error| {
                         let hint = match error {
                             files::FileError::Missing { .. } => format!(
-                                "update the reference repo: `cd {} && git pull`",
-                                shower.show(&repo_dir)
+                                "update the reference repo: `{} && git pull`",
+                                crate::shell::cd(&shower.show(&repo_dir))
                             ),
                             _ => format!("get {get}"),
                         };

@@ -318,7 +318,10 @@ pub(crate) fn file_error_outcome(
         FileError::TooManyEntries { .. } => Outcome::could_not_check(error.to_string())
             .with_hint("delete generated folders (build output, node_modules) from the repo"),
         FileError::Io { .. } => Outcome::could_not_check(error.to_string())
-            .with_hint(format!("check that you can read it: `ls -l {shown}`")),
+            .with_hint(format!(
+                "check that you can read it: `ls -l {}`",
+                crate::shell::quote_path(shown)
+            )),
     }
 }
 
