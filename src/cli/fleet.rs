@@ -1,11 +1,12 @@
-//! The fleet flags of a check run: one step for a whole class, as a matrix.
+//! The class flags of a check run: a step or module for a whole class, each learner through the
+//! learner's own runner, shown as a matrix with causes, or as one JSON, JUnit or TAP document.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
 
-use super::{RunArgs, emit, exit_code, load_course};
+use super::{RunArgs, emit, exit_code, load_course, output};
 use crate::error::Error;
 use crate::fleet::{self, Environment, Renames};
 use crate::probe::cluster::ClusterOptions;
@@ -35,7 +36,8 @@ pub struct FleetArgs {
     #[arg(long, value_name = "TEMPLATE", requires = "learners")]
     pub app_template: Option<String>,
 
-    /// Each learner's work repos: 'DIR/{learner}' (without it, repo checks are skipped).
+    /// Each learner's work repos: 'DIR/{learner}' (without it, checks of work repos could not be
+    /// checked: "no work dir for this learner").
     #[arg(long, value_name = "TEMPLATE")]
     pub work_dirs: Option<String>,
 }
@@ -49,11 +51,7 @@ impl FleetArgs {
 
 /// Run `module`/`step` for every learner and print the matrix.
 pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u8, Error> {
-    if !matches!(args.format, Format::Human | Format::Json) || args.output.is_some() {
-        return Err(Error::Usage(
-            "the class matrix is printed for people or as JSON: use --format human or json, without --output".to_string(),
-        ));
-    }
+    output::check_target(args.format, args.output.as_deref())?;
     let course = Arc::new(load_course(args)?);
     let module = course.module(module)?;
     let steps = module.select(step)?;
@@ -93,13 +91,21 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         &steps,
         &track,
         args.cluster.argocd_namespace.clone(),
+        super::wait_policy(args),
         environments,
     )
     .await;
-    emit(&match args.format {
+    let render = |format: Format, styles: Styles| match format {
+        Format::Human => report::matrix::human(&runs, styles),
         Format::Json => report::matrix::json(&runs),
-        _ => report::matrix::human(&runs, Styles::decide(args.color)),
-    });
+        Format::Junit => report::matrix::junit(&runs),
+        Format::Tap => report::matrix::tap(&runs),
+    };
+    let terminal = output::terminal_format(args.format, args.output.as_deref());
+    emit(&render(terminal, Styles::decide(args.color)));
+    if let Some(path) = &args.output {
+        output::write_document(path, &render(args.format, Styles::plain()))?;
+    }
     let reports: Vec<_> = runs.into_iter().flat_map(|r| r.steps).collect();
     Ok(exit_code(&reports))
 }

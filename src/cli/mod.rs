@@ -29,11 +29,11 @@ pub mod watch;
 use crate::course::Course;
 use crate::error::{Error, exit};
 use crate::outcome::Status;
-use crate::probe::cluster::{Cluster, ClusterOptions};
+use crate::probe::cluster::ClusterOptions;
 use crate::progress::Learner;
 use crate::progress::workdir::WorkDir;
 use crate::report::{self, ColorChoice, Format, Styles};
-use crate::run::{self, Context, StepReport, WaitPolicy};
+use crate::run::{self, StepReport, WaitPolicy};
 
 /// Tells a learner whether they really did a step of the GitOps course.
 #[derive(Debug, Parser)]
@@ -69,8 +69,8 @@ pub struct Cli {
 #[derive(Debug, Args, Clone, Default)]
 pub struct LearnerArgs {
     /// Keep a live checklist: re-check when your repos change (and the cluster every few
-    /// seconds) until every check passes; q quits.
-    #[arg(long)]
+    /// seconds) until every check passes; q quits. Not for a whole class: its run is one report.
+    #[arg(long, conflicts_with_all = ["contexts", "kubeconfigs", "learners", "work_dirs"])]
     pub watch: bool,
 
     /// Check again steps your progress already shows as passed (watch and next skip them).
@@ -236,6 +236,9 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         Some(Command::Doctor(args)) => doctor::run(&args).await,
         Some(Command::Course(args)) => course::run(&args).await,
         Some(Command::Status(args)) => status::run(&args),
+        Some(Command::Next(args)) if args.run.fleet.active() => Err(Error::Usage(
+            "`labcheck next` follows one learner's progress; for a class, name the step: `labcheck MODULE STEP --learners …`".to_string(),
+        )),
         Some(Command::Next(args)) => next::run(&args).await,
         Some(Command::Hint(args)) => hint::run(&args),
         Some(Command::Reset(args)) => reset::run(&args),
@@ -250,6 +253,11 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
             };
             let step = cli.step.as_deref();
             if step == Some(crate::quiz::STEP_NAME) {
+                if cli.run.fleet.active() {
+                    return Err(Error::Usage(format!(
+                        "the quiz is answered by each learner on their own machine: `labcheck {module} quiz`; a class run checks steps"
+                    )));
+                }
                 return quiz::run(&cli.run, module, &cli.learner).await;
             }
             if cli.learner.answers.is_some() {
@@ -379,28 +387,34 @@ pub async fn run_checks_for(
         None => module.track(args.track.as_deref())?,
     }
     .to_string();
-    let cluster = Arc::new(Cluster::connect(&args.cluster.options()).await);
-    let mut ctx = Context::new(
-        course.clone(),
+    let policy = wait_policy(args);
+    let world = run::LearnerWorld {
+        course: course.clone(),
         module,
-        &track,
-        work_dir(args)?,
-        cluster,
-        args.cluster.argocd_namespace.clone(),
-    );
-    if let Some(learner) = learner {
-        learner.prepare(&mut ctx, module);
-    }
-    let policy = match (args.no_wait, args.wait) {
-        (true, _) => WaitPolicy::Never,
-        (false, Some(limit)) => WaitPolicy::UpTo(limit),
-        (false, None) => WaitPolicy::CourseDefault,
+        track: &track,
+        work_dir: run::WorkDir::At(work_dir(args)?),
+        cluster: &args.cluster.options(),
+        argocd_namespace: args.cluster.argocd_namespace.clone(),
     };
-    let reports = run::run_steps(&ctx, &steps, policy, on_wait).await;
+    let reports = run::run_learner(world, &steps, policy, on_wait, |ctx| {
+        if let Some(learner) = learner {
+            learner.prepare(ctx, module);
+        }
+    })
+    .await;
     Ok(CheckRun {
         module_run: step.is_none() || steps.len() > 1,
         reports,
     })
+}
+
+/// `--wait`/`--no-wait` as the runner's policy.
+pub(crate) fn wait_policy(args: &RunArgs) -> WaitPolicy {
+    match (args.no_wait, args.wait) {
+        (true, _) => WaitPolicy::Never,
+        (false, Some(limit)) => WaitPolicy::UpTo(limit),
+        (false, None) => WaitPolicy::CourseDefault,
+    }
 }
 
 /// Render reports in the chosen format.

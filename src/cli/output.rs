@@ -45,11 +45,15 @@ pub fn deliver(
         styles,
     ));
     if let Some(path) = output {
-        let document = render(reports, module_run, format, Styles::plain());
-        std::fs::write(path, document).map_err(|source| Error::Output {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        write_document(path, &render(reports, module_run, format, Styles::plain()))?;
     }
     Ok(())
+}
+
+/// Write a machine document to `--output FILE` (a learner's run and a class run alike).
+pub fn write_document(path: &Path, document: &str) -> Result<(), Error> {
+    std::fs::write(path, document).map_err(|source| Error::Output {
+        path: path.to_path_buf(),
+        source,
+    })
 }

@@ -9,7 +9,7 @@ use clap::Args;
 use crate::error::{Error, exit};
 use crate::plan::{Object, Plan, PlanOptions, parse_manifests};
 use crate::probe::files::{MAX_FILE_BYTES, PathShower};
-use crate::probe::manifests::read_manifests;
+use crate::probe::manifests::{read_manifests, read_migration_sources};
 use crate::report::{self, ColorChoice, HumanOrJson, Styles};
 use crate::rules::{self, Severity};
 
@@ -46,7 +46,10 @@ pub struct PlanArgs {
 
 /// Run `labcheck plan`; returns the exit code.
 pub fn run(args: &PlanArgs) -> Result<u8, Error> {
-    let objects = load_all(&args.paths)?;
+    let (manifest_paths, mut sources): (Vec<String>, Vec<(String, String)>) =
+        split_sources(&args.paths)?;
+    let objects = load_all(&manifest_paths)?;
+    sources.extend(folder_sources(&manifest_paths)?);
     let pruned = load_all(&args.pruned)?;
     let plan = Plan::new(
         objects,
@@ -55,7 +58,9 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
             namespace: args.namespace.clone(),
         },
     );
-    let findings = args.rules.then(|| rules::check(&plan));
+    let findings = args
+        .rules
+        .then(|| rules::check_with_sources(&plan, &sources));
     let text = match args.format {
         HumanOrJson::Json => report::plan::render_json(&plan, findings.as_deref()),
         HumanOrJson::Human => {
@@ -68,6 +73,51 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
         .flatten()
         .any(|f| f.severity == Severity::Warning);
     Ok(if warned { exit::FAIL } else { exit::PASS })
+}
+
+/// Extensions of migration files given as a path: read as text for `expand-contract`.
+const MIGRATION_FILES: &[&str] = &["sql", "php", "rb", "py"];
+
+/// Migration files as (file as shown, text).
+type Sources = Vec<(String, String)>;
+
+/// Paths that are migration files (read now) apart from manifest paths.
+fn split_sources(paths: &[String]) -> Result<(Vec<String>, Sources), Error> {
+    let mut manifests = Vec::new();
+    let mut sources = Vec::new();
+    for path in paths {
+        let given = PathBuf::from(path);
+        let is_migration = given.is_file()
+            && given
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| MIGRATION_FILES.contains(&e));
+        if is_migration {
+            let mut stdin_read = true;
+            sources.extend(read_path(path, &mut stdin_read)?);
+        } else {
+            manifests.push(path.clone());
+        }
+    }
+    Ok((manifests, sources))
+}
+
+/// Migration files inside the folders among `paths`.
+fn folder_sources(paths: &[String]) -> Result<Vec<(String, String)>, Error> {
+    let mut found = Vec::new();
+    let shower = PathShower::new(None);
+    for path in paths.iter().filter(|p| p.as_str() != "-") {
+        let root = PathBuf::from(path);
+        if !root.is_dir() {
+            continue;
+        }
+        for (rel, text) in
+            read_migration_sources(&root, "", &shower).map_err(|e| Error::Usage(format!("{e}")))?
+        {
+            found.push((shown(&root, &rel, true), text));
+        }
+    }
+    Ok(found)
 }
 
 /// Every object in `paths`, in the order given (a folder's files sorted by path).

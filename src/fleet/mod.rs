@@ -1,10 +1,13 @@
-//! The fleet: one step run for every learner of a class, concurrently (bounded), each against their
-//! own cluster (a context, a kubeconfig file) or their own namespaces on a shared cluster, and
-//! their own work repos. Results are data; `report::matrix` prints them.
+//! The fleet: a step (or module) run for every learner of a class, concurrently (bounded), each
+//! against their own cluster (a context, a kubeconfig file) or their own namespaces on a shared
+//! cluster, and their own work repos, through the same runner as the learner's own run
+//! ([`run::run_learner`]). Results are data; [`causes`] groups them, `report::matrix` prints them.
 //!
 //! Namespaces on a shared cluster: rather than teach every cluster check kind about renaming, each
 //! learner gets a copy of the step whose checks name that learner's namespaces and Applications.
 //! Summaries then show the learner's real names; `hint:` texts of check files stay as written.
+
+pub mod causes;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -16,9 +19,9 @@ use serde::Serialize;
 use crate::checks::CheckKind;
 use crate::course::{Course, Module, Step};
 use crate::error::Error;
-use crate::outcome::{Outcome, Status};
-use crate::probe::cluster::{Cluster, ClusterOptions};
-use crate::run::{self, CheckReport, Context, StepReport, WaitPolicy};
+use crate::outcome::Status;
+use crate::probe::cluster::ClusterOptions;
+use crate::run::{self, StepReport, WaitPolicy, WorkDir};
 
 /// How many learners are checked at once. The reads wait on the network, not the CPU, so a whole
 /// class goes in one wave; 64 learners × about 5 reads a step stays under kube-apiserver's default
@@ -30,7 +33,8 @@ pub const CONCURRENCY: usize = 64;
 pub struct Environment {
     pub learner: String,
     pub cluster: ClusterOptions,
-    /// Their work repos; `None` leaves the checks of work repos unchecked (skipped).
+    /// Their work repos; `None` makes every check of work repos "could not check: no work dir
+    /// for this learner" (never a pass, never read from an empty path).
     pub work_dir: Option<PathBuf>,
     pub names: Renames,
 }
@@ -55,8 +59,13 @@ fn rename(template: Option<&str>, slot: &str, learner: &str, name: &str) -> Stri
 #[derive(Debug, Clone, Serialize)]
 pub struct LearnerRun {
     pub learner: String,
+    /// Where their work repos were read (`None`: nowhere, see [`Environment::work_dir`]).
+    pub work_dir: Option<PathBuf>,
     pub status: Status,
     pub steps: Vec<StepReport>,
+    /// Text that is theirs alone and its placeholder, for showing a hint once for many learners.
+    #[serde(skip)]
+    pub placeholders: Vec<(String, String)>,
 }
 
 /// The namespaces a step's cluster checks name (Argo CD's excluded), sorted.
@@ -129,13 +138,20 @@ pub fn for_learner(step: &Step, learner: &str, renames: &Renames, argocd_ns: &st
     step
 }
 
+/// The hint of a learner without work repos to read.
+const NO_WORK_DIRS_HINT: &str = "give each learner's work repos with --work-dirs 'DIR/{learner}' (their clones of the course's repos)";
+
 /// Run `steps` for every environment, at most [`CONCURRENCY`] at once; results in input order.
+/// Each learner goes through [`run::run_learner`], the runner of a learner's own run, with no
+/// progress at all: a class never reads or writes anyone's progress, so hint levels are the first
+/// and "the break came first" is read from the learner's own history.
 pub async fn run(
     course: Arc<Course>,
     module: &Module,
     steps: &[&Step],
     track: &str,
     argocd_namespace: Option<String>,
+    policy: WaitPolicy,
     environments: Vec<Environment>,
 ) -> Vec<LearnerRun> {
     let argocd_ns = argocd_namespace
@@ -147,21 +163,24 @@ pub async fn run(
             let argocd_namespace = argocd_namespace.clone();
             let argocd_ns = argocd_ns.clone();
             async move {
-                let cluster = Arc::new(Cluster::connect(&env.cluster).await);
-                // No work dir: a folder that cannot exist, and the repo checks are skipped below.
-                let work_dir = env.work_dir.clone().unwrap_or_default();
-                let ctx = Context::new(course, module, track, work_dir, cluster, argocd_namespace);
-                let mut reports = Vec::new();
-                for step in steps {
-                    let mut mine = for_learner(step, &env.learner, &env.names, &argocd_ns);
-                    if env.work_dir.is_none() {
-                        mine.checks.retain(|c| c.kind.reads_cluster());
-                    }
-                    let report = run::run_step(&ctx, &mine, WaitPolicy::Never, &|_| {}).await;
-                    reports.push(with_unchecked_repos(step, report, env.work_dir.is_none()));
-                }
+                let mine: Vec<Step> = steps
+                    .iter()
+                    .map(|step| for_learner(step, &env.learner, &env.names, &argocd_ns))
+                    .collect();
+                let mine: Vec<&Step> = mine.iter().collect();
+                let world = run::LearnerWorld {
+                    course,
+                    module,
+                    track,
+                    work_dir: work_dir(&env),
+                    cluster: &env.cluster,
+                    argocd_namespace,
+                };
+                let reports = run::run_learner(world, &mine, policy, &|_| {}, |_| {}).await;
                 LearnerRun {
+                    placeholders: placeholders(&env, steps, &mine, &argocd_ns),
                     learner: env.learner,
+                    work_dir: env.work_dir,
                     status: Status::fold(reports.iter().map(|r| r.status)),
                     steps: reports,
                 }
@@ -172,31 +191,100 @@ pub async fn run(
         .await
 }
 
-/// Put the checks left out for want of work repos back, as skipped, in the file's order.
-fn with_unchecked_repos(step: &Step, mut report: StepReport, left_out: bool) -> StepReport {
-    if !left_out {
-        return report;
+/// Where `env`'s work repos are: a folder that is not there is no work dir either, told once
+/// per learner rather than by every check of every repo.
+fn work_dir(env: &Environment) -> WorkDir {
+    match &env.work_dir {
+        None => WorkDir::Missing {
+            hint: NO_WORK_DIRS_HINT.to_string(),
+        },
+        Some(dir) if !dir.is_dir() => WorkDir::Missing {
+            hint: format!(
+                "{} is not a folder: put {}'s clones there, or point --work-dirs elsewhere",
+                dir.display(),
+                env.learner
+            ),
+        },
+        Some(dir) => WorkDir::At(dir.clone()),
     }
-    let mut ran = std::mem::take(&mut report.checks).into_iter();
-    report.checks = step
-        .checks
-        .iter()
-        .filter_map(|spec| {
-            if spec.kind.reads_cluster() {
-                ran.next()
-            } else {
-                Some(CheckReport {
-                    id: spec.id.clone(),
-                    kind: spec.kind.name(),
-                    title: spec.title.clone(),
-                    outcome: Outcome::skip(
-                        "work repos not checked: give each learner's with --work-dirs 'DIR/{learner}'",
-                    ),
-                })
+}
+
+/// What in `env`'s reports is theirs alone, with the placeholder a class view shows instead:
+/// their work dir as `<work-dir>` (as written and as `~/…`), their namespaces and Applications
+/// as the template with `<learner>`. Longest first, so a longer name is replaced whole.
+fn placeholders(
+    env: &Environment,
+    course_steps: &[&Step],
+    mine: &[&Step],
+    argocd_ns: &str,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(dir) = &env.work_dir {
+        let shown = dir.display().to_string();
+        if !shown.is_empty() {
+            out.push((shown, "<work-dir>".to_string()));
+        }
+        let home = crate::probe::files::PathShower::from_env().show(dir);
+        if home.starts_with('~') && home != "~/" {
+            out.push((home, "<work-dir>".to_string()));
+        }
+    }
+    let shown_as = |template: Option<&str>, slot: &str, name: &str| {
+        template.map(|t| t.replace("{learner}", "<learner>").replace(slot, name))
+    };
+    for (course, theirs) in course_steps.iter().zip(mine) {
+        for (a, b) in course.checks.iter().zip(&theirs.checks) {
+            let pairs = renamed(&a.kind, &b.kind, argocd_ns);
+            for (slot, original, renamed) in pairs {
+                let template = match slot {
+                    "{namespace}" => env.names.namespace.as_deref(),
+                    _ => env.names.app.as_deref(),
+                };
+                if original != renamed
+                    && let Some(shown) = shown_as(template, slot, &original)
+                {
+                    out.push((renamed, shown));
+                }
             }
-        })
-        .collect();
-    report
+        }
+    }
+    out.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+    out.dedup();
+    out
+}
+
+/// The names `for_learner` changed between the course's check and the learner's.
+fn renamed(
+    course: &CheckKind,
+    theirs: &CheckKind,
+    argocd_ns: &str,
+) -> Vec<(&'static str, String, String)> {
+    let ns = |a: &str, b: &str| ("{namespace}", a.to_string(), b.to_string());
+    let app = |a: &str, b: &str| ("{app}", a.to_string(), b.to_string());
+    let mut out = Vec::new();
+    match (course, theirs) {
+        (CheckKind::Object(a), CheckKind::Object(b)) => {
+            if let (Some(x), Some(y)) = (&a.namespace, &b.namespace) {
+                out.push(ns(x, y));
+            }
+        }
+        (CheckKind::Job(a), CheckKind::Job(b)) => {
+            out.push(ns(&a.namespace, &b.namespace));
+            if let (Some(x), Some(y)) = (&a.app, &b.app) {
+                out.push(app(x, y));
+            }
+        }
+        (CheckKind::Logs(a), CheckKind::Logs(b)) => {
+            out.push(ns(&a.namespace, &b.namespace));
+            if let (Some(x), Some(y)) = (&a.app, &b.app) {
+                out.push(app(x, y));
+            }
+        }
+        (CheckKind::ArgocdApp(a), CheckKind::ArgocdApp(b)) => out.push(app(&a.name, &b.name)),
+        _ => {}
+    }
+    out.retain(|(_, original, _)| original != argocd_ns);
+    out
 }
 
 #[cfg(test)]

@@ -393,3 +393,378 @@ fn a_last_step_of_plain_resources_ends_the_sync_at_once() {
     assert!(p.steps[1].last);
     assert!(p.steps[1].waits.is_empty());
 }
+
+fn pod(name: &str, wave: Option<&str>, options: Option<&str>) -> String {
+    let mut annotations = Vec::new();
+    if let Some(w) = wave {
+        annotations.push(("argocd.argoproj.io/sync-wave", w));
+    }
+    if let Some(o) = options {
+        annotations.push(("argocd.argoproj.io/sync-options", o));
+    }
+    obj("Pod", name, &annotations)
+}
+
+/// Each task's wave by name, as `TestWaveReorderingOfPruneTasks` asserts them.
+fn waves(p: &Plan) -> Vec<(String, i64)> {
+    let mut found: Vec<(String, i64)> = p
+        .steps
+        .iter()
+        .flat_map(|s| s.tasks.iter().map(move |t| (t, s.wave)))
+        .map(|(t, wave)| (p.object(t).name.clone(), wave))
+        .collect();
+    found.sort();
+    found
+}
+
+/// (name, target manifests, live manifests, expected wave of each task by name).
+type PruneCase = (&'static str, String, String, Vec<(&'static str, i64)>);
+
+#[test]
+fn prune_waves_are_mirrored_as_gitops_engines_own_cases_expect() {
+    // sync_context_test.go TestWaveReorderingOfPruneTasks: (target, live, expected waves).
+    let ns = |w: &str| obj("Namespace", "ns", &[("argocd.argoproj.io/sync-wave", w)]);
+    let cases: Vec<PruneCase> = vec![
+        (
+            "sameWave_mixedTasks",
+            [ns("0"), pod("pod-2", None, None)].concat(),
+            [
+                pod("pod-1", None, None),
+                pod("pod-3", None, None),
+                pod("pod-4", None, None),
+            ]
+            .concat(),
+            vec![
+                ("ns", 0),
+                ("pod-1", 0),
+                ("pod-2", 0),
+                ("pod-3", 0),
+                ("pod-4", 0),
+            ],
+        ),
+        (
+            "differentWave_allPruneTasks",
+            String::new(),
+            [
+                ns("0"),
+                pod("pod-1", Some("1"), None),
+                pod("pod-2", Some("2"), None),
+                pod("pod-3", Some("3"), None),
+                pod("pod-4", Some("4"), None),
+            ]
+            .concat(),
+            vec![
+                ("ns", 4),
+                ("pod-1", 3),
+                ("pod-2", 2),
+                ("pod-3", 1),
+                ("pod-4", 0),
+            ],
+        ),
+        (
+            "differentWave_mixedTasks",
+            [ns("0"), pod("pod-2", Some("2"), None)].concat(),
+            [
+                pod("pod-1", Some("1"), None),
+                pod("pod-3", Some("3"), None),
+                pod("pod-4", Some("4"), None),
+            ]
+            .concat(),
+            vec![
+                ("ns", 0),
+                ("pod-1", 4),
+                ("pod-2", 2),
+                ("pod-3", 3),
+                ("pod-4", 1),
+            ],
+        ),
+        (
+            "pruneLastIndividualResources",
+            ns("0"),
+            [
+                pod("pod-1", Some("1"), None),
+                pod("pod-2", Some("2"), Some("PruneLast=true")),
+                pod("pod-3", Some("3"), None),
+                pod("pod-4", Some("4"), None),
+            ]
+            .concat(),
+            vec![
+                ("ns", 0),
+                ("pod-1", 4),
+                ("pod-2", 5),
+                ("pod-3", 2),
+                ("pod-4", 1),
+            ],
+        ),
+        (
+            "mixedTasks",
+            [
+                ns("-1"),
+                pod("pod-2", Some("3"), None),
+                pod("pod-6", Some("5"), None),
+            ]
+            .concat(),
+            [
+                pod("pod-1", Some("1"), None),
+                pod("pod-3", Some("3"), None),
+                pod("pod-4", Some("3"), None),
+                pod("pod-5", Some("4"), None),
+                pod("pod-7", Some("5"), None),
+            ]
+            .concat(),
+            vec![
+                ("ns", -1),
+                ("pod-1", 5),
+                ("pod-2", 3),
+                ("pod-3", 4),
+                ("pod-4", 4),
+                ("pod-5", 3),
+                ("pod-6", 5),
+                ("pod-7", 1),
+            ],
+        ),
+    ];
+    for (name, target, live, expected) in cases {
+        let p = Plan::new(objects(&target), objects(&live), &PlanOptions::default());
+        let expected: Vec<(String, i64)> = expected
+            .into_iter()
+            .map(|(n, w)| (n.to_string(), w))
+            .collect();
+        assert_eq!(waves(&p), expected, "{name}");
+    }
+}
+
+#[test]
+fn prune_last_goes_one_wave_after_the_last_sync_wave_of_any_task() {
+    // TestPruneLast/pruneLastIndividualResources: pod-1 applied in wave 2; pod-2 (1) and pod-3
+    // (7) pruned with PruneLast → the last wave is 7 + 1.
+    let p = Plan::new(
+        objects(&pod("pod-1", Some("2"), None)),
+        objects(
+            &[
+                pod("pod-2", Some("1"), Some("PruneLast=true")),
+                pod("pod-3", Some("7"), Some("PruneLast=true")),
+            ]
+            .concat(),
+        ),
+        &PlanOptions::default(),
+    );
+    assert_eq!(p.steps.last().map(|s| s.wave), Some(8));
+}
+
+#[test]
+fn pruned_objects_are_awaited_before_the_next_wave_but_not_after_the_last() {
+    // TestWaitForCleanUpBeforeNextWave: prune order pod-3, pod-2, pod-1; the sync waits for
+    // each deletion before the next wave, and succeeds right after the last prune.
+    let live = [
+        pod("pod-1", Some("1"), None),
+        pod("pod-2", Some("2"), None),
+        pod("pod-3", Some("3"), None),
+    ]
+    .concat();
+    let p = Plan::new(Vec::new(), objects(&live), &PlanOptions::default());
+    assert_eq!(
+        order(&p),
+        vec![
+            "prune Sync/1 Pod/pod-3",
+            "prune Sync/2 Pod/pod-2",
+            "prune Sync/3 Pod/pod-1"
+        ]
+    );
+    let waits: Vec<Vec<Wait>> = p.steps.iter().map(|s| s.waits.clone()).collect();
+    assert_eq!(
+        waits,
+        vec![
+            vec![Wait::Deleted {
+                object: "Pod/pod-3".into()
+            }],
+            vec![Wait::Deleted {
+                object: "Pod/pod-2".into()
+            }],
+            vec![],
+        ]
+    );
+}
+
+#[test]
+fn inside_a_step_prunes_go_first_then_the_applies_by_kind() {
+    // runTasks: prune first, then BeforeHookCreation deletions, then creates grouped by kind.
+    let target = [
+        obj("Deployment", "web", &[]),
+        obj("ConfigMap", "env", &[]),
+        obj("ConfigMap", "extra", &[]),
+        obj("Job", "migrate", &[("argocd.argoproj.io/hook", "Sync")]),
+    ]
+    .concat();
+    let live = [obj("ConfigMap", "a-old", &[]), obj("Service", "z-old", &[])].concat();
+    let p = Plan::new(objects(&target), objects(&live), &PlanOptions::default());
+    assert_eq!(
+        order(&p),
+        vec![
+            "prune Sync/0 ConfigMap/a-old",
+            "prune Sync/0 Service/z-old",
+            "Sync/0 ConfigMap/env",
+            "Sync/0 ConfigMap/extra",
+            "Sync/0 Deployment/web",
+            "Sync/0 Job/migrate",
+        ]
+    );
+    let step = &p.steps[0];
+    let deleted: Vec<String> = step
+        .deleted_before_creation(&p)
+        .iter()
+        .map(|t| p.object(t).reference())
+        .collect();
+    assert_eq!(deleted, vec!["Job/migrate"]);
+    let groups: Vec<Vec<String>> = step
+        .apply_groups(&p)
+        .iter()
+        .map(|g| g.iter().map(|t| p.object(t).reference()).collect())
+        .collect();
+    assert_eq!(
+        groups,
+        vec![
+            vec!["ConfigMap/env".to_string(), "ConfigMap/extra".to_string()],
+            vec!["Deployment/web".to_string()],
+            vec!["Job/migrate".to_string()],
+        ]
+    );
+}
+
+#[test]
+fn a_one_step_sync_waits_for_its_hooks_but_not_for_plain_resources() {
+    // sync_context.go: `(multiStep || t.isHook()) && t.running()`; argo-cd PR #2217.
+    let yaml = [
+        obj("Deployment", "web", &[]),
+        obj("Job", "seed", &[("argocd.argoproj.io/hook", "Sync")]),
+    ]
+    .concat();
+    let p = plan(&yaml);
+    assert!(!p.multi_step);
+    assert_eq!(
+        p.steps[0].waits,
+        vec![Wait::Completes {
+            object: "Job/seed".into()
+        }]
+    );
+    assert_eq!(unawaited_in_one_step(&p), vec!["Deployment/web"]);
+}
+
+#[test]
+fn a_one_step_sync_without_hooks_ends_right_after_applying() {
+    let p = plan(&[obj("Deployment", "web", &[]), obj("ConfigMap", "env", &[])].concat());
+    assert!(!p.multi_step);
+    assert!(p.steps[0].waits.is_empty());
+}
+
+#[test]
+fn a_syncfail_hook_makes_a_one_wave_sync_multi_step_and_plain_health_is_awaited() {
+    // multiStep() compares the first and last task of the whole sorted list, SyncFail included.
+    let yaml = [
+        obj("Deployment", "web", &[]),
+        obj("Job", "seed", &[("argocd.argoproj.io/hook", "Sync")]),
+        obj("Job", "notify", &[("argocd.argoproj.io/hook", "SyncFail")]),
+    ]
+    .concat();
+    let p = plan(&yaml);
+    assert!(p.multi_step);
+    assert_eq!(
+        p.steps[0].waits,
+        vec![
+            Wait::Healthy {
+                object: "Deployment/web".into(),
+                means: "its rollout has finished (new pods ready)"
+            },
+            Wait::Completes {
+                object: "Job/seed".into()
+            },
+        ]
+    );
+    assert!(unawaited_in_one_step(&p).is_empty());
+}
+
+#[test]
+fn the_same_object_twice_is_planned_once_from_its_last_copy() {
+    // controller/state.go NormalizeTargetObjects; state_test.go expects
+    // "Resource /Pod/fake-dest-ns/my-pod appeared 2 times among application resources."
+    let yaml = "
+apiVersion: v1
+kind: Pod
+metadata: {name: my-pod, namespace: fake-dest-ns, annotations: {argocd.argoproj.io/sync-wave: '1'}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: my-pod, annotations: {argocd.argoproj.io/sync-wave: '2'}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: reader, namespace: somewhere}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: reader}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {generateName: seed-}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {generateName: seed-}
+";
+    let options = PlanOptions {
+        namespace: Some("fake-dest-ns".into()),
+    };
+    let p = Plan::new(objects(yaml), Vec::new(), &options);
+    let messages: Vec<String> = p.duplicates.iter().map(Duplicate::message).collect();
+    assert_eq!(
+        messages,
+        vec![
+            "Resource /Pod/fake-dest-ns/my-pod appeared 2 times among application resources.",
+            "Resource rbac.authorization.k8s.io/ClusterRole//reader appeared 2 times among application resources.",
+        ]
+    );
+    assert_eq!(
+        order(&p),
+        vec![
+            "Sync/0 ClusterRole/reader",
+            "Sync/0 Job/seed-",
+            "Sync/0 Job/seed-",
+            "Sync/2 Pod/my-pod"
+        ]
+    );
+    assert_eq!(p.duplicates[0].sources.len(), 2);
+}
+
+const APP: &str = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: child, annotations: {argocd.argoproj.io/sync-wave: '1'}}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: second, annotations: {argocd.argoproj.io/sync-wave: '2'}}\n";
+
+#[test]
+fn waves_of_applications_wait_only_when_argocd_cm_gives_them_a_health_check() {
+    let without = plan(APP);
+    assert_eq!(without.app_health, Some(AppHealth::NotChecked));
+    assert!(without.steps[0].waits.is_empty());
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n  resource.customizations.health.argoproj.io_Application: |\n    hs = {}\n    hs.status = \"Progressing\"\n    return hs\n---\n";
+    let with = plan(&format!("{cm}{APP}"));
+    assert!(matches!(with.app_health, Some(AppHealth::Checked { .. })));
+    let first_app_step = with
+        .steps
+        .iter()
+        .find(|s| s.wave == 1)
+        .map(|s| s.waits.clone());
+    assert_eq!(
+        first_app_step,
+        Some(vec![Wait::Healthy {
+            object: "Application/child".into(),
+            means: "its health is Healthy (the argocd-cm health check)"
+        }])
+    );
+    let old_style = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  resource.customizations: |\n    argoproj.io/Application:\n      health.lua: |\n        return {status = \"Healthy\"}\n---\n";
+    assert!(matches!(
+        plan(&format!("{old_style}{APP}")).app_health,
+        Some(AppHealth::Checked {
+            key: "resource.customizations",
+            ..
+        })
+    ));
+    assert_eq!(plan(&obj("ConfigMap", "x", &[])).app_health, None);
+}

@@ -51,6 +51,52 @@ pub fn read_manifests(
     Ok(found)
 }
 
+/// Migration files under a folder, for the `expand-contract` rule: every `.sql` file, and the
+/// `.php`, `.rb` and `.py` files in a `migrations` or `db/migrate` folder. A file path is read only
+/// when it has one of those extensions. Each as (path relative to `root`, text).
+pub fn read_migration_sources(
+    root: &Path,
+    relative: &str,
+    shower: &PathShower,
+) -> Result<Vec<(String, String)>, FileError> {
+    let trimmed = relative.trim_end_matches('/');
+    let target = if trimmed.is_empty() || trimmed == "." {
+        root.to_path_buf()
+    } else {
+        root.join(trimmed)
+    };
+    if !target.is_dir() {
+        return Ok(Vec::new());
+    }
+    let prefix = if target == root {
+        String::new()
+    } else {
+        format!("{}/", globset_escape(trimmed))
+    };
+    let mut found = Vec::new();
+    for pattern in [
+        format!("{prefix}**/*.sql"),
+        format!("{prefix}**/migrations/**/*.{{php,rb,py}}"),
+        format!("{prefix}**/db/migrate/**/*.rb"),
+    ] {
+        let glob = GlobBuilder::new(&pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| FileError::Io {
+                shown: shower.show(&target),
+                source: std::io::Error::other(e.to_string()),
+            })?
+            .compile_matcher();
+        for rel in files::glob_repo_files(root, &glob, shower)? {
+            if !found.iter().any(|(r, _)| *r == rel) {
+                let text = files::read_repo_file(root, &rel, shower)?;
+                found.push((rel, text));
+            }
+        }
+    }
+    Ok(found)
+}
+
 fn globset_escape(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars() {

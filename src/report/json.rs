@@ -25,6 +25,9 @@ struct JsonCheck<'a> {
     actual: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     detail: Option<&'a str>,
+    /// Why it failed or could not check, as a stable id (`not-pushed`, `hook-failed:NAME`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cause: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -67,6 +70,7 @@ fn step_document(step: &StepReport) -> JsonStep<'_> {
                 expected: c.outcome.expected.as_deref(),
                 actual: c.outcome.actual.as_deref(),
                 detail: c.outcome.detail.as_ref().map(|d| d.text.as_str()),
+                cause: c.outcome.cause.as_ref().map(|c| c.as_str()),
             })
             .collect(),
     }

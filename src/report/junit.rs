@@ -13,6 +13,32 @@ use crate::run::{CheckReport, StepReport};
 pub fn render(steps: &[StepReport]) -> String {
     let mut report = Report::new("labcheck");
     report.add_test_suites(steps.iter().map(suite));
+    document(&report)
+}
+
+/// Several runs in one document (a class): a suite per run, named `name`, with `properties`, and
+/// a test case per check of each of its steps (classname `module.step`, as in a learner's own).
+pub fn render_suites<'a>(
+    runs: impl Iterator<Item = (String, Vec<(&'static str, String)>, &'a [StepReport])>,
+) -> String {
+    let mut report = Report::new("labcheck");
+    report.add_test_suites(runs.map(|(name, properties, steps)| {
+        let mut suite = TestSuite::new(name);
+        suite.add_properties(
+            properties
+                .iter()
+                .map(|(key, value)| Property::new(*key, value.as_str())),
+        );
+        for step in steps {
+            let classname = format!("{}.{}", step.module, step.step);
+            suite.add_test_cases(step.checks.iter().map(|check| case(check, &classname)));
+        }
+        suite
+    }));
+    document(&report)
+}
+
+fn document(report: &Report) -> String {
     match report.to_string() {
         Ok(xml) => xml,
         // Writing XML into a String has no I/O to fail; should it fail anyway, the document still
@@ -78,6 +104,9 @@ pub fn description(outcome: &Outcome) -> String {
     }
     if let Some(diagnosis) = &outcome.diagnosis {
         let _ = write!(text, "\nwhy:  {diagnosis}");
+    }
+    if let Some(cause) = &outcome.cause {
+        let _ = write!(text, "\ncause: {cause}");
     }
     if let Some(hint) = &outcome.hint {
         let _ = write!(text, "\nhint: {hint}");

@@ -1,56 +1,15 @@
 //! The instructor's view of a class: learner × check with ✓ ✗ ? (– skipped), then the failures
-//! grouped by cause (the hint a learner is given), largest group first.
+//! grouped by cause (`fleet::causes` decides the groups; this only prints them). For machines:
+//! one JSON document, or JUnit/TAP with one test suite per learner.
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use owo_colors::OwoColorize;
 
 use super::Styles;
 use crate::fleet::LearnerRun;
+use crate::fleet::causes::{self, ClassCauses};
 use crate::outcome::Status;
-
-/// Learners who share a cause of failure in one step.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Cause {
-    pub step: String,
-    pub check: String,
-    pub status: Status,
-    /// The hint (for a failure) or the summary (could not check).
-    pub cause: String,
-    pub learners: Vec<String>,
-}
-
-/// Failures and could-not-checks grouped by step, check and cause, largest group first.
-pub fn causes(runs: &[LearnerRun]) -> Vec<Cause> {
-    let mut groups: BTreeMap<(usize, usize, String, String), Cause> = BTreeMap::new();
-    for run in runs {
-        for (s, step) in run.steps.iter().enumerate() {
-            for (c, check) in step.checks.iter().enumerate() {
-                let o = &check.outcome;
-                let cause = match o.status {
-                    Status::Fail => o.hint.clone().unwrap_or_else(|| o.summary.clone()),
-                    Status::Error => o.summary.clone(),
-                    Status::Pass | Status::Skip => continue,
-                };
-                groups
-                    .entry((s, c, o.status.as_str().to_string(), cause.clone()))
-                    .or_insert_with(|| Cause {
-                        step: step.step.clone(),
-                        check: check.id.clone(),
-                        status: o.status,
-                        cause,
-                        learners: Vec::new(),
-                    })
-                    .learners
-                    .push(run.learner.clone());
-            }
-        }
-    }
-    let mut out: Vec<Cause> = groups.into_values().collect();
-    out.sort_by_key(|c| std::cmp::Reverse(c.learners.len()));
-    out
-}
 
 /// The matrix of every step, the legend, then the causes.
 pub fn human(runs: &[LearnerRun], styles: Styles) -> String {
@@ -100,33 +59,78 @@ pub fn human(runs: &[LearnerRun], styles: Styles) -> String {
         }
         out.push('\n');
     }
-    let causes = causes(runs);
-    if causes.is_empty() {
-        let _ = writeln!(out, "Every learner passed every check.");
-    } else {
-        let _ = writeln!(out, "By cause:");
-    }
-    for cause in causes {
-        let what = if cause.status == Status::Error {
-            "could not check"
-        } else {
-            "failed"
-        };
-        let _ = writeln!(
-            out,
-            "  {} learner{} ({}): {} {} {what}\n      {}",
-            cause.learners.len(),
-            if cause.learners.len() == 1 { "" } else { "s" },
-            cause.learners.join(", "),
-            cause.step,
-            cause.check,
-            cause.cause.replace('\n', "\n      ")
-        );
-    }
+    causes_text(&mut out, &causes::group(runs));
     out
 }
 
-/// `{"status", "learners": [{"learner", "status", "steps": [step documents]}], "causes": [...]}`.
+/// "By cause:": learners without a work dir once each, then a group per (step, check, cause):
+/// how many, which check and cause, who, what was seen when it reads the same for all, and the
+/// hint once with placeholders for each learner's own paths and names.
+fn causes_text(out: &mut String, causes: &ClassCauses) {
+    if causes.is_empty() {
+        let _ = writeln!(out, "Every learner passed every check.");
+        return;
+    }
+    let _ = writeln!(out, "By cause:");
+    for learner in &causes.without_work_dir {
+        let _ = writeln!(
+            out,
+            "  {}: {} — {} check{} of work repos could not be checked",
+            learner.learner,
+            crate::run::NO_WORK_DIR,
+            learner.checks,
+            plural(learner.checks)
+        );
+        if let Some(hint) = &learner.hint {
+            let _ = writeln!(out, "      hint: {}", indent(hint));
+        }
+    }
+    for group in &causes.groups {
+        let what = if group.status == Status::Error {
+            " (could not check)"
+        } else {
+            ""
+        };
+        let n = group.learners.len();
+        let _ = writeln!(
+            out,
+            "  {n} learner{}: {} {} {} — {}{what}",
+            plural(n),
+            group.step,
+            group.check,
+            group.cause,
+            group.title
+        );
+        let _ = writeln!(out, "      {}", group.learners.join(", "));
+        if let Some(summary) = &group.summary {
+            let _ = writeln!(out, "      saw:  {}", indent(summary));
+        }
+        for hint in &group.hints {
+            if group.hints.len() == 1 {
+                let _ = writeln!(out, "      hint: {}", indent(&hint.hint));
+            } else {
+                let _ = writeln!(
+                    out,
+                    "      hint ({}): {}",
+                    hint.learners.join(", "),
+                    indent(&hint.hint)
+                );
+            }
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn indent(text: &str) -> String {
+    text.trim_end().replace('\n', "\n            ")
+}
+
+/// `{"status", "learners": [{"learner", "status", "work_dir", "steps": [step documents]}],
+/// "causes": {"without_work_dir": [...], "groups": [...]}}`; each learner's steps are the
+/// documents their own `--format json` run gives.
 pub fn json(runs: &[LearnerRun]) -> String {
     let status = Status::fold(runs.iter().map(|r| r.status));
     let document = serde_json::json!({
@@ -134,9 +138,10 @@ pub fn json(runs: &[LearnerRun]) -> String {
         "learners": runs.iter().map(|r| serde_json::json!({
             "learner": r.learner,
             "status": r.status,
+            "work_dir": r.work_dir,
             "steps": r.steps.iter().map(super::json::step_value).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-        "causes": causes(runs),
+        "causes": causes::group(runs),
     });
     format!("{document:#}\n")
 }
@@ -153,4 +158,36 @@ fn mark(status: Status, styles: Styles) -> String {
     } else {
         text.to_string()
     }
+}
+
+/// JUnit for a class: one `<testsuite>` per learner (named for them), one `<testcase>` per check
+/// of every step they were checked on, as in a learner's own JUnit report.
+pub fn junit(runs: &[LearnerRun]) -> String {
+    super::junit::render_suites(runs.iter().map(|run| {
+        let properties = [
+            ("learner", run.learner.clone()),
+            ("status", run.status.as_str().to_string()),
+            (
+                "work_dir",
+                run.work_dir
+                    .as_ref()
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default(),
+            ),
+        ];
+        (
+            run.learner.clone(),
+            properties.to_vec(),
+            run.steps.as_slice(),
+        )
+    }))
+}
+
+/// TAP for a class: a subtest per learner, in it a subtest per step, in that a test point per
+/// check, as in a learner's own TAP report.
+pub fn tap(runs: &[LearnerRun]) -> String {
+    super::tap::render_nested(
+        runs.iter()
+            .map(|run| (run.learner.as_str(), run.status, run.steps.as_slice())),
+    )
 }

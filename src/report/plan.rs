@@ -6,7 +6,7 @@ use owo_colors::OwoColorize;
 use serde_json::{Value, json};
 
 use super::Styles;
-use crate::plan::{Plan, Task, WAVE_DELAY_SECONDS, Wait};
+use crate::plan::{AppHealth, Plan, Task, WAVE_DELAY_SECONDS, Wait, unawaited_in_one_step};
 use crate::rules::{Finding, Severity};
 
 fn bold(styles: Styles, text: &str) -> String {
@@ -75,6 +75,59 @@ fn wait_text(wait: &Wait) -> String {
         Wait::MaybeHealthy { object } => {
             format!("{object}, if Argo CD has a health check for its kind")
         }
+        Wait::Deleted { object } => format!("{object} is gone (pruned)"),
+    }
+}
+
+/// What Argo CD does inside a step before the applies, when it does more than apply.
+fn step_order(plan: &Plan, step: &crate::plan::Step) -> Option<String> {
+    let prunes: Vec<String> = step
+        .tasks
+        .iter()
+        .filter(|t| t.prune)
+        .map(|t| plan.object(t).reference())
+        .collect();
+    let deletes: Vec<String> = step
+        .deleted_before_creation(plan)
+        .iter()
+        .map(|t| plan.object(t).reference())
+        .collect();
+    if prunes.is_empty() && deletes.is_empty() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if !prunes.is_empty() {
+        parts.push(format!("prunes {} first", prunes.join(", ")));
+    }
+    if !deletes.is_empty() {
+        parts.push(format!(
+            "{} any copy of {} left by an earlier sync (BeforeHookCreation) and waits until it is gone",
+            if prunes.is_empty() { "deletes first" } else { "then deletes" },
+            deletes.join(", ")
+        ));
+    }
+    let groups: Vec<String> = step
+        .apply_groups(plan)
+        .iter()
+        .map(|g| {
+            g.iter()
+                .map(|t| plan.object(t).reference())
+                .collect::<Vec<_>>()
+                .join(" + ")
+        })
+        .collect();
+    if !groups.is_empty() {
+        parts.push(format!("then applies {}", groups.join(", then ")));
+    }
+    Some(parts.join("; "))
+}
+
+fn app_health_text(health: &AppHealth) -> String {
+    match health {
+        AppHealth::Checked { source, key } => format!(
+            "Applications: argocd-cm ({source}) gives them a health check (`{key}`), so a step with Applications waits until each is Healthy"
+        ),
+        AppHealth::NotChecked => "Applications: no argocd-cm with `resource.customizations.health.argoproj.io_Application` in the input, so an Application has no health check (none is built in since Argo CD 1.8): a wave of Applications is done as soon as they are applied, and the next wave does not wait for them. Add that key to argocd-cm (module 10, step 1) to make waves of Applications wait".to_string(),
     }
 }
 
@@ -108,6 +161,13 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
         for task in &step.tasks {
             let _ = writeln!(out, "{}", task_line(plan, task, styles));
         }
+        if let Some(order) = step_order(plan, step) {
+            let _ = writeln!(
+                out,
+                "    {}",
+                dim(styles, &format!("in this step Argo CD {order}"))
+            );
+        }
         let waits: Vec<String> = step.waits.iter().map(wait_text).collect();
         let line = match (step.last, waits.is_empty()) {
             (true, true) => "then the sync has succeeded: the last step of plain resources ends it right after applying".to_string(),
@@ -119,6 +179,42 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
     }
     if plan.steps.is_empty() {
         let _ = writeln!(out, "    nothing to apply");
+    }
+    let unawaited = unawaited_in_one_step(plan);
+    if !unawaited.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}",
+            dim(
+                styles,
+                &format!(
+                    "One step only (one phase, one wave, SyncFail hooks counted): Argo CD waits for hooks but not for the health of {}",
+                    unawaited.join(", ")
+                )
+            )
+        );
+    }
+    if let Some(health) = &plan.app_health {
+        let _ = writeln!(out, "{}", app_health_text(health));
+    }
+    for duplicate in &plan.duplicates {
+        let (last, earlier) = duplicate
+            .sources
+            .split_last()
+            .map(|(l, e)| {
+                (
+                    l.to_string(),
+                    e.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                )
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{} {} Argo CD applies only the last copy ({last}), not {}",
+            bold(styles, "Warning:"),
+            duplicate.message(),
+            earlier.join(", ")
+        );
     }
     if !plan.on_failure.is_empty() {
         let _ = writeln!(
@@ -246,6 +342,8 @@ pub fn render_json(plan: &Plan, findings: Option<&[Finding]>) -> String {
                 "tasks": s.tasks.iter().map(|t| task_json(plan, t)).collect::<Vec<_>>(),
                 "waits": s.waits,
                 "last": s.last,
+                "delete_first": s.deleted_before_creation(plan).iter().map(|t| plan.object(t).reference()).collect::<Vec<_>>(),
+                "apply_groups": s.apply_groups(plan).iter().map(|g| g.iter().map(|t| plan.object(t).reference()).collect::<Vec<_>>()).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -263,6 +361,22 @@ pub fn render_json(plan: &Plan, findings: Option<&[Finding]>) -> String {
             json!({"kind": o.kind, "name": o.name, "source": o.source.to_string(), "why": n.why})
         }).collect::<Vec<_>>(),
     });
+    doc["multi_step"] = json!(plan.multi_step);
+    doc["duplicates"] = json!(
+        plan.duplicates
+            .iter()
+            .map(|d| json!({"key": d.key, "message": d.message(),
+                            "sources": d.sources.iter().map(|s| s.to_string()).collect::<Vec<_>>()}))
+            .collect::<Vec<_>>()
+    );
+    if let Some(health) = &plan.app_health {
+        doc["application_health"] = match health {
+            AppHealth::Checked { source, key } => {
+                json!({"checked": true, "source": source.to_string(), "key": key, "why": app_health_text(health)})
+            }
+            AppHealth::NotChecked => json!({"checked": false, "why": app_health_text(health)}),
+        };
+    }
     if let Some(findings) = findings {
         doc["findings"] = json!(findings);
         doc["warnings"] = json!(

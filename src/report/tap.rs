@@ -1,5 +1,6 @@
 //! The TAP report (TAP version 14, readable by TAP 13 consumers): each step is a subtest, each
-//! check a test point with a YAML diagnostics block when it did not pass.
+//! check a test point with a YAML diagnostics block when it did not pass. A class nests one level
+//! more: a subtest per learner holding their steps.
 //!
 //! TAP has no "could not check": such a check is `not ok` with `status: error` in its block, so
 //! no TAP consumer counts it as a pass; the exit code (3) tells it from a failure.
@@ -12,26 +13,51 @@ use crate::run::{CheckReport, StepReport};
 /// Every step of a run in one document.
 pub fn render(steps: &[StepReport]) -> String {
     let mut out = String::from("TAP version 14\n");
-    let _ = writeln!(out, "1..{}", steps.len());
-    for (i, step) in steps.iter().enumerate() {
-        let name = format!("{} {}", step.module, step.step);
-        let _ = writeln!(out, "# Subtest: {}", escape(&name));
-        let _ = writeln!(out, "    1..{}", step.checks.len());
-        for (j, check) in step.checks.iter().enumerate() {
-            point(&mut out, "    ", j + 1, check);
-        }
-        let description = format!("{name}: {}", step.title);
-        let line = match step.status {
-            Status::Pass => format!("ok {} - {}", i + 1, escape(&description)),
-            Status::Skip => format!("ok {} - {} # SKIP", i + 1, escape(&description)),
-            Status::Fail | Status::Error => format!("not ok {} - {}", i + 1, escape(&description)),
-        };
-        let _ = writeln!(out, "{line}");
-        if matches!(step.status, Status::Fail | Status::Error) {
-            yaml_block(&mut out, "  ", &[("status", step.status.as_str())]);
-        }
+    steps_at(&mut out, "", steps);
+    out
+}
+
+/// Several runs in one document (a class: one per learner), each a subtest holding its steps'
+/// subtests.
+pub fn render_nested<'a>(
+    runs: impl ExactSizeIterator<Item = (&'a str, Status, &'a [StepReport])>,
+) -> String {
+    let mut out = String::from("TAP version 14\n");
+    let _ = writeln!(out, "1..{}", runs.len());
+    for (i, (name, status, steps)) in runs.enumerate() {
+        let _ = writeln!(out, "# Subtest: {}", escape(name));
+        steps_at(&mut out, "    ", steps);
+        conclusion(&mut out, "", i + 1, name, status);
     }
     out
+}
+
+/// A plan over `steps` and a subtest per step, every line after `base`.
+fn steps_at(out: &mut String, base: &str, steps: &[StepReport]) {
+    let _ = writeln!(out, "{base}1..{}", steps.len());
+    for (i, step) in steps.iter().enumerate() {
+        let name = format!("{} {}", step.module, step.step);
+        let _ = writeln!(out, "{base}# Subtest: {}", escape(&name));
+        let _ = writeln!(out, "{base}    1..{}", step.checks.len());
+        for (j, check) in step.checks.iter().enumerate() {
+            point(out, &format!("{base}    "), j + 1, check);
+        }
+        let description = format!("{name}: {}", step.title);
+        conclusion(out, base, i + 1, &description, step.status);
+    }
+}
+
+/// The test point that closes a subtest, with its status in a YAML block when it did not pass.
+fn conclusion(out: &mut String, base: &str, number: usize, description: &str, status: Status) {
+    let line = match status {
+        Status::Pass => format!("ok {number} - {}", escape(description)),
+        Status::Skip => format!("ok {number} - {} # SKIP", escape(description)),
+        Status::Fail | Status::Error => format!("not ok {number} - {}", escape(description)),
+    };
+    let _ = writeln!(out, "{base}{line}");
+    if matches!(status, Status::Fail | Status::Error) {
+        yaml_block(out, &format!("{base}  "), &[("status", status.as_str())]);
+    }
 }
 
 fn point(out: &mut String, indent: &str, number: usize, check: &CheckReport) {
@@ -56,6 +82,9 @@ fn point(out: &mut String, indent: &str, number: usize, check: &CheckReport) {
                 ("status", outcome.status.as_str()),
                 ("message", &outcome.summary),
             ];
+            if let Some(cause) = &outcome.cause {
+                fields.push(("cause", cause.as_str()));
+            }
             let optional = [
                 ("expected", &outcome.expected),
                 ("found", &outcome.actual),
@@ -75,42 +104,39 @@ fn point(out: &mut String, indent: &str, number: usize, check: &CheckReport) {
     }
 }
 
-/// A `---` … `...` block at `indent`, one key per field; text with line breaks as a literal block.
+/// A `---` … `...` block at `indent`, one key per field, each value a double-quoted scalar.
+/// Quoted, never a literal block: Perl's TAP::Parser (behind `prove`) reads only the YAMLish
+/// subset, where `|2-` and blank lines inside a block break the whole stream ("Bad plan").
 fn yaml_block(out: &mut String, indent: &str, fields: &[(&str, &str)]) {
     let _ = writeln!(out, "{indent}---");
     for (key, value) in fields {
-        if value.contains('\n') && literal_safe(value) {
-            // The explicit indentation indicator keeps a first line that starts with a space
-            // (a diff's context line) from being read as the block's indentation.
-            let chomp = if value.ends_with("\n\n") {
-                "+"
-            } else if value.ends_with('\n') {
-                ""
-            } else {
-                "-"
-            };
-            let _ = writeln!(out, "{indent}{key}: |2{chomp}");
-            for line in value.lines() {
-                if line.is_empty() {
-                    let _ = writeln!(out);
-                } else {
-                    let _ = writeln!(out, "{indent}  {line}");
-                }
-            }
-        } else {
-            // A JSON string is a valid YAML double-quoted scalar.
-            let quoted = serde_json::to_string(value).unwrap_or_else(|_| "\"\"".to_string());
-            let _ = writeln!(out, "{indent}{key}: {quoted}");
-        }
+        let _ = writeln!(out, "{indent}{key}: {}", quoted(value));
     }
     let _ = writeln!(out, "{indent}...");
 }
 
-/// Whether a literal block can hold `text` exactly (no carriage returns or control characters).
-fn literal_safe(text: &str) -> bool {
-    !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
+/// `text` as a YAML double-quoted scalar using only the escapes YAML and YAMLish share.
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `#` starts a directive and `\` escapes in a TAP description.

@@ -1,12 +1,10 @@
 //! Rules on what a migration container runs: Laravel's `artisan migrate` and Magento's
-//! `setup:upgrade`.
+//! `setup:upgrade`. Commands come from [`shell`](super::shell): a `sh -c` script is parsed as a
+//! shell parses it, and only commands that run are looked at.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
-use crate::plan::Plan;
-use crate::rules::{Finding, Rule, Severity, command_line, containers};
+use crate::plan::{Object, Plan};
+use crate::rules::shell::{self, RunCommand};
+use crate::rules::{Finding, Rule, Severity, containers};
 
 /// `laravel-migrate-force`
 pub const LARAVEL_FORCE: Rule = Rule {
@@ -36,83 +34,158 @@ pub const MAGENTO_DB_STATUS: Rule = Rule {
     about: "Magento `setup:upgrade` without a `setup:db:status` guard",
 };
 
-static ARTISAN_MIGRATE: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"artisan\s+migrate(?:\s|$|[;&|\x22'])").ok());
-static MIGRATION: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"artisan\s+migrate(?:\s|$|[;&|\x22'])|setup:upgrade|db:migrate|manage\.py\s+migrate|\bflyway\b|\bliquibase\b")
-        .ok()
-});
+/// `shell-script-unparsed`
+pub const UNPARSED: Rule = Rule {
+    id: "shell-script-unparsed",
+    severity: Severity::Note,
+    about: "a `sh -c` script labcheck cannot parse (its commands are not checked)",
+};
 
-/// Whether a command line runs a database migration.
-pub fn migration_command(line: &str) -> bool {
-    MIGRATION.as_ref().is_some_and(|r| r.is_match(line))
+fn base(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
 }
 
-/// The shell command each match of `needle` belongs to: from the match to the next `&&`, `;`,
-/// `|` or line end.
-fn commands_at(line: &str, starts: impl Iterator<Item = usize>) -> Vec<&str> {
-    starts
-        .map(|start| {
-            let rest = &line[start..];
-            let end = rest.find(['\n', ';', '|', '&']).unwrap_or(rest.len());
-            &rest[..end]
-        })
+/// Interpreters that run the program named after their options (`php -d x=1 artisan …`).
+const INTERPRETERS: &[&str] = &["php", "python", "python3", "ruby", "node", "npx", "bunx"];
+
+/// The program a command runs and the words after it: `php -d x=1 artisan migrate` →
+/// (`artisan`, [`migrate`]); `bundle exec rails db:migrate` → (`rails`, [`db:migrate`]).
+fn program(command: &RunCommand) -> Option<(&str, &[String])> {
+    let words = &command.words;
+    let mut i = 0;
+    loop {
+        let word = base(words.get(i)?);
+        if INTERPRETERS.contains(&word) {
+            i += 1;
+            while let Some(option) = words.get(i).filter(|w| w.starts_with('-')) {
+                // `-d key=value`, `-c php.ini` take a value; `-dkey=value` does not.
+                i += if matches!(option.as_str(), "-d" | "-c") {
+                    2
+                } else {
+                    1
+                };
+            }
+        } else if word == "bundle" && words.get(i + 1).is_some_and(|w| w == "exec") {
+            i += 2;
+        } else {
+            return Some((word, &words[i + 1..]));
+        }
+    }
+}
+
+/// The first word after `name`'s options, when the command runs `name`.
+fn subcommand<'c>(command: &'c RunCommand, name: &str) -> Option<&'c str> {
+    let (found, rest) = program(command)?;
+    if found != name {
+        return None;
+    }
+    rest.iter()
+        .find(|w| !w.starts_with('-'))
+        .map(String::as_str)
+}
+
+/// `artisan migrate` itself (not `migrate:status`).
+pub fn is_artisan_migrate(command: &RunCommand) -> bool {
+    subcommand(command, "artisan") == Some("migrate")
+}
+
+/// `bin/magento setup:upgrade`.
+pub fn is_magento_upgrade(command: &RunCommand) -> bool {
+    subcommand(command, "magento") == Some("setup:upgrade")
+}
+
+/// The command runs `name` with one of `verbs` as its first word after the options.
+fn pair(command: &RunCommand, name: &str, verbs: &[&str]) -> bool {
+    subcommand(command, name).is_some_and(|verb| verbs.contains(&verb))
+}
+
+/// Whether a command runs a database migration: Laravel (`artisan migrate`, `migrate:fresh`,
+/// `:refresh`, `:reset`, `:rollback`), Magento `setup:upgrade`, Rails `db:migrate`, Django
+/// `manage.py migrate`, Flyway `migrate`, Liquibase `update`, Prisma `migrate deploy`, Alembic
+/// `upgrade`, goose `up`, golang-migrate `up`, Doctrine `migrations:migrate`.
+pub fn is_migration_command(command: &RunCommand) -> bool {
+    matches!(
+        subcommand(command, "artisan"),
+        Some(
+            "migrate" | "migrate:fresh" | "migrate:refresh" | "migrate:reset" | "migrate:rollback"
+        )
+    ) || is_magento_upgrade(command)
+        || pair(command, "rails", &["db:migrate"])
+        || pair(command, "rake", &["db:migrate"])
+        || pair(command, "manage.py", &["migrate"])
+        || pair(command, "flyway", &["migrate"])
+        || pair(command, "liquibase", &["update"])
+        || pair(command, "prisma", &["migrate"])
+        || pair(command, "alembic", &["upgrade"])
+        || pair(command, "goose", &["up"])
+        || pair(command, "migrate", &["up"])
+        || pair(command, "console", &["doctrine:migrations:migrate"])
+}
+
+/// Every command an object's containers run (each container parsed on its own).
+pub fn object_commands(object: &Object) -> Vec<shell::Commands> {
+    containers(object)
+        .into_iter()
+        .map(shell::of_container)
         .collect()
-}
-
-fn has_flag(command: &str, flag: &str) -> bool {
-    command
-        .split(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == ',')
-        .any(|w| w == flag || w.starts_with(&format!("{flag}=")))
 }
 
 /// Check the commands of every Job, Pod and workload the sync applies.
 pub fn check(plan: &Plan, findings: &mut Vec<Finding>) {
-    for object in plan.objects.iter().filter(|o| !o.sync_phases().is_empty()) {
-        for container in containers(object) {
-            let line = command_line(container);
-            let who = object.reference();
-            let artisan = ARTISAN_MIGRATE
-                .as_ref()
-                .map(|r| r.find_iter(&line).map(|m| m.start()).collect::<Vec<_>>())
-                .unwrap_or_default();
-            for command in commands_at(&line, artisan.into_iter()) {
-                if !has_flag(command, "--force") {
-                    findings.push(LARAVEL_FORCE.found(
-                        object,
-                        format!("{who} runs `{}` without `--force`: in production Laravel asks for confirmation, nobody answers, and the Job hangs until its deadline", command.trim()),
-                        "add `--force`: `php artisan migrate --force --isolated`".to_string(),
-                    ));
-                }
-                if !has_flag(command, "--isolated") {
-                    findings.push(LARAVEL_ISOLATED.found(
-                        object,
-                        format!("{who} runs `{}` without `--isolated`: two syncs at once (say a manual sync during an automatic one) run two migrations side by side", command.trim()),
-                        "add `--isolated`: Laravel takes a lock in its cache (a shared one, such as Redis) and a second migrate exits 0 without doing anything".to_string(),
-                    ));
-                }
-            }
-            let upgrades: Vec<usize> = line
-                .match_indices("setup:upgrade")
-                .map(|(i, _)| i)
-                .collect();
-            let guarded = line.contains("setup:db:status");
-            for command in commands_at(&line, upgrades.iter().copied()) {
-                if !has_flag(command, "--keep-generated") {
-                    findings.push(MAGENTO_KEEP_GENERATED.found(
-                        object,
-                        format!("{who} runs `{}` without `--keep-generated`: it throws away the generated code and static files built into the image (and fails on a read-only file system)", command.trim()),
-                        "add `--keep-generated`: `php bin/magento setup:upgrade --keep-generated --no-interaction`".to_string(),
-                    ));
-                }
-            }
-            if !upgrades.is_empty() && !guarded {
-                findings.push(MAGENTO_DB_STATUS.found(
+    for object in plan
+        .applied_objects()
+        .filter(|o| !o.sync_phases().is_empty())
+    {
+        let who = object.reference();
+        let all = object_commands(object);
+        let guarded = all
+            .iter()
+            .flat_map(|c| c.run.iter())
+            .any(|c| subcommand(c, "magento") == Some("setup:db:status"));
+        let mut upgrades = false;
+        for found in &all {
+            for message in &found.unparsed {
+                findings.push(UNPARSED.found(
                     object,
-                    format!("{who} runs `setup:upgrade` on every sync without asking `setup:db:status` first, so releases without schema changes pay for a full upgrade too"),
-                    "run `php bin/magento setup:db:status` first: exit code 0 means nothing to upgrade (import config only), 2 means run `setup:upgrade`".to_string(),
+                    format!("{who} runs a shell script labcheck cannot parse ({message}), so the rules on migration commands did not look inside it; `sh` would likely refuse it too"),
+                    "check the script with `sh -n` (quotes, `fi`/`done`/`esac`, heredoc end markers)".to_string(),
                 ));
             }
+            for command in &found.run {
+                if is_artisan_migrate(command) {
+                    if !command.has_flag("--force") {
+                        findings.push(LARAVEL_FORCE.found(
+                            object,
+                            format!("{who} runs `{}` without `--force`: in production Laravel asks for confirmation, nobody answers, and the Job hangs until its deadline", command.line()),
+                            "add `--force`: `php artisan migrate --force --isolated`".to_string(),
+                        ));
+                    }
+                    if !command.has_flag("--isolated") {
+                        findings.push(LARAVEL_ISOLATED.found(
+                            object,
+                            format!("{who} runs `{}` without `--isolated`: two syncs at once (say a manual sync during an automatic one) run two migrations side by side", command.line()),
+                            "add `--isolated`: Laravel takes a lock in its cache (a shared one, such as Redis) and a second migrate exits 0 without doing anything".to_string(),
+                        ));
+                    }
+                }
+                if is_magento_upgrade(command) {
+                    upgrades = true;
+                    if !command.has_flag("--keep-generated") {
+                        findings.push(MAGENTO_KEEP_GENERATED.found(
+                            object,
+                            format!("{who} runs `{}` without `--keep-generated`: it throws away the generated code and static files built into the image (and fails on a read-only file system)", command.line()),
+                            "add `--keep-generated`: `php bin/magento setup:upgrade --keep-generated --no-interaction`".to_string(),
+                        ));
+                    }
+                }
+            }
+        }
+        if upgrades && !guarded {
+            findings.push(MAGENTO_DB_STATUS.found(
+                object,
+                format!("{who} runs `setup:upgrade` on every sync without asking `setup:db:status` first, so releases without schema changes pay for a full upgrade too"),
+                "run `php bin/magento setup:db:status` first: exit code 0 means nothing to upgrade (import config only), 2 means run `setup:upgrade`".to_string(),
+            ));
         }
     }
 }
@@ -121,23 +194,39 @@ pub fn check(plan: &Plan, findings: &mut Vec<Finding>) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_migrate_command_ends_at_the_next_shell_separator() {
-        let line = "sh -c php artisan migrate --force && php artisan migrate:status --isolated";
-        let starts = ARTISAN_MIGRATE
-            .as_ref()
-            .map(|r| r.find_iter(line).map(|m| m.start()).collect::<Vec<_>>())
-            .unwrap_or_default();
-        let commands = commands_at(line, starts.into_iter());
-        assert_eq!(commands, vec!["artisan migrate --force "]);
-        assert!(!has_flag(commands[0], "--isolated"));
+    fn first(script: &str) -> RunCommand {
+        shell::of_script(script)
+            .run
+            .into_iter()
+            .next()
+            .unwrap_or(RunCommand { words: Vec::new() })
     }
 
     #[test]
-    fn migration_commands_are_recognised() {
-        assert!(migration_command("php artisan migrate --force"));
-        assert!(migration_command("php bin/magento setup:upgrade"));
-        assert!(!migration_command("php artisan migrate:status"));
-        assert!(!migration_command("curl --fail http://shop-web/up"));
+    fn migration_commands_are_recognised_by_their_words() {
+        assert!(is_migration_command(&first("php artisan migrate --force")));
+        assert!(is_migration_command(&first(
+            "php -d memory_limit=-1 ./artisan migrate:fresh"
+        )));
+        assert!(is_migration_command(&first(
+            "php bin/magento setup:upgrade"
+        )));
+        assert!(is_migration_command(&first("bundle exec rails db:migrate")));
+        assert!(is_migration_command(&first(
+            "python manage.py migrate --noinput"
+        )));
+        assert!(is_migration_command(&first("flyway -url=jdbc:x migrate")));
+        assert!(!is_migration_command(&first("php artisan migrate:status")));
+        assert!(!is_migration_command(&first("echo php artisan migrate")));
+        assert!(!is_migration_command(&first(
+            "curl --fail http://shop-web/up"
+        )));
+    }
+
+    #[test]
+    fn flags_are_whole_words() {
+        let c = first("php artisan migrate --force-isolated");
+        assert!(!c.has_flag("--force"));
+        assert!(first("php artisan migrate --force=1").has_flag("--force"));
     }
 }

@@ -23,9 +23,9 @@ pub const FIX: &str = "make the ConfigMap/Secret a PreSync hook too, in a lower 
 
 /// A ConfigMap or Secret a pod template reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct ConfigRef {
-    kind: &'static str,
-    name: String,
+pub(crate) struct ConfigRef {
+    pub(crate) kind: &'static str,
+    pub(crate) name: String,
 }
 
 fn push_ref(refs: &mut Vec<ConfigRef>, kind: &'static str, holder: Option<&Value>, key: &str) {
@@ -58,7 +58,7 @@ fn list(value: Option<&Value>) -> &[Value] {
 }
 
 /// Every ConfigMap and Secret the object's pods need to start (envFrom, env valueFrom, volumes).
-fn config_refs(object: &Object) -> Vec<ConfigRef> {
+pub(crate) fn config_refs(object: &Object) -> Vec<ConfigRef> {
     let mut refs = Vec::new();
     for container in super::containers(object) {
         for from in list(container.get("envFrom")) {
@@ -99,7 +99,7 @@ fn config_refs(object: &Object) -> Vec<ConfigRef> {
 
 /// Whether `object` makes the ConfigMap/Secret `wanted`: the object itself, or an operator's
 /// resource that produces the Secret (ExternalSecret, SealedSecret).
-fn provides(object: &Object, wanted: &ConfigRef) -> bool {
+pub(crate) fn provides(object: &Object, wanted: &ConfigRef) -> bool {
     if object.kind == wanted.kind && object.name == wanted.name {
         return true;
     }

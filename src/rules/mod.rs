@@ -4,8 +4,12 @@
 
 pub mod commands;
 pub mod config_phase;
+pub mod duplicates;
+pub mod expand_contract;
 pub mod hooks;
 pub mod migration_job;
+pub mod migration_phase;
+pub mod shell;
 pub mod sync_policy;
 #[cfg(test)]
 mod tests;
@@ -61,6 +65,7 @@ pub struct Rule {
 /// Every rule, in the order reports list them.
 pub const RULES: &[Rule] = &[
     config_phase::RULE,
+    migration_phase::RULE,
     migration_job::BACKOFF_LIMIT,
     migration_job::DEADLINE,
     migration_job::IMAGE_TAG,
@@ -69,10 +74,13 @@ pub const RULES: &[Rule] = &[
     commands::LARAVEL_ISOLATED,
     commands::MAGENTO_KEEP_GENERATED,
     commands::MAGENTO_DB_STATUS,
+    commands::UNPARSED,
     hooks::HELM_PRE_INSTALL,
     sync_policy::RETRY,
     hooks::UNKNOWN_HOOK,
     workers::RULE,
+    expand_contract::RULE,
+    duplicates::RULE,
 ];
 
 /// The rule with this id.
@@ -82,13 +90,22 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
 
 /// Run every rule over a plan; findings in plan order of their objects, warnings first per object.
 pub fn check(plan: &Plan) -> Vec<Finding> {
+    check_with_sources(plan, &[])
+}
+
+/// Every rule, with migration files given beside the manifests ((file as shown, text)) for
+/// `expand-contract`.
+pub fn check_with_sources(plan: &Plan, sources: &[(String, String)]) -> Vec<Finding> {
     let mut findings = Vec::new();
+    duplicates::check(plan, &mut findings);
     config_phase::check(plan, &mut findings);
+    migration_phase::check(plan, &mut findings);
     migration_job::check(plan, &mut findings);
     commands::check(plan, &mut findings);
     hooks::check(plan, &mut findings);
     sync_policy::check(plan, &mut findings);
     workers::check(plan, &mut findings);
+    expand_contract::check(plan, sources, &mut findings);
     findings
 }
 
@@ -125,24 +142,12 @@ pub(crate) fn containers(object: &Object) -> Vec<&serde_yaml::Value> {
     found
 }
 
-/// A container's command and args as one shell-like text.
+/// A container's command and args as one line (for rules that look for words, not commands).
 pub(crate) fn command_line(container: &serde_yaml::Value) -> String {
-    let mut words = Vec::new();
-    for key in ["command", "args"] {
-        if let Some(serde_yaml::Value::Sequence(list)) =
-            container.get(key).map(crate::plan::object::untag)
-        {
-            for word in list {
-                match crate::plan::object::untag(word) {
-                    serde_yaml::Value::String(s) => words.push(s.clone()),
-                    serde_yaml::Value::Number(n) => words.push(n.to_string()),
-                    serde_yaml::Value::Bool(b) => words.push(b.to_string()),
-                    _ => {}
-                }
-            }
-        }
-    }
-    words.join(" ")
+    let found = shell::of_container(container);
+    let mut parts: Vec<String> = found.run.iter().map(shell::RunCommand::line).collect();
+    parts.extend(found.heredocs.iter().map(|h| h.body.clone()));
+    parts.join("\n")
 }
 
 /// A Job that migrates a database: its name says so, or a container runs a migration command.
@@ -152,8 +157,8 @@ pub(crate) fn is_migration(object: &Object) -> bool {
     }
     let lower = object.name.to_ascii_lowercase();
     lower.contains("migrat")
-        || containers(object).iter().any(|c| {
-            let line = command_line(c);
-            commands::migration_command(&line)
-        })
+        || commands::object_commands(object)
+            .iter()
+            .flat_map(|c| c.run.iter())
+            .any(commands::is_migration_command)
 }

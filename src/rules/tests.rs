@@ -260,7 +260,7 @@ fn retry_without_a_presync_migration_is_quiet_and_with_limit_zero_too() {
     let without_migration: Vec<String> = good_shop()
         .into_iter()
         .enumerate()
-        .filter(|(i, _)| *i != 1 && *i != 6)
+        .filter(|(i, _)| *i != 1 && *i != 5 && *i != 6)
         .map(|(_, f)| f)
         .chain([content::application(true)])
         .collect();
@@ -287,4 +287,269 @@ fn workers_in_the_web_wave_are_a_note_not_a_warning() {
             .iter()
             .all(|f| f.rule == "workers-with-web" && f.severity == Severity::Note)
     );
+}
+
+#[test]
+fn retry_is_read_as_argo_cd_reads_it() {
+    // appcontroller.go: retry while `retryCount < limit || limit < 0`; automated sync without a
+    // `retry:` block → `Limit: 5`; a block without `limit` → 0.
+    let app = |policy: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: shop-dev, namespace: argocd}}\nspec:\n  project: default\n  syncPolicy:\n{policy}"
+        )
+    };
+    let cases = [
+        (
+            "automated, no retry block: the default 5",
+            "    automated: {prune: true}\n",
+            true,
+        ),
+        (
+            "automated, retry: null",
+            "    automated: {}\n    retry: ~\n",
+            true,
+        ),
+        (
+            "automated, limit 3",
+            "    automated: {}\n    retry: {limit: 3}\n",
+            true,
+        ),
+        (
+            "automated, negative limit",
+            "    automated: {}\n    retry: {limit: -1}\n",
+            true,
+        ),
+        ("manual, limit 2", "    retry: {limit: 2}\n", true),
+        (
+            "automated, explicit limit 0",
+            "    automated: {}\n    retry: {limit: 0}\n",
+            false,
+        ),
+        (
+            "automated, a block without limit",
+            "    automated: {}\n    retry: {backoff: {duration: 5s}}\n",
+            false,
+        ),
+        (
+            "automated, refresh only",
+            "    automated: {}\n    retry: {refresh: true}\n",
+            false,
+        ),
+        (
+            "manual, no block",
+            "    syncOptions: [CreateNamespace=true]\n",
+            false,
+        ),
+        (
+            "automation switched off",
+            "    automated: {enabled: false}\n",
+            false,
+        ),
+    ];
+    for (case, policy, warns) in cases {
+        let mut files = good_shop();
+        files[5] = app(policy);
+        let expected = if warns {
+            vec![pair("retry-with-migration", "Application/shop-dev")]
+        } else {
+            vec![]
+        };
+        assert_eq!(found(&files), expected, "{case}");
+    }
+}
+
+#[test]
+fn the_default_retry_warning_says_to_write_limit_zero_not_to_remove_the_block() {
+    let mut objects = Vec::new();
+    let mut files = good_shop();
+    files[5] = content::application(false).replace("    retry:\n      limit: 0", "");
+    for (i, text) in files.iter().enumerate() {
+        objects.extend(parse_manifests(&format!("f{i}.yaml"), text).unwrap_or_default());
+    }
+    let plan = Plan::new(objects, Vec::new(), &PlanOptions::default());
+    let findings = check(&plan);
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert!(
+        findings[0].reason.contains("retries a failed sync 5 times"),
+        "{}",
+        findings[0].reason
+    );
+    assert!(
+        findings[0]
+            .fix
+            .starts_with("set `spec.syncPolicy.retry: {limit: 0}` explicitly")
+    );
+}
+
+const ARTICLE_LARAVEL: &str = include_str!("../../tests/fixtures/article-004/laravel-migrate.yaml");
+const ARTICLE_SMOKE: &str =
+    include_str!("../../tests/fixtures/article-004/laravel-smoke-test.yaml");
+const ARTICLE_MAGENTO: &str = include_str!("../../tests/fixtures/article-004/magento-upgrade.yaml");
+
+#[test]
+fn the_articles_own_laravel_and_magento_jobs_are_warning_free() {
+    let files = [ARTICLE_LARAVEL, ARTICLE_SMOKE, ARTICLE_MAGENTO].map(str::to_string);
+    assert_eq!(found(&files), vec![]);
+}
+
+#[test]
+fn words_in_an_echo_are_not_the_upgrade_but_the_real_upgrade_is_checked() {
+    // The article's script with `--keep-generated` taken from the real command only: the echo
+    // still says "setup:upgrade", and exactly one warning names the command that runs.
+    let bad = ARTICLE_MAGENTO.replace(
+        "php bin/magento setup:upgrade --keep-generated --no-interaction",
+        "php bin/magento setup:upgrade --no-interaction",
+    );
+    assert_eq!(
+        found(&[bad]),
+        vec![pair("magento-keep-generated", "Job/magento-upgrade")]
+    );
+    let unguarded = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: magento-upgrade, annotations: {argocd.argoproj.io/hook: PreSync}}\nspec:\n  backoffLimit: 0\n  activeDeadlineSeconds: 600\n  template:\n    spec:\n      containers:\n        - name: upgrade\n          image: m:1\n          command: [/bin/sh, -c]\n          args: [\"echo 'run setup:db:status first'; php bin/magento setup:upgrade \\\\\\n  --keep-generated\"]\n";
+    assert_eq!(
+        found(&[unguarded.to_string()]),
+        vec![pair("magento-db-status", "Job/magento-upgrade")]
+    );
+}
+
+fn job(name: &str, annotations: &str, command: &str) -> String {
+    format!(
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {name}\n  annotations:\n{annotations}spec:\n  backoffLimit: 0\n  activeDeadlineSeconds: 900\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: migrate\n          image: registry.example.nl/shop:1.42.0\n          command: {command}\n          envFrom:\n            - configMapRef:\n                name: shop-env\n"
+    )
+}
+
+const CONFIG_WAVE_MINUS_1: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-env\n  annotations:\n    argocd.argoproj.io/sync-wave: \"-1\"\n";
+const WEB_WAVE_1: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: shop-web\n  annotations:\n    argocd.argoproj.io/sync-wave: \"1\"\nspec:\n  template:\n    spec:\n      containers:\n        - {name: app, image: registry.example.nl/shop:1.42.0}\n";
+const MIGRATE: &str = "[\"php\", \"artisan\", \"migrate\", \"--force\", \"--isolated\"]";
+
+#[test]
+fn the_articles_option_two_sync_phase_job_is_quiet() {
+    let files = [
+        CONFIG_WAVE_MINUS_1.to_string(),
+        job(
+            "shop-migrate-1-42-0",
+            "    argocd.argoproj.io/sync-wave: \"0\"\n",
+            MIGRATE,
+        ),
+        WEB_WAVE_1.to_string(),
+    ];
+    assert_eq!(found(&files), vec![]);
+    let replace = job(
+        "shop-migrate",
+        "    argocd.argoproj.io/sync-wave: \"0\"\n    argocd.argoproj.io/sync-options: Replace=true\n",
+        MIGRATE,
+    );
+    assert_eq!(
+        found(&[
+            CONFIG_WAVE_MINUS_1.to_string(),
+            replace,
+            WEB_WAVE_1.to_string()
+        ]),
+        vec![]
+    );
+}
+
+#[test]
+fn a_migration_outside_presync_warns_with_its_reason() {
+    let cases = [
+        (
+            "a PostSync hook",
+            job(
+                "shop-migrate-1-42-0",
+                "    argocd.argoproj.io/hook: PostSync\n",
+                MIGRATE,
+            ),
+            "PostSync hook",
+        ),
+        (
+            "same name every release",
+            job(
+                "shop-migrate",
+                "    argocd.argoproj.io/sync-wave: \"0\"\n",
+                MIGRATE,
+            ),
+            "same every release",
+        ),
+        (
+            "deployments in the Job's wave",
+            job(
+                "shop-migrate-1-42-0",
+                "    argocd.argoproj.io/sync-wave: \"1\"\n",
+                MIGRATE,
+            ),
+            "not after the Job",
+        ),
+        (
+            "config not earlier",
+            job(
+                "shop-migrate-1-42-0",
+                "    argocd.argoproj.io/sync-wave: \"-1\"\n",
+                MIGRATE,
+            ),
+            "not before the Job",
+        ),
+    ];
+    for (case, migrate, reason) in cases {
+        let mut objects = Vec::new();
+        for (i, text) in [
+            CONFIG_WAVE_MINUS_1.to_string(),
+            migrate,
+            WEB_WAVE_1.to_string(),
+        ]
+        .iter()
+        .enumerate()
+        {
+            objects.extend(parse_manifests(&format!("f{i}.yaml"), text).unwrap_or_default());
+        }
+        let plan = Plan::new(objects, Vec::new(), &PlanOptions::default());
+        let findings: Vec<_> = check(&plan)
+            .into_iter()
+            .filter(|f| f.rule == "migration-outside-presync")
+            .collect();
+        assert_eq!(findings.len(), 1, "{case}: {findings:?}");
+        assert!(
+            findings[0].reason.contains(reason),
+            "{case}: {}",
+            findings[0].reason
+        );
+    }
+}
+
+#[test]
+fn a_column_dropped_by_the_migration_job_gets_the_expand_contract_note() {
+    let drop = job(
+        "shop-migrate",
+        "    argocd.argoproj.io/hook: PreSync\n",
+        "[\"sh\", \"-c\", \"mysql shop -e 'ALTER TABLE orders DROP COLUMN legacy_id' && php artisan migrate --force --isolated\"]",
+    );
+    let mut files = good_shop();
+    files[1] = drop;
+    assert_eq!(
+        found(&files),
+        vec![pair("expand-contract", "Job/shop-migrate")]
+    );
+    let add_nullable = job(
+        "shop-migrate",
+        "    argocd.argoproj.io/hook: PreSync\n",
+        "[\"sh\", \"-c\", \"mysql shop -e 'ALTER TABLE orders ADD COLUMN channel varchar(20) NULL'\"]",
+    );
+    files[1] = add_nullable;
+    assert_eq!(found(&files), vec![]);
+}
+
+#[test]
+fn the_same_object_twice_is_a_warning_on_the_copy_argo_cd_keeps() {
+    let mut files = good_shop();
+    files.push(content::SMOKE_TEST.to_string());
+    let mut objects = Vec::new();
+    for (i, text) in files.iter().enumerate() {
+        objects.extend(parse_manifests(&format!("f{i}.yaml"), text).unwrap_or_default());
+    }
+    let plan = Plan::new(objects, Vec::new(), &PlanOptions::default());
+    let findings = check(&plan);
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0].rule, "duplicate-resource");
+    assert_eq!(findings[0].source, "f7.yaml:1");
+    assert!(findings[0].reason.starts_with(
+        "Resource batch/Job//shop-smoke-test appeared 2 times among application resources."
+    ));
 }

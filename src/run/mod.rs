@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use crate::course::schema::{CheckSpec, RepoSpec};
 use crate::course::{Course, Module, Step};
-use crate::outcome::{HintLevel, Outcome, Status};
-use crate::probe::cluster::Cluster;
+use crate::outcome::{Cause, HintLevel, Outcome, Status};
+use crate::probe::cluster::{Cluster, ClusterOptions};
 use crate::probe::git::GitCache;
 
 /// Everything a check may read. Shared by all checks of a run.
@@ -34,6 +34,10 @@ pub struct Context {
     /// Steps labcheck saw pass before, with the day (from the learner's progress), for stages
     /// that count only after an earlier one.
     pub seen_passed: HashMap<String, String>,
+    /// Why this run has no work repos to read (a learner of a class without a work dir): every
+    /// check of a work repo is then "could not check" with this hint, never read from an empty
+    /// path. `None` for a learner's own run, which always has a work dir.
+    pub no_work_dir: Option<String>,
 }
 
 impl Context {
@@ -58,7 +62,17 @@ impl Context {
             git: GitCache::new(),
             hint_levels: HashMap::new(),
             seen_passed: HashMap::new(),
+            no_work_dir: None,
         }
+    }
+
+    /// The outcome of a check of work repos when this run has none (see [`Context::no_work_dir`]).
+    pub fn unchecked_repos(&self) -> Option<Outcome> {
+        self.no_work_dir.as_ref().map(|hint| {
+            Outcome::could_not_check(NO_WORK_DIR)
+                .with_hint(hint.clone())
+                .with_cause(Cause::new(NO_WORK_DIR_CAUSE))
+        })
     }
 
     /// The declared work repo `name`.
@@ -72,6 +86,12 @@ impl Context {
         self.work_dir.join(dir)
     }
 }
+
+/// The summary of every check of work repos in a run without them.
+pub const NO_WORK_DIR: &str = "no work dir for this learner";
+
+/// The cause id of such a check.
+pub const NO_WORK_DIR_CAUSE: &str = "no-work-dir";
 
 /// How long the runner may wait for checks that are not there yet.
 #[derive(Debug, Clone, Copy, Default)]
@@ -181,6 +201,9 @@ pub async fn run_step(
         // A short blocking read of one repo's history, after every async check is done.
         checks.extend(sequence::after_check(ctx, step));
     }
+    for check in &mut checks {
+        give_generic_cause(&mut check.outcome);
+    }
     StepReport {
         module: ctx.module.clone(),
         step: step.name.clone(),
@@ -189,6 +212,55 @@ pub async fn run_step(
         status: Status::fold(checks.iter().map(|c| c.outcome.status)),
         checks,
     }
+}
+
+/// Where a learner's work repos are, for [`run_learner`].
+#[derive(Debug, Clone)]
+pub enum WorkDir {
+    /// The folder holding their clones.
+    At(PathBuf),
+    /// None to read (a learner of a class without one); the hint says how to give it.
+    Missing { hint: String },
+}
+
+/// One learner's world: their work repos and their cluster.
+pub struct LearnerWorld<'a> {
+    pub course: Arc<Course>,
+    pub module: &'a Module,
+    pub track: &'a str,
+    pub work_dir: WorkDir,
+    pub cluster: &'a ClusterOptions,
+    pub argocd_namespace: Option<String>,
+}
+
+/// One learner's run of `steps`: connect to their cluster, read their work repos, and run the
+/// steps as [`run_steps`] does (replaced steps included). The learner's own `labcheck MODULE
+/// [STEP]` and every learner of a class go through here, so a class shows each learner exactly
+/// what their own run shows. `prepare` adds what only the learner's own run knows (their
+/// progress: hint levels, steps seen passing).
+pub async fn run_learner(
+    world: LearnerWorld<'_>,
+    steps: &[&Step],
+    policy: WaitPolicy,
+    on_wait: &(dyn Fn(&WaitProgress) + Sync),
+    prepare: impl FnOnce(&mut Context),
+) -> Vec<StepReport> {
+    let cluster = Arc::new(Cluster::connect(world.cluster).await);
+    let (work_dir, no_work_dir) = match world.work_dir {
+        WorkDir::At(dir) => (dir, None),
+        WorkDir::Missing { hint } => (PathBuf::new(), Some(hint)),
+    };
+    let mut ctx = Context::new(
+        world.course,
+        world.module,
+        world.track,
+        work_dir,
+        cluster,
+        world.argocd_namespace,
+    );
+    ctx.no_work_dir = no_work_dir;
+    prepare(&mut ctx);
+    run_steps(&ctx, steps, policy, on_wait).await
 }
 
 /// Run several steps side by side (and each step's checks concurrently); reports come back in
@@ -219,22 +291,71 @@ fn mark_replaced_steps(steps: &[&Step], reports: &mut [StepReport]) {
         if !steps[i].transient || reports[i].status == Status::Pass {
             continue;
         }
-        let Some(later) = reports[i + 1..].iter().find(|r| r.status == Status::Pass) else {
+        let Some(later) = reports[i + 1..].iter().find(|r| passes_as_far_as_read(r)) else {
             continue;
+        };
+        let passes = if later.status == Status::Pass {
+            "which passes"
+        } else {
+            "whose checks pass as far as they were read (not its work repos)"
         };
         let later = later.step.clone();
         let report = &mut reports[i];
         for check in &mut report.checks {
-            if matches!(check.outcome.status, Status::Fail | Status::Error) {
+            // What was not read stays "could not check": replaced or not, it was never seen.
+            if matches!(check.outcome.status, Status::Fail | Status::Error)
+                && !unread_for_want_of_a_work_dir(&check.outcome)
+            {
                 let was = std::mem::take(&mut check.outcome.summary);
                 check.outcome = Outcome::skip(format!(
-                    "replaced by {later}, which passes: this looked at the state right after {} (now: {was}); run `labcheck {} {}` right after doing it",
+                    "replaced by {later}, {passes}: this looked at the state right after {} (now: {was}); run `labcheck {} {}` right after doing it",
                     report.step, report.module, report.step
                 ));
             }
         }
-        report.status = Status::Skip;
+        // Skipped, unless checks left unread keep it "could not check".
+        report.status = match Status::fold(report.checks.iter().map(|c| c.outcome.status)) {
+            Status::Error => Status::Error,
+            _ => Status::Skip,
+        };
     }
+}
+
+/// A failure or could-not-check whose check did not name its cause gets a generic, stable one, so
+/// a class still groups learners by it: `in-progress` (the cluster is still moving), `failed`,
+/// `could-not-check`. A check's own cause always wins.
+fn give_generic_cause(outcome: &mut Outcome) {
+    if outcome.cause.is_some() {
+        return;
+    }
+    outcome.cause = match outcome.status {
+        Status::Fail if outcome.pending => Some(Cause::new("in-progress")),
+        Status::Fail => Some(Cause::new("failed")),
+        Status::Error => Some(Cause::new("could-not-check")),
+        Status::Pass | Status::Skip => None,
+    };
+}
+
+/// Whether `outcome` is "could not check" only because the run has no work repos to read.
+fn unread_for_want_of_a_work_dir(outcome: &Outcome) -> bool {
+    outcome.status == Status::Error
+        && outcome.cause.as_ref().map(Cause::as_str) == Some(NO_WORK_DIR_CAUSE)
+}
+
+/// A step passes, or would as far as it could be read: every check it read passed and the rest
+/// were left unread for want of a work dir (a learner of a class without one). Such a step still
+/// shows "could not check", but the cluster has moved past earlier transient steps all the same.
+fn passes_as_far_as_read(report: &StepReport) -> bool {
+    report.status == Status::Pass
+        || (report.status == Status::Error
+            && report
+                .checks
+                .iter()
+                .any(|c| c.outcome.status == Status::Pass)
+            && report.checks.iter().all(|c| {
+                matches!(c.outcome.status, Status::Pass | Status::Skip)
+                    || unread_for_want_of_a_work_dir(&c.outcome)
+            }))
 }
 
 async fn evaluate(ctx: &Context, step: &Step, spec: &CheckSpec) -> Outcome {
@@ -244,6 +365,11 @@ async fn evaluate(ctx: &Context, step: &Step, spec: &CheckSpec) -> Outcome {
             ctx.track,
             spec.tracks.join(", ")
         ));
+    }
+    if !spec.kind.repos().is_empty()
+        && let Some(unchecked) = ctx.unchecked_repos()
+    {
+        return unchecked;
     }
     let mut outcome = spec.kind.evaluate(ctx).await;
     if outcome.status == Status::Fail {
@@ -275,10 +401,14 @@ async fn evaluate(ctx: &Context, step: &Step, spec: &CheckSpec) -> Outcome {
 /// that only repeats that check's own is dropped: one cause, told once.
 fn point_blocked_checks_at_their_cause(specs: &[CheckSpec], outcomes: &mut [Outcome]) {
     let gated = gate_on_events(specs, outcomes);
+    // A check left unread for want of a work dir is not known to block anything: pointing at
+    // it would send the learner to fix what may be done.
     let blocker_of = |i: usize, outcomes: &[Outcome]| {
         specs[i].after.iter().find_map(|id| {
             let j = specs.iter().position(|s| s.id == *id)?;
-            matches!(outcomes[j].status, Status::Fail | Status::Error).then_some(j)
+            (matches!(outcomes[j].status, Status::Fail | Status::Error)
+                && !unread_for_want_of_a_work_dir(&outcomes[j]))
+            .then_some(j)
         })
     };
     let roots: Vec<Option<usize>> = (0..specs.len())
@@ -298,6 +428,10 @@ fn point_blocked_checks_at_their_cause(specs: &[CheckSpec], outcomes: &mut [Outc
     for (i, root) in roots.into_iter().enumerate() {
         let Some(root) = root else { continue };
         let first = format!("first: {} (see above)", specs[root].title);
+        // Without a cause of its own, the check failed because of the one it waits for.
+        if outcomes[i].cause.is_none() {
+            outcomes[i].cause = Some(Cause::about("blocked-by", &specs[root].id));
+        }
         let own = outcomes[i].hint.take();
         let root_hint = outcomes[root].hint.clone();
         outcomes[i].hint = Some(match own {
@@ -332,9 +466,13 @@ fn gate_on_events(specs: &[CheckSpec], outcomes: &mut [Outcome]) -> Vec<bool> {
         if outcomes[i].status != Status::Pass {
             continue;
         }
+        // An event left unread for want of a work dir (a class run without `--work-dirs`) is
+        // not known to be missing: the check is judged on its own, as the class runner wants.
         let blocker = specs[i].after.iter().find_map(|id| {
             let j = specs.iter().position(|s| s.id == *id)?;
-            matches!(outcomes[j].status, Status::Fail | Status::Error).then_some(j)
+            (matches!(outcomes[j].status, Status::Fail | Status::Error)
+                && !unread_for_want_of_a_work_dir(&outcomes[j]))
+            .then_some(j)
         });
         let Some(j) = blocker else { continue };
         let was = std::mem::take(&mut outcomes[i].summary);

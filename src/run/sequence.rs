@@ -19,9 +19,10 @@ pub fn after_check(ctx: &Context, step: &Step) -> Option<CheckReport> {
     let after = step.after.as_ref()?;
     let exercise = step.name.split('/').next().unwrap_or_default();
     let earlier = format!("{exercise}/{}", after.stage);
-    let outcome = match ctx.seen_passed.get(&earlier) {
-        Some(day) => Outcome::pass(format!("labcheck saw {earlier} pass on {day}")),
-        None => from_history(&ctx.module, &earlier, after, &ctx.repo_dir(&after.repo)),
+    let outcome = match (ctx.seen_passed.get(&earlier), ctx.unchecked_repos()) {
+        (Some(day), _) => Outcome::pass(format!("labcheck saw {earlier} pass on {day}")),
+        (None, Some(unchecked)) => unchecked,
+        (None, None) => from_history(&ctx.module, &earlier, after, &ctx.repo_dir(&after.repo)),
     };
     Some(CheckReport {
         id: CHECK_ID.to_string(),
@@ -56,7 +57,7 @@ fn from_history(module: &str, earlier: &str, after: &AfterSpec, repo_dir: &Path)
             "cannot read the history of {}: {e}",
             after.repo
         ))
-        .with_cause(Cause::new("repo-unreadable")),
+        .with_cause(Cause::about("history-unreadable", &after.repo)),
         Ok(Some((breaking, revert, true))) => Outcome::pass(match revert {
             Some(revert) => format!(
                 "{}'s history shows the break {} \"{}\" ({what}) and its revert {}",
@@ -89,6 +90,6 @@ fn from_history(module: &str, earlier: &str, after: &AfterSpec, repo_dir: &Path)
         .with_hint(format!(
             "do the break first: `labcheck {module} {earlier}` shows what it asks; then fix it"
         ))
-        .with_cause(Cause::new("break-not-done")),
+        .with_cause(Cause::new("break-not-seen")),
     }
 }

@@ -100,10 +100,10 @@ fn a_missing_manifests_folder_fails_and_a_missing_repo_cannot_be_checked() {
     let s = shop(Point::Step4);
     std::fs::remove_dir_all(s.world.work_dir().join("shop-config/argocd")).expect("rm");
     let run = s.run(&["module-11", "step-4", "--format", "json"]);
-    assert_eq!(run.check("retry-rule-quiet")["status"], "fail");
+    assert_eq!(run.check("no-retry")["status"], "fail");
     std::fs::remove_dir_all(s.world.work_dir().join("shop-config")).expect("rm");
     let run = s.run(&["module-11", "step-4", "--format", "json"]);
-    let check = run.check("retry-rule-quiet");
+    let check = run.check("no-retry");
     assert_eq!(check["status"], "error");
     assert!(
         check["hint"].as_str().unwrap_or("").contains("git clone"),

@@ -346,3 +346,110 @@ fn plan_help_and_docs_name_every_rule_and_exit_code() {
         top.stdout
     );
 }
+
+#[test]
+fn the_articles_own_examples_are_warning_free_on_the_binary() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/article-004");
+    let run = labcheck(
+        dir.path(),
+        &["plan", "--rules", "--format", "json", fixtures],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let json = run.json();
+    assert_eq!(json["findings"], serde_json::json!([]));
+    assert_eq!(
+        steps(&json),
+        vec![
+            "PreSync 0: Job/magento-upgrade, Job/shop-migrate",
+            "PostSync 0: Job/shop-smoke-test"
+        ]
+    );
+    assert_eq!(json["multi_step"], true);
+    assert_eq!(
+        json["steps"][0]["delete_first"],
+        serde_json::json!(["Job/magento-upgrade", "Job/shop-migrate"])
+    );
+}
+
+#[test]
+fn a_one_wave_sync_says_it_does_not_wait_for_the_deployment() {
+    let rendered = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: seed, annotations: {argocd.argoproj.io/hook: Sync}}\n";
+    let run = labcheck_stdin(&["plan", "-"], rendered);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("One step only (one phase, one wave, SyncFail hooks counted): Argo CD waits for hooks but not for the health of Deployment/web"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("→ waits until Job/seed has completed; then the sync has succeeded"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn app_of_apps_waves_depend_on_argocd_cm_in_the_input() {
+    let apps = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: db, annotations: {argocd.argoproj.io/sync-wave: '0'}}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, annotations: {argocd.argoproj.io/sync-wave: '1'}}\n";
+    let without = labcheck_stdin(&["plan", "--format", "json", "-"], apps);
+    let json = without.json();
+    assert_eq!(json["application_health"]["checked"], false);
+    assert_eq!(json["steps"][0]["waits"], serde_json::json!([]));
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n  resource.customizations.health.argoproj.io_Application: |\n    hs = {}\n    hs.status = \"Progressing\"\n    if obj.status ~= nil and obj.status.health ~= nil then\n      hs.status = obj.status.health.status\n    end\n    return hs\n---\n";
+    let with = labcheck_stdin(&["plan", "-"], &format!("{cm}{apps}"));
+    assert!(
+        with.stdout.contains("Applications: argocd-cm (<stdin>:1) gives them a health check (`resource.customizations.health.argoproj.io_Application`)"),
+        "{}",
+        with.stdout
+    );
+    assert!(
+        with.stdout
+            .contains("Application/db: its health is Healthy"),
+        "{}",
+        with.stdout
+    );
+}
+
+#[test]
+fn a_duplicate_is_planned_once_and_warned_about() {
+    let twice = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: env, namespace: shop}\ndata: {A: '1'}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: env}\ndata: {A: '2'}\n";
+    let run = labcheck_stdin(&["plan", "--rules", "--namespace", "shop", "-"], twice);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("Warning: Resource /ConfigMap/shop/env appeared 2 times among application resources. Argo CD applies only the last copy (<stdin>:6), not <stdin>:1"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("duplicate-resource"), "{}", run.stdout);
+}
+
+#[test]
+fn a_migration_file_beside_the_manifests_gets_the_expand_contract_note() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    std::fs::create_dir_all(dir.path().join("database/migrations")).expect("dirs");
+    std::fs::write(
+        dir.path().join("migrate.yaml"),
+        include_str!("../fixtures/article-004/laravel-migrate.yaml"),
+    )
+    .expect("manifest");
+    std::fs::write(
+        dir.path().join("database/migrations/2026_01_01_000000_rename_name.php"),
+        "<?php\nreturn new class extends Migration {\n    public function up(): void {\n        Schema::table('users', function (Blueprint $table) {\n            $table->renameColumn('name', 'full_name');\n        });\n    }\n};\n",
+    )
+    .expect("migration");
+    let path = dir.path().display().to_string();
+    let run = labcheck(dir.path(), &["plan", "--rules", "--format", "json", &path]);
+    assert_eq!(run.code, 0, "a note only: {}", run.stdout);
+    let json = run.json();
+    assert_eq!(json["findings"][0]["rule"], "expand-contract");
+    assert!(
+        json["findings"][0]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("renames a column: `->renameColumn(`"),
+        "{}",
+        json["findings"][0]
+    );
+}

@@ -210,12 +210,13 @@ spec:
           args: ["--fail", "--max-time", "10", "http://shop-web/up"]
 "#;
 
-/// `argocd/shop-dev.yaml`: the Application, with `retry` until step 4 takes it out.
+/// `argocd/shop-dev.yaml`: the Application, retrying 5 times until step 4 sets `limit: 0`.
+/// Taking the block out would not do: an automated sync without one is retried 5 times.
 pub fn application(retry: bool) -> String {
     let retry = if retry {
         "\n    retry:\n      limit: 5\n      backoff: {duration: 5s, factor: 2, maxDuration: 3m}"
     } else {
-        ""
+        "\n    # No retries: a retried sync runs a half-failed migration again. Without this block\n    # Argo CD would retry an automated sync 5 times.\n    retry:\n      limit: 0"
     };
     format!(
         r#"apiVersion: argoproj.io/v1alpha1

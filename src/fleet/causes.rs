@@ -1,0 +1,384 @@
+//! A class's failures grouped by what caused them: one group per (step, check, cause id), with the
+//! learners in it and the hint shown once. Learners are grouped by the cause id their check set
+//! (or the runner's generic one), never by the text of a hint, which names each learner's paths.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::LearnerRun;
+use crate::outcome::Status;
+
+use crate::run::NO_WORK_DIR_CAUSE as NO_WORK_DIR;
+
+/// Learners who share one cause at one check.
+#[derive(Debug, Clone, Serialize)]
+pub struct CauseGroup {
+    pub step: String,
+    pub check: String,
+    pub title: String,
+    pub status: Status,
+    pub cause: String,
+    pub learners: Vec<String>,
+    /// What labcheck saw, when it reads the same for every learner of the group once their own
+    /// names are placeholders; otherwise each learner's report has their own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Each distinct hint once, with placeholders (`<work-dir>`, `<learner>`), and who got it.
+    pub hints: Vec<SharedHint>,
+}
+
+/// One hint text and the learners of a group who were given it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SharedHint {
+    pub hint: String,
+    pub learners: Vec<String>,
+}
+
+/// A learner whose work repos were not read: told once, not by each check of each repo.
+#[derive(Debug, Clone, Serialize)]
+pub struct WithoutWorkDir {
+    pub learner: String,
+    /// How many checks could not be checked for that.
+    pub checks: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// The class's causes: learners without a work dir first, then one group per (step, check,
+/// cause) in course order, so a hint's "(see above)" — the earlier check to fix first — points
+/// at a group that is above it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassCauses {
+    pub without_work_dir: Vec<WithoutWorkDir>,
+    pub groups: Vec<CauseGroup>,
+}
+
+impl ClassCauses {
+    /// Whether every learner passed (or skipped) everything.
+    pub fn is_empty(&self) -> bool {
+        self.without_work_dir.is_empty() && self.groups.is_empty()
+    }
+}
+
+/// `text` with a learner's own names replaced by their placeholders.
+pub fn shared(text: &str, placeholders: &[(String, String)]) -> String {
+    placeholders
+        .iter()
+        .fold(text.to_string(), |text, (theirs, placeholder)| {
+            text.replace(theirs.as_str(), placeholder)
+        })
+}
+
+/// Group every failure and could-not-check of `runs` by (step, check, cause).
+pub fn group(runs: &[LearnerRun]) -> ClassCauses {
+    struct Building {
+        order: (usize, usize),
+        group: CauseGroup,
+        summaries: Vec<String>,
+    }
+    let mut groups: BTreeMap<(String, String, String, Status), Building> = BTreeMap::new();
+    let mut without_work_dir = Vec::new();
+    for run in runs {
+        let mut unchecked = 0;
+        let mut unchecked_hint = None;
+        for (s, step) in run.steps.iter().enumerate() {
+            for (c, check) in step.checks.iter().enumerate() {
+                let o = &check.outcome;
+                if !matches!(o.status, Status::Fail | Status::Error) {
+                    continue;
+                }
+                let cause = o
+                    .cause
+                    .as_ref()
+                    .map(|c| c.as_str())
+                    .unwrap_or(match o.status {
+                        Status::Fail => "failed",
+                        _ => "could-not-check",
+                    });
+                if cause == NO_WORK_DIR {
+                    unchecked += 1;
+                    unchecked_hint = unchecked_hint.or_else(|| o.hint.clone());
+                    continue;
+                }
+                let key = (
+                    step.step.clone(),
+                    check.id.clone(),
+                    cause.to_string(),
+                    o.status,
+                );
+                let building = groups.entry(key).or_insert_with(|| Building {
+                    order: (s, c),
+                    group: CauseGroup {
+                        step: step.step.clone(),
+                        check: check.id.clone(),
+                        title: check.title.clone(),
+                        status: o.status,
+                        cause: cause.to_string(),
+                        learners: Vec::new(),
+                        summary: None,
+                        hints: Vec::new(),
+                    },
+                    summaries: Vec::new(),
+                });
+                let group = &mut building.group;
+                group.learners.push(run.learner.clone());
+                building
+                    .summaries
+                    .push(shared(&o.summary, &run.placeholders));
+                if let Some(hint) = &o.hint {
+                    let hint = shared(hint, &run.placeholders);
+                    match group.hints.iter_mut().find(|h| h.hint == hint) {
+                        Some(same) => same.learners.push(run.learner.clone()),
+                        None => group.hints.push(SharedHint {
+                            hint,
+                            learners: vec![run.learner.clone()],
+                        }),
+                    }
+                }
+            }
+        }
+        if unchecked > 0 {
+            without_work_dir.push(WithoutWorkDir {
+                learner: run.learner.clone(),
+                checks: unchecked,
+                hint: unchecked_hint,
+            });
+        }
+    }
+    let mut building: Vec<Building> = groups.into_values().collect();
+    building.sort_by(|a, b| {
+        (
+            a.order,
+            std::cmp::Reverse(a.group.learners.len()),
+            &a.group.cause,
+        )
+            .cmp(&(
+                b.order,
+                std::cmp::Reverse(b.group.learners.len()),
+                &b.group.cause,
+            ))
+    });
+    let groups = building
+        .into_iter()
+        .map(|mut b| {
+            let first = b.summaries.first().cloned();
+            if b.summaries.iter().all(|s| Some(s) == first.as_ref()) {
+                b.group.summary = first;
+            }
+            b.group
+        })
+        .collect();
+    ClassCauses {
+        without_work_dir,
+        groups,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::outcome::{Cause, Outcome};
+    use crate::run::{CheckReport, StepReport};
+
+    fn check(id: &str, outcome: Outcome) -> CheckReport {
+        CheckReport {
+            id: id.to_string(),
+            kind: "git",
+            title: format!("title of {id}"),
+            outcome,
+        }
+    }
+
+    /// A learner with work dir `/class/NAME` and one step of `checks`.
+    fn learner(name: &str, checks: Vec<CheckReport>) -> LearnerRun {
+        let work_dir = PathBuf::from(format!("/class/{name}"));
+        let step = StepReport {
+            module: "module-10".to_string(),
+            step: "step-4".to_string(),
+            title: "Release".to_string(),
+            track: "kind".to_string(),
+            status: Status::fold(checks.iter().map(|c| c.outcome.status)),
+            checks,
+        };
+        LearnerRun {
+            learner: name.to_string(),
+            status: step.status,
+            steps: vec![step],
+            placeholders: vec![(work_dir.display().to_string(), "<work-dir>".to_string())],
+            work_dir: Some(work_dir),
+        }
+    }
+
+    fn unpushed(name: &str) -> Outcome {
+        Outcome::fail("main is 1 commit ahead of origin/main")
+            .with_hint(format!("cd /class/{name}/checkout-config && git push"))
+            .with_cause(Cause::new("not-pushed"))
+    }
+
+    /// (check, cause, learners) of each group, in order.
+    type Keys = Vec<(String, String, Vec<String>)>;
+
+    fn keys(causes: &ClassCauses) -> Keys {
+        causes
+            .groups
+            .iter()
+            .map(|g| (g.check.clone(), g.cause.clone(), g.learners.clone()))
+            .collect()
+    }
+
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn one_cause_with_different_paths_is_one_group_with_one_hint() {
+        let runs = [
+            learner("bob", vec![check("pushed", unpushed("bob"))]),
+            learner("erin", vec![check("pushed", unpushed("erin"))]),
+        ];
+        let causes = group(&runs);
+        assert_eq!(
+            keys(&causes),
+            [(
+                "pushed".into(),
+                "not-pushed".into(),
+                names(&["bob", "erin"])
+            )]
+        );
+        let hints = &causes.groups[0].hints;
+        assert_eq!(hints.len(), 1);
+        assert_eq!(hints[0].hint, "cd <work-dir>/checkout-config && git push");
+        assert_eq!(
+            causes.groups[0].summary.as_deref(),
+            Some("main is 1 commit ahead of origin/main")
+        );
+    }
+
+    #[test]
+    fn the_same_check_failing_for_different_causes_is_a_group_per_cause() {
+        let cases: [(&str, Vec<LearnerRun>, Keys); 3] = [
+            (
+                "two causes, the larger group first",
+                vec![
+                    learner(
+                        "a",
+                        vec![check(
+                            "synced",
+                            Outcome::fail("x").with_cause(Cause::new("sync-not-run")),
+                        )],
+                    ),
+                    learner(
+                        "b",
+                        vec![check(
+                            "synced",
+                            Outcome::fail("y")
+                                .with_cause(Cause::about("hook-failed", "checkout-migrate")),
+                        )],
+                    ),
+                    learner(
+                        "c",
+                        vec![check(
+                            "synced",
+                            Outcome::fail("z")
+                                .with_cause(Cause::about("hook-failed", "checkout-migrate")),
+                        )],
+                    ),
+                ],
+                vec![
+                    (
+                        "synced".into(),
+                        "hook-failed:checkout-migrate".into(),
+                        names(&["b", "c"]),
+                    ),
+                    ("synced".into(), "sync-not-run".into(), names(&["a"])),
+                ],
+            ),
+            (
+                "a fail and a could-not-check without causes get the generic ones",
+                vec![
+                    learner("a", vec![check("synced", Outcome::fail("x"))]),
+                    learner(
+                        "b",
+                        vec![check("synced", Outcome::could_not_check("unreachable"))],
+                    ),
+                ],
+                vec![
+                    ("synced".into(), "could-not-check".into(), names(&["b"])),
+                    ("synced".into(), "failed".into(), names(&["a"])),
+                ],
+            ),
+            (
+                "course order: an earlier check's groups come first",
+                vec![learner(
+                    "a",
+                    vec![
+                        check("pushed", unpushed("a")),
+                        check(
+                            "synced",
+                            Outcome::fail("x").with_cause(Cause::about("blocked-by", "pushed")),
+                        ),
+                    ],
+                )],
+                vec![
+                    ("pushed".into(), "not-pushed".into(), names(&["a"])),
+                    ("synced".into(), "blocked-by:pushed".into(), names(&["a"])),
+                ],
+            ),
+        ];
+        for (case, runs, expected) in cases {
+            assert_eq!(keys(&group(&runs)), expected, "{case}");
+        }
+    }
+
+    #[test]
+    fn a_learner_without_a_work_dir_is_told_once_not_per_check() {
+        let unread = || {
+            Outcome::could_not_check(crate::run::NO_WORK_DIR)
+                .with_hint("give --work-dirs")
+                .with_cause(Cause::new(NO_WORK_DIR))
+        };
+        let runs = [learner(
+            "dave",
+            vec![
+                check("tag", unread()),
+                check("pushed", unread()),
+                check("synced", Outcome::pass("synced")),
+            ],
+        )];
+        let causes = group(&runs);
+        assert!(causes.groups.is_empty(), "{:?}", causes.groups);
+        assert_eq!(causes.without_work_dir.len(), 1);
+        assert_eq!(causes.without_work_dir[0].learner, "dave");
+        assert_eq!(causes.without_work_dir[0].checks, 2);
+        assert_eq!(
+            causes.without_work_dir[0].hint.as_deref(),
+            Some("give --work-dirs")
+        );
+    }
+
+    #[test]
+    fn hints_that_differ_beyond_the_placeholders_are_each_shown_with_their_learners() {
+        let runs = [
+            learner("bob", vec![check("pushed", unpushed("bob"))]),
+            learner(
+                "erin",
+                vec![check(
+                    "pushed",
+                    unpushed("erin").with_hint(
+                        "cd /class/erin/checkout-config && git pull --rebase && git push",
+                    ),
+                )],
+            ),
+        ];
+        let hints = &group(&runs).groups[0].hints;
+        assert_eq!(hints.len(), 2);
+        assert_eq!(
+            hints[1].hint,
+            "cd <work-dir>/checkout-config && git pull --rebase && git push"
+        );
+        assert_eq!(hints[1].learners, names(&["erin"]));
+    }
+}
