@@ -21,6 +21,7 @@ pub mod rules;
 pub mod run;
 pub mod selftest;
 pub mod serve;
+pub mod shell;
 pub mod snapshot;
 pub mod watch;
 pub mod yaml_guard;

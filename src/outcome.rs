@@ -99,10 +99,6 @@ pub struct Outcome {
     /// `hook-failed:checkout-migrate`), set where the check decides. A class groups learners by it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cause: Option<Cause>,
-    /// `hint` is about the state seen and adds to the check file's hint instead of replacing it
-    /// (the runner shows both). Not reported: the joined hint is.
-    #[serde(skip)]
-    pub hint_adds: bool,
 }
 
 /// A stable, machine-readable reason: lowercase words joined by `-`, optionally followed by `:` and
@@ -154,7 +150,6 @@ impl Outcome {
             pending: false,
             hint_level: None,
             cause: None,
-            hint_adds: false,
         }
     }
 
@@ -194,11 +189,6 @@ impl Outcome {
         self
     }
 
-    /// Mark `hint` as adding to the check file's hint (see [`Outcome::hint_adds`]).
-    pub fn adding_to_course_hint(mut self) -> Self {
-        self.hint_adds = true;
-        self
-    }
 
     /// Why this check failed or could not check, as a stable id (see [`Cause`]).
     pub fn with_cause(mut self, cause: Cause) -> Self {

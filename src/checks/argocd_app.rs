@@ -373,7 +373,10 @@ impl ArgocdAppSpec {
                     ))
                     .with_expected("your HEAD pushed")
                     .with_actual(actual)
-                    .with_hint(format!("push it: `cd {} && git push`", pushed.dir_shown))
+                    .with_hint(format!(
+                        "push it: `{} && git push`",
+                        crate::shell::cd(&pushed.dir_shown)
+                    ))
                     .with_cause(Cause::new("not-pushed")),
                 );
             }
@@ -386,8 +389,8 @@ impl ArgocdAppSpec {
                     .with_expected(format!("your commit {} on `{tracked}`", short(&pushed.head)))
                     .with_actual(format!("on `{branch}` only"))
                     .with_hint(format!(
-                        "Argo CD deploys what `{tracked}` holds: merge your commit into `{tracked}` and push it (`cd {} && git switch {tracked} && git merge {branch} && git push`)",
-                        pushed.dir_shown
+                        "Argo CD deploys what `{tracked}` holds: merge your commit into `{tracked}` and push it (`{} && git switch {tracked} && git merge {branch} && git push`)",
+                        crate::shell::cd(&pushed.dir_shown)
                     ))
                     .with_cause(Cause::about("pushed-elsewhere", &branch)),
                 );

@@ -3,11 +3,13 @@
 //! `docs/check-files.md`.
 
 pub mod argocd_app;
+pub mod change;
 pub mod cluster_common;
 pub mod condition;
 pub mod diff;
 pub mod files;
 pub mod git;
+mod git_change;
 pub mod helm_yaml;
 pub mod job;
 pub mod logs;
@@ -118,10 +120,10 @@ impl CheckKind {
             CheckKind::Diff(spec) => spec.evaluate(ctx).await,
             // A cluster check's hint is about the state it saw (a sync running, a Job from an
             // earlier sync): it adds to the course's hint, never replaces it.
-            CheckKind::Object(spec) => spec.evaluate(ctx).await.adding_to_course_hint(),
-            CheckKind::Job(spec) => spec.evaluate(ctx).await.adding_to_course_hint(),
-            CheckKind::Logs(spec) => spec.evaluate(ctx).await.adding_to_course_hint(),
-            CheckKind::ArgocdApp(spec) => spec.evaluate(ctx).await.adding_to_course_hint(),
+            CheckKind::Object(spec) => spec.evaluate(ctx).await,
+            CheckKind::Job(spec) => spec.evaluate(ctx).await,
+            CheckKind::Logs(spec) => spec.evaluate(ctx).await,
+            CheckKind::ArgocdApp(spec) => spec.evaluate(ctx).await,
             CheckKind::Manifests(spec) => spec.evaluate(ctx).await,
         }
     }

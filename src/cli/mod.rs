@@ -19,6 +19,7 @@ pub mod next;
 pub mod output;
 pub mod plan;
 pub mod quiz;
+pub mod reset;
 pub mod serve;
 pub mod snapshot;
 pub mod status;
@@ -30,6 +31,7 @@ use crate::error::{Error, exit};
 use crate::outcome::Status;
 use crate::probe::cluster::ClusterOptions;
 use crate::progress::Learner;
+use crate::progress::workdir::WorkDir;
 use crate::report::{self, ColorChoice, Format, Styles};
 use crate::run::{self, StepReport, WaitPolicy};
 
@@ -41,7 +43,7 @@ use crate::run::{self, StepReport, WaitPolicy};
     about = "Checks whether you really did a step of the GitOps course: git, files and your cluster.",
     long_about = None,
     args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10 step-4 --watch  re-check as you work, until it passes (q quits)\n  labcheck module-10               check every step of module 10\n  labcheck module-10 quiz          the module's quiz\n  labcheck next                    the first step you have not finished\n  labcheck status                  the course map: what you passed, and when\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n  labcheck doctor module-10        can this machine and cluster run module 10?\n  labcheck module-10 --format junit --output labcheck.xml\n                                   JUnit for CI in a file, the human report on the terminal\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check, 130 interrupted."
+    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10 step-4 --watch  re-check as you work, until it passes (q quits)\n  labcheck module-10               check every step of module 10\n  labcheck module-10 quiz          the module's quiz\n  labcheck next                    the first step you have not finished\n  labcheck status                  the course map: what you passed, and when\n  labcheck reset module-10 step-4  forget your progress of a step (asks first)\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n  labcheck doctor module-10        can this machine and cluster run module 10?\n  labcheck module-10 --format junit --output labcheck.xml\n                                   JUnit for CI in a file, the human report on the terminal\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check, 130 interrupted."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -184,6 +186,8 @@ pub enum Command {
     Next(next::NextArgs),
     /// Show the next, more explicit hint level for a step's failing checks.
     Hint(hint::HintArgs),
+    /// Forget your progress: everything, a module, or one step (asks first; --yes for scripts).
+    Reset(reset::ResetArgs),
     /// Show your course track, or switch to another one (saved in your profile).
     Track(track::TrackArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -244,6 +248,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         )),
         Some(Command::Next(args)) => next::run(&args).await,
         Some(Command::Hint(args)) => hint::run(&args),
+        Some(Command::Reset(args)) => reset::run(&args),
         Some(Command::Track(args)) => track::run(&args),
         Some(Command::Completions(args)) => completions::run(&args),
         Some(Command::Man) => completions::man(),
@@ -282,18 +287,9 @@ pub(crate) fn load_course(args: &RunArgs) -> Result<Course, Error> {
     }
 }
 
-/// The default work dir: `~/work`, as the course sets it up.
+/// The work dir: `--work-dir` (or `$LABCHECK_WORK_DIR`), else `~/work` as the course sets it up.
 pub(crate) fn work_dir(args: &RunArgs) -> Result<PathBuf, Error> {
-    if let Some(dir) = &args.work_dir {
-        return Ok(dir.clone());
-    }
-    std::env::var_os("HOME")
-        .map(|home| PathBuf::from(home).join("work"))
-        .ok_or_else(|| {
-            Error::Usage(
-                "HOME is not set, so labcheck cannot find ~/work; pass --work-dir DIR".to_string(),
-            )
-        })
+    Ok(WorkDir::resolve(args.work_dir.as_deref())?.path)
 }
 
 /// Check a step, an exercise or a whole module; print the report; return the exit code.
@@ -330,10 +326,12 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
             );
         }
     };
-    // A person's run counts for their progress (and so raises hint levels next time); a machine
-    // report (CI, a script) reads the same progress but never moves it, so asking twice gives the
-    // same document.
-    let mut learner = Learner::load();
+    // A person's run on their own work dir counts for their progress (and so raises hint levels
+    // next time). A machine report (CI, a script) reads the same progress but never moves it, so
+    // asking twice gives the same document; a run on someone else's work dir (`--work-dir` of a
+    // learner) reads what is kept for that folder and writes nothing.
+    let work = WorkDir::resolve(args.work_dir.as_deref())?;
+    let mut learner = Learner::load_for(&work);
     warn(&learner.warnings);
     // Ctrl-C ends the run cleanly: the progress line is wiped (the terminal is never put in raw
     // mode, so that is all there is to restore) and the exit code says no verdict was reached.
@@ -345,7 +343,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         eprint!("\r\x1b[2K");
     }
     let run = outcome.ok_or(Error::Interrupted)??;
-    if args.format == Format::Human {
+    if args.format == Format::Human && work.own {
         learner
             .progress
             .record_run(&run.reports, jiff::Timestamp::now());

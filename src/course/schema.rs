@@ -166,14 +166,15 @@ pub struct StageSpec {
     pub after: Option<AfterSpec>,
 }
 
-/// `after:` on a stage: it passes only if stage `stage` was seen passing (recorded in progress),
-/// or the repo's history shows a commit matching `commit` followed by its `git revert`.
+/// `after:` on a stage: it passes only if stage `stage` was seen passing for this learner
+/// (recorded in their progress), or `repo`'s history shows the commit that made `change`
+/// followed by a commit that undoes it (found by content, never by message).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AfterSpec {
     pub stage: String,
     pub repo: String,
-    pub commit: crate::checks::condition::Pattern,
+    pub change: crate::checks::change::ChangeSpec,
 }
 
 /// One check: common fields plus its kind.

@@ -164,8 +164,8 @@ fn instructor_who_weakens_the_push_check_sees_the_not_pushed_variant_slip_throug
     let course = CourseCopy::new().step_1_only();
     course.edit(
         "modules/module-10/step-1.yaml",
-        "git: { repo: argocd-platform, pushed: true }",
-        "git: { repo: argocd-platform, branch: main }",
+        "    git:\n      repo: argocd-platform\n      pushed: true\n      made:\n        file: argocd/values.yaml\n        path: 'configs.cm[\"resource.customizations.health.argoproj.io_Application\"]'\n        present: true\n",
+        "    git: { repo: argocd-platform, branch: main }\n",
     );
     let home = tempfile::tempdir().expect("a temp dir");
     let run = labcheck(
@@ -189,11 +189,19 @@ fn instructor_who_weakens_the_push_check_sees_the_not_pushed_variant_slip_throug
         .iter()
         .filter(|s| s["problems"] != serde_json::json!([]))
         .collect();
-    assert_eq!(bad.len(), 1, "{json:#}");
+    assert_eq!(bad.len(), 2, "{json:#}");
     assert_eq!(bad[0]["state"], "not-pushed");
     let problem = bad[0]["problems"][0].as_str().unwrap_or_default();
     assert!(
         problem.starts_with("`platform-pushed` must fail but passed"),
+        "{problem}"
+    );
+    // The fresh lab catches it too: "your commit is pushed" with nothing committed.
+    assert_eq!(bad[1]["state"], "fresh");
+    assert_eq!(bad[1]["kind"], "fresh");
+    let problem = bad[1]["problems"][0].as_str().unwrap_or_default();
+    assert!(
+        problem.starts_with("`platform-pushed` (\"your commit is pushed to origin/main\") claims an action (`commit`) but passes on the fresh lab"),
         "{problem}"
     );
 }
