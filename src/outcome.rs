@@ -189,7 +189,6 @@ impl Outcome {
         self
     }
 
-
     /// Why this check failed or could not check, as a stable id (see [`Cause`]).
     pub fn with_cause(mut self, cause: Cause) -> Self {
         self.cause = Some(cause);
