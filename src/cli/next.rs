@@ -13,7 +13,7 @@ pub struct NextArgs {
     pub module: Option<String>,
 
     /// Keep a live checklist until the step passes (as `--watch` on a step).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["format", "reports", "output"])]
     pub watch: bool,
 
     /// Do not trust the progress file: check the steps again from the first one.
@@ -45,19 +45,32 @@ pub async fn run(args: &NextArgs) -> Result<u8, Error> {
                 // Re-check in order; a step that still passes is one line, the first that
                 // does not gets the full report.
                 let quiet = RunArgs {
-                    format: crate::report::Format::Json,
+                    report: super::output::ReportArgs {
+                        format: crate::report::Format::Json,
+                        ..Default::default()
+                    },
                     ..args.run.clone()
                 };
                 let run = super::run_checks(&quiet, &name, Some(&step.name), &|_| {}).await?;
                 if super::exit_code(&run.reports) == exit::PASS {
-                    emit(&format!("✓ {name} {} still passes\n", step.name));
+                    say(&args.run, &format!("✓ {name} {} still passes\n", step.name));
                     continue;
                 }
             }
-            emit(&format!("next: {name} {} · {}\n\n", step.name, step.title));
+            say(&args.run, &format!("next: {name} {} · {}\n\n", step.name, step.title));
             return check(&args.run, &name, Some(&step.name)).await;
         }
     }
     emit("every step passed; `labcheck status` shows the course map\n");
     Ok(exit::PASS)
+}
+
+/// A line for the person: on stdout beside the human report, on stderr when stdout carries a
+/// document (`-o json`), so the document stays one document.
+fn say(args: &RunArgs, text: &str) {
+    if args.report.format == crate::report::Format::Human {
+        emit(text);
+    } else {
+        eprint!("{text}");
+    }
 }

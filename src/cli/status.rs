@@ -61,8 +61,11 @@ pub fn render(course: &Course, learner: &Learner, styles: Styles) -> String {
         );
         for step in &module.steps {
             let (mark, when) = match progress.passed(name, &step.name) {
-                Some(passed) => (paint(styles, "✓", Paint::Green), day(passed.at)),
-                None => (paint(styles, "·", Paint::Dim), String::new()),
+                Some(passed) => (paint(styles, styles.pass_fail().0, Paint::Green), day(passed.at)),
+                None => (
+                    paint(styles, if styles.ascii { "." } else { "·" }, Paint::Dim),
+                    String::new(),
+                ),
             };
             let _ = writeln!(out, "  {mark} {:<16} {when:<10}  {}", step.name, step.title);
         }
@@ -71,9 +74,9 @@ pub fn render(course: &Course, learner: &Learner, styles: Styles) -> String {
                 Some(q) => format!(
                     "{} {:<16} {:<10}  {} of {} right",
                     if q.right == q.of {
-                        paint(styles, "✓", Paint::Green)
+                        paint(styles, styles.pass_fail().0, Paint::Green)
                     } else {
-                        paint(styles, "✗", Paint::Red)
+                        paint(styles, styles.pass_fail().1, Paint::Red)
                     },
                     crate::quiz::STEP_NAME,
                     day(q.at),
