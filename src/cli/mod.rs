@@ -33,6 +33,67 @@ use crate::progress::Learner;
 use crate::report::{self, ColorChoice, Format, Styles};
 use crate::run::{self, StepReport, WaitPolicy};
 
+/// The examples `--help` shows and the man page renders: (command, what it does).
+pub const EXAMPLES: &[(&str, &str)] = &[
+    ("labcheck module-10 step-4", "check step 4 of module 10"),
+    (
+        "labcheck module-10 step-4 --watch",
+        "re-check as you work, until it passes (q quits)",
+    ),
+    ("labcheck module-10", "check every step of module 10"),
+    ("labcheck module-10 quiz", "the module's quiz"),
+    ("labcheck next", "the first step you have not finished"),
+    ("labcheck status", "the course map: what you passed, and when"),
+    ("labcheck list", "list modules and steps"),
+    ("labcheck demo", "try it on a throwaway lab (no cluster needed)"),
+    (
+        "labcheck plan --rules DIR",
+        "Argo CD's sync order for manifests, and migration-hook rules",
+    ),
+    ("labcheck doctor module-10", "can this machine and cluster run module 10?"),
+    (
+        "labcheck module-10 -o json",
+        "the report as one JSON document (also yaml, junit, tap, tap14)",
+    ),
+    (
+        "labcheck module-10 --report junit=labcheck.xml --report json=labcheck.json",
+        "reports for CI in files, the human report on the terminal",
+    ),
+];
+
+/// The exit codes every command shares: (code, meaning), for `--help`, the man page and README.
+pub const EXIT_CODES: &[(u8, &str)] = &[
+    (exit::PASS, "every check passed"),
+    (exit::FAIL, "at least one check failed (or a wait gave up)"),
+    (
+        exit::USAGE,
+        "usage error, a broken course file, or a report file that cannot be written",
+    ),
+    (
+        exit::COULD_NOT_CHECK,
+        "nothing failed, but something could not be checked (cluster unreachable, no permission)",
+    ),
+    (exit::INTERRUPTED, "interrupted (Ctrl-C) before a verdict"),
+];
+
+/// `--help`'s closing text, written out from [`EXAMPLES`] (tested to agree).
+const AFTER_HELP: &str = "Examples:
+  labcheck module-10 step-4        check step 4 of module 10
+  labcheck module-10 step-4 --watch  re-check as you work, until it passes (q quits)
+  labcheck module-10               check every step of module 10
+  labcheck module-10 quiz          the module's quiz
+  labcheck next                    the first step you have not finished
+  labcheck status                  the course map: what you passed, and when
+  labcheck list                    list modules and steps
+  labcheck demo                    try it on a throwaway lab (no cluster needed)
+  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules
+  labcheck doctor module-10        can this machine and cluster run module 10?
+  labcheck module-10 -o json       the report as one JSON document (also yaml, junit, tap, tap14)
+  labcheck module-10 --report junit=labcheck.xml --report json=labcheck.json
+                                   reports for CI in files, the human report on the terminal
+
+Exit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check, 130 interrupted.";
+
 /// Tells a learner whether they really did a step of the GitOps course.
 #[derive(Debug, Parser)]
 #[command(
@@ -41,7 +102,7 @@ use crate::run::{self, StepReport, WaitPolicy};
     about = "Checks whether you really did a step of the GitOps course: git, files and your cluster.",
     long_about = None,
     args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10 step-4 --watch  re-check as you work, until it passes (q quits)\n  labcheck module-10               check every step of module 10\n  labcheck module-10 quiz          the module's quiz\n  labcheck next                    the first step you have not finished\n  labcheck status                  the course map: what you passed, and when\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n  labcheck doctor module-10        can this machine and cluster run module 10?\n  labcheck module-10 -o json       the report as one JSON document (also yaml, junit, tap, tap14)\n  labcheck module-10 --report junit=labcheck.xml --report json=labcheck.json\n                                   reports for CI in files, the human report on the terminal\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check, 130 interrupted."
+    after_help = AFTER_HELP
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -563,4 +624,20 @@ pub fn emit(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_lists_every_example_and_exit_code_the_man_page_renders() {
+        for (command, what) in EXAMPLES {
+            assert!(AFTER_HELP.contains(command), "--help lacks {command}");
+            assert!(AFTER_HELP.contains(what), "--help lacks {what}");
+        }
+        for (code, _) in EXIT_CODES {
+            assert!(AFTER_HELP.contains(&format!(" {code} ")), "--help lacks exit {code}");
+        }
+    }
 }

@@ -38,7 +38,8 @@ pub struct Styles {
 impl Styles {
     /// Decide from the flag and the environment, for stdout. supports-color reads `NO_COLOR`,
     /// `TERM=dumb`, `CLICOLOR_FORCE`/`FORCE_COLOR` and whether stdout is a terminal;
-    /// supports-unicode reads the locale (`LC_ALL`, `LC_CTYPE`, `LANG`).
+    /// supports-unicode reads the locale (`LC_ALL`, `LC_CTYPE`, `LANG`) of a terminal (a pipe or
+    /// a file gets UTF-8, which is what labcheck writes).
     pub fn decide(choice: ColorChoice) -> Styles {
         let color = match choice {
             ColorChoice::Always => true,
@@ -49,7 +50,7 @@ impl Styles {
         };
         Styles {
             color,
-            ascii: !supports_unicode::supports_unicode(),
+            ascii: !supports_unicode::on(supports_unicode::Stream::Stdout),
             quiet: false,
         }
     }
