@@ -128,7 +128,18 @@ fn man_page() -> Result<String, std::io::Error> {
     let mut rest = Vec::new();
     man.render_version_section(&mut rest)?;
     page.push_str(&String::from_utf8_lossy(&rest));
-    Ok(page)
+    // roff input is ASCII: groff without preconv rejects UTF-8 bytes (`…` in a value name), so
+    // every other character is written as roff's Unicode escape.
+    Ok(page
+        .chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_string()
+            } else {
+                format!("\\[u{:04X}]", c as u32)
+            }
+        })
+        .collect())
 }
 
 /// The environment labcheck reads, for the man page.
