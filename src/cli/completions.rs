@@ -86,8 +86,8 @@ pub fn run(args: &CompletionsArgs) -> Result<u8, Error> {
 
 /// Print the man page.
 pub fn man() -> Result<u8, Error> {
-    let page = man_page()
-        .map_err(|e| Error::Environment(format!("cannot write the man page: {e}")))?;
+    let page =
+        man_page().map_err(|e| Error::Environment(format!("cannot write the man page: {e}")))?;
     emit(&page);
     Ok(exit::PASS)
 }
@@ -144,24 +144,57 @@ fn man_page() -> Result<String, std::io::Error> {
 
 /// The environment labcheck reads, for the man page.
 pub const ENVIRONMENT: &[(&str, &str)] = &[
-    ("LABCHECK_WORK_DIR", "the folder with your work repos, as --work-dir (default ~/work)"),
-    ("KUBECONFIG", "the kubeconfig when --kubeconfig is not given, as kubectl reads it"),
-    ("HOME", "finds ~/work, ~/.kube/config and labcheck's own files"),
-    ("XDG_STATE_HOME, XDG_CONFIG_HOME", "where labcheck keeps its progress and profile"),
+    (
+        "LABCHECK_WORK_DIR",
+        "the folder with your work repos, as --work-dir (default ~/work)",
+    ),
+    (
+        "KUBECONFIG",
+        "the kubeconfig when --kubeconfig is not given, as kubectl reads it",
+    ),
+    (
+        "HOME",
+        "finds ~/work, ~/.kube/config and labcheck's own files",
+    ),
+    (
+        "XDG_STATE_HOME, XDG_CONFIG_HOME",
+        "where labcheck keeps its progress and profile",
+    ),
     ("NO_COLOR", "no colour (with --color auto)"),
-    ("CLICOLOR_FORCE, FORCE_COLOR", "colour even when stdout is not a terminal (CI logs)"),
+    (
+        "CLICOLOR_FORCE, FORCE_COLOR",
+        "colour even when stdout is not a terminal (CI logs)",
+    ),
     ("TERM", "TERM=dumb: no colour"),
-    ("LC_ALL, LC_CTYPE, LANG", "a terminal whose locale is not UTF-8 gets [ok] and [FAIL] instead of check marks"),
-    ("LABCHECK_WATCH_POLL", "--watch polls the repos instead of using file notifications"),
+    (
+        "LC_ALL, LC_CTYPE, LANG",
+        "a terminal whose locale is not UTF-8 gets [ok] and [FAIL] instead of check marks",
+    ),
+    (
+        "LABCHECK_WATCH_POLL",
+        "--watch polls the repos instead of using file notifications",
+    ),
 ];
 
 /// The files labcheck reads and the only ones it writes, for the man page.
 pub const FILES: &[(&str, &str)] = &[
     ("~/work/REPO", "your work repos, read only"),
-    ("~/.kube/config", "the kubeconfig when neither --kubeconfig nor KUBECONFIG is given; read only"),
-    ("$XDG_STATE_HOME/labcheck/progress", "the steps you passed and your quiz results (default ~/.local/state/labcheck/progress)"),
-    ("$XDG_CONFIG_HOME/labcheck/profile", "your course track (default ~/.config/labcheck/profile)"),
-    ("FILE of --report FORMAT=FILE, --output FILE", "the reports you asked for"),
+    (
+        "~/.kube/config",
+        "the kubeconfig when neither --kubeconfig nor KUBECONFIG is given; read only",
+    ),
+    (
+        "$XDG_STATE_HOME/labcheck/progress",
+        "the steps you passed and your quiz results (default ~/.local/state/labcheck/progress)",
+    ),
+    (
+        "$XDG_CONFIG_HOME/labcheck/profile",
+        "your course track (default ~/.config/labcheck/profile)",
+    ),
+    (
+        "FILE of --report FORMAT=FILE, --output FILE",
+        "the reports you asked for",
+    ),
 ];
 
 /// `text` in bold, escaped for roff.

@@ -103,7 +103,11 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         Format::Tap => report::matrix::tap(&runs, report::tap::Version::Thirteen),
         Format::Tap14 => report::matrix::tap(&runs, report::tap::Version::Fourteen),
     };
-    output::deliver(&outputs, Styles::decide(args.color).quiet(args.quiet), render)?;
+    output::deliver(
+        &outputs,
+        Styles::decide(args.color).quiet(args.quiet),
+        render,
+    )?;
     let reports: Vec<_> = runs.into_iter().flat_map(|r| r.steps).collect();
     Ok(exit_code(&reports))
 }

@@ -43,14 +43,23 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("labcheck module-10", "check every step of module 10"),
     ("labcheck module-10 quiz", "the module's quiz"),
     ("labcheck next", "the first step you have not finished"),
-    ("labcheck status", "the course map: what you passed, and when"),
+    (
+        "labcheck status",
+        "the course map: what you passed, and when",
+    ),
     ("labcheck list", "list modules and steps"),
-    ("labcheck demo", "try it on a throwaway lab (no cluster needed)"),
+    (
+        "labcheck demo",
+        "try it on a throwaway lab (no cluster needed)",
+    ),
     (
         "labcheck plan --rules DIR",
         "Argo CD's sync order for manifests, and migration-hook rules",
     ),
-    ("labcheck doctor module-10", "can this machine and cluster run module 10?"),
+    (
+        "labcheck doctor module-10",
+        "can this machine and cluster run module 10?",
+    ),
     (
         "labcheck module-10 -o json",
         "the report as one JSON document (also yaml, junit, tap, tap14)",
@@ -216,11 +225,12 @@ pub struct ClusterArgs {
 /// `--request-timeout`: a duration above zero. kubectl reads 0 as "never time out"; labcheck
 /// refuses it, because a dead cluster must never hang a check.
 fn request_timeout(text: &str) -> Result<Duration, String> {
-    let limit = humantime::parse_duration(text).map_err(|e| {
-        format!("{e}; give a duration such as 2s or 500ms")
-    })?;
+    let limit = humantime::parse_duration(text)
+        .map_err(|e| format!("{e}; give a duration such as 2s or 500ms"))?;
     if limit.is_zero() {
-        return Err("0 would wait forever for a dead cluster; give a duration such as 30s".to_string());
+        return Err(
+            "0 would wait forever for a dead cluster; give a duration such as 30s".to_string(),
+        );
     }
     Ok(limit)
 }
@@ -460,7 +470,11 @@ pub struct CheckRun {
 /// (a read shared by several checks is one request); repos are read by git, not timed one by one.
 fn what_was_read(run: &CheckRun, log: &ReadLog, total: Duration) -> String {
     let ms = |d: Duration| format!("{} ms", d.as_millis());
-    let mut out = format!("labcheck: read the course from {} in {}\n", run.course.0, ms(run.course.1));
+    let mut out = format!(
+        "labcheck: read the course from {} in {}\n",
+        run.course.0,
+        ms(run.course.1)
+    );
     for repo in &run.repos {
         out.push_str(&format!("labcheck: read the repo {}\n", repo.display()));
     }
@@ -637,7 +651,10 @@ mod tests {
             assert!(AFTER_HELP.contains(what), "--help lacks {what}");
         }
         for (code, _) in EXIT_CODES {
-            assert!(AFTER_HELP.contains(&format!(" {code} ")), "--help lacks exit {code}");
+            assert!(
+                AFTER_HELP.contains(&format!(" {code} ")),
+                "--help lacks exit {code}"
+            );
         }
     }
 }

@@ -57,7 +57,10 @@ pub async fn run(args: &NextArgs) -> Result<u8, Error> {
                     continue;
                 }
             }
-            say(&args.run, &format!("next: {name} {} · {}\n\n", step.name, step.title));
+            say(
+                &args.run,
+                &format!("next: {name} {} · {}\n\n", step.name, step.title),
+            );
             return check(&args.run, &name, Some(&step.name)).await;
         }
     }

@@ -169,7 +169,10 @@ mod tests {
     fn args(format: Format, reports: &[&str], output: Option<&str>) -> ReportArgs {
         ReportArgs {
             format,
-            reports: reports.iter().map(|r| r.parse().expect("a report")).collect(),
+            reports: reports
+                .iter()
+                .map(|r| r.parse().expect("a report"))
+                .collect(),
             output: output.map(PathBuf::from),
         }
     }
@@ -223,6 +226,9 @@ mod tests {
         let error = args(Format::Human, &["junit=r", "tap=r"], None)
             .outputs()
             .expect_err("one file, two reports");
-        assert!(error.to_string().contains("named for two reports"), "{error}");
+        assert!(
+            error.to_string().contains("named for two reports"),
+            "{error}"
+        );
     }
 }

@@ -61,7 +61,10 @@ pub fn render(course: &Course, learner: &Learner, styles: Styles) -> String {
         );
         for step in &module.steps {
             let (mark, when) = match progress.passed(name, &step.name) {
-                Some(passed) => (paint(styles, styles.pass_fail().0, Paint::Green), day(passed.at)),
+                Some(passed) => (
+                    paint(styles, styles.pass_fail().0, Paint::Green),
+                    day(passed.at),
+                ),
                 None => (
                     paint(styles, if styles.ascii { "." } else { "·" }, Paint::Dim),
                     String::new(),

@@ -1,10 +1,10 @@
 //! The course: modules, their steps and the reference files, embedded in the binary or read from
 //! `--course-dir`.
 
-pub mod suggest;
 pub mod fixtures;
 pub mod placeholders;
 pub mod schema;
+pub mod suggest;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -328,7 +328,11 @@ impl Module {
     /// Every name a run can select: steps, stages and exercises, and the quiz.
     fn select_names(&self) -> Vec<&str> {
         let mut names = self.step_names();
-        names.extend(self.step_names().iter().filter_map(|n| n.split_once('/').map(|(e, _)| e)));
+        names.extend(
+            self.step_names()
+                .iter()
+                .filter_map(|n| n.split_once('/').map(|(e, _)| e)),
+        );
         if self.quiz.is_some() {
             names.push(crate::quiz::STEP_NAME);
         }

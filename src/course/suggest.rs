@@ -28,7 +28,13 @@ mod tests {
 
     #[test]
     fn misspelt_names_find_what_was_meant_and_strangers_find_nothing() {
-        let steps = ["step-1", "step-2", "step-4", "break-it/break", "break-it/fix"];
+        let steps = [
+            "step-1",
+            "step-2",
+            "step-4",
+            "break-it/break",
+            "break-it/fix",
+        ];
         let cases = [
             ("step4", Some("step-4")),
             ("Step-2", Some("step-2")),

@@ -130,8 +130,7 @@ impl Cluster {
         let mut cluster = if let Some(file) = &options.snapshot {
             Self::serve_snapshot(file).await
         } else {
-            match config::resolve(options.kubeconfig.as_deref(), options.context.as_deref()).await
-            {
+            match config::resolve(options.kubeconfig.as_deref(), options.context.as_deref()).await {
                 Ok(mut resolved) => {
                     if let Some(limit) = options.request_timeout {
                         resolved.config.connect_timeout = Some(limit);

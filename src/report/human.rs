@@ -260,7 +260,13 @@ mod tests {
         ]);
         let text = render_step(&report, Styles::plain());
         insta::assert_snapshot!(text);
-        let coloured = render_step(&report, Styles { color: true, ..Styles::plain() });
+        let coloured = render_step(
+            &report,
+            Styles {
+                color: true,
+                ..Styles::plain()
+            },
+        );
         assert!(coloured.contains("\u{1b}["), "colour was asked for");
         assert!(
             !text.contains("\u{1b}["),

@@ -148,7 +148,11 @@ pub fn json(runs: &[LearnerRun]) -> String {
 
 fn mark(status: Status, styles: Styles) -> String {
     // One column per check: ASCII marks stay one character wide.
-    let (pass, fail) = if styles.ascii { ("+", "x") } else { ("✓", "✗") };
+    let (pass, fail) = if styles.ascii {
+        ("+", "x")
+    } else {
+        ("✓", "✗")
+    };
     let (text, color) = match status {
         Status::Pass => (pass, owo_colors::AnsiColors::Green),
         Status::Fail => (fail, owo_colors::AnsiColors::Red),

@@ -210,5 +210,7 @@ fn docs_ci_documents_every_format_and_exit_code_the_help_offers() {
     for code in ["| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 130 |"] {
         assert!(doc.contains(code), "docs/ci.md lost exit code {code}");
     }
-    assert!(doc.contains("labcheck module-10 --report junit=labcheck.xml --report json=labcheck.json"));
+    assert!(
+        doc.contains("labcheck module-10 --report junit=labcheck.xml --report json=labcheck.json")
+    );
 }

@@ -17,7 +17,11 @@ fn run(world: &World, args: &[&str]) -> Run {
 /// `Failed N/M subtests` from prove's summary, or `(0, M)` from `All tests successful` runs.
 fn prove_counts(report: &str) -> Option<(usize, usize)> {
     let line = report.lines().find(|l| l.contains(" subtests"))?;
-    let counts = line.trim().trim_start_matches("Failed ").split_whitespace().next()?;
+    let counts = line
+        .trim()
+        .trim_start_matches("Failed ")
+        .split_whitespace()
+        .next()?;
     let (failed, of) = counts.split_once('/')?;
     Some((failed.parse().ok()?, of.parse().ok()?))
 }
@@ -39,7 +43,10 @@ fn prove_reads_a_learners_tap_and_fails_exactly_the_steps_the_report_fails() {
         .iter()
         .filter(|s| *s == "fail" || *s == "error")
         .count();
-    assert!(not_passing > 0 && not_passing < statuses.len(), "{statuses:?}");
+    assert!(
+        not_passing > 0 && not_passing < statuses.len(),
+        "{statuses:?}"
+    );
 
     let tap = run(&world, &[&base[..], &["-o", "tap"]].concat());
     assert_eq!(tap.code, 1);
@@ -56,7 +63,11 @@ fn prove_reads_a_learners_tap_and_fails_exactly_the_steps_the_report_fails() {
 
     // TAP 14 stays on request, for consumers that know its version line.
     let tap14 = run(&world, &[&base[..], &["-o", "tap14"]].concat());
-    assert!(tap14.stdout.starts_with("TAP version 14\n"), "{}", tap14.stdout);
+    assert!(
+        tap14.stdout.starts_with("TAP version 14\n"),
+        "{}",
+        tap14.stdout
+    );
     assert_eq!(
         tap14.stdout.lines().skip(1).collect::<Vec<_>>(),
         tap.stdout.lines().skip(1).collect::<Vec<_>>(),
@@ -70,7 +81,15 @@ fn prove_passes_a_step_the_learner_did() {
     let snapshot = cluster_file(&world, CoursePoint::Step4);
     let tap = run(
         &world,
-        &["module-10", "step-4", "--no-wait", "--snapshot", &snapshot, "-o", "tap"],
+        &[
+            "module-10",
+            "step-4",
+            "--no-wait",
+            "--snapshot",
+            &snapshot,
+            "-o",
+            "tap",
+        ],
     );
     assert_eq!(tap.code, 0, "{}{}", tap.stdout, tap.stderr);
     let (code, report) = prove(world.home(), &tap.stdout);
@@ -124,8 +143,15 @@ fn one_run_writes_every_report_asked_for_and_prints_the_human_report() {
     assert_eq!(prove_counts(&report), Some((1, 1)), "{report}");
 
     // -o picks what is printed beside the files; --format is the same flag.
-    let printed = run(&world, &[&base[..], &["-o", "tap", "--report", &reports[0]]].concat());
-    assert!(printed.stdout.starts_with("TAP version 13\n"), "{}", printed.stdout);
+    let printed = run(
+        &world,
+        &[&base[..], &["-o", "tap", "--report", &reports[0]]].concat(),
+    );
+    assert!(
+        printed.stdout.starts_with("TAP version 13\n"),
+        "{}",
+        printed.stdout
+    );
     let long = run(&world, &[&base[..], &["--format", "yaml"]].concat());
     let short = run(&world, &[&base[..], &["-o", "yaml"]].concat());
     assert_eq!(long.stdout, short.stdout);
@@ -141,7 +167,11 @@ fn output_still_writes_the_o_document_and_a_format_name_there_gets_did_you_mean(
         &[&base[..], &["-o", "junit", "--output", "labcheck.xml"]].concat(),
     );
     assert_eq!(kept.code, 1, "{}", kept.stderr);
-    assert!(kept.stdout.contains("step-4: not done yet"), "{}", kept.stdout);
+    assert!(
+        kept.stdout.contains("step-4: not done yet"),
+        "{}",
+        kept.stdout
+    );
     let xml = std::fs::read_to_string(world.home().join("labcheck.xml")).expect("the file");
     assert!(xml.starts_with("<?xml"), "{xml}");
 
@@ -155,9 +185,17 @@ fn output_still_writes_the_o_document_and_a_format_name_there_gets_did_you_mean(
         let before = files_with_bytes(world.home());
         let refused = run(&world, &[&base[..], flags].concat());
         assert_eq!(refused.code, 2, "{flags:?}: {}", refused.stderr);
-        assert!(refused.stderr.contains(message), "{flags:?}: {}", refused.stderr);
+        assert!(
+            refused.stderr.contains(message),
+            "{flags:?}: {}",
+            refused.stderr
+        );
         assert!(refused.stdout.is_empty(), "{flags:?}: nothing runs");
-        assert_eq!(files_with_bytes(world.home()), before, "{flags:?} wrote nothing");
+        assert_eq!(
+            files_with_bytes(world.home()),
+            before,
+            "{flags:?} wrote nothing"
+        );
     }
 }
 
@@ -165,36 +203,75 @@ fn output_still_writes_the_o_document_and_a_format_name_there_gets_did_you_mean(
 fn commands_that_cannot_give_a_format_refuse_it_before_anything_runs() {
     let world = World::at(CoursePoint::Step3);
     let cases: &[(&[&str], &str)] = &[
-        (&["module-10", "step-4", "--watch", "-o", "json"], "cannot be used with"),
+        (
+            &["module-10", "step-4", "--watch", "-o", "json"],
+            "cannot be used with",
+        ),
         (
             &["module-10", "step-4", "--watch", "--report", "junit=w.xml"],
             "cannot be used with",
         ),
-        (&["module-10", "step-4", "--watch", "--output", "w.json"], "cannot be used with"),
+        (
+            &["module-10", "step-4", "--watch", "--output", "w.json"],
+            "cannot be used with",
+        ),
         (&["next", "--watch", "-o", "json"], "cannot be used with"),
-        (&["module-10", "quiz", "-o", "json"], "the quiz is a conversation"),
-        (&["module-10", "quiz", "--report", "json=q.json"], "the quiz is a conversation"),
+        (
+            &["module-10", "quiz", "-o", "json"],
+            "the quiz is a conversation",
+        ),
+        (
+            &["module-10", "quiz", "--report", "json=q.json"],
+            "the quiz is a conversation",
+        ),
         (
             &["module-10", "--report", "junit=r", "--report", "tap=r"],
             "named for two reports",
         ),
-        (&["module-10", "--report", "xml=r.xml"], "`xml` is not a format"),
-        (&["module-10", "--report", "labcheck.xml"], "expected FORMAT=FILE"),
+        (
+            &["module-10", "--report", "xml=r.xml"],
+            "`xml` is not a format",
+        ),
+        (
+            &["module-10", "--report", "labcheck.xml"],
+            "expected FORMAT=FILE",
+        ),
         (&["module-10", "-q", "-v"], "cannot be used with"),
-        (&["module-10", "--request-timeout", "0"], "would wait forever"),
+        (
+            &["module-10", "--request-timeout", "0"],
+            "would wait forever",
+        ),
         (&["module-10", "--request-timeout", "soon"], "such as 2s"),
         (
-            &["module-10", "--snapshot", "s.yaml", "--request-timeout", "1s"],
+            &[
+                "module-10",
+                "--snapshot",
+                "s.yaml",
+                "--request-timeout",
+                "1s",
+            ],
             "cannot be used with",
         ),
     ];
     for (args, message) in cases {
         let before = files_with_bytes(world.home());
         let refused = run(&world, args);
-        assert_eq!(refused.code, 2, "{args:?}: {}{}", refused.stdout, refused.stderr);
-        assert!(refused.stderr.contains(message), "{args:?}: {}", refused.stderr);
+        assert_eq!(
+            refused.code, 2,
+            "{args:?}: {}{}",
+            refused.stdout, refused.stderr
+        );
+        assert!(
+            refused.stderr.contains(message),
+            "{args:?}: {}",
+            refused.stderr
+        );
         assert!(refused.stdout.is_empty(), "{args:?}: {}", refused.stdout);
-        assert_eq!(files_with_bytes(world.home()), before, "{args:?} wrote nothing");
+        assert_eq!(
+            files_with_bytes(world.home()),
+            before,
+            "{args:?} wrote nothing"
+        );
     }
 }
 
@@ -206,10 +283,18 @@ fn quiet_shows_only_what_did_not_pass() {
     let full = run(&world, &base);
     let quiet = run(&world, &[&base[..], &["-q"]].concat());
     assert_eq!(quiet.code, full.code);
-    assert!(full.stdout.contains("  ✓ "), "step 4 has passing checks: {}", full.stdout);
+    assert!(
+        full.stdout.contains("  ✓ "),
+        "step 4 has passing checks: {}",
+        full.stdout
+    );
     assert!(!quiet.stdout.contains("✓"), "{}", quiet.stdout);
     for line in full.stdout.lines().filter(|l| l.starts_with("  ✗ ")) {
-        assert!(quiet.stdout.contains(line), "{line} lost:\n{}", quiet.stdout);
+        assert!(
+            quiet.stdout.contains(line),
+            "{line} lost:\n{}",
+            quiet.stdout
+        );
     }
     insta::assert_snapshot!("quiet_failing_step", quiet.stdout);
 
@@ -217,7 +302,14 @@ fn quiet_shows_only_what_did_not_pass() {
     let snapshot = cluster_file(&done, CoursePoint::Step4);
     let passed = run(
         &done,
-        &["module-10", "step-4", "--no-wait", "--snapshot", &snapshot, "--quiet"],
+        &[
+            "module-10",
+            "step-4",
+            "--no-wait",
+            "--snapshot",
+            &snapshot,
+            "--quiet",
+        ],
     );
     assert_eq!(passed.code, 0, "{}", passed.stderr);
     insta::assert_snapshot!("quiet_passing_step", passed.stdout);
@@ -234,12 +326,19 @@ fn verbose_says_what_was_read_with_timings_on_stderr() {
     assert_eq!(verbose.stdout, plain.stdout, "-v leaves the report alone");
     assert!(plain.stderr.is_empty(), "{}", plain.stderr);
     let err = &verbose.stderr;
-    assert!(err.contains("read the course from the built-in course in "), "{err}");
+    assert!(
+        err.contains("read the course from the built-in course in "),
+        "{err}"
+    );
     let repo = world.home().join("work/checkout-config");
-    assert!(err.contains(&format!("read the repo {}\n", repo.display())), "{err}");
+    assert!(
+        err.contains(&format!("read the repo {}\n", repo.display())),
+        "{err}"
+    );
     let reads: Vec<&str> = err.lines().filter(|l| l.contains("read GET ")).collect();
     assert!(
-        reads.iter().any(|l| l.contains("/apis/argoproj.io/v1alpha1/namespaces/argocd/applications")
+        reads.iter().any(|l| l
+            .contains("/apis/argoproj.io/v1alpha1/namespaces/argocd/applications")
             && l.contains(" → 200 in ")
             && l.ends_with(" ms")),
         "{err}"
@@ -257,7 +356,13 @@ async fn request_timeout_bounds_each_request_to_a_slow_cluster() {
     let snapshot = cluster_file(&world, CoursePoint::Step4);
     let kubeconfig = world.home().join("slow-kubeconfig");
     let mut server = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
-        .args(["serve", &snapshot, "--latency", "1500", "--write-kubeconfig"])
+        .args([
+            "serve",
+            &snapshot,
+            "--latency",
+            "1500",
+            "--write-kubeconfig",
+        ])
         .arg(&kubeconfig)
         .stdout(Stdio::piped())
         .kill_on_drop(true)
@@ -294,8 +399,15 @@ async fn request_timeout_bounds_each_request_to_a_slow_cluster() {
         })
     };
     let (short, took) = check("200ms").await.expect("the run");
-    assert_eq!(short.code, 3, "could not check: {}{}", short.stdout, short.stderr);
-    assert!(took < Duration::from_millis(1500), "gave up before the answer: {took:?}");
+    assert_eq!(
+        short.code, 3,
+        "could not check: {}{}",
+        short.stdout, short.stderr
+    );
+    assert!(
+        took < Duration::from_millis(1500),
+        "gave up before the answer: {took:?}"
+    );
     let unreachable = short.json()["checks"]
         .as_array()
         .expect("checks")
@@ -305,7 +417,11 @@ async fn request_timeout_bounds_each_request_to_a_slow_cluster() {
     assert!(unreachable > 0, "{}", short.stdout);
 
     let (long, _) = check("10s").await.expect("the run");
-    assert_eq!(long.code, 0, "the cluster answered: {}{}", long.stdout, long.stderr);
+    assert_eq!(
+        long.code, 0,
+        "the cluster answered: {}{}",
+        long.stdout, long.stderr
+    );
     drop(server);
 }
 
@@ -327,10 +443,16 @@ fn in_terminal(world: &World, args: &[&str], env: &[(&str, &str)]) -> String {
     String::from_utf8_lossy(found.as_bytes()).into_owned()
 }
 
+/// Environment variables of one run.
+type Env<'a> = &'a [(&'a str, &'a str)];
+
 /// Whether `text` holds an SGR colour or weight sequence (`ESC [ 31 m`), not just any escape.
 fn has_colour(text: &str) -> bool {
     text.split("\x1b[").skip(1).any(|rest| {
-        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == ';').collect();
+        let digits: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == ';')
+            .collect();
         !digits.is_empty() && rest[digits.len()..].starts_with('m')
     })
 }
@@ -341,7 +463,7 @@ fn colour_and_marks_follow_the_environment_ci_logs_and_terminals_set() {
     let snapshot = cluster_file(&world, CoursePoint::Step3);
     let base = ["module-10", "step-4", "--no-wait", "--snapshot", &snapshot];
     let with_never = [&base[..], &["--color", "never"]].concat();
-    let piped: &[(&[&str], &[(&str, &str)], bool)] = &[
+    let piped: &[(&[&str], Env, bool)] = &[
         (&base, &[], false),
         (&base, &[("FORCE_COLOR", "1")], true),
         (&base, &[("CLICOLOR_FORCE", "1")], true),
@@ -352,7 +474,10 @@ fn colour_and_marks_follow_the_environment_ci_logs_and_terminals_set() {
     for (args, env, coloured) in piped {
         let out = labcheck_with_env(world.home(), args, env).stdout;
         assert_eq!(has_colour(&out), *coloured, "{env:?}:\n{out}");
-        assert!(out.contains("✓") && out.contains("✗"), "a pipe gets UTF-8: {out}");
+        assert!(
+            out.contains("✓") && out.contains("✗"),
+            "a pipe gets UTF-8: {out}"
+        );
     }
 
     let utf8 = in_terminal(&world, &base, &[("TERM", "xterm"), ("LANG", "C.UTF-8")]);
@@ -362,9 +487,19 @@ fn colour_and_marks_follow_the_environment_ci_logs_and_terminals_set() {
     let dumb = in_terminal(&world, &base, &[("TERM", "dumb"), ("LANG", "C.UTF-8")]);
     assert!(!has_colour(&dumb), "TERM=dumb: {dumb}");
     for locale in [("LANG", "C"), ("LC_ALL", "en_US.ISO-8859-1")] {
-        let ascii = in_terminal(&world, &base, &[("TERM", "xterm"), ("NO_COLOR", "1"), locale]);
-        assert!(ascii.contains("  [ok] ") && ascii.contains("  [FAIL] "), "{locale:?}: {ascii}");
-        assert!(!ascii.contains('✓') && !ascii.contains('✗'), "{locale:?}: {ascii}");
+        let ascii = in_terminal(
+            &world,
+            &base,
+            &[("TERM", "xterm"), ("NO_COLOR", "1"), locale],
+        );
+        assert!(
+            ascii.contains("  [ok] ") && ascii.contains("  [FAIL] "),
+            "{locale:?}: {ascii}"
+        );
+        assert!(
+            !ascii.contains('✓') && !ascii.contains('✗'),
+            "{locale:?}: {ascii}"
+        );
     }
 }
 
@@ -372,10 +507,19 @@ fn colour_and_marks_follow_the_environment_ci_logs_and_terminals_set() {
 fn a_misspelt_module_step_or_check_gets_did_you_mean() {
     let world = World::at(CoursePoint::Step3);
     let cases: &[(&[&str], &str)] = &[
-        (&["module10", "step-4"], "no module `module10` in this course (did you mean `module-10`?)"),
-        (&["module-10", "step4"], "has no step `step4` (did you mean `step-4`?)"),
+        (
+            &["module10", "step-4"],
+            "no module `module10` in this course (did you mean `module-10`?)",
+        ),
+        (
+            &["module-10", "step4"],
+            "has no step `step4` (did you mean `step-4`?)",
+        ),
         (&["module-10", "brake-it"], "(did you mean `break-it`?)"),
-        (&["module-10", "break-it/fx"], "(did you mean `break-it/fix`?)"),
+        (
+            &["module-10", "break-it/fx"],
+            "(did you mean `break-it/fix`?)",
+        ),
         (
             &["hint", "module-10", "step-4", "release-push"],
             "has no check `release-push` (did you mean `release-pushed`?)",
@@ -387,7 +531,11 @@ fn a_misspelt_module_step_or_check_gets_did_you_mean() {
         assert!(wrong.stderr.contains(message), "{args:?}: {}", wrong.stderr);
     }
     let stranger = run(&world, &["module-10", "deploy"]);
-    assert!(!stranger.stderr.contains("did you mean"), "{}", stranger.stderr);
+    assert!(
+        !stranger.stderr.contains("did you mean"),
+        "{}",
+        stranger.stderr
+    );
 }
 
 #[test]
@@ -408,12 +556,21 @@ fn the_man_page_has_exit_status_environment_files_and_rendered_examples() {
     let text: String = String::from_utf8_lossy(&rendered.stdout)
         .split('\u{8}')
         .enumerate()
-        .map(|(i, part)| if i == 0 { part } else { part.get(1..).unwrap_or("") })
+        .map(|(i, part)| {
+            if i == 0 {
+                part
+            } else {
+                part.get(1..).unwrap_or("")
+            }
+        })
         .collect::<String>()
         // groff's minus and hyphen glyphs, as typed.
         .replace(['\u{2212}', '\u{2010}'], "-");
     for section in ["EXAMPLES", "EXIT STATUS", "ENVIRONMENT", "FILES"] {
-        assert!(text.contains(&format!("\n{section}\n")), "no {section}:\n{text}");
+        assert!(
+            text.contains(&format!("\n{section}\n")),
+            "no {section}:\n{text}"
+        );
     }
     for line in [
         "labcheck module-10 --report junit=labcheck.xml --report json=labcheck.json",
