@@ -4,11 +4,15 @@
 /// flags, names here are longer and share prefixes (`step-`), so the bar is higher.
 const ALIKE: f64 = 0.8;
 
-/// The candidate closest to `typed`, if one is close enough to be what was meant.
+/// The candidate closest to `typed`, if one is close enough to be what was meant. A number is
+/// part of a name's identity, not a typo: `step-9` is not offered `step-1`, nor `module-12`
+/// `module-10`.
 pub fn closest<'a>(typed: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let typed = typed.to_lowercase();
+    let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
     candidates
         .into_iter()
+        .filter(|c| digits(c) == digits(&typed))
         .map(|c| (strsim::jaro_winkler(&typed, &c.to_lowercase()), c))
         .filter(|(score, _)| *score >= ALIKE)
         .max_by(|a, b| a.0.total_cmp(&b.0))
@@ -41,6 +45,8 @@ mod tests {
             ("stpe-1", Some("step-1")),
             ("break-it/fx", Some("break-it/fix")),
             ("quiz", None),
+            ("step-9", None),
+            ("step-44", None),
             ("deploy", None),
         ];
         for (typed, meant) in cases {
@@ -49,6 +55,7 @@ mod tests {
         let modules = ["module-10", "module-11"];
         assert_eq!(closest("module10", modules), Some("module-10"));
         assert_eq!(closest("modul-11", modules), Some("module-11"));
+        assert_eq!(closest("module-12", modules), None);
         let checks = ["release-pushed", "tag-670", "hook-failed"];
         assert_eq!(closest("release-push", checks), Some("release-pushed"));
         assert_eq!(closest("tag670", checks), Some("tag-670"));
