@@ -592,3 +592,22 @@ fn readme_exit_code_table_is_whole() {
         assert!(doc.contains(code), "docs/ci.md lacks exit code {code}");
     }
 }
+
+#[test]
+fn commands_with_their_own_formats_take_o_too_and_refuse_what_they_cannot_give() {
+    let home = tempfile::tempdir().expect("home");
+    let short = labcheck(home.path(), &["course", "lint", "-o", "json"]);
+    let long = labcheck(home.path(), &["course", "lint", "--format", "json"]);
+    assert_eq!(short.code, 0, "{}", short.stderr);
+    assert_eq!(short.stdout, long.stdout);
+    assert_eq!(short.json()["status"], "pass");
+    for command in [&["course", "lint"][..], &["demo"], &["plan", "."]] {
+        let refused = labcheck(home.path(), &[command, &["-o", "junit"]].concat());
+        assert_eq!(refused.code, 2, "{command:?}");
+        assert!(
+            refused.stderr.contains("invalid value 'junit'"),
+            "{command:?}: {}",
+            refused.stderr
+        );
+    }
+}
