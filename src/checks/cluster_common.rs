@@ -48,7 +48,8 @@ pub async fn app_and_job(
 
 /// "Could not check", with the probe's reason and what to do about it.
 pub fn could_not_check(error: &ProbeError) -> Outcome {
-    let outcome = Outcome::could_not_check(error.to_string());
+    let outcome = Outcome::could_not_check(error.to_string())
+        .with_cause(crate::outcome::Cause::new(error.cause_id()));
     let fix = error.fix();
     if fix.is_empty() {
         outcome

@@ -234,6 +234,11 @@ pub(crate) fn file_error_outcome(
         FileError::OutsideRepo { .. } => Outcome::could_not_check(error.to_string()).with_hint(
             format!("put the real file at {shown}, inside the repo (labcheck does not follow links out of it)"),
         ),
+        FileError::NotRegular { .. } => Outcome::could_not_check(error.to_string())
+            .with_hint(format!(
+                "replace {shown} with a plain file (labcheck does not read pipes or devices: they could block it)"
+            ))
+            .with_cause(crate::outcome::Cause::new("not-a-regular-file")),
         FileError::TooLarge { .. } => Outcome::could_not_check(error.to_string()).with_hint(
             format!("check that {shown} is the file the course means: a values file is a few kilobytes"),
         ),

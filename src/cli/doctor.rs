@@ -78,9 +78,18 @@ pub async fn run(args: &DoctorArgs) -> Result<u8, Error> {
         path: std::env::var_os("PATH").unwrap_or_default(),
         track,
     };
+    // Doctor without a module reads no repo, but a report is still kept out of every one.
+    let protected = match &setup.module {
+        Some(m) => output::Protected::work_repos(&setup.work_dir, &m.manifest.repos),
+        None => output::Protected::work_repos(
+            &setup.work_dir,
+            course.modules.iter().flat_map(|m| &m.manifest.repos),
+        ),
+    };
+    outputs.check_destinations(&protected)?;
     let report = doctor::examine(&setup).await;
     let reports = [report];
-    output::deliver(&outputs, styles, |format, styles| {
+    output::deliver(&outputs, &protected, styles, |format, styles| {
         super::render(&reports, false, format, styles)
     })?;
     Ok(exit_code(&reports))

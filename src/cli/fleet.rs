@@ -85,6 +85,12 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         )));
     }
     let environments = environments(args)?;
+    // A class report is refused where a learner's own would be: inside any learner's work repo.
+    let mut protected = output::Protected::default();
+    for dir in environments.iter().filter_map(|e| e.work_dir.as_deref()) {
+        protected.extend(output::Protected::work_repos(dir, &module.manifest.repos));
+    }
+    outputs.check_destinations(&protected)?;
     let runs = fleet::run(
         course.clone(),
         module,
@@ -105,6 +111,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     };
     output::deliver(
         &outputs,
+        &protected,
         Styles::decide(args.color).quiet(args.quiet),
         render,
     )?;

@@ -301,7 +301,14 @@ pub fn main() -> ExitCode {
             return ExitCode::from(exit::COULD_NOT_CHECK);
         }
     };
-    match runtime.block_on(dispatch(cli)) {
+    let result = runtime.block_on(dispatch(cli));
+    if let Some(failure) = STDOUT_FAILED.get() {
+        eprintln!(
+            "labcheck: cannot write the report to standard output: {failure}; no verdict was delivered"
+        );
+        return ExitCode::from(exit::COULD_NOT_CHECK);
+    }
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
             eprintln!("labcheck: {error}");
@@ -396,6 +403,16 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     }
     let styles = Styles::decide(args.color).quiet(args.quiet);
     let outputs = args.report.outputs()?;
+    // A refused report file is said before any check runs (or waits).
+    let protected = if outputs.files.is_empty() {
+        output::Protected::default()
+    } else {
+        let course = load_course(args)?;
+        let repos = &course.module(module)?.manifest.repos;
+        let protected = output::Protected::work_repos(&work_dir(args)?, repos);
+        outputs.check_destinations(&protected)?;
+        protected
+    };
     // The live line goes to stderr, and only where a person watches it.
     let show_progress = outputs.terminal == Format::Human && std::io::stderr().is_terminal();
     let on_wait = move |p: &run::WaitProgress| {
@@ -436,7 +453,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
             .record_run(&run.reports, jiff::Timestamp::now());
         save(&mut learner);
     }
-    output::deliver(&outputs, styles, |format, styles| {
+    output::deliver(&outputs, &protected, styles, |format, styles| {
         render(&run.reports, run.module_run, format, styles)
     })?;
     Ok(exit_code(&run.reports))
@@ -633,11 +650,22 @@ fn list(course: &Course) -> String {
     out
 }
 
-/// Write to stdout; a closed pipe (`labcheck … | head`) is not an error worth a panic.
+/// The first error writing stdout (other than a closed pipe), kept for [`main`] to report.
+static STDOUT_FAILED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Write to stdout. A closed pipe (`labcheck … | head`) is the reader's choice and stays quiet;
+/// any other write error (`> /dev/full`, a full disk) is kept, and the run ends non-zero saying so:
+/// a report nobody received is no verdict.
 pub fn emit(text: &str) {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
+    let result = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+    if let Err(e) = result
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        let _ = STDOUT_FAILED.set(e.to_string());
+    }
 }
 
 #[cfg(test)]

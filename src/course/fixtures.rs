@@ -193,7 +193,7 @@ impl TryFrom<RawChange> for Change {
 }
 
 fn check_relative(path: &str) -> Result<(), String> {
-    if path.is_empty() || path.starts_with('/') || path.split('/').any(|p| p == "..") {
+    if crate::paths::relative_inside(path).is_err() {
         Err(format!(
             "`{path}` must be a relative path inside its folder (no `..`, not absolute)"
         ))

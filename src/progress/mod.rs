@@ -33,6 +33,8 @@ use profile::Profile;
 /// The first line of every progress file this labcheck writes.
 pub const HEADER: &str = "format\tlabcheck-progress/v1";
 const FORMAT_PREFIX: &str = "format\tlabcheck-progress/";
+/// The most labcheck reads of a progress file (a few kilobytes in practice).
+const MAX_PROGRESS_BYTES: u64 = 16 * 1024 * 1024;
 
 /// When a step passed, and on which track.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,9 +81,12 @@ impl Progress {
             path: Some(path.to_path_buf()),
             ..Progress::default()
         };
-        let bytes = match std::fs::read(path) {
+        // Only a regular file: a FIFO or a device there would block the read (and the save).
+        let bytes = match crate::paths::read_regular(path, MAX_PROGRESS_BYTES) {
             Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (progress, Vec::new()),
+            Err(crate::paths::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return (progress, Vec::new());
+            }
             Err(e) => {
                 progress.path = None;
                 return (

@@ -185,6 +185,9 @@ fn resource(
     if let Some(failure) = failure::injected(shared, method, path, query) {
         return failure;
     }
+    if let Some(answer) = failure::misbehaving(shared, path) {
+        return answer;
+    }
     let Some(resource) = shared
         .table
         .by_plural(path.group, path.version, path.plural)

@@ -229,6 +229,16 @@ fn commands_that_cannot_give_a_format_refuse_it_before_anything_runs() {
             "named for two reports",
         ),
         (
+            &[
+                "module-10",
+                "--report",
+                "json=r.json",
+                "--report",
+                "junit=work/checkout-config/r.xml",
+            ],
+            "inside your work repo",
+        ),
+        (
             &["module-10", "--report", "xml=r.xml"],
             "`xml` is not a format",
         ),

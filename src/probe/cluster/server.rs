@@ -36,10 +36,7 @@ impl Cluster {
             Access::Unavailable(e) => return Err(e.clone()),
             Access::Api { client, describe } => (client, describe),
         };
-        let unreachable = |reason: String| ProbeError::Unreachable {
-            server: describe.clone(),
-            reason,
-        };
+        let unreachable = |reason: String| super::unreachable_or_untrusted(describe, reason);
         let request = http::Request::get("/version")
             .header(http::header::ACCEPT, "application/json")
             .body(kube::client::Body::empty())
