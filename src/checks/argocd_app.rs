@@ -5,6 +5,7 @@ use regex::Regex;
 use serde::Deserialize;
 
 use crate::checks::cluster_common::{self, LOG_TAIL_LINES, could_not_check, short, tail};
+use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome, Status};
 use crate::probe::cluster::LogRead;
 use crate::probe::cluster::argocd::{Application, ResourceResult};
@@ -760,6 +761,19 @@ async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -> Outcome {
         return outcome.with_diagnosis(diagnosis);
     }
     outcome
+}
+
+impl KindReads for ArgocdAppSpec {
+    fn cluster_reads(&self) -> ClusterReads {
+        ClusterReads {
+            apps: vec![self.name.clone()],
+            ..ClusterReads::none()
+        }
+    }
+
+    fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
+        names.app(&mut self.name);
+    }
 }
 
 #[cfg(test)]

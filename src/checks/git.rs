@@ -13,6 +13,7 @@ use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
+use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
 use crate::probe::git::{
     CommitInfo, GitProbeError, RepoReader, RepoSnapshot, RevertFinding, reverted_sha, short_sha,
@@ -823,6 +824,14 @@ fn plural(n: usize, word: &str) -> String {
     } else {
         format!("{n} {word}s")
     }
+}
+
+impl KindReads for GitSpec {
+    fn cluster_reads(&self) -> ClusterReads {
+        ClusterReads::none()
+    }
+
+    fn rename_for_learner(&mut self, _names: &mut dyn LearnerNames) {}
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::Value;
 
-use crate::checks::CheckKind;
 use crate::error::{Error, exit};
 use crate::probe::cluster::{ApiPath, Cluster, LogRead, ProbeError, application_path};
 use crate::snapshot::Snapshot;
@@ -68,35 +67,16 @@ pub async fn run(args: &SnapshotArgs) -> Result<u8, Error> {
         .clone()
         .unwrap_or_else(|| module.manifest.argocd.namespace.clone());
     let mut targets = Targets::default();
-    for step in &module.steps {
-        for check in &step.checks {
-            match &check.kind {
-                CheckKind::Object(spec) => {
-                    targets.objects.insert((
-                        spec.api.clone(),
-                        spec.resource.clone(),
-                        spec.namespace.clone(),
-                        spec.name.clone(),
-                    ));
-                }
-                CheckKind::Job(spec) => {
-                    targets
-                        .jobs
-                        .insert((spec.namespace.clone(), spec.name.clone()));
-                    targets.apps.extend(spec.app.clone());
-                }
-                CheckKind::Logs(spec) => {
-                    targets
-                        .jobs
-                        .insert((spec.namespace.clone(), spec.job.clone()));
-                    targets.apps.extend(spec.app.clone());
-                }
-                CheckKind::ArgocdApp(spec) => {
-                    targets.apps.insert(spec.name.clone());
-                }
-                _ => {}
-            }
-        }
+    for check in module.steps.iter().flat_map(|step| &step.checks) {
+        let reads = check.kind.cluster_reads();
+        targets.objects.extend(
+            reads
+                .objects
+                .into_iter()
+                .map(|o| (o.api, o.resource, o.namespace, o.name)),
+        );
+        targets.jobs.extend(reads.jobs);
+        targets.apps.extend(reads.apps);
     }
     let cluster = Cluster::connect(&run.cluster.options()).await;
     let snapshot = capture(&cluster, &argocd_ns, targets, &args.module).await?;
