@@ -90,7 +90,6 @@ fn with_fix(outcome: Outcome, fix: &str) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use crate::checks::CheckKind;
     use crate::course::Course;
 
     #[test]
