@@ -67,14 +67,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         fleet::check_template("--namespace-template", t, "{namespace}", &namespaces)?;
     }
     if let Some(t) = &fleet.app_template {
-        let apps = steps
-            .iter()
-            .flat_map(|s| &s.checks)
-            .filter_map(|c| match &c.kind {
-                crate::checks::CheckKind::ArgocdApp(a) => Some(a.name.clone()),
-                _ => None,
-            })
-            .collect();
+        let apps = fleet::applications(&steps);
         fleet::check_template("--app-template", t, "{app}", &apps)?;
     }
     if let Some(t) = &fleet.work_dirs
