@@ -108,8 +108,9 @@ pub struct Outcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Waited {
     /// From the start of the step's run to the last look at this check.
-    #[serde(serialize_with = "seconds")]
+    #[serde(serialize_with = "seconds", rename = "waited_s")]
     pub waited: std::time::Duration,
+    #[serde(flatten)]
     pub end: WaitEnd,
 }
 

@@ -89,7 +89,7 @@ impl Watches {
             return;
         }
         let state = Arc::new(Mutex::new(StreamState::Starting));
-        let task = tokio::spawn(follow(collection.to_string(), feed, state.clone()));
+        let task = tokio::spawn(follow(collection.to_string(), feed, state.clone(), None));
         streams.insert(collection.to_string(), (state, task));
     }
 }
@@ -165,10 +165,21 @@ enum Ended {
     Broken,
 }
 
-async fn follow(collection: String, feed: Feed, state: Arc<Mutex<StreamState>>) {
+/// List and watch `collection` until the task is aborted; `stale` starts with a watch from an
+/// earlier list instead (a test of the 410 path).
+async fn follow(
+    collection: String,
+    feed: Feed,
+    state: Arc<Mutex<StreamState>>,
+    mut stale: Option<Store>,
+) {
     let set = |s: StreamState| *state.lock().unwrap_or_else(|p| p.into_inner()) = s;
     loop {
-        let mut store = match list(&feed.client, &collection).await {
+        let listed = match stale.take() {
+            Some(store) => Ok(store),
+            None => list(&feed.client, &collection).await,
+        };
+        let mut store = match listed {
             Ok(store) => store,
             Err(Ended::Refused) => {
                 set(StreamState::Refused);
@@ -479,6 +490,147 @@ fn not_found(collection: &str, name: &str) -> RawResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::cluster::{ApiPath, Cluster};
+    use crate::snapshot::{Changes, Snapshot};
+
+    fn job(complete: bool) -> Value {
+        json!({
+            "apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "checkout-migrate", "namespace": "checkout-dev"},
+            "status": if complete { json!({"succeeded": 1}) } else { json!({"active": 1}) }
+        })
+    }
+
+    /// A Job that completes `after` the server starts, served on loopback.
+    async fn served(after: Duration) -> crate::serve::RunningServer {
+        let snapshot = Snapshot::new()
+            .with_object(job(false))
+            .then_after(after, Changes::new().with_object(job(true)));
+        crate::serve::start(
+            snapshot,
+            std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+            crate::serve::ServeOptions::default(),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("server: {e}"))
+    }
+
+    fn succeeded(cluster: &Cluster) -> Option<i32> {
+        let path = ApiPath::new("batch/v1", "jobs")
+            .in_namespace("checkout-dev")
+            .named("checkout-migrate");
+        let cache = lock(&cluster.cache);
+        let raw = cache.get(&path.url())?.1.get()?.as_ref().ok()?;
+        let value: Value = serde_json::from_str(&raw.body).ok()?;
+        value
+            .pointer("/status/succeeded")
+            .and_then(Value::as_i64)
+            .map(|n| n as i32)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_job_completing_reaches_the_cache_through_the_stream_without_another_get() {
+        let server = served(Duration::from_millis(800)).await;
+        let cluster = Cluster::over_http(&server.url(), "test".to_string(), None);
+        let job = cluster.job("checkout-dev", "checkout-migrate").await;
+        assert!(matches!(job, Ok(Some(_))), "{job:?}");
+        let started = std::time::Instant::now();
+        let mut seen = cluster.generation();
+        while succeeded(&cluster) != Some(1) {
+            assert!(started.elapsed() < Duration::from_secs(5), "no change seen");
+            seen = cluster
+                .wait_for_change(seen, std::time::Instant::now() + Duration::from_secs(5))
+                .await;
+        }
+        // Seen within a moment of the change, not at the next second's poll.
+        assert!(
+            started.elapsed() < Duration::from_millis(1500),
+            "{:?}",
+            started.elapsed()
+        );
+        let object = "/apis/batch/v1/namespaces/checkout-dev/jobs/checkout-migrate";
+        let collection = "/apis/batch/v1/namespaces/checkout-dev/jobs";
+        assert_eq!(
+            server.requests.count("GET", object),
+            1,
+            "{:#?}",
+            server.requests.entries()
+        );
+        let watches: Vec<_> = server
+            .requests
+            .entries()
+            .into_iter()
+            .filter(|r| r.path == collection)
+            .map(|r| r.query.unwrap_or_default())
+            .collect();
+        // One list, then one watch from its resourceVersion, with bookmarks.
+        assert_eq!(watches.len(), 2, "{watches:?}");
+        assert_eq!(watches[0], "");
+        assert!(
+            watches[1].starts_with("watch=1&resourceVersion=1000&allowWatchBookmarks=true"),
+            "{watches:?}"
+        );
+        assert_eq!(cluster.watched(), [collection]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_watch_from_a_too_old_resource_version_is_gone_and_lists_again() {
+        let server = served(Duration::from_millis(600)).await;
+        let client = kube::Client::try_from(kube::Config::new(
+            server.url().parse().unwrap_or_else(|e| panic!("{e}")),
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let cache = Cache::default();
+        let changes = Arc::new(tokio::sync::watch::Sender::new(0));
+        let feed = Feed {
+            client,
+            cache: cache.clone(),
+            changes: changes.clone(),
+        };
+        let collection = "/apis/batch/v1/namespaces/checkout-dev/jobs".to_string();
+        let path = format!("{collection}/checkout-migrate");
+        // A read the stream keeps current.
+        lock(&cache).insert(path.clone(), (std::time::Instant::now(), Cell::default()));
+        let stale = Store {
+            api_version: "batch/v1".to_string(),
+            kind: "Job".to_string(),
+            resource_version: "7".to_string(),
+            objects: BTreeMap::new(),
+        };
+        let state = Arc::new(Mutex::new(StreamState::Starting));
+        let task = tokio::spawn(follow(collection.clone(), feed, state.clone(), Some(stale)));
+        let mut rx = changes.subscribe();
+        let complete = async {
+            loop {
+                let _ = rx.changed().await;
+                let body = lock(&cache)
+                    .get(&path)
+                    .and_then(|(_, cell)| cell.get().cloned())
+                    .and_then(Result::ok)
+                    .map(|raw| raw.body)
+                    .unwrap_or_default();
+                if body.contains("\"succeeded\":1") {
+                    break;
+                }
+            }
+        };
+        let done = tokio::time::timeout(Duration::from_secs(5), complete).await;
+        task.abort();
+        assert!(
+            done.is_ok(),
+            "the relisted stream never saw the Job complete"
+        );
+        let queries: Vec<String> = server
+            .requests
+            .entries()
+            .into_iter()
+            .filter(|r| r.path == collection)
+            .map(|r| r.query.unwrap_or_default())
+            .collect();
+        assert!(queries[0].contains("resourceVersion=7"), "{queries:?}");
+        assert_eq!(queries[1], "", "410 Gone, so a new list: {queries:?}");
+        assert!(queries[2].contains("resourceVersion=1000"), "{queries:?}");
+    }
 
     #[test]
     fn reads_belong_to_the_collection_of_their_kind_and_namespace() {
