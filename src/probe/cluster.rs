@@ -327,12 +327,18 @@ impl Cluster {
         })
     }
 
-    /// Drop every cached read no live stream keeps current, so the next look reads it anew.
+    /// Drop every cached read that no live stream keeps current and that is a poll interval
+    /// old, so the next look reads it anew (about once a second, as before there were streams).
     fn forget_unwatched(&self) {
-        let urls: Vec<String> = self.cache_lock().keys().cloned().collect();
-        let stale: Vec<String> = urls
+        let entries: Vec<(String, std::time::Instant)> = self
+            .cache_lock()
+            .iter()
+            .map(|(url, (sent, _))| (url.clone(), *sent))
+            .collect();
+        let stale: Vec<String> = entries
             .into_iter()
-            .filter(|url| !self.kept_current(url))
+            .filter(|(url, sent)| sent.elapsed() >= WAIT_POLL && !self.kept_current(url))
+            .map(|(url, _)| url)
             .collect();
         let mut cache = self.cache_lock();
         for url in stale {

@@ -18,3 +18,4 @@ mod module_11;
 mod plan;
 mod read_only;
 mod serve_api;
+mod waiting;
