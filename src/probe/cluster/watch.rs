@@ -46,10 +46,13 @@ pub enum StreamState {
     Refused,
 }
 
+/// A running stream: its state and its task.
+type Stream = (Arc<Mutex<StreamState>>, JoinHandle<()>);
+
 /// The streams of one run, by collection URL (`/apis/batch/v1/namespaces/ns/jobs`).
 #[derive(Default)]
 pub struct Watches {
-    streams: Mutex<HashMap<String, (Arc<Mutex<StreamState>>, JoinHandle<()>)>>,
+    streams: Mutex<HashMap<String, Stream>>,
 }
 
 impl Drop for Watches {
@@ -62,9 +65,7 @@ impl Drop for Watches {
 }
 
 impl Watches {
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, (Arc<Mutex<StreamState>>, JoinHandle<()>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Stream>> {
         self.streams.lock().unwrap_or_else(|p| p.into_inner())
     }
 
