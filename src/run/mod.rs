@@ -109,6 +109,10 @@ pub enum WaitPolicy {
 /// reads: about once a second, so the API is not flooded.
 pub const WAIT_INTERVAL: Duration = Duration::from_secs(1);
 
+/// How long a failure that turned final while waited for must stay final before the runner
+/// stops for it (see [`Waiter::decide`]).
+pub const SETTLE: Duration = Duration::from_millis(500);
+
 /// Progress while waiting, for a reporter to show. Sent after every look at the checks waited
 /// for; the last one of a step has `done` set.
 #[derive(Debug, Clone)]
@@ -202,7 +206,7 @@ pub async fn run_step(
         // no watch), or at the earliest limit, for a last look before giving up.
         let deadline = waiting
             .iter()
-            .map(|&i| started + wait_limit(&step.checks[i], policy))
+            .map(|&i| waiter.deadline(i, started, wait_limit(&step.checks[i], policy)))
             .min()
             .unwrap_or_else(Instant::now);
         seen = ctx.cluster.wait_for_change(seen, deadline).await;
@@ -543,6 +547,8 @@ fn decide(
 struct Waiter {
     settled: Vec<bool>,
     waited: Vec<bool>,
+    /// When a check waited for first looked final (elapsed since the step started).
+    final_since: Vec<Option<Duration>>,
     changes: Vec<(usize, String, String)>,
 }
 
@@ -551,7 +557,17 @@ impl Waiter {
         Waiter {
             settled: vec![false; checks],
             waited: vec![false; checks],
+            final_since: vec![None; checks],
             changes: Vec::new(),
+        }
+    }
+
+    /// When to look at check `i` again at the latest: its limit, or the end of its settle time.
+    fn deadline(&self, i: usize, started: Instant, limit: Duration) -> Instant {
+        let limit = started + limit;
+        match self.final_since[i] {
+            Some(since) => limit.min(started + since + SETTLE),
+            None => limit,
         }
     }
 
@@ -585,6 +601,19 @@ impl Waiter {
                 Decision::NoWait => self.settled[i] = true,
                 Decision::Wait => {
                     self.waited[i] = true;
+                    self.final_since[i] = None;
+                    waiting.push(i);
+                }
+                // Kinds arrive on separate streams: the Application may show the sync ended a
+                // moment before the Job stream shows its hook. A failure that just turned final
+                // is confirmed by a look one settle time later before labcheck stops for it.
+                Decision::End(WaitEnd::Final(_))
+                    if self.waited[i]
+                        && frozen.is_none()
+                        && elapsed < wait_limit(spec, policy)
+                        && self.final_since[i].is_none_or(|since| elapsed < since + SETTLE) =>
+                {
+                    self.final_since[i].get_or_insert(elapsed);
                     waiting.push(i);
                 }
                 Decision::End(end) => {
