@@ -58,6 +58,8 @@ pub enum Error {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("will not write the report to {}: {reason}", path.display())]
+    OutputRefused { path: PathBuf, reason: String },
     #[error("{0}")]
     Usage(String),
     #[error("{0}")]

@@ -5,7 +5,7 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::Timestamp;
 
-use crate::outcome::Outcome;
+use crate::outcome::{Cause, Outcome};
 use crate::probe::cluster::argocd::{Application, ResourceResult};
 use crate::probe::cluster::pods::{self, StuckContainer};
 use crate::probe::cluster::{Cluster, LogRead, ProbeError};
@@ -37,7 +37,7 @@ pub async fn app_and_job(
     let app = match app {
         Ok(Some((_, Some(app)))) => Some(app),
         Ok(Some((name, None))) => {
-            return Err(Box::new(app_missing(&ctx.argocd_namespace, name)));
+            return Err(Box::new(app_not_found(ctx, name).await));
         }
         Ok(None) => None,
         Err(e) => return Err(Box::new(could_not_check(&e))),
@@ -48,7 +48,8 @@ pub async fn app_and_job(
 
 /// "Could not check", with the probe's reason and what to do about it.
 pub fn could_not_check(error: &ProbeError) -> Outcome {
-    let outcome = Outcome::could_not_check(error.to_string());
+    let outcome =
+        Outcome::could_not_check(error.to_string()).with_cause(Cause::new(error.cause_id()));
     let fix = error.fix();
     if fix.is_empty() {
         outcome
@@ -57,9 +58,45 @@ pub fn could_not_check(error: &ProbeError) -> Outcome {
     }
 }
 
+/// The failure for an Application missing from the Argo CD namespace: when it lives in another
+/// namespace (Argo CD's "apps in any namespace"), say where and how to point labcheck at it. One
+/// cluster-wide list, on this not-found path only.
+pub async fn app_not_found(ctx: &Context, name: &str) -> Outcome {
+    let ns = &ctx.argocd_namespace;
+    let path = crate::probe::cluster::api::ApiPath::new("argoproj.io/v1alpha1", "applications");
+    if let Ok(items) = ctx
+        .cluster
+        .list(
+            &path,
+            "Argo CD (its Application CRD, applications.argoproj.io)",
+        )
+        .await
+    {
+        let elsewhere: Vec<String> = items
+            .iter()
+            .filter(|item| item["metadata"]["name"].as_str() == Some(name))
+            .filter_map(|item| item["metadata"]["namespace"].as_str().map(str::to_string))
+            .filter(|found| found != ns)
+            .collect();
+        if let Some(found) = elsewhere.first() {
+            return Outcome::fail(format!(
+                "Application {name} is in namespace {found}, not in {ns} where labcheck looked"
+            ))
+            .with_expected(format!("Application {ns}/{name}"))
+            .with_actual(format!("Application {found}/{name}"))
+            .with_hint(format!(
+                "it is an app in another namespace: run labcheck with `--argocd-namespace {found}` (and `argocd app get {found}/{name}`)"
+            ))
+            .with_cause(Cause::about("app-in-other-namespace", found));
+        }
+    }
+    app_missing(ns, name)
+}
+
 /// The failure for an Application that does not exist.
 pub fn app_missing(ns: &str, name: &str) -> Outcome {
     Outcome::fail(format!("Argo CD has no Application {name} in namespace {ns}"))
+        .with_cause(Cause::about("app-missing", name))
         .with_expected(format!("Application {ns}/{name}"))
         .with_actual("not found")
         .with_hint(format!(
@@ -84,141 +121,12 @@ pub fn tail(text: &str, n: usize) -> String {
     lines[start..].join("\n")
 }
 
-/// How a Job relates to an Application's last operation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Belonging {
-    /// Created at or after the last operation started: it is that sync's Job.
-    LastSync,
-    /// Left by an earlier sync.
-    Earlier { created: String, started: String },
-    /// The Application never ran an operation.
-    NoSync,
-    /// The Job or the operation carries no usable timestamp; labcheck will not guess.
-    Unknown,
-}
-
-/// Whether `job` belongs to the last operation of `app` (created at or after its `startedAt`).
-pub fn belonging(job: &Job, app: &Application) -> Belonging {
-    let Some(op) = app.last_operation() else {
-        return Belonging::NoSync;
-    };
-    let started_text = op.started_at.clone().unwrap_or_default();
-    let (Some(created), Some(started)) = (
-        job.metadata.creation_timestamp.as_ref().map(|t| t.0),
-        parse_time(&started_text),
-    ) else {
-        return Belonging::Unknown;
-    };
-    if created >= started {
-        Belonging::LastSync
-    } else {
-        Belonging::Earlier {
-            created: created.to_string(),
-            started: started.to_string(),
-        }
-    }
-}
-
 /// The failure for a Job that is not from the sync the step is about: it must neither pass nor
-/// fail the step on its own state. `None` when the Job is the last sync's.
+/// fail the step on its own state. `None` when the Job is that sync's (see [`sync_binding`]).
+///
+/// [`sync_binding`]: crate::checks::sync_binding
 pub fn stale_job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outcome> {
-    let name = job.metadata.name.clone().unwrap_or_default();
-    match belonging(job, app) {
-        Belonging::LastSync => older_revision_outcome(&name, app, app_name),
-        Belonging::NoSync => Some(
-            Outcome::fail(format!(
-                "Job {name} exists, but Argo CD has no record of a sync of {app_name}"
-            ))
-            .with_hint(format!("run the sync: `argocd app sync {app_name}`")),
-        ),
-        Belonging::Unknown => Some(Outcome::could_not_check(format!(
-            "cannot tell whether Job {name} belongs to {app_name}'s last sync (a timestamp is missing)"
-        ))),
-        Belonging::Earlier { created, started } => {
-            let ran = app
-                .sync_results()
-                .iter()
-                .find(|r| r.kind == "Job" && r.name == name);
-            let outcome = Outcome::fail(format!(
-                "Job {name} is from an earlier sync (created {created}); the last sync of {app_name} started {started}"
-            ))
-            .with_expected(format!("a Job {name} created by the sync that started {started}"))
-            .with_actual(format!("a Job created {created}"));
-            if app.operation_running() {
-                return Some(
-                    outcome
-                        .with_hint(format!(
-                            "the sync is still running and has not re-created {name} yet: wait for it (`argocd app wait {app_name}`)"
-                        ))
-                        .still_in_progress(),
-                );
-            }
-            let diagnosis = match ran {
-                Some(entry) => format!(
-                    "the last sync lists {} as {}, but the Job in the cluster is older",
-                    entry.describe(),
-                    entry.hook_phase.as_deref().unwrap_or("applied")
-                ),
-                None => format!(
-                    "the last sync (phase {}) never ran {name}: {}",
-                    app.last_operation()
-                        .and_then(|o| o.phase.as_deref())
-                        .unwrap_or("unknown"),
-                    app.last_operation()
-                        .and_then(|o| o.message.as_deref())
-                        .unwrap_or("no message")
-                ),
-            };
-            Some(
-                outcome
-                    .with_hint(format!(
-                        "this Job is from an earlier sync at {created}: run the sync (`argocd app sync {app_name}`)"
-                    ))
-                    .with_diagnosis(diagnosis),
-            )
-        }
-    }
-}
-
-/// A Job of the last sync still is not the step's Job when that sync ran an older revision than
-/// the one Argo CD now targets (the learner pushed, the new sync has not run yet).
-fn older_revision_outcome(name: &str, app: &Application, app_name: &str) -> Option<Outcome> {
-    let target = app
-        .status
-        .sync
-        .revision
-        .as_deref()
-        .filter(|r| !r.is_empty())?;
-    let ran = app.operation_revision()?;
-    if ran == target || app.operation_running() {
-        return None;
-    }
-    let outcome = Outcome::fail(format!(
-        "Job {name} is from an earlier sync of {}; Argo CD now targets {}, which no sync has run yet",
-        short(ran),
-        short(target)
-    ))
-    .with_expected(format!("a Job {name} from a sync of {}", short(target)))
-    .with_actual(format!("a Job from the sync of {}", short(ran)))
-    .with_hint(format!(
-        "run the sync: `argocd app sync {app_name}`"
-    ));
-    let auto_sync_pending = app
-        .spec
-        .sync_policy
-        .as_ref()
-        .is_some_and(|p| p.get("automated").is_some())
-        && app.status.sync.status.as_deref() == Some("OutOfSync")
-        && !app
-            .last_operation()
-            .and_then(|o| o.phase.as_deref())
-            .is_some_and(|p| p == "Failed" || p == "Error");
-    Some(if auto_sync_pending {
-        // Auto-sync starts a sync for an OutOfSync app on its own.
-        outcome.still_in_progress()
-    } else {
-        outcome
-    })
+    crate::checks::sync_binding::job_outcome(job, app, app_name)
 }
 
 /// The last sync's entry for `kind`/`name`, if it ran it.
@@ -264,8 +172,12 @@ pub fn explain_stuck(stuck: &StuckContainer) -> String {
     } else {
         format!(" ({})", stuck.message)
     };
+    let last = match &stuck.last_exit {
+        Some(exit) => format!(" (its last run ended with {exit})"),
+        None => String::new(),
+    };
     format!(
-        "pod {} cannot start: {}{message}{meaning}",
+        "pod {} cannot start: {}{message}{meaning}{last}",
         stuck.pod, stuck.reason
     )
 }
@@ -314,60 +226,6 @@ pub fn stuck_diagnosis(pods_seen: &[Pod]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn job_created(at: &str) -> Job {
-        serde_json::from_value(serde_json::json!({
-            "metadata": {"name": "checkout-migrate", "creationTimestamp": at}
-        }))
-        .unwrap_or_default()
-    }
-
-    fn app_started(at: &str, phase: &str) -> Application {
-        serde_json::from_value(serde_json::json!({
-            "status": {"operationState": {"phase": phase, "startedAt": at,
-                "message": "one or more synchronization tasks completed unsuccessfully",
-                "syncResult": {"resources": []}}}
-        }))
-        .unwrap_or_default()
-    }
-
-    #[test]
-    fn a_job_created_in_the_same_second_the_sync_started_belongs_to_it() {
-        let job = job_created("2026-05-02T10:14:58Z");
-        let app = app_started("2026-05-02T10:14:58Z", "Succeeded");
-        assert_eq!(belonging(&job, &app), Belonging::LastSync);
-        assert!(stale_job_outcome(&job, &app, "checkout-dev").is_none());
-    }
-
-    #[test]
-    fn a_job_left_by_the_previous_sync_fails_with_a_hint_to_run_the_sync() {
-        let job = job_created("2026-05-02T09:00:00Z");
-        let app = app_started("2026-05-02T10:14:58Z", "Failed");
-        let outcome = stale_job_outcome(&job, &app, "checkout-dev");
-        let outcome = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
-        assert_eq!(outcome.status, crate::outcome::Status::Fail);
-        assert!(!outcome.pending);
-        assert!(
-            outcome
-                .hint
-                .unwrap_or_default()
-                .contains("argocd app sync checkout-dev")
-        );
-        assert!(
-            outcome
-                .diagnosis
-                .unwrap_or_default()
-                .contains("never ran checkout-migrate")
-        );
-    }
-
-    #[test]
-    fn a_stale_job_while_the_sync_runs_is_still_in_progress() {
-        let job = job_created("2026-05-02T09:00:00Z");
-        let app = app_started("2026-05-02T10:14:58Z", "Running");
-        let outcome = stale_job_outcome(&job, &app, "checkout-dev");
-        assert!(outcome.is_some_and(|o| o.pending));
-    }
 
     #[test]
     fn a_presync_hook_stuck_on_its_config_is_explained_with_the_rule() {

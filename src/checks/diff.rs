@@ -209,8 +209,8 @@ impl DiffSpec {
                     .map_err(|error| {
                         let hint = match error {
                             files::FileError::Missing { .. } => format!(
-                                "update the reference repo: `cd {} && git pull`",
-                                shower.show(&repo_dir)
+                                "update the reference repo: `{} && git pull`",
+                                crate::shell::cd(&shower.show(&repo_dir))
                             ),
                             _ => format!("get {get}"),
                         };
@@ -346,12 +346,26 @@ impl Files<'_> {
                 (_, Some(path)) => format!("`{path}` has the same YAML data as"),
                 (_, None) => "has the same YAML data as".to_string(),
             };
+            // The course's own `diff` compares text: say so where it would still print lines,
+            // so a learner who runs it is not told two things.
+            let note = if mode == DiffMode::Yaml
+                && subtree.is_none()
+                && self.reference != self.learner
+            {
+                " (the text differs in comments, key order, quoting or spacing, so `diff` still prints lines; Helm reads both the same)"
+            } else {
+                ""
+            };
             return Ok(Box::new(Outcome::pass(format!(
-                "{} {what} the reference {}",
+                "{} {what} the reference {}{note}",
                 self.shown, self.reference_shown
             ))));
         }
-        let mut named: Vec<String> = differences.iter().take(KEYS_SHOWN).cloned().collect();
+        let mut named: Vec<String> = differences
+            .iter()
+            .take(KEYS_SHOWN)
+            .map(|d| d.said.clone())
+            .collect();
         if differences.len() > KEYS_SHOWN {
             named.push(format!("and {} more", differences.len() - KEYS_SHOWN));
         }
@@ -368,26 +382,8 @@ impl Files<'_> {
                 )
                 .0
             }
-            // Re-serialised: only the part the check compares.
-            _ => {
-                let learner = if mode == DiffMode::Contains {
-                    project(&learner, &reference)
-                } else {
-                    learner
-                };
-                let label = |shown: &str| match subtree {
-                    Some(path) => format!("{shown} `{path}`"),
-                    None => shown.to_string(),
-                };
-                unified_diff(
-                    &to_yaml(&reference),
-                    &to_yaml(&learner),
-                    &label(self.reference_shown),
-                    &label(self.shown),
-                    false,
-                )
-                .0
-            }
+            // One small diff per difference, with only values the learner really has.
+            _ => diff_per_mistake(&differences),
         };
         Err(Box::new(self.different(what, diff)))
     }
@@ -483,13 +479,24 @@ fn unified_diff(
     (text, parts.join(", "))
 }
 
+/// One difference between the reference and the learner's data, by path.
+struct Difference {
+    path: YamlPath,
+    /// What the summary says about it.
+    said: String,
+    /// The reference's value there (`None`: the learner has a key the reference does not).
+    want: Option<Value>,
+    /// The learner's value there (`None`: missing in theirs).
+    have: Option<Value>,
+}
+
 /// Name every difference by path. `contains`: only the reference's keys matter.
 fn compare(
     reference: &Value,
     learner: &Value,
     at: &YamlPath,
     contains: bool,
-    out: &mut Vec<String>,
+    out: &mut Vec<Difference>,
 ) {
     let shown = |path: &YamlPath| {
         if path.segments().is_empty() {
@@ -507,54 +514,88 @@ fn compare(
                         compare(want_value, have_value, &child, contains, out);
                     }
                     _ if want_value.is_null() => {}
-                    _ => out.push(format!("{} is missing", shown(&child))),
+                    _ => out.push(Difference {
+                        said: format!("{} is missing", shown(&child)),
+                        path: child,
+                        want: Some(want_value.clone()),
+                        have: None,
+                    }),
                 }
             }
             if !contains {
                 for (key, have_value) in have {
                     if !want.contains_key(key) && !have_value.is_null() {
                         let child = at.child(Segment::Key(key_text(key)));
-                        out.push(format!("{} is not in the reference", shown(&child)));
+                        out.push(Difference {
+                            said: format!("{} is not in the reference", shown(&child)),
+                            path: child,
+                            want: None,
+                            have: Some(have_value.clone()),
+                        });
                     }
                 }
             }
         }
         (want, have) if values_equal(want, have) => {}
         (want, have) => {
-            let (have, want) = (render(have), render(want));
+            let (have_text, want_text) = (render(have), render(want));
             // A script or a long text does not fit a summary line; the diff below shows it.
-            if have.len() + want.len() > 80 || have.contains("\\n") || want.contains("\\n") {
-                out.push(format!("{} differs (see the lines below)", shown(at)));
+            let said = if have_text.len() + want_text.len() > 80
+                || have_text.contains("\\n")
+                || want_text.contains("\\n")
+            {
+                format!("{} differs (see the lines below)", shown(at))
             } else {
-                out.push(format!(
-                    "{} is {have} in yours, {want} in the reference",
+                format!(
+                    "{} is {have_text} in yours, {want_text} in the reference",
                     shown(at)
-                ));
+                )
+            };
+            out.push(Difference {
+                path: at.clone(),
+                said,
+                want: Some(want.clone()),
+                have: Some(have.clone()),
+            });
+        }
+    }
+}
+
+/// One small diff per difference: the reference's value at that path (`-`) and the learner's own
+/// value there (`+`), nothing invented: a key missing in theirs has no `+` line at all.
+fn diff_per_mistake(differences: &[Difference]) -> String {
+    let mut out = String::new();
+    for difference in differences {
+        let path = &difference.path;
+        let key = match path.segments().last() {
+            Some(Segment::Key(key)) => Some(key.clone()),
+            _ => None,
+        };
+        out.push_str(&format!("@@ {} @@\n", difference.said));
+        for (sign, value) in [("-", &difference.want), ("+", &difference.have)] {
+            let Some(value) = value else { continue };
+            let block = match &key {
+                Some(key) => {
+                    let mut map = serde_yaml::Mapping::new();
+                    map.insert(Value::String(key.clone()), value.clone());
+                    to_yaml(&Value::Mapping(map))
+                }
+                None => to_yaml(value),
+            };
+            for line in block.lines() {
+                out.push_str(sign);
+                out.push_str(line);
+                out.push('\n');
             }
         }
     }
+    out
 }
 
 fn key_text(key: &Value) -> String {
     match key {
         Value::String(text) => text.clone(),
         other => render(other),
-    }
-}
-
-/// The learner's value cut down to the reference's keys, so a `contains` diff shows only what the
-/// reference asks for.
-fn project(learner: &Value, reference: &Value) -> Value {
-    match (learner, reference) {
-        (Value::Mapping(have), Value::Mapping(want)) => Value::Mapping(
-            want.iter()
-                .filter_map(|(key, want_value)| {
-                    have.get(key)
-                        .map(|have_value| (key.clone(), project(have_value, want_value)))
-                })
-                .collect(),
-        ),
-        (have, _) => have.clone(),
     }
 }
 
@@ -686,6 +727,51 @@ mod tests {
         let diff = outcome.detail.map(|d| d.text).unwrap_or_default();
         // The learner's side shows only the reference's keys, not the whole file.
         assert!(!diff.contains("replicas"), "{diff}");
+    }
+
+    /// The learner's `cm:` has other keys but not the health check: the diff must not show an
+    /// empty `cm: {}` they never wrote, only the reference's missing block.
+    #[test]
+    fn contains_mode_shows_only_lines_the_learner_has() {
+        let fragment = "configs:\n  cm:\n    resource.customizations.health.argoproj.io_Application: |\n      hs = {}\n";
+        let outcome = yaml_outcome(fragment, REFERENCE, DiffMode::Contains, None);
+        let diff = outcome.detail.map(|d| d.text).unwrap_or_default();
+        assert!(!diff.contains("cm: {}"), "{diff}");
+        assert!(
+            diff.lines().filter(|l| l.starts_with('+')).count() == 0,
+            "nothing of the learner's is missing-and-shown: {diff}"
+        );
+        assert!(
+            diff.contains("-resource.customizations.health.argoproj.io_Application: |"),
+            "{diff}"
+        );
+    }
+
+    #[test]
+    fn each_mistake_gets_its_own_diff() {
+        let fragment = "configs:\n  cm:\n    timeout.reconciliation: 90s\n    ui.bannerpermanent: \"true\"\nserver:\n  replicas: 2\n";
+        let outcome = yaml_outcome(fragment, REFERENCE, DiffMode::Contains, None);
+        let diff = outcome.detail.map(|d| d.text).unwrap_or_default();
+        assert_eq!(diff.matches("@@ ").count(), 2, "{diff}");
+        assert!(
+            diff.contains("-timeout.reconciliation: 90s\n+timeout.reconciliation: 60s"),
+            "{diff}"
+        );
+        assert!(diff.contains("-replicas: 2\n+replicas: 1"), "{diff}");
+    }
+
+    #[test]
+    fn yaml_equal_but_text_different_passes_with_a_note_about_diff() {
+        let reordered = "server: {replicas: 1}\nconfigs:\n  cm:\n    timeout.reconciliation: '60s'\n    ui.bannerpermanent: 'true'\n";
+        let outcome = yaml_outcome(REFERENCE, reordered, DiffMode::Yaml, None);
+        assert_eq!(outcome.status, crate::outcome::Status::Pass);
+        assert!(
+            outcome.summary.contains("`diff` still prints lines"),
+            "{}",
+            outcome.summary
+        );
+        let same = yaml_outcome(REFERENCE, REFERENCE, DiffMode::Yaml, None);
+        assert!(!same.summary.contains("`diff`"), "{}", same.summary);
     }
 
     #[test]

@@ -56,7 +56,7 @@ pub struct RepoGlob {
 impl RepoGlob {
     /// Compile a glob as written in a check file.
     pub fn new(source: &str) -> Result<RepoGlob, String> {
-        if source.starts_with('/') || source.split('/').any(|part| part == "..") {
+        if crate::paths::relative_inside(source).is_err() {
             return Err(format!(
                 "`{source}` leaves the repo; write it relative to the repo root without `..`"
             ));

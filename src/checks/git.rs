@@ -13,10 +13,9 @@ use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use crate::outcome::{DetailKind, Outcome};
-use crate::probe::git::{
-    CommitInfo, GitProbeError, RepoReader, RepoSnapshot, RevertFinding, reverted_sha, short_sha,
-};
+use crate::checks::change::ChangeSpec;
+use crate::outcome::{Cause, DetailKind, Outcome};
+use crate::probe::git::{CommitInfo, GitProbeError, RepoReader, RepoSnapshot};
 use crate::run::Context;
 
 /// Fields of a `git` check. At least one condition besides `repo`; all must hold.
@@ -28,7 +27,10 @@ pub struct GitSpec {
     pub clean: bool,
     pub pushed: bool,
     pub head_message: Option<Pattern>,
-    pub head_reverts: Option<Pattern>,
+    /// The step's change is committed: found by content, not by message.
+    pub made: Option<ChangeSpec>,
+    /// HEAD undoes the commit that made this change.
+    pub undoes: Option<ChangeSpec>,
     pub has_commit: Option<Pattern>,
     pub touched: Option<Touched>,
 }
@@ -47,7 +49,9 @@ struct RawGitSpec {
     #[serde(default)]
     head_message: Option<Pattern>,
     #[serde(default)]
-    head_reverts: Option<Pattern>,
+    made: Option<ChangeSpec>,
+    #[serde(default)]
+    undoes: Option<ChangeSpec>,
     #[serde(default)]
     has_commit: Option<Pattern>,
     #[serde(default)]
@@ -95,7 +99,8 @@ impl TryFrom<RawGitSpec> for GitSpec {
             clean: raw.clean == Some(true),
             pushed: raw.pushed == Some(true),
             head_message: raw.head_message,
-            head_reverts: raw.head_reverts,
+            made: raw.made,
+            undoes: raw.undoes,
             has_commit: raw.has_commit,
             touched: raw.touched,
         };
@@ -103,14 +108,15 @@ impl TryFrom<RawGitSpec> for GitSpec {
             || spec.clean
             || spec.pushed
             || spec.head_message.is_some()
-            || spec.head_reverts.is_some()
+            || spec.made.is_some()
+            || spec.undoes.is_some()
             || spec.has_commit.is_some()
             || spec.touched.is_some();
         if has_condition {
             Ok(spec)
         } else {
             Err(format!(
-                "the git check on `{}` has no condition; add at least one of branch, clean, pushed, head_message, head_reverts, has_commit, touched",
+                "the git check on `{}` has no condition; add at least one of branch, clean, pushed, head_message, made, undoes, has_commit, touched",
                 spec.repo
             ))
         }
@@ -217,13 +223,16 @@ impl GitSpec {
         let repo = Repo {
             shown: &shown,
             snap,
+            dir: &dir,
+            module: &ctx.module,
         };
         let local = [
             self.branch.is_some(),
             self.clean,
             self.pushed,
             self.head_message.is_some(),
-            self.head_reverts.is_some(),
+            self.made.is_some(),
+            self.undoes.is_some(),
         ];
         // A half-done rebase or merge moves HEAD around; judging the branch or HEAD then would
         // blame the wrong thing, so finish the operation first.
@@ -253,7 +262,8 @@ impl GitSpec {
         }
         let history = [
             self.head_message.is_some(),
-            self.head_reverts.is_some(),
+            self.made.is_some(),
+            self.undoes.is_some(),
             self.has_commit.is_some(),
             self.touched.is_some(),
         ];
@@ -284,8 +294,14 @@ impl GitSpec {
                 Err(outcome) => return Ok(Err(outcome)),
             }
         }
-        if let Some(pattern) = &self.head_reverts {
-            match repo.head_reverts(reader, pattern)? {
+        if let Some(change) = &self.made {
+            match repo.made(reader, change)? {
+                Ok(summary) => passed.push(summary),
+                Err(outcome) => return Ok(Err(outcome)),
+            }
+        }
+        if let Some(change) = &self.undoes {
+            match repo.undoes(reader, change)? {
                 Ok(summary) => passed.push(summary),
                 Err(outcome) => return Ok(Err(outcome)),
             }
@@ -307,35 +323,67 @@ impl GitSpec {
 
     /// The repo is missing or unreadable: labcheck could not look, which is not a verdict.
     fn unreadable(&self, ctx: &Context, shown: &str, error: &GitProbeError) -> Outcome {
-        let summary = match error {
-            GitProbeError::Missing { .. } => {
-                format!(
-                    "{}: labcheck looked in {shown}, and it does not exist",
-                    self.repo
-                )
-            }
-            GitProbeError::NotARepo { .. } => format!(
-                "{}: {shown} exists but is not a git repository (no .git folder)",
-                self.repo
+        let repo = &self.repo;
+        let (summary, cause) = match error {
+            GitProbeError::Missing { .. } => (
+                format!("{repo}: labcheck looked in {shown}, and it does not exist"),
+                "repo-missing",
             ),
-            GitProbeError::Shallow { .. } => {
-                return Outcome::could_not_check(format!(
-                    "{}: {shown} is a shallow clone (git clone --depth), so the commits this check looks for may be in the history that was not fetched",
-                    self.repo
-                ))
-                .with_hint(format!("cd {shown} && git fetch --unshallow"));
-            }
-            GitProbeError::Git { source, .. } => format!(
-                "{}: cannot read the git repository in {shown}: {}",
-                self.repo,
-                source.message()
+            GitProbeError::NotARepo { .. } => (
+                format!("{repo}: {shown} exists but is not a git repository (no .git folder)"),
+                "not-a-repo",
+            ),
+            GitProbeError::Shallow { .. } => (
+                format!(
+                    "{repo}: {shown} is a shallow clone (git clone --depth), so the commits this check looks for may be in the history that was not fetched"
+                ),
+                "shallow-clone",
+            ),
+            GitProbeError::Bare { .. } => (
+                format!(
+                    "{repo}: {shown} is a bare repository (made by `git clone --bare` or `git init --bare`): it has no working tree, so there is nothing to check in it"
+                ),
+                "bare-repo",
+            ),
+            GitProbeError::GitdirGone { gitdir, .. } => (
+                format!(
+                    "{repo}: {shown}/.git is a file pointing at {}, which no longer exists, so git cannot read this repo",
+                    gitdir.display()
+                ),
+                "gitdir-gone",
+            ),
+            GitProbeError::NotOwned { .. } => (
+                format!(
+                    "{repo}: {shown} belongs to another user, and git refuses to read such a repository unless it is listed in safe.directory"
+                ),
+                "repo-not-owned",
+            ),
+            GitProbeError::Corrupt { source, .. } => (
+                format!(
+                    "{repo}: {shown} is damaged: an object git needs is missing or broken ({}), so labcheck cannot tell what it holds",
+                    source.message()
+                ),
+                "repo-damaged",
+            ),
+            GitProbeError::Git { source, .. } => (
+                format!(
+                    "{repo}: cannot read the git repository in {shown}: {}",
+                    source.message()
+                ),
+                "repo-unreadable",
             ),
         };
-        let mut outcome = Outcome::could_not_check(summary).with_diagnosis(
-            "labcheck looks for work repos in --work-dir (default ~/work, or $LABCHECK_WORK_DIR)",
-        );
-        if let Some(spec) = ctx.repo(&self.repo) {
-            outcome = outcome.with_hint(format!("get {}", spec.get));
+        let mut outcome = Outcome::could_not_check(summary).with_cause(Cause::new(cause));
+        match error.fix(shown) {
+            Some(fix) => outcome = outcome.with_hint(fix),
+            None => {
+                outcome = outcome.with_diagnosis(
+                    "labcheck looks for work repos in --work-dir (default ~/work, or $LABCHECK_WORK_DIR)",
+                );
+                if let Some(spec) = ctx.repo(&self.repo) {
+                    outcome = outcome.with_hint(format!("get {}", spec.get));
+                }
+            }
         }
         outcome
     }
@@ -355,22 +403,27 @@ fn shown_path(ctx: &Context, repo: &str) -> String {
 
 /// One repo's snapshot with the path to show; each method checks one condition and returns a
 /// pass summary or the failing outcome.
-struct Repo<'a> {
-    shown: &'a str,
-    snap: &'a RepoSnapshot,
+pub(crate) struct Repo<'a> {
+    pub(crate) shown: &'a str,
+    pub(crate) snap: &'a RepoSnapshot,
+    /// The repo's folder, for the working-tree version of a file.
+    pub(crate) dir: &'a Path,
+    /// The module being checked, for `labcheck MODULE STEP` in hints.
+    pub(crate) module: &'a str,
 }
 
 /// A condition holds (with a summary) or fails (with the outcome to report). Boxed: an outcome
 /// is large and mostly travels the rare path.
-type Verdict = Result<String, Box<Outcome>>;
+pub(crate) type Verdict = Result<String, Box<Outcome>>;
 
-fn broken(outcome: Outcome) -> Verdict {
+pub(crate) fn broken(outcome: Outcome) -> Verdict {
     Err(Box::new(outcome))
 }
 
 impl Repo<'_> {
-    fn cd(&self) -> String {
-        format!("cd {}", self.shown)
+    /// `cd <repo>`, quoted so it pastes (a work dir with a space).
+    pub(crate) fn cd(&self) -> String {
+        crate::shell::cd(self.shown)
     }
 
     fn branch_name(&self) -> &str {
@@ -394,6 +447,7 @@ impl Repo<'_> {
             self.shown
         ))
         .with_actual(format!("{operation} in progress"))
+        .with_cause(Cause::new("operation-in-progress"))
         .with_hint(hint)
     }
 
@@ -407,6 +461,7 @@ impl Repo<'_> {
                 ))
                 .with_expected(expected)
                 .with_actual(branch.as_str())
+                .with_cause(Cause::new("wrong-branch"))
                 .with_hint(format!("{} && git switch {expected}", self.cd())),
             ),
             (None, head) => {
@@ -418,6 +473,7 @@ impl Repo<'_> {
                     ))
                     .with_expected(expected)
                     .with_actual(format!("detached HEAD at {at}"))
+                    .with_cause(Cause::new("detached-head"))
                     .with_hint(format!("{} && git switch {expected}", self.cd())),
                 )
             }
@@ -438,10 +494,31 @@ impl Repo<'_> {
         if dirty.len() > DIRTY_SHOWN {
             named.push_str(&format!(" and {} more", dirty.len() - DIRTY_SHOWN));
         }
+        // A submodule is dirty from inside (edits or a new commit there); `git add -A` in the
+        // outer repo would record a half-done submodule, so send the learner into it.
+        if let Some(sub) = self.snap.dirty_submodules.first() {
+            let inside = format!("{}/{}", self.shown, sub.trim_end_matches('/'));
+            return broken(
+                Outcome::fail(format!(
+                    "{} has uncommitted changes inside its submodule {sub} (edited files, or a commit there the outer repo does not record yet)",
+                    self.shown
+                ))
+                .with_expected("a clean working tree")
+                .with_actual(format!("submodule {sub} changed"))
+                .with_hint(format!(
+                    "{} && git status   # commit (or undo) what changed in the submodule; then record it from {}: git add {} && git commit -m \"…\"",
+                    crate::shell::cd(&inside),
+                    crate::shell::quote_path(self.shown),
+                    crate::shell::quote(sub.trim_end_matches('/'))
+                ))
+                .with_cause(Cause::about("submodule-dirty", sub.trim_end_matches('/'))),
+            );
+        }
         let count = plural(dirty.len(), "uncommitted change");
         let mut outcome = Outcome::fail(format!("{} has {count}: {named}", self.shown))
             .with_expected("a clean working tree")
             .with_actual(count)
+            .with_cause(Cause::new("uncommitted-changes"))
             .with_hint(format!(
                 "{} && git add -A && git commit -m \"…\" (or undo what you did not mean to change)",
                 self.cd()
@@ -452,10 +529,11 @@ impl Repo<'_> {
         broken(outcome)
     }
 
-    fn unborn(&self) -> Outcome {
+    pub(crate) fn unborn(&self) -> Outcome {
         let branch = self.branch_name();
         Outcome::fail(format!("{} has no commit yet on {branch}", self.shown))
             .with_actual("no commits")
+            .with_cause(Cause::new("no-commits"))
             .with_hint(format!(
                 "{} && git add -A && git commit -m \"…\" && git push -u origin {branch}",
                 self.cd()
@@ -475,6 +553,7 @@ impl Repo<'_> {
                 ))
                 .with_expected(format!("{branch} pushed to origin/{branch}"))
                 .with_actual("no remote origin")
+                .with_cause(Cause::new("no-remote"))
                 .with_hint(format!(
                     "{} && git remote add origin <the repo's URL on your Git server> && git push -u origin {branch}",
                     self.cd()
@@ -489,10 +568,16 @@ impl Repo<'_> {
                 ))
                 .with_expected(format!("{branch} pushed to origin/{branch}"))
                 .with_actual("no upstream branch")
+                .with_cause(Cause::new("not-pushed"))
                 .with_hint(format!("{} && git push -u origin {branch}", self.cd())),
             );
         };
         let expected = format!("{branch} equal to {}", up.name);
+        let cause = match (up.ahead, up.behind) {
+            (_, 0) => "not-pushed",
+            (0, _) => "behind-upstream",
+            _ => "diverged",
+        };
         let (summary, actual, hint) = match (up.ahead, up.behind) {
             (0, 0) => {
                 return Ok(format!(
@@ -534,7 +619,8 @@ impl Repo<'_> {
             Outcome::fail(summary)
                 .with_expected(expected)
                 .with_actual(actual)
-                .with_hint(hint),
+                .with_hint(hint)
+                .with_cause(Cause::new(cause)),
         )
     }
 
@@ -554,6 +640,7 @@ impl Repo<'_> {
             ))
             .with_expected(format!("HEAD's message matching /{}/", pattern.as_str()))
             .with_actual(head.summary.as_str())
+            .with_cause(Cause::new("wrong-head-commit"))
             .with_hint(self.commit_hint(pattern)),
         )
     }
@@ -574,95 +661,6 @@ impl Repo<'_> {
         }
     }
 
-    fn head_reverts(
-        &self,
-        reader: &RepoReader,
-        pattern: &Pattern,
-    ) -> Result<Verdict, GitProbeError> {
-        let Some(head) = &self.snap.head else {
-            return Ok(broken(self.unborn()));
-        };
-        let is_revert = reverted_sha(&head.message).is_some();
-        if pattern.is_match(&head.message) && !is_revert {
-            return Ok(broken(
-                Outcome::fail(format!(
-                    "HEAD of {} is still {} \"{}\" itself: it has not been reverted",
-                    self.shown,
-                    head.short(),
-                    head.summary
-                ))
-                .with_expected(format!("a revert of {}", head.short()))
-                .with_actual(format!("{} \"{}\"", head.short(), head.summary))
-                .with_hint(format!(
-                    "{} && git revert --no-edit HEAD && git push",
-                    self.cd()
-                )),
-            ));
-        }
-        // The commit to revert: the newest one below HEAD that matches and is not itself a
-        // revert (the revert's own "Revert \"…\"" message repeats the words).
-        let below = reader.history(&head.sha, usize::MAX)?;
-        let target = below
-            .iter()
-            .skip(1)
-            .find(|c| pattern.is_match(&c.message) && reverted_sha(&c.message).is_none());
-        let Some(target) = target else {
-            return Ok(broken(
-                Outcome::fail(format!(
-                    "{} has no commit matching /{}/ below HEAD, so there is nothing to revert yet",
-                    self.shown,
-                    pattern.as_str()
-                ))
-                .with_expected(format!(
-                    "a commit matching /{}/, then its revert",
-                    pattern.as_str()
-                ))
-                .with_actual(format!("HEAD is {} \"{}\"", head.short(), head.summary))
-                .with_hint("do the earlier step that makes that commit first"),
-            ));
-        };
-        let revert_it = format!(
-            "{} && git revert --no-edit {} && git push",
-            self.cd(),
-            target.short()
-        );
-        let what = format!("{} \"{}\"", target.short(), target.summary);
-        let fail = |summary: String| {
-            Outcome::fail(summary)
-                .with_expected(format!("HEAD a revert of {what}"))
-                .with_actual(format!("HEAD {} \"{}\"", head.short(), head.summary))
-        };
-        Ok(match reader.revert_finding(&head.sha, &target.sha)? {
-            RevertFinding::Reverts => Ok(format!("HEAD {} reverts {what}", head.short())),
-            RevertFinding::MessageOnly { differing } => broken(fail(format!(
-                "HEAD {} says it reverts {what}, but does not undo it: {} differ from before that commit",
-                head.short(),
-                differing.join(", ")
-            ))
-            .with_hint(revert_it)),
-            RevertFinding::RevertsOther { sha } => broken(fail(format!(
-                "HEAD {} reverts {}, not {what}",
-                head.short(),
-                short_sha(&sha)
-            ))
-            .with_hint(revert_it)),
-            RevertFinding::ChangesOnly => broken(fail(format!(
-                "HEAD {} undoes {what} by hand, but it is not a `git revert` commit (its message does not say \"This reverts commit …\")",
-                head.short()
-            ))
-            .with_hint(format!(
-                "this step recovers with `git revert`, which records what it undoes; your files are already back, so next time run `git revert --no-edit {}` instead of editing by hand",
-                target.short()
-            ))),
-            RevertFinding::NotARevert => broken(fail(format!(
-                "HEAD {} \"{}\" is not a revert of {what}",
-                head.short(),
-                head.summary
-            ))
-            .with_hint(revert_it)),
-        })
-    }
-
     /// The pushed tip: the upstream, what the Git server (and so Argo CD) has.
     fn pushed_tip(&self) -> Result<&str, Box<Outcome>> {
         match &self.snap.upstream {
@@ -675,6 +673,7 @@ impl Repo<'_> {
                         self.shown
                     ))
                     .with_actual("no upstream branch")
+                    .with_cause(Cause::new("not-pushed"))
                     .with_hint(format!("{} && git push -u origin {branch}", self.cd())),
                 ))
             }
@@ -715,6 +714,7 @@ impl Repo<'_> {
                 ))
                 .with_expected(expected)
                 .with_actual("committed, not pushed")
+                .with_cause(Cause::new("not-pushed"))
                 .with_hint(format!("{} && git push", self.cd())),
             ));
         }
@@ -726,6 +726,7 @@ impl Repo<'_> {
             ))
             .with_expected(expected)
             .with_actual("no such commit")
+            .with_cause(Cause::new("commit-missing"))
             .with_hint(self.commit_hint(pattern)),
         ))
     }
@@ -748,6 +749,7 @@ impl Repo<'_> {
                         pattern.as_str()
                     ))
                     .with_expected(format!("a commit matching /{}/ on {upstream}", pattern.as_str()))
+                    .with_cause(Cause::new("earlier-step-missing"))
                     .with_hint("do the earlier step that makes that commit (and push it) first")));
                 }
             },
@@ -782,6 +784,7 @@ impl Repo<'_> {
                 ))
                 .with_expected(expected)
                 .with_actual("committed, not pushed")
+                .with_cause(Cause::new("not-pushed"))
                 .with_hint(format!("{} && git push", self.cd())),
             ));
         }
@@ -799,6 +802,7 @@ impl Repo<'_> {
                 ))
                 .with_expected(expected)
                 .with_actual("changed, not committed")
+                .with_cause(Cause::new("not-committed"))
                 .with_hint(format!(
                     "{} && git add -A && git commit -m \"…\" && git push",
                     self.cd()
@@ -809,9 +813,11 @@ impl Repo<'_> {
             Outcome::fail(format!("no commit {after} on {upstream} changes {path}"))
                 .with_expected(expected)
                 .with_actual(format!("{path} unchanged"))
+                .with_cause(Cause::new("file-unchanged"))
                 .with_hint(format!(
-                    "edit {}/{path} as the step says, then git add -A && git commit && git push",
-                    self.shown
+                    "edit {path} in {} as the step says, then {} && git add -A && git commit -m \"…\" && git push",
+                    self.shown,
+                    self.cd()
                 )),
         ))
     }

@@ -42,8 +42,50 @@ pub enum YamlError {
     TooComplex(String),
 }
 
+/// Texts already parsed in this process, with what parsing gave: several checks of a run read
+/// the same values file, and each file is parsed once. Bounded by [`PARSED_CACHE_BYTES`] of text
+/// (cleared when full, so a long `--watch` does not grow it).
+static PARSED: std::sync::Mutex<Option<(usize, ParsedMap)>> = std::sync::Mutex::new(None);
+
+type ParsedMap = std::collections::HashMap<String, Result<Vec<Value>, YamlError>>;
+
+/// See [`PARSED`].
+const PARSED_CACHE_BYTES: usize = 16 * 1024 * 1024;
+
 /// Every document of `text`, read as Helm would read it. An empty file is one `null` document.
+/// A text is parsed once per process; later calls get a copy of the first answer.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, YamlError> {
+    let cached = PARSED
+        .lock()
+        .ok()
+        .and_then(|guard| guard.as_ref().and_then(|(_, map)| map.get(text).cloned()));
+    if let Some(result) = cached {
+        return result;
+    }
+    let result = parse_uncached(text);
+    if text.len() <= PARSED_CACHE_BYTES
+        && let Ok(mut guard) = PARSED.lock()
+    {
+        let (bytes, map) = guard.get_or_insert_with(Default::default);
+        if *bytes + text.len() > PARSED_CACHE_BYTES {
+            map.clear();
+            *bytes = 0;
+        }
+        *bytes += text.len();
+        map.insert(text.to_string(), result.clone());
+    }
+    result
+}
+
+fn parse_uncached(text: &str) -> Result<Vec<Value>, YamlError> {
+    // The parser's time grows with the square of the depth: refuse absurd nesting before it runs.
+    if let Err(deep) = crate::yaml_guard::check_depth(text) {
+        return Err(YamlError::TooComplex(format!(
+            "line {}: {}",
+            deep.line,
+            deep.message()
+        )));
+    }
     let budget = Cell::new(MAX_NODES);
     let mut documents = Vec::new();
     for document in serde_yaml::Deserializer::from_str(text) {

@@ -5,7 +5,8 @@ use k8s_openapi::api::batch::v1::Job;
 use serde::Deserialize;
 
 use crate::checks::cluster_common::{self, stale_job_outcome, sync_entry};
-use crate::outcome::Outcome;
+use crate::checks::sync_binding;
+use crate::outcome::{Cause, Outcome};
 use crate::probe::cluster::argocd::Application;
 use crate::run::Context;
 
@@ -115,6 +116,16 @@ impl JobState {
     }
 }
 
+/// The cause id of a Job in the wrong state.
+fn cause_of(state: &JobState) -> &'static str {
+    match state {
+        JobState::Complete => "job-complete",
+        JobState::Failed { .. } => "job-failed",
+        JobState::Suspended => "job-suspended",
+        JobState::Running => "job-running",
+    }
+}
+
 /// `succeeded/completions` as `kubectl get jobs` shows it (`1/1`, `0/1`).
 pub fn completions(job: &Job) -> String {
     let succeeded = job.status.as_ref().and_then(|s| s.succeeded).unwrap_or(0);
@@ -176,6 +187,7 @@ impl JobSpec {
         let shown = format!("{} {}", state.word(), completions(job));
         if self.expect == JobExpect::Missing {
             return Outcome::fail(format!("{who} exists ({shown})"))
+                .with_cause(Cause::about("job-exists", &self.name))
                 .with_expected("no such Job")
                 .with_actual(shown);
         }
@@ -187,6 +199,7 @@ impl JobSpec {
         let expected = self.expected_text();
         let fail = |summary: String| {
             Outcome::fail(summary)
+                .with_cause(Cause::about(cause_of(&state), &self.name))
                 .with_expected(expected.clone())
                 .with_actual(shown.clone())
         };
@@ -244,8 +257,12 @@ impl JobSpec {
             .with_expected(self.expected_text())
             .with_actual("no such Job");
         let (Some(app), Some(app_name)) = (app, &self.app) else {
-            return outcome;
+            return outcome.with_cause(Cause::about("job-missing", &self.name));
         };
+        if let Some(explained) = sync_binding::missing_job_outcome(app, app_name) {
+            return explained;
+        }
+        let outcome = outcome.with_cause(Cause::about("job-missing", &self.name));
         if app.operation_running() {
             return outcome
                 .with_hint(format!(
@@ -354,7 +371,13 @@ mod tests {
         let outcome = spec(JobExpect::Failed, None, Some("checkout-dev"))
             .decide(Some(&old), Some(&app("2026-05-02T10:14:58Z", "Failed")));
         assert_eq!(outcome.status, Status::Fail);
-        assert!(outcome.hint.unwrap_or_default().contains("earlier sync"));
+        assert!(outcome.summary.contains("this Job is from an earlier sync"));
+        assert!(
+            outcome
+                .hint
+                .unwrap_or_default()
+                .contains("start the sync of your commit")
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::checks::cluster_common::{
     self, LOG_TAIL_LINES, could_not_check, stale_job_outcome, tail,
 };
-use crate::outcome::{DetailKind, Outcome};
+use crate::outcome::{Cause, DetailKind, Outcome};
 use crate::probe::cluster::argocd::Application;
 use crate::probe::cluster::pods;
 use crate::probe::cluster::{LogRead, MAX_LOG_BYTES};
@@ -147,6 +147,14 @@ impl LogsSpec {
                 "Job {} in {} does not exist, so it has no log",
                 self.job, self.namespace
             ));
+            if let (Some(app), Some(name)) = (app, &self.app)
+                && let Some(explained) = crate::checks::sync_binding::missing_job_outcome(app, name)
+            {
+                return explained;
+            }
+            let outcome = outcome
+                .with_cause(Cause::about("logs-missing", &self.job))
+                .with_hint(format!("once the Job is there, read its log: `{command}`"));
             return match (app, &self.app) {
                 (Some(app), Some(name)) if app.operation_running() => outcome
                     .with_hint(format!("the sync of {name} is still running: wait for it"))
@@ -175,6 +183,7 @@ impl LogsSpec {
             .with_diagnosis(
                 "its pods were deleted (ttlSecondsAfterFinished, or someone deleted them)",
             )
+            .with_cause(Cause::about("logs-pods-gone", &self.job))
             .with_hint(format!(
                 "run the sync again so the Job runs again, then `{command}`"
             ));
@@ -186,7 +195,9 @@ impl LogsSpec {
             LogRead::NotAvailable(why) => {
                 let outcome =
                     Outcome::fail(format!("pod {pod_name} of Job {} has no log yet", self.job))
-                        .with_actual(why.clone());
+                        .with_actual(why.clone())
+                        .with_hint(format!("read it once the container started: `{command}`"))
+                        .with_cause(Cause::about("logs-not-yet", &self.job));
                 let outcome = match pods::stuck_container(pod) {
                     Some(stuck) => outcome.with_diagnosis(cluster_common::explain_stuck(&stuck)),
                     None => outcome.still_in_progress(),
@@ -195,8 +206,14 @@ impl LogsSpec {
             }
         };
         if self.expect.holds(text) {
+            // The line itself is the evidence the course asks the learner to find.
+            let line = text
+                .lines()
+                .find(|l| self.expect.holds(l))
+                .map(|l| format!(": \"{}\"", l.trim()))
+                .unwrap_or_default();
             return Outcome::pass(format!(
-                "the log of pod {pod_name} (Job {}) {}",
+                "the log of pod {pod_name} (Job {}) {}{line}",
                 self.job,
                 self.expect.describe()
             ));
@@ -210,6 +227,7 @@ impl LogsSpec {
             ))
             .with_expected(format!("a log that {}", self.expect.describe()))
             .with_hint(format!("search it yourself: `{command} | grep …`"))
+            .with_cause(Cause::about("log-too-long", &self.job))
             .with_detail(DetailKind::Log, tail(text, LOG_TAIL_LINES));
         }
         let running = pod
@@ -222,6 +240,8 @@ impl LogsSpec {
             self.job
         ))
         .with_expected(format!("a log that {}", self.expect.describe()))
+        .with_cause(Cause::about("log-mismatch", &self.job))
+        .with_hint(format!("read it whole: `{command}`"))
         .with_actual(format!(
             "{} lines, the last shown below",
             text.lines().count()

@@ -61,7 +61,7 @@ impl TryFrom<RawManifestsSpec> for ManifestsSpec {
             return Err("`path` names no file or folder; give one or a list".to_string());
         }
         for path in &paths {
-            if path.starts_with('/') || path.split('/').any(|p| p == "..") {
+            if crate::paths::relative_inside(path).is_err() {
                 return Err(format!(
                     "`{path}` leaves the repo; write it relative to the repo root without `..`"
                 ));

@@ -3,16 +3,20 @@
 //! `docs/check-files.md`.
 
 pub mod argocd_app;
+pub mod change;
 pub mod cluster_common;
 pub mod condition;
 pub mod diff;
 pub mod files;
 pub mod git;
+mod git_change;
 pub mod helm_yaml;
 pub mod job;
 pub mod logs;
 pub mod manifests;
 pub mod object;
+pub mod revisions;
+pub mod sync_binding;
 pub mod yaml_value;
 
 use serde::de::MapAccess;
@@ -114,6 +118,8 @@ impl CheckKind {
             CheckKind::YamlValue(spec) => spec.evaluate(ctx).await,
             CheckKind::Files(spec) => spec.evaluate(ctx).await,
             CheckKind::Diff(spec) => spec.evaluate(ctx).await,
+            // A cluster check's hint is about the state it saw (a sync running, a Job from an
+            // earlier sync): it adds to the course's hint, never replaces it.
             CheckKind::Object(spec) => spec.evaluate(ctx).await,
             CheckKind::Job(spec) => spec.evaluate(ctx).await,
             CheckKind::Logs(spec) => spec.evaluate(ctx).await,

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::checks::cluster_common::could_not_check;
 use crate::checks::condition::{PathCondition, ValueCondition};
+use crate::outcome::Cause;
 use crate::outcome::Outcome;
 use crate::probe::cluster::ApiPath;
 use crate::probe::cluster::api::plural_of;
@@ -154,10 +155,18 @@ impl ObjectSpec {
                 Outcome::fail(format!("{who} does not exist"))
                     .with_expected(format!("{who} in the cluster"))
                     .with_actual("not found")
+                    .with_cause(Cause::about(
+                        "object-missing",
+                        format!("{}/{}", self.kind, self.name),
+                    ))
             };
         };
         if self.absent {
             return Outcome::fail(format!("{who} exists"))
+                .with_cause(Cause::about(
+                    "object-exists",
+                    format!("{}/{}", self.kind, self.name),
+                ))
                 .with_expected("no such object")
                 .with_actual("it exists");
         }
@@ -172,7 +181,11 @@ impl ObjectSpec {
         let mut outcome = Outcome::fail(format!("{who}: {path} is {}", result.actual))
             .with_expected(result.expected)
             .with_actual(result.actual)
-            .with_hint(format!("look at it: `{}`", self.kubectl()));
+            .with_hint(format!("look at it: `{}`", self.kubectl()))
+            .with_cause(Cause::about(
+                "field-mismatch",
+                format!("{}/{}", self.kind, self.name),
+            ));
         if let Some(note) = result.note {
             outcome = outcome.with_diagnosis(note);
         }

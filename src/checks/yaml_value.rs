@@ -121,6 +121,27 @@ impl YamlValueSpec {
         let mut outcome = Outcome::fail(summary)
             .with_expected(result.expected.clone())
             .with_actual(result.actual.clone());
+        // The flat-key trap: `migration.enabled: true` written on one line is a key named
+        // "migration.enabled", not `enabled` under `migration`. Repeating "set it" would send the
+        // learner round in circles, so say what YAML made of it.
+        if found.is_none()
+            && let Some(trap) = flat_key_trap(document, &self.path)
+        {
+            outcome.summary = format!(
+                "`{path}` is not set in {shown}: there is a key named `{}` instead",
+                trap.written
+            );
+            return outcome
+                .with_diagnosis(format!(
+                    "you wrote a key named `{}`; YAML nests by indentation, so that is one key with dots in its name, not `{path}`",
+                    trap.written
+                ))
+                .with_hint(format!(
+                    "in {shown}, replace the line `{}: …` with {}",
+                    trap.written, trap.nested
+                ))
+                .with_cause(crate::outcome::Cause::new("flat-key"));
+        }
         if found.is_none()
             && self.path.segments().len() > 1
             && let Some(existing) = self.path.deepest_existing(document)
@@ -143,6 +164,63 @@ impl YamlValueSpec {
             None => outcome,
         }
     }
+}
+
+/// A key written flat (`migration.enabled`) where the path wants it nested.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FlatKey {
+    /// The key as the learner wrote it.
+    pub written: String,
+    /// How to write it nested, e.g. `` `migration:` then `  enabled: …` on the next line ``.
+    pub nested: String,
+}
+
+/// Whether the document holds, where the path's keys should nest, one key whose name is the rest
+/// of the path joined with dots.
+pub(crate) fn flat_key_trap(document: &Value, path: &YamlPath) -> Option<FlatKey> {
+    use crate::yaml_path::Segment;
+    let segments = path.segments();
+    let mut here = document;
+    for (i, segment) in segments.iter().enumerate() {
+        let keys: Option<Vec<&str>> = segments[i..]
+            .iter()
+            .map(|s| match s {
+                Segment::Key(key) => Some(key.as_str()),
+                Segment::Index(_) => None,
+            })
+            .collect();
+        let map = match here {
+            Value::Tagged(tagged) => tagged.value.as_mapping(),
+            other => other.as_mapping(),
+        };
+        if let (Some(keys), Some(map)) = (keys, map)
+            && keys.len() > 1
+        {
+            let written = keys.join(".");
+            if map.get(written.as_str()).is_some() {
+                let nested = keys
+                    .iter()
+                    .enumerate()
+                    .map(|(depth, key)| {
+                        let indent = "  ".repeat(depth);
+                        if depth + 1 == keys.len() {
+                            format!("`{indent}{key}: …`")
+                        } else {
+                            format!("`{indent}{key}:`")
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" then ");
+                return Some(FlatKey {
+                    written,
+                    nested: format!("{nested}, each on its own line"),
+                });
+            }
+        }
+        let next = crate::yaml_path::YamlPath::from_segments(vec![segment.clone()]);
+        here = next.lookup(here)?;
+    }
+    None
 }
 
 /// A learner's YAML file, read and parsed.
@@ -234,13 +312,21 @@ pub(crate) fn file_error_outcome(
         FileError::OutsideRepo { .. } => Outcome::could_not_check(error.to_string()).with_hint(
             format!("put the real file at {shown}, inside the repo (labcheck does not follow links out of it)"),
         ),
+        FileError::NotRegular { .. } => Outcome::could_not_check(error.to_string())
+            .with_hint(format!(
+                "replace {shown} with a plain file (labcheck does not read pipes or devices: they could block it)"
+            ))
+            .with_cause(crate::outcome::Cause::new("not-a-regular-file")),
         FileError::TooLarge { .. } => Outcome::could_not_check(error.to_string()).with_hint(
             format!("check that {shown} is the file the course means: a values file is a few kilobytes"),
         ),
         FileError::TooManyEntries { .. } => Outcome::could_not_check(error.to_string())
             .with_hint("delete generated folders (build output, node_modules) from the repo"),
         FileError::Io { .. } => Outcome::could_not_check(error.to_string())
-            .with_hint(format!("check that you can read it: `ls -l {shown}`")),
+            .with_hint(format!(
+                "check that you can read it: `ls -l {}`",
+                crate::shell::quote_path(shown)
+            )),
     }
 }
 
@@ -267,5 +353,48 @@ pub(crate) fn pick_document(
             ))
             .with_hint(format!("remove the extra `---` lines from {shown}")),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trap(yaml: &str, path: &str) -> Option<FlatKey> {
+        let document: Value = serde_yaml::from_str(yaml).unwrap();
+        flat_key_trap(&document, &YamlPath::parse(path).unwrap())
+    }
+
+    #[test]
+    fn a_dotted_key_at_the_top_is_the_flat_key_trap() {
+        let found = trap(
+            "image:\n  tag: \"6.7.1\"\nmigration.enabled: true\n",
+            "migration.enabled",
+        )
+        .unwrap();
+        assert_eq!(found.written, "migration.enabled");
+        assert_eq!(
+            found.nested,
+            "`migration:` then `  enabled: …`, each on its own line"
+        );
+    }
+
+    #[test]
+    fn a_dotted_key_one_level_down_is_found_too() {
+        let found = trap(
+            "migration:\n  hooks.enabled: true\n",
+            "migration.hooks.enabled",
+        )
+        .unwrap();
+        assert_eq!(found.written, "hooks.enabled");
+    }
+
+    #[test]
+    fn a_key_that_is_simply_missing_is_not_the_trap() {
+        assert_eq!(
+            trap("migration:\n  enabld: true\n", "migration.enabled"),
+            None
+        );
+        assert_eq!(trap("other: 1\n", "migration.enabled"), None);
     }
 }

@@ -24,7 +24,8 @@ pub enum CourseCommand {
     /// Build every step's fixtures (git repos + a served snapshot) and check that solved states
     /// pass and broken variants fail on exactly the checks they name.
     Test(TestArgs),
-    /// Validate every course file, reference, hint and fixture without running anything.
+    /// Validate every course file, reference, hint and fixture; run each step on the fresh lab
+    /// (a check whose title claims an action must not pass there).
     Lint(LintArgs),
 }
 
@@ -73,8 +74,19 @@ pub async fn run(args: &CourseArgs) -> Result<u8, Error> {
     match &args.command {
         CourseCommand::Test(test) => run_test(test).await,
         CourseCommand::Lint(lint_args) => {
-            let course = load(&lint_args.options)?;
-            let problems = lint::lint(&course);
+            let course = Arc::new(load(&lint_args.options)?);
+            let mut problems = lint::lint(&course);
+            // The one rule that needs the fresh lab built: a title that claims an action must
+            // not pass where nothing happened.
+            let scratch = tempfile::Builder::new()
+                .prefix("labcheck-course-lint-")
+                .tempdir()
+                .map_err(|e| {
+                    Error::Environment(format!(
+                        "cannot make a temporary folder for the fresh lab: {e}"
+                    ))
+                })?;
+            problems.extend(crate::selftest::fresh::lint_fresh(&course, scratch.path()).await);
             emit(&match lint_args.options.format {
                 HumanOrJson::Json => report::selftest::json_lint(&problems),
                 HumanOrJson::Human => report::selftest::human_lint(

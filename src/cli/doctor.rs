@@ -33,7 +33,7 @@ pub struct DoctorArgs {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 
-    /// Write the --format report (json, junit, tap) to FILE; the human report still goes to the terminal.
+    /// Write the --format report (json, junit, tap) to FILE, atomically and never inside a work repo; the human report still goes to the terminal.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -83,8 +83,26 @@ pub async fn run(args: &DoctorArgs) -> Result<u8, Error> {
         path: std::env::var_os("PATH").unwrap_or_default(),
         track,
     };
+    // Doctor without a module reads no repo, but a report is still kept out of every one.
+    let protected = match &setup.module {
+        Some(m) => output::Protected::work_repos(&setup.work_dir, &m.manifest.repos),
+        None => output::Protected::work_repos(
+            &setup.work_dir,
+            course.modules.iter().flat_map(|m| &m.manifest.repos),
+        ),
+    };
+    if let Some(path) = args.output.as_deref() {
+        output::check_destination(path, &protected)?;
+    }
     let report = doctor::examine(&setup).await;
     let reports = [report];
-    output::deliver(&reports, false, args.format, args.output.as_deref(), styles)?;
+    output::deliver(
+        &reports,
+        false,
+        args.format,
+        args.output.as_deref(),
+        &protected,
+        styles,
+    )?;
     Ok(exit_code(&reports))
 }

@@ -85,6 +85,14 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         )));
     }
     let environments = environments(args)?;
+    // A class report is refused where a learner's own would be: inside any learner's work repo.
+    let mut protected = output::Protected::default();
+    for dir in environments.iter().filter_map(|e| e.work_dir.as_deref()) {
+        protected.extend(output::Protected::work_repos(dir, &module.manifest.repos));
+    }
+    if let Some(path) = &args.output {
+        output::check_destination(path, &protected)?;
+    }
     let runs = fleet::run(
         course.clone(),
         module,
@@ -104,7 +112,8 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     let terminal = output::terminal_format(args.format, args.output.as_deref());
     emit(&render(terminal, Styles::decide(args.color)));
     if let Some(path) = &args.output {
-        output::write_document(path, &render(args.format, Styles::plain()))?;
+        let document = render(args.format, Styles::plain());
+        output::write_report_file(path, document.as_bytes(), &protected)?;
     }
     let reports: Vec<_> = runs.into_iter().flat_map(|r| r.steps).collect();
     Ok(exit_code(&reports))

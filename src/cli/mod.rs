@@ -19,6 +19,7 @@ pub mod next;
 pub mod output;
 pub mod plan;
 pub mod quiz;
+pub mod reset;
 pub mod serve;
 pub mod snapshot;
 pub mod status;
@@ -30,6 +31,7 @@ use crate::error::{Error, exit};
 use crate::outcome::Status;
 use crate::probe::cluster::ClusterOptions;
 use crate::progress::Learner;
+use crate::progress::workdir::WorkDir;
 use crate::report::{self, ColorChoice, Format, Styles};
 use crate::run::{self, StepReport, WaitPolicy};
 
@@ -41,7 +43,7 @@ use crate::run::{self, StepReport, WaitPolicy};
     about = "Checks whether you really did a step of the GitOps course: git, files and your cluster.",
     long_about = None,
     args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10 step-4 --watch  re-check as you work, until it passes (q quits)\n  labcheck module-10               check every step of module 10\n  labcheck module-10 quiz          the module's quiz\n  labcheck next                    the first step you have not finished\n  labcheck status                  the course map: what you passed, and when\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n  labcheck doctor module-10        can this machine and cluster run module 10?\n  labcheck module-10 --format junit --output labcheck.xml\n                                   JUnit for CI in a file, the human report on the terminal\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check, 130 interrupted."
+    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10 step-4 --watch  re-check as you work, until it passes (q quits)\n  labcheck module-10               check every step of module 10\n  labcheck module-10 quiz          the module's quiz\n  labcheck next                    the first step you have not finished\n  labcheck status                  the course map: what you passed, and when\n  labcheck reset module-10 step-4  forget your progress of a step (asks first)\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n  labcheck doctor module-10        can this machine and cluster run module 10?\n  labcheck module-10 --format junit --output labcheck.xml\n                                   JUnit for CI in a file, the human report on the terminal\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check, 130 interrupted."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -99,7 +101,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 
-    /// Write the --format report (json, junit, tap) to FILE; the human report still goes to the terminal.
+    /// Write the --format report (json, junit, tap) to FILE, atomically and never inside a work repo; the human report still goes to the terminal.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -184,6 +186,8 @@ pub enum Command {
     Next(next::NextArgs),
     /// Show the next, more explicit hint level for a step's failing checks.
     Hint(hint::HintArgs),
+    /// Forget your progress: everything, a module, or one step (asks first; --yes for scripts).
+    Reset(reset::ResetArgs),
     /// Show your course track, or switch to another one (saved in your profile).
     Track(track::TrackArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -206,7 +210,14 @@ pub fn main() -> ExitCode {
             return ExitCode::from(exit::COULD_NOT_CHECK);
         }
     };
-    match runtime.block_on(dispatch(cli)) {
+    let result = runtime.block_on(dispatch(cli));
+    if let Some(failure) = STDOUT_FAILED.get() {
+        eprintln!(
+            "labcheck: cannot write the report to standard output: {failure}; no verdict was delivered"
+        );
+        return ExitCode::from(exit::COULD_NOT_CHECK);
+    }
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
             eprintln!("labcheck: {error}");
@@ -237,6 +248,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         )),
         Some(Command::Next(args)) => next::run(&args).await,
         Some(Command::Hint(args)) => hint::run(&args),
+        Some(Command::Reset(args)) => reset::run(&args),
         Some(Command::Track(args)) => track::run(&args),
         Some(Command::Completions(args)) => completions::run(&args),
         Some(Command::Man) => completions::man(),
@@ -275,18 +287,9 @@ pub(crate) fn load_course(args: &RunArgs) -> Result<Course, Error> {
     }
 }
 
-/// The default work dir: `~/work`, as the course sets it up.
+/// The work dir: `--work-dir` (or `$LABCHECK_WORK_DIR`), else `~/work` as the course sets it up.
 pub(crate) fn work_dir(args: &RunArgs) -> Result<PathBuf, Error> {
-    if let Some(dir) = &args.work_dir {
-        return Ok(dir.clone());
-    }
-    std::env::var_os("HOME")
-        .map(|home| PathBuf::from(home).join("work"))
-        .ok_or_else(|| {
-            Error::Usage(
-                "HOME is not set, so labcheck cannot find ~/work; pass --work-dir DIR".to_string(),
-            )
-        })
+    Ok(WorkDir::resolve(args.work_dir.as_deref())?.path)
 }
 
 /// Check a step, an exercise or a whole module; print the report; return the exit code.
@@ -296,6 +299,17 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     }
     let styles = Styles::decide(args.color);
     output::check_target(args.format, args.output.as_deref())?;
+    // A refused --output is said before any check runs (or waits).
+    let protected = match args.output.as_deref() {
+        Some(path) => {
+            let course = load_course(args)?;
+            let repos = &course.module(module)?.manifest.repos;
+            let protected = output::Protected::work_repos(&work_dir(args)?, repos);
+            output::check_destination(path, &protected)?;
+            protected
+        }
+        None => output::Protected::default(),
+    };
     // Progress goes to stderr: a status line where a person watches it, one line per state
     // change where stderr is a log (CI), nothing for a machine format nobody watches.
     let progress = if !std::io::stderr().is_terminal() {
@@ -306,10 +320,12 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         report::waiting::Progress::Silent
     };
     let on_wait = |p: &run::WaitProgress| progress.show(p);
-    // A person's run counts for their progress (and so raises hint levels next time); a machine
-    // report (CI, a script) reads the same progress but never moves it, so asking twice gives the
-    // same document.
-    let mut learner = Learner::load();
+    // A person's run on their own work dir counts for their progress (and so raises hint levels
+    // next time). A machine report (CI, a script) reads the same progress but never moves it, so
+    // asking twice gives the same document; a run on someone else's work dir (`--work-dir` of a
+    // learner) reads what is kept for that folder and writes nothing.
+    let work = WorkDir::resolve(args.work_dir.as_deref())?;
+    let mut learner = Learner::load_for(&work);
     warn(&learner.warnings);
     // Ctrl-C ends the run cleanly: the progress line is wiped (the terminal is never put in raw
     // mode, so that is all there is to restore) and the exit code says no verdict was reached.
@@ -319,7 +335,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     };
     progress.finish();
     let run = outcome.ok_or(Error::Interrupted)??;
-    if args.format == Format::Human {
+    if args.format == Format::Human && work.own {
         learner
             .progress
             .record_run(&run.reports, jiff::Timestamp::now());
@@ -330,6 +346,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         run.module_run,
         args.format,
         args.output.as_deref(),
+        &protected,
         styles,
     )?;
     Ok(exit_code(&run.reports))
@@ -447,9 +464,20 @@ fn list(course: &Course) -> String {
     out
 }
 
-/// Write to stdout; a closed pipe (`labcheck … | head`) is not an error worth a panic.
+/// The first error writing stdout (other than a closed pipe), kept for [`main`] to report.
+static STDOUT_FAILED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Write to stdout. A closed pipe (`labcheck … | head`) is the reader's choice and stays quiet;
+/// any other write error (`> /dev/full`, a full disk) is kept, and the run ends non-zero saying so:
+/// a report nobody received is no verdict.
 pub fn emit(text: &str) {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
+    let result = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+    if let Err(e) = result
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        let _ = STDOUT_FAILED.set(e.to_string());
+    }
 }

@@ -2,9 +2,12 @@
 
 use clap::Args;
 
+use super::status::replaced_by;
 use super::{RunArgs, check, emit, load_course, watch};
 use crate::error::{Error, exit};
+use crate::outcome::Status;
 use crate::progress::Learner;
+use crate::progress::workdir::WorkDir;
 
 /// `labcheck next` options.
 #[derive(Debug, Args, Clone)]
@@ -24,35 +27,64 @@ pub struct NextArgs {
     pub run: RunArgs,
 }
 
-/// Find the first unfinished step and check (or watch) it.
+/// Find the first unfinished step and check (or watch) it. A transient step that a later
+/// passing step replaced is not unfinished: nothing left can show it either way.
 pub async fn run(args: &NextArgs) -> Result<u8, Error> {
     let course = load_course(&args.run)?;
-    let learner = Learner::load();
+    let work = WorkDir::resolve(args.run.work_dir.as_deref())?;
+    let learner = Learner::load_for(&work);
     let modules: Vec<_> = match &args.module {
         Some(name) => vec![course.module(name)?],
         None => course.modules.iter().collect(),
     };
     for module in modules {
         let name = module.manifest.module.clone();
-        for step in &module.steps {
-            if !args.recheck && learner.progress.passed(&name, &step.name).is_some() {
-                continue;
+        // With --recheck, the whole module is checked once, as `labcheck MODULE` does: a step a
+        // later passing step replaced comes back as skipped.
+        let rechecked = if args.recheck {
+            let quiet = RunArgs {
+                format: crate::report::Format::Json,
+                ..args.run.clone()
+            };
+            Some(
+                super::run_checks(&quiet, &name, None, &|_| {})
+                    .await?
+                    .reports,
+            )
+        } else {
+            None
+        };
+        for (i, step) in module.steps.iter().enumerate() {
+            match &rechecked {
+                None => {
+                    if learner.progress.passed(&name, &step.name).is_some() {
+                        continue;
+                    }
+                    if let Some(later) = replaced_by(module, &learner.progress, i) {
+                        emit(&format!(
+                            "- {name} {} replaced by {later}, which passed\n",
+                            step.name
+                        ));
+                        continue;
+                    }
+                }
+                Some(reports) => match reports.iter().find(|r| r.step == step.name) {
+                    Some(report) if report.status == Status::Pass => {
+                        emit(&format!("✓ {name} {} still passes\n", step.name));
+                        continue;
+                    }
+                    Some(report) if report.status == Status::Skip => {
+                        emit(&format!(
+                            "- {name} {} replaced by a later step that passes\n",
+                            report.step
+                        ));
+                        continue;
+                    }
+                    _ => {}
+                },
             }
             if args.watch {
                 return watch::run(&args.run, &name, Some(&step.name), args.recheck).await;
-            }
-            if args.recheck {
-                // Re-check in order; a step that still passes is one line, the first that
-                // does not gets the full report.
-                let quiet = RunArgs {
-                    format: crate::report::Format::Json,
-                    ..args.run.clone()
-                };
-                let run = super::run_checks(&quiet, &name, Some(&step.name), &|_| {}).await?;
-                if super::exit_code(&run.reports) == exit::PASS {
-                    emit(&format!("✓ {name} {} still passes\n", step.name));
-                    continue;
-                }
             }
             emit(&format!("next: {name} {} · {}\n\n", step.name, step.title));
             return check(&args.run, &name, Some(&step.name)).await;

@@ -59,12 +59,22 @@ pub fn render(course: &Course, learner: &Learner, styles: Styles) -> String {
                 Paint::Dim
             )
         );
-        for step in &module.steps {
+        for (i, step) in module.steps.iter().enumerate() {
             let (mark, when) = match progress.passed(name, &step.name) {
                 Some(passed) => (paint(styles, "✓", Paint::Green), day(passed.at)),
                 None => (paint(styles, "·", Paint::Dim), String::new()),
             };
-            let _ = writeln!(out, "  {mark} {:<16} {when:<10}  {}", step.name, step.title);
+            let replaced = match replaced_by(module, progress, i) {
+                Some(later) if progress.passed(name, &step.name).is_none() => {
+                    format!("  (replaced by {later}, which passed)")
+                }
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "  {mark} {:<16} {when:<10}  {}{replaced}",
+                step.name, step.title
+            );
         }
         if module.quiz.is_some() {
             let line = match progress.quiz(name) {
@@ -101,14 +111,34 @@ pub fn render(course: &Course, learner: &Learner, styles: Styles) -> String {
     out
 }
 
-/// The first step, in course order, that progress does not show as passed.
+/// The first step, in course order, that is really unfinished: progress does not show it passed,
+/// and no later step that replaces it passed (step 4's failed sync is gone once step 5 passed).
 pub fn first_unfinished<'a>(course: &'a Course, progress: &Progress) -> Option<(&'a str, &'a str)> {
     course.modules.iter().find_map(|module| {
         let name = module.manifest.module.as_str();
-        module
-            .steps
-            .iter()
-            .find(|s| progress.passed(name, &s.name).is_none())
-            .map(|s| (name, s.name.as_str()))
+        (0..module.steps.len())
+            .find(|&i| {
+                progress.passed(name, &module.steps[i].name).is_none()
+                    && replaced_by(module, progress, i).is_none()
+            })
+            .map(|i| (name, module.steps[i].name.as_str()))
     })
+}
+
+/// The later step of the module, passed in `progress`, that replaced step `index`: only a
+/// transient step can be replaced (see `transient:` in docs/check-files.md).
+pub fn replaced_by<'a>(
+    module: &'a crate::course::Module,
+    progress: &Progress,
+    index: usize,
+) -> Option<&'a str> {
+    let name = module.manifest.module.as_str();
+    let step = module.steps.get(index)?;
+    if !step.transient {
+        return None;
+    }
+    module.steps[index + 1..]
+        .iter()
+        .find(|later| progress.passed(name, &later.name).is_some())
+        .map(|later| later.name.as_str())
 }

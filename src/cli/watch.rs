@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use super::{RunArgs, emit, exit_code, load_course, save, warn, work_dir};
+use super::{RunArgs, emit, exit_code, load_course, save, warn};
 use crate::course::{Module, Step};
 use crate::error::{Error, exit};
 use crate::outcome::Status;
@@ -30,7 +30,8 @@ pub async fn run(
 ) -> Result<u8, Error> {
     let course = Arc::new(load_course(args)?);
     let module = course.module(module_name)?;
-    let mut learner = Learner::load();
+    let work = crate::progress::workdir::WorkDir::resolve(args.work_dir.as_deref())?;
+    let mut learner = Learner::load_for(&work);
     warn(&learner.warnings);
     let Some(step) = pick(module, step, &learner, recheck)? else {
         emit(&format!(
@@ -40,7 +41,7 @@ pub async fn run(
         return Ok(exit::PASS);
     };
     let track = learner.track(module, args.track.as_deref())?.to_string();
-    let work_dir = work_dir(args)?;
+    let work_dir = work.path.clone();
     let cluster = Arc::new(Cluster::connect(&args.cluster.options()).await);
     let new_context = |learner: &Learner| {
         let mut ctx = Context::new(
@@ -122,10 +123,13 @@ pub async fn run(
     let Some(report) = last else {
         return Ok(exit::PASS);
     };
-    learner
-        .progress
-        .record_run(std::slice::from_ref(&report), jiff::Timestamp::now());
-    save(&mut learner);
+    // Only the runner's own work dir is their progress (see progress::workdir).
+    if work.own {
+        learner
+            .progress
+            .record_run(std::slice::from_ref(&report), jiff::Timestamp::now());
+        save(&mut learner);
+    }
     let mut out = String::new();
     if tty {
         // The live screen is gone: leave the final state in the scrollback.

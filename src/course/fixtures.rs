@@ -193,7 +193,7 @@ impl TryFrom<RawChange> for Change {
 }
 
 fn check_relative(path: &str) -> Result<(), String> {
-    if path.is_empty() || path.starts_with('/') || path.split('/').any(|p| p == "..") {
+    if crate::paths::relative_inside(path).is_err() {
         Err(format!(
             "`{path}` must be a relative path inside its folder (no `..`, not absolute)"
         ))
@@ -209,6 +209,18 @@ pub struct ModuleFixtures {
     pub initial: BTreeMap<String, Vec<(String, String)>>,
     /// One entry per runnable step, in course order.
     pub steps: Vec<StepFixtures>,
+    /// The lab as the module starts (`fixtures/fresh.yaml`): the initial repos, nothing done,
+    /// and this cluster. Every step is run on it too: nothing a title claims happened there.
+    pub fresh: State,
+}
+
+/// `fixtures/fresh.yaml`: the cluster of a lab where the learner has done nothing yet.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FreshFile {
+    format: String,
+    /// A snapshot file, relative to `fixtures/`.
+    cluster: String,
 }
 
 /// The states of one runnable step (`step-4`, `break-it/fix`).
@@ -296,7 +308,12 @@ impl ModuleFixtures {
         for step_file in &module.manifest.steps {
             steps.extend(loader.step_file(step_file)?);
         }
-        Ok(ModuleFixtures { initial, steps })
+        let fresh = loader.fresh()?;
+        Ok(ModuleFixtures {
+            initial,
+            steps,
+            fresh,
+        })
     }
 }
 
@@ -307,6 +324,39 @@ struct Loader<'a> {
 }
 
 impl Loader<'_> {
+    /// `fixtures/fresh.yaml`, required: the fresh lab is a state of every step.
+    fn fresh(&self) -> Result<State, Error> {
+        let relative = format!("{}/fresh.yaml", self.base);
+        let (file, text) = self.course.read_file(&relative).map_err(|e| match e {
+            Error::CourseIo { .. } => Error::CourseContent {
+                file: relative.clone(),
+                message: format!(
+                    "is missing: it names the cluster of a lab where nothing is done yet (`format: {FIXTURE_FORMAT}` and `cluster: cluster/….yaml`); every step runs on it and nothing its titles claim may pass there; {e}"
+                ),
+            },
+            other => other,
+        })?;
+        let fresh: FreshFile = parse_yaml(&file, &text)?;
+        if fresh.format != FIXTURE_FORMAT {
+            return Err(Error::CourseContent {
+                file,
+                message: format!(
+                    "has `format: {}`, but this labcheck reads `format: {FIXTURE_FORMAT}`",
+                    fresh.format
+                ),
+            });
+        }
+        Ok(State {
+            name: "fresh".to_string(),
+            description: Some("nothing done yet: the lab as the module starts".to_string()),
+            base: Base::Previous,
+            changes: Vec::new(),
+            cluster_text: self.cluster(&file, "fresh", &fresh.cluster)?,
+            cluster_file: format!("{}/{}", self.base, fresh.cluster),
+            fails: Vec::new(),
+        })
+    }
+
     fn step_file(&self, step_file: &str) -> Result<Vec<StepFixtures>, Error> {
         let relative = format!("{}/{step_file}.yaml", self.base);
         let (file, text) = self.course.read_file(&relative).map_err(|e| match e {

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use include_dir::{Dir, include_dir};
 
 use crate::error::Error;
+use crate::paths::{InsideError, ReadError, ReadTextError};
 use crate::quiz::Quiz;
 use schema::{AfterSpec, CheckSpec, FORMAT_VERSION, ModuleManifest, StepFile};
 
@@ -121,9 +122,10 @@ impl Course {
     /// Read a course file by its path relative to the course root (`modules/…`, `expected/…`).
     /// Returns the name to show in messages and the text.
     pub fn read_file(&self, relative: &str) -> Result<(String, String), Error> {
-        if relative.split('/').any(|part| part == "..") || relative.starts_with('/') {
+        if let Err(why) = crate::paths::relative_inside(relative) {
             return Err(Error::Usage(format!(
-                "`{relative}` leaves the course folder; course paths are relative to it and may not contain `..`"
+                "`{relative}` leaves the course folder ({}); course paths are relative to it and may not contain `..`",
+                why.reason()
             )));
         }
         match &self.source {
@@ -141,19 +143,43 @@ impl Course {
                     path: PathBuf::from(format!("(built-in course)/{relative}")),
                     source: std::io::Error::from(std::io::ErrorKind::NotFound),
                 })?;
-                let text = file.contents_utf8().ok_or_else(|| Error::CourseContent {
-                    file: relative.to_string(),
-                    message: "is not UTF-8 text".to_string(),
-                })?;
-                Ok((relative.to_string(), text.to_string()))
+                let text = crate::paths::text_of(file.contents().to_vec())
+                    .map_err(|e| not_text(relative, &e))?;
+                Ok((relative.to_string(), text))
             }
             CourseSource::Disk(root) => {
                 let path = root.join(relative);
-                let text = std::fs::read_to_string(&path).map_err(|source| Error::CourseIo {
-                    path: path.clone(),
-                    source,
-                })?;
-                Ok((path.display().to_string(), text))
+                let shown = path.display().to_string();
+                // A symlink in the course folder may not lead out of it either.
+                let real = match crate::paths::resolve_inside(root, relative) {
+                    Ok(real) => real,
+                    Err(InsideError::Escapes) => {
+                        return Err(Error::CourseContent {
+                            file: shown,
+                            message: "is a symlink that leads out of the course folder; labcheck reads course files only inside it".to_string(),
+                        });
+                    }
+                    Err(InsideError::Missing(source) | InsideError::Io(source)) => {
+                        return Err(Error::CourseIo { path, source });
+                    }
+                    Err(InsideError::Words(why)) => {
+                        return Err(Error::Usage(format!(
+                            "`{relative}` leaves the course folder ({})",
+                            why.reason()
+                        )));
+                    }
+                };
+                let text =
+                    crate::paths::read_regular_text(&real, MAX_COURSE_FILE_BYTES).map_err(|e| {
+                        match e {
+                            ReadTextError::Read(ReadError::Io(source)) => Error::CourseIo {
+                                path: path.clone(),
+                                source,
+                            },
+                            other => not_text(&shown, &other),
+                        }
+                    })?;
+                Ok((shown, text))
             }
         }
     }
@@ -445,6 +471,26 @@ impl Module {
     }
 }
 
+/// The most labcheck reads of one course file; a check file is a few kilobytes.
+pub const MAX_COURSE_FILE_BYTES: u64 = 5 * 1024 * 1024;
+
+fn not_text(file: &str, error: &ReadTextError) -> Error {
+    match error {
+        ReadTextError::NotUtf8 { line, column, byte } => Error::CourseFile {
+            file: file.to_string(),
+            line: *line,
+            column: *column,
+            message: format!(
+                "the byte 0x{byte:02x} is not UTF-8 text; save the file as UTF-8 (your editor's encoding setting)"
+            ),
+        },
+        other => Error::CourseContent {
+            file: file.to_string(),
+            message: other.to_string(),
+        },
+    }
+}
+
 fn check_format(file: &str, found: &str) -> Result<(), Error> {
     if found == FORMAT_VERSION {
         Ok(())
@@ -458,21 +504,97 @@ fn check_format(file: &str, found: &str) -> Result<(), Error> {
     }
 }
 
-/// Parse a course file; a mistake becomes `file:line:col: what was expected`.
+/// Parse a course file; a mistake becomes `file:line:col: what was expected`. Before the parser
+/// runs, the text is checked for nesting too deep to parse in time and for merge keys (which the
+/// parser would keep as a key named `<<`); the parser's own terms get plain words.
 pub fn parse_yaml<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, Error> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let at = |line: usize, column: usize, message: String| Error::CourseFile {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    };
+    if let Err(deep) = crate::yaml_guard::check_depth(text) {
+        return Err(at(deep.line, deep.column, deep.message()));
+    }
+    if let Some((line, column)) = crate::yaml_guard::find_merge_key(text) {
+        return Err(at(
+            line,
+            column,
+            "merge keys (`<<: *anchor`) are not read in course files; write the keys out"
+                .to_string(),
+        ));
+    }
     serde_yaml::from_str(text).map_err(|e| {
-        let (line, column) = e
+        let (mut line, mut column) = e
             .location()
             .map(|l| (l.line(), l.column()))
             .unwrap_or((1, 1));
-        let message = strip_location(&e.to_string());
-        Error::CourseFile {
-            file: file.to_string(),
-            line,
-            column,
-            message,
+        let mut message = strip_location(&e.to_string());
+        // A value checked while it was read names itself: point at it, not at its map.
+        if let Some((clean, scalar)) = take_marker(&message) {
+            if let Some(found) = find_after(text, line, column, &scalar) {
+                (line, column) = found;
+            }
+            message = clean;
         }
+        if let Some(key) = message
+            .split("duplicate field `")
+            .nth(1)
+            .and_then(|rest| rest.split('`').next())
+            && let Some(found) = crate::yaml_guard::find_duplicate_key(text, key)
+        {
+            (line, column) = found;
+            message = format!("the key `{key}` appears twice in this map; keep one");
+        }
+        let char_at = text
+            .split('\n')
+            .nth(line.saturating_sub(1))
+            .and_then(|l| l.chars().nth(column.saturating_sub(1)));
+        if let Some(words) = crate::yaml_guard::explain(&message, char_at) {
+            message = format!("{words} ({message})");
+        }
+        at(line, column, message)
     })
+}
+
+/// Marks the value a message is about, so [`parse_yaml`] can point at it (stripped before shown).
+const MARK: char = '\u{1}';
+
+/// A deserializer error about the scalar `value`: `parse_yaml` moves the position to it.
+pub fn about_value(value: &str, message: String) -> String {
+    format!("{MARK}{value}{MARK}{message}")
+}
+
+fn take_marker(message: &str) -> Option<(String, String)> {
+    let start = message.find(MARK)?;
+    let rest = &message[start + MARK.len_utf8()..];
+    let end = rest.find(MARK)?;
+    let scalar = rest[..end].to_string();
+    let clean = format!("{}{}", &message[..start], &rest[end + MARK.len_utf8()..]);
+    Some((clean, scalar))
+}
+
+/// The first place `scalar` appears at or after `line`:`column`, as line and column.
+fn find_after(text: &str, line: usize, column: usize, scalar: &str) -> Option<(usize, usize)> {
+    if scalar.is_empty() {
+        return None;
+    }
+    for (index, content) in text.split('\n').enumerate().skip(line.saturating_sub(1)) {
+        let from = if index + 1 == line {
+            content
+                .char_indices()
+                .nth(column.saturating_sub(1))
+                .map_or(content.len(), |(i, _)| i)
+        } else {
+            0
+        };
+        if let Some(found) = content[from..].find(scalar) {
+            return Some((index + 1, content[..from + found].chars().count() + 1));
+        }
+    }
+    None
 }
 
 /// serde_yaml appends " at line L column C"; labcheck puts the position in front instead.

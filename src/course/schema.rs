@@ -4,11 +4,12 @@
 //! key naming its kind (`git:`, `yaml_value:`, …) whose value holds that kind's fields. Every map
 //! rejects unknown keys, and serde_yaml reports the line and column of the offending key.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 use crate::checks::CheckKind;
 
@@ -33,6 +34,7 @@ pub struct ModuleManifest {
     #[serde(default)]
     pub needs: Needs,
     /// Steps and exercises in course order (file names without `.yaml`).
+    #[serde(deserialize_with = "step_names")]
     pub steps: Vec<String>,
     /// The module's quiz file, e.g. `quiz.yaml` (`labcheck MODULE quiz`).
     #[serde(default)]
@@ -88,9 +90,11 @@ pub struct Tracks {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RepoSpec {
+    /// Also its folder under the work dir when `path` is not given, so it stays inside it too.
+    #[serde(deserialize_with = "repo_name")]
     pub name: String,
     /// Path under the work dir; defaults to the name.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "inside_work_dir")]
     pub path: Option<String>,
     /// How a learner gets the repo when it is missing (shown verbatim).
     pub get: String,
@@ -137,7 +141,7 @@ pub struct StepFile {
     #[serde(default)]
     pub transient: bool,
     /// Checks of a plain step.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_checks")]
     pub checks: Vec<CheckSpec>,
     /// Stages of a break-it exercise (`break`, then `fix`).
     #[serde(default)]
@@ -155,20 +159,22 @@ pub struct StageSpec {
     /// As [`StepFile::transient`], for this stage.
     #[serde(default)]
     pub transient: bool,
+    #[serde(deserialize_with = "unique_checks")]
     pub checks: Vec<CheckSpec>,
     /// A stage that only counts after an earlier one really happened (break-it's `fix`).
     #[serde(default)]
     pub after: Option<AfterSpec>,
 }
 
-/// `after:` on a stage: it passes only if stage `stage` was seen passing (recorded in progress),
-/// or the repo's history shows a commit matching `commit` followed by its `git revert`.
+/// `after:` on a stage: it passes only if stage `stage` was seen passing for this learner
+/// (recorded in their progress), or `repo`'s history shows the commit that made `change`
+/// followed by a commit that undoes it (found by content, never by message).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AfterSpec {
     pub stage: String,
     pub repo: String,
-    pub commit: crate::checks::condition::Pattern,
+    pub change: crate::checks::change::ChangeSpec,
 }
 
 /// One check: common fields plus its kind.
@@ -196,13 +202,47 @@ const COMMON_KEYS: &[&str] = &["id", "title", "hint", "tracks", "wait", "after"]
 
 impl<'de> Deserialize<'de> for CheckSpec {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(CheckVisitor)
+        deserializer.deserialize_map(CheckVisitor { seen: None })
     }
 }
 
-struct CheckVisitor;
+/// Reads a check; with `seen`, the ids of the checks above it in the same list, so a duplicate
+/// id is refused at the line of the second one.
+struct CheckVisitor<'a> {
+    seen: Option<&'a mut HashSet<String>>,
+}
 
-impl<'de> Visitor<'de> for CheckVisitor {
+impl<'de> DeserializeSeed<'de> for CheckVisitor<'_> {
+    type Value = CheckSpec;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CheckSpec, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+/// `checks:` of a step or a stage: ids unique within the list.
+fn unique_checks<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<CheckSpec>, D::Error> {
+    struct ListVisitor;
+    impl<'de> Visitor<'de> for ListVisitor {
+        type Value = Vec<CheckSpec>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a list of checks")
+        }
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut seen = HashSet::new();
+            let mut checks = Vec::new();
+            while let Some(check) = seq.next_element_seed(CheckVisitor {
+                seen: Some(&mut seen),
+            })? {
+                checks.push(check);
+            }
+            Ok(checks)
+        }
+    }
+    deserializer.deserialize_seq(ListVisitor)
+}
+
+impl<'de> Visitor<'de> for CheckVisitor<'_> {
     type Value = CheckSpec;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -213,7 +253,7 @@ impl<'de> Visitor<'de> for CheckVisitor {
         )
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CheckSpec, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<CheckSpec, A::Error> {
         let mut id = None;
         let mut title = None;
         let mut hint = None;
@@ -223,7 +263,17 @@ impl<'de> Visitor<'de> for CheckVisitor {
         let mut kind: Option<CheckKind> = None;
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
-                "id" => id = Some(map.next_value::<String>()?),
+                "id" => {
+                    let value = map.next_value::<String>()?;
+                    if let Some(seen) = self.seen.as_deref_mut()
+                        && !seen.insert(value.clone())
+                    {
+                        return Err(de::Error::custom(format!(
+                            "two checks have the id `{value}`; ids are unique within a step"
+                        )));
+                    }
+                    id = Some(value);
+                }
                 "title" => title = Some(map.next_value::<String>()?),
                 "hint" => hint = Some(map.next_value::<HintLevels>()?.0),
                 "tracks" => tracks = map.next_value::<Vec<String>>()?,
@@ -354,14 +404,98 @@ const CHECK_KEYS: &[&str] = &[
     "manifests",
 ];
 
-/// A path a check file names inside a repo or the course: relative, and never leaving it.
+/// A path a check file names inside a repo or the course: relative, and never leaving it (the
+/// rule itself is [`crate::paths::relative_inside`], shared by everything that reads a path).
 pub fn inside_path(field: &str, value: &str) -> Result<(), String> {
-    if value.is_empty() || value.starts_with('/') || value.split(['/', '\\']).any(|p| p == "..") {
-        return Err(format!(
-            "`{field}: {value}` leaves the folder it is relative to; write a path inside it, without `..` or a leading `/`"
-        ));
+    crate::paths::relative_inside(value).map_err(|why| {
+        format!(
+            "`{field}: {value}` leaves the folder it is relative to ({}); write a path inside it, without `..` or a leading `/`",
+            why.reason()
+        )
+    })
+}
+
+/// Step names that are files of their own in a module folder, or commands.
+pub const RESERVED_STEP_NAMES: &[(&str, &str)] = &[
+    (
+        "module",
+        "`module.yaml` is the module's own file, not a step file",
+    ),
+    (
+        "quiz",
+        "`labcheck MODULE quiz` runs the module's quiz, so a step of that name could never be checked",
+    ),
+];
+
+/// A repo's `path:` stays under the work dir.
+fn inside_work_dir<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    let value = Option::<String>::deserialize(deserializer)?;
+    if let Some(path) = &value {
+        inside_path("path", path)
+            .map_err(|m| de::Error::custom(crate::course::about_value(path, m)))?;
     }
-    Ok(())
+    Ok(value)
+}
+
+/// A repo's name: its folder under the work dir unless `path:` says otherwise.
+fn repo_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    inside_path("name", &name)
+        .map_err(|m| de::Error::custom(crate::course::about_value(&name, m)))?;
+    Ok(name)
+}
+
+/// One entry of `steps:`, checked where it is read so the error has its line.
+struct StepName(String);
+
+impl<'de> Deserialize<'de> for StepName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        let refuse =
+            |message: String| de::Error::custom(crate::course::about_value(&name, message));
+        inside_path("steps", &name).map_err(refuse)?;
+        if name.contains(['/', '\\']) || name.starts_with('.') {
+            return Err(refuse(format!(
+                "step `{name}` is not a file name: a step is `NAME.yaml` in the module's folder (no `/`, no leading `.`)"
+            )));
+        }
+        if let Some((_, why)) = RESERVED_STEP_NAMES.iter().find(|(n, _)| *n == name) {
+            return Err(refuse(format!(
+                "a step may not be called `{name}`: {why}; rename the step"
+            )));
+        }
+        Ok(StepName(name))
+    }
+}
+
+/// `steps:` in module.yaml: at least one, each a file in the module folder, none twice.
+fn step_names<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    struct ListVisitor;
+    impl<'de> Visitor<'de> for ListVisitor {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a list of step names")
+        }
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut names: Vec<String> = Vec::new();
+            while let Some(StepName(name)) = seq.next_element()? {
+                if names.contains(&name) {
+                    return Err(de::Error::custom(crate::course::about_value(
+                        &name,
+                        format!("step `{name}` is listed twice under steps:"),
+                    )));
+                }
+                names.push(name);
+            }
+            if names.is_empty() {
+                return Err(de::Error::custom(
+                    "`steps:` is empty: a module lists at least one step (the file names without .yaml)",
+                ));
+            }
+            Ok(names)
+        }
+    }
+    deserializer.deserialize_seq(ListVisitor)
 }
 
 #[cfg(test)]
@@ -387,5 +521,66 @@ mod tests {
             error.starts_with("step.yaml:4:5: checks[0]: unknown field `yamloks only run`"),
             "{error}"
         );
+    }
+
+    fn module_error(text: &str) -> String {
+        crate::course::parse_yaml::<ModuleManifest>("module.yaml", text)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    }
+
+    const MODULE_HEAD: &str = "format: labcheck/v1\nmodule: m\ntitle: t\ntracks: {default: kind, available: [kind]}\nrepos:\n  - name: r\n    get: git clone r\n";
+
+    #[test]
+    fn a_steps_entry_that_leaves_the_folder_or_is_reserved_is_named_at_its_line() {
+        let cases = [
+            (
+                "steps:\n  - step-1\n  - ../../etc/passwd\n",
+                "module.yaml:10:5:",
+                "leaves the folder",
+            ),
+            (
+                "steps: [step-1, /etc/x]\n",
+                "module.yaml:8:",
+                "it is absolute",
+            ),
+            ("steps: [sub/step]\n", "module.yaml:8:", "not a file name"),
+            (
+                "steps:\n  - quiz\n",
+                "module.yaml:9:5:",
+                "`labcheck MODULE quiz` runs the module's quiz",
+            ),
+            ("steps: [module]\n", "module.yaml:8:", "module's own file"),
+            ("steps: [a, b, a]\n", "module.yaml:8:", "listed twice"),
+            ("steps: []\n", "module.yaml:8:", "`steps:` is empty"),
+        ];
+        for (steps, at, words) in cases {
+            let error = module_error(&format!("{MODULE_HEAD}{steps}"));
+            assert!(error.starts_with(at), "{steps}: {error}");
+            assert!(error.contains(words), "{steps}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_repo_path_that_leaves_the_work_dir_is_refused_at_its_line() {
+        let text = "format: labcheck/v1\nmodule: m\ntitle: t\ntracks: {default: kind, available: [kind]}\nrepos:\n  - name: r\n    path: ../../etc\n    get: x\nsteps: [s]\n";
+        let error = module_error(text);
+        assert!(error.starts_with("module.yaml:7:11:"), "{error}");
+        assert!(
+            error.contains("`path: ../../etc` leaves the folder"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_duplicate_check_id_is_refused_at_the_second_one() {
+        let text = "format: labcheck/v1\ntitle: t\nchecks:\n  - id: a\n    title: x\n    git: {repo: r, branch: main}\n  - id: a\n    title: y\n    git: {repo: r, branch: main}\n";
+        let error = crate::course::parse_yaml::<StepFile>("step.yaml", text)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(error.starts_with("step.yaml:7:"), "{error}");
+        assert!(error.contains("two checks have the id `a`"), "{error}");
     }
 }

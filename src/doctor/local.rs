@@ -65,10 +65,19 @@ fn work_repo(dir: &Path, repo: &RepoSpec) -> Outcome {
                 .with_hint(format!("move it aside and clone it: {}", repo.get));
         }
         Err(e @ GitProbeError::Shallow { .. }) => {
-            return Outcome::fail(e.to_string())
-                .with_hint(format!("cd {shown} && git fetch --unshallow"));
+            return Outcome::fail(e.to_string()).with_hint(format!(
+                "{} && git fetch --unshallow",
+                crate::shell::cd(&shown.to_string())
+            ));
         }
-        Err(e @ GitProbeError::Git { .. }) => return Outcome::could_not_check(e.to_string()),
+        // Bare, a gone gitdir, another owner, damage, a read error: each with its own fix.
+        Err(e) => {
+            let outcome = Outcome::could_not_check(e.to_string());
+            return match e.fix(&shown.to_string()) {
+                Some(fix) => outcome.with_hint(fix),
+                None => outcome,
+            };
+        }
     };
     let origin = match machine::origin_url(dir) {
         Ok(origin) => origin,
@@ -80,17 +89,24 @@ fn work_repo(dir: &Path, repo: &RepoSpec) -> Outcome {
         Some("main") => {}
         Some(other) => {
             problems.push(format!("it is on branch {other}, not main"));
-            hints.push(format!("cd {shown} && git switch main"));
+            hints.push(format!(
+                "{} && git switch main",
+                crate::shell::cd(&shown.to_string())
+            ));
         }
         None => {
             problems.push("HEAD is detached, not on main".to_string());
-            hints.push(format!("cd {shown} && git switch main"));
+            hints.push(format!(
+                "{} && git switch main",
+                crate::shell::cd(&shown.to_string())
+            ));
         }
     }
     if origin.is_none() {
         problems.push("it has no remote named origin".to_string());
         hints.push(format!(
-            "add the course's Git server as origin (`cd {shown} && git remote add origin <its URL>`), or clone it again: {}",
+            "add the course's Git server as origin (`{} && git remote add origin <its URL>`), or clone it again: {}",
+            crate::shell::cd(&shown.to_string()),
             repo.get
         ));
     }

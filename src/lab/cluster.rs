@@ -94,7 +94,12 @@ impl Builder {
 
     /// Namespaces, Argo CD's CRD and `argocd-cm`, the ConfigMap, the Deployment and its pod.
     fn base(self, health_key: bool, tag: &str) -> Builder {
-        self.object(objects::namespace(objects::ARGOCD_NS))
+        let mut builder = self;
+        for app in objects::platform_apps() {
+            builder = builder.object(app);
+        }
+        builder
+            .object(objects::namespace(objects::ARGOCD_NS))
             .object(objects::namespace(objects::NS))
             .object(objects::application_crd())
             .object(objects::argocd_cm(health_key))

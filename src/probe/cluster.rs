@@ -380,12 +380,16 @@ impl Cluster {
     ) -> Result<Option<serde_json::Value>, ProbeError> {
         let raw = self.get_raw(path).await?;
         match api::classify(path, &raw, &self.describe(), what_for_crd)? {
-            Answer::Found(body) => api::parse_json(path, &body).map(|mut object| {
-                if path.is_secret() {
+            Answer::Found(body) => {
+                let mut object = api::parse_json(path, &body)?;
+                // By what the object is, not by what was asked: a proxy or a broken server may
+                // answer a ConfigMap path with a Secret.
+                if path.is_secret() || api::looks_like_secret(&object) {
                     redact_secret(&mut object);
                 }
-                Some(object)
-            }),
+                api::check_shape(path, &object)?;
+                Ok(Some(object))
+            }
             Answer::NotFound => {
                 if let Some(ns) = &path.namespace
                     && !self.namespace_exists(ns).await?
@@ -429,8 +433,12 @@ impl Cluster {
                 match value.get("items") {
                     Some(serde_json::Value::Array(items)) => {
                         let mut items = items.clone();
-                        if path.is_secret() {
-                            items.iter_mut().for_each(redact_secret);
+                        // Items of a list carry no `kind`; the list's kind says what they are.
+                        let all_secrets = path.is_secret() || api::looks_like_secret(&value);
+                        for item in &mut items {
+                            if all_secrets || api::looks_like_secret(item) {
+                                redact_secret(item);
+                            }
                         }
                         Ok(items)
                     }
@@ -576,10 +584,17 @@ pub const REDACTED: &str = "(redacted by labcheck)";
 /// a key exists), and the copy kubectl leaves in the last-applied annotation.
 pub fn redact_secret(object: &mut serde_json::Value) {
     for field in ["data", "stringData"] {
-        if let Some(serde_json::Value::Object(map)) = object.get_mut(field) {
-            for value in map.values_mut() {
+        match object.get_mut(field) {
+            Some(serde_json::Value::Object(map)) => {
+                for value in map.values_mut() {
+                    *value = serde_json::Value::String(REDACTED.to_string());
+                }
+            }
+            // Not a map (a broken Secret): nothing in it can be kept.
+            Some(value) if !value.is_null() => {
                 *value = serde_json::Value::String(REDACTED.to_string());
             }
+            _ => {}
         }
     }
     if let Some(serde_json::Value::Object(annotations)) = object
@@ -606,22 +621,38 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 /// stream, never held whole).
 pub const MAX_LOG_BYTES: usize = 4 * 1024 * 1024;
 
+/// A body that stops for this long has stalled (less than kube's read timeout, so labcheck sees
+/// the stall itself and can say how much had come).
+pub const STALL_TIMEOUT: Duration = Duration::from_secs(4);
+
 enum BodyError {
     Broken(kube::Error),
     TooBig,
+    /// No byte for [`STALL_TIMEOUT`], after this many.
+    Stalled(u64),
+    /// Still coming at the deadline, after this many.
+    Endless(u64),
 }
 
-/// Read a body as a stream: all of it up to [`MAX_BODY_BYTES`], or, with `keep_tail`, its last
-/// `keep_tail` bytes and how many came before them.
+/// Read a body as a stream until `deadline`: all of it up to [`MAX_BODY_BYTES`], or, with
+/// `keep_tail`, its last `keep_tail` bytes and how many came before them.
 async fn read_bounded(
     mut body: kube::client::Body,
     keep_tail: Option<usize>,
+    deadline: tokio::time::Instant,
 ) -> Result<(Vec<u8>, u64), BodyError> {
     use http_body::Body as _;
     let mut kept: Vec<u8> = Vec::new();
     let mut skipped: u64 = 0;
     loop {
-        let frame = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await;
+        let received = kept.len() as u64 + skipped;
+        let stall_at = tokio::time::Instant::now() + STALL_TIMEOUT;
+        let next = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx));
+        let frame = match tokio::time::timeout_at(stall_at.min(deadline), next).await {
+            Ok(frame) => frame,
+            Err(_) if stall_at <= deadline => return Err(BodyError::Stalled(received)),
+            Err(_) => return Err(BodyError::Endless(received)),
+        };
         let Some(frame) = frame else { break };
         let Ok(data) = frame.map_err(BodyError::Broken)?.into_data() else {
             continue; // trailers
@@ -646,10 +677,7 @@ async fn send(
     url: String,
     keep_tail: Option<usize>,
 ) -> Result<RawResponse, ProbeError> {
-    let unreachable = |reason: String| ProbeError::Unreachable {
-        server: describe.to_string(),
-        reason,
-    };
+    let unreachable = |reason: String| unreachable_or_untrusted(describe, reason);
     let request = http::Request::get(url.as_str())
         .header(http::header::ACCEPT, "application/json, */*")
         .body(kube::client::Body::empty())
@@ -657,52 +685,93 @@ async fn send(
             reason: format!("cannot build a request for {url}: {e}"),
             fix: String::new(),
         })?;
-    let exchange = async {
-        let response = client
-            .send(request)
-            .await
-            .map_err(|e| unreachable(chain(&e)))?;
-        let code = response.status().as_u16();
-        let (bytes, skipped) = read_bounded(response.into_body(), keep_tail)
-            .await
-            .map_err(|e| match e {
-                BodyError::Broken(e) => unreachable(format!("the answer broke off: {}", chain(&e))),
-                BodyError::TooBig => ProbeError::Garbage {
-                    url: url.clone(),
-                    expected: "a Kubernetes object".to_string(),
-                    reason: format!(
-                        "the answer is bigger than {} MiB",
-                        MAX_BODY_BYTES / (1024 * 1024)
-                    ),
-                },
-            })?;
-        // A log cut at a byte may start inside a character: drop that partial character.
-        let bytes = if skipped > 0 {
-            let start = bytes
-                .iter()
-                .position(|b| (*b as i8) >= -0x40)
-                .unwrap_or(bytes.len());
-            bytes[start..].to_vec()
-        } else {
-            bytes
-        };
-        let body = String::from_utf8(bytes).map_err(|_| ProbeError::Garbage {
-            url: url.clone(),
-            expected: "text".to_string(),
-            reason: "the body is not UTF-8".to_string(),
-        })?;
-        Ok(RawResponse {
-            code,
-            body,
-            skipped,
-        })
+    let deadline = tokio::time::Instant::now() + REQUEST_TIMEOUT;
+    let response = match tokio::time::timeout_at(deadline, client.send(request)).await {
+        Ok(response) => response.map_err(|e| unreachable(chain(&e)))?,
+        Err(_) => {
+            return Err(unreachable(format!(
+                "no answer within {}s",
+                REQUEST_TIMEOUT.as_secs()
+            )));
+        }
     };
-    match tokio::time::timeout(REQUEST_TIMEOUT, exchange).await {
-        Ok(result) => result,
-        Err(_) => Err(unreachable(format!(
-            "no answer within {}s",
-            REQUEST_TIMEOUT.as_secs()
-        ))),
+    let code = response.status().as_u16();
+    let header = |name: http::header::HeaderName| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.chars().take(300).collect::<String>())
+    };
+    let location = header(http::header::LOCATION);
+    let retry_after = header(http::header::RETRY_AFTER);
+    let (bytes, skipped) = read_bounded(response.into_body(), keep_tail, deadline)
+        .await
+        .map_err(|e| match e {
+            // kube's own read timeout on a body that stopped is a stall too.
+            BodyError::Broken(e) if chain(&e).contains("timed out") => ProbeError::Stalled {
+                url: url.clone(),
+                received: 0,
+                stall_secs: config::READ_TIMEOUT.as_secs(),
+            },
+            BodyError::Broken(e) => unreachable(format!("the answer broke off: {}", chain(&e))),
+            BodyError::TooBig => ProbeError::Garbage {
+                url: url.clone(),
+                expected: "a Kubernetes object".to_string(),
+                reason: format!(
+                    "the answer is bigger than {} MiB",
+                    MAX_BODY_BYTES / (1024 * 1024)
+                ),
+            },
+            BodyError::Stalled(received) => ProbeError::Stalled {
+                url: url.clone(),
+                received,
+                stall_secs: STALL_TIMEOUT.as_secs(),
+            },
+            BodyError::Endless(received) => ProbeError::Endless {
+                url: url.clone(),
+                received,
+                limit_secs: REQUEST_TIMEOUT.as_secs(),
+            },
+        })?;
+    // A log cut at a byte may start inside a character: drop that partial character.
+    let bytes = if skipped > 0 {
+        let start = bytes
+            .iter()
+            .position(|b| (*b as i8) >= -0x40)
+            .unwrap_or(bytes.len());
+        bytes[start..].to_vec()
+    } else {
+        bytes
+    };
+    let body = String::from_utf8(bytes).map_err(|_| ProbeError::Garbage {
+        url: url.clone(),
+        expected: "text".to_string(),
+        reason: "the body is not UTF-8".to_string(),
+    })?;
+    Ok(RawResponse {
+        code,
+        body,
+        skipped,
+        location,
+        retry_after,
+    })
+}
+
+/// A connection error, or, when TLS refused the server's certificate as signed by no CA the
+/// kubeconfig trusts, that in words.
+fn unreachable_or_untrusted(describe: &str, reason: String) -> ProbeError {
+    let lower = reason.to_ascii_lowercase();
+    if lower.contains("unknownissuer") || lower.contains("unknown issuer") {
+        ProbeError::UntrustedCertificate {
+            server: describe.to_string(),
+            detail: reason,
+        }
+    } else {
+        ProbeError::Unreachable {
+            server: describe.to_string(),
+            reason,
+        }
     }
 }
 

@@ -1,8 +1,9 @@
 //! Reading files in a learner's work repo: only inside the repo, only up to a size, only UTF-8.
 //! Read-only: nothing here opens a file for writing.
 
-use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use crate::paths::ReadError;
 
 use globset::GlobMatcher;
 
@@ -27,6 +28,9 @@ pub enum FileError {
     /// The path leaves the repo (`..`, absolute, or a symlink pointing outside it).
     #[error("{shown} leaves the repo {repo}; labcheck reads only inside it")]
     OutsideRepo { shown: String, repo: String },
+    /// A FIFO, socket or device: reading it could block forever.
+    #[error("{shown} is {kind}, not a regular file; labcheck reads only regular files")]
+    NotRegular { shown: String, kind: &'static str },
     /// Too big to read safely.
     #[error("{shown} is {size} bytes; labcheck reads files up to {MAX_FILE_BYTES} bytes")]
     TooLarge { shown: String, size: u64 },
@@ -84,15 +88,6 @@ impl PathShower {
     }
 }
 
-/// A repo-relative path checked to stay inside the repo by its words alone (no `..`, not absolute).
-fn relative_inside(relative: &str) -> bool {
-    let path = Path::new(relative);
-    !relative.is_empty()
-        && path
-            .components()
-            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
-}
-
 /// Read `relative` (a path with `/`) inside the repo at `repo_dir`, safely.
 pub fn read_repo_file(
     repo_dir: &Path,
@@ -102,7 +97,7 @@ pub fn read_repo_file(
     let path = repo_dir.join(relative);
     let shown = shower.show(&path);
     let repo = shower.show(repo_dir);
-    if !relative_inside(relative) {
+    if crate::paths::relative_inside(relative).is_err() {
         return Err(FileError::OutsideRepo { shown, repo });
     }
     if !repo_dir.is_dir() {
@@ -126,39 +121,26 @@ pub fn read_repo_file(
     read_bounded(&real, shown)
 }
 
-/// Read a file the check already located, up to [`MAX_FILE_BYTES`], as UTF-8.
+/// Read a file the check already located, up to [`MAX_FILE_BYTES`], as UTF-8: only a regular
+/// file (a FIFO or a device in the repo would block the read forever).
 fn read_bounded(real: &Path, shown: String) -> Result<String, FileError> {
-    let metadata = std::fs::metadata(real).map_err(|source| FileError::Io {
-        shown: shown.clone(),
-        source,
-    })?;
-    if !metadata.is_file() {
-        return Err(FileError::NotAFile { shown });
-    }
-    if metadata.len() > MAX_FILE_BYTES {
-        return Err(FileError::TooLarge {
-            shown,
-            size: metadata.len(),
-        });
-    }
-    let file = std::fs::File::open(real).map_err(|source| FileError::Io {
-        shown: shown.clone(),
-        source,
-    })?;
-    let mut bytes = Vec::new();
-    // The file may grow between the size check and the read: never read more than the limit + 1.
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| FileError::Io {
+    let bytes = crate::paths::read_regular(real, MAX_FILE_BYTES).map_err(|e| match e {
+        ReadError::NotRegular("a folder") => FileError::NotAFile {
+            shown: shown.clone(),
+        },
+        ReadError::NotRegular(kind) => FileError::NotRegular {
+            shown: shown.clone(),
+            kind,
+        },
+        ReadError::TooLarge { size, .. } => FileError::TooLarge {
+            shown: shown.clone(),
+            size,
+        },
+        ReadError::Io(source) => FileError::Io {
             shown: shown.clone(),
             source,
-        })?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(FileError::TooLarge {
-            shown,
-            size: bytes.len() as u64,
-        });
-    }
+        },
+    })?;
     String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..valid]

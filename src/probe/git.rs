@@ -9,11 +9,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use git2::{
-    BranchType, ErrorCode, Oid, Repository, RepositoryOpenFlags, RepositoryState, Sort,
+    BranchType, ErrorClass, ErrorCode, Oid, Repository, RepositoryOpenFlags, RepositoryState, Sort,
     StatusOptions, Tree,
 };
 use regex::Regex;
 use tokio::sync::OnceCell;
+
+/// `GIT_INDEX_ENTRY_SKIP_WORKTREE`, in an index entry's extended flags (libgit2's index.h).
+const SKIP_WORKTREE: u16 = 1 << 14;
 
 /// What labcheck knows about a work repo at the moment it looked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +34,8 @@ pub struct RepoSnapshot {
     pub operation: Option<String>,
     /// Whether the repo has a remote named `origin` (a clone always has one).
     pub has_origin: bool,
+    /// The entries of `dirty` that are submodules (changes inside them, or a new commit there).
+    pub dirty_submodules: Vec<String>,
 }
 
 /// One commit.
@@ -77,6 +82,22 @@ pub enum GitProbeError {
     /// A shallow clone (`git clone --depth`) whose cut-off history may hold what was asked for.
     #[error("{} is a shallow clone: the history labcheck needs was not fetched", path.display())]
     Shallow { path: PathBuf },
+    /// A bare repository (`git clone --bare`, or the server's copy): it has no working tree.
+    #[error("{} is a bare repository: it has no working tree to work in", path.display())]
+    Bare { path: PathBuf },
+    /// `.git` is a file (a worktree or a submodule) naming a git folder that is gone.
+    #[error("{}/.git points at {}, which does not exist", path.display(), gitdir.display())]
+    GitdirGone { path: PathBuf, gitdir: PathBuf },
+    /// Owned by another user: git refuses it unless it is listed in `safe.directory`.
+    #[error("{} belongs to another user, and git refuses such a repository unless it is marked safe", path.display())]
+    NotOwned { path: PathBuf },
+    /// An object the check needs (HEAD's commit or tree, a blob) is missing or damaged.
+    #[error("{} is damaged: {}", path.display(), source.message())]
+    Corrupt {
+        path: PathBuf,
+        #[source]
+        source: git2::Error,
+    },
     #[error("cannot read the git repository at {}: {}", path.display(), source.message())]
     Git {
         path: PathBuf,
@@ -87,10 +108,50 @@ pub enum GitProbeError {
 
 impl GitProbeError {
     fn git(path: &Path) -> impl Fn(git2::Error) -> GitProbeError + '_ {
-        move |source| GitProbeError::Git {
-            path: path.to_path_buf(),
-            source,
+        move |source| GitProbeError::classify(path, source)
+    }
+
+    /// Sort a libgit2 error: a missing object is damage (`git fsck` finds it), a foreign owner is
+    /// `safe.directory`, anything else is a plain read error.
+    pub fn classify(path: &Path, source: git2::Error) -> GitProbeError {
+        let path = path.to_path_buf();
+        match (source.code(), source.class()) {
+            (ErrorCode::Owner, _) => GitProbeError::NotOwned { path },
+            (_, ErrorClass::Odb | ErrorClass::Zlib) => GitProbeError::Corrupt { path, source },
+            (ErrorCode::NotFound, ErrorClass::Object | ErrorClass::Tree | ErrorClass::Index) => {
+                GitProbeError::Corrupt { path, source }
+            }
+            _ => GitProbeError::Git { path, source },
         }
+    }
+
+    /// What the learner runs to fix it, for the path as shown (`~/work/checkout-config`);
+    /// `None` when the repo's own `get:` text says it better (missing, not a repo).
+    pub fn fix(&self, shown: &str) -> Option<String> {
+        let cd = crate::shell::cd(shown);
+        Some(match self {
+            GitProbeError::Missing { .. } | GitProbeError::NotARepo { .. } => return None,
+            GitProbeError::Shallow { .. } => format!("{cd} && git fetch --unshallow"),
+            GitProbeError::Bare { .. } => format!(
+                "work in a clone of it instead: `git clone {} <your work dir>/<repo>` (a bare repo is what you push to)",
+                crate::shell::quote_path(shown)
+            ),
+            GitProbeError::GitdirGone { gitdir, .. } => format!(
+                "its git data at {} is gone (the main repo of this worktree was moved or deleted): move {} aside and clone the repo again",
+                crate::shell::quote_path(&gitdir.display().to_string()),
+                crate::shell::quote_path(shown)
+            ),
+            GitProbeError::NotOwned { path } => format!(
+                "if you trust it, mark it safe: `git config --global --add safe.directory {}` (or work in a clone you own)",
+                crate::shell::quote_path(&path.display().to_string())
+            ),
+            GitProbeError::Corrupt { .. } => format!(
+                "{cd} && git fsck --full   # names what is missing; if it is, clone the repo again and copy your changes over"
+            ),
+            GitProbeError::Git { .. } => {
+                format!("{cd} && git status   # shows what git itself says")
+            }
+        })
     }
 }
 
@@ -132,6 +193,12 @@ impl RepoReader {
                 path: path.to_path_buf(),
             });
         }
+        if let Some(gitdir) = gone_gitdir(path) {
+            return Err(GitProbeError::GitdirGone {
+                path: path.to_path_buf(),
+                gitdir,
+            });
+        }
         let repo = Repository::open_ext(
             path,
             RepositoryOpenFlags::NO_SEARCH,
@@ -147,7 +214,7 @@ impl RepoReader {
             }
         })?;
         if repo.is_bare() {
-            return Err(GitProbeError::NotARepo {
+            return Err(GitProbeError::Bare {
                 path: path.to_path_buf(),
             });
         }
@@ -170,6 +237,9 @@ impl RepoReader {
         let head = match self.repo.head() {
             Ok(reference) => {
                 let commit = reference.peel_to_commit().map_err(&err)?;
+                // libgit2's status treats a missing HEAD tree as an empty one and reports every
+                // file as changed: a false verdict. Load it here, so damage is "could not check".
+                commit.tree().map_err(&err)?;
                 Some(commit_info(&commit))
             }
             Err(e) if e.code() == ErrorCode::UnbornBranch || e.code() == ErrorCode::NotFound => {
@@ -181,12 +251,20 @@ impl RepoReader {
             (Some(branch), Some(head)) => self.upstream(branch, &head.sha)?,
             _ => None,
         };
+        let dirty = self.dirty()?;
+        let submodules = self.submodule_paths();
+        let dirty_submodules = dirty
+            .iter()
+            .filter(|d| submodules.iter().any(|s| s == d.trim_end_matches('/')))
+            .cloned()
+            .collect();
         Ok(RepoSnapshot {
             path: self.path.clone(),
             branch,
             head,
             upstream,
-            dirty: self.dirty()?,
+            dirty,
+            dirty_submodules,
             operation: operation(self.repo.state()),
             has_origin: self.repo.find_remote("origin").is_ok(),
         })
@@ -245,9 +323,24 @@ impl RepoReader {
             .repo
             .statuses(Some(&mut options))
             .map_err(GitProbeError::git(&self.path))?;
+        // A sparse checkout (`git sparse-checkout set …`) leaves files out of the working tree on
+        // purpose and marks them skip-worktree in the index; `git status` ignores them, libgit2
+        // reports them deleted. Read the marks so a clean sparse checkout is clean.
+        let skip_worktree: BTreeSet<Vec<u8>> = match self.repo.index() {
+            Ok(index) => index
+                .iter()
+                .filter(|e| e.flags_extended & SKIP_WORKTREE != 0)
+                .map(|e| e.path)
+                .collect(),
+            Err(_) => BTreeSet::new(),
+        };
         let mut paths = BTreeSet::new();
         for entry in statuses.iter() {
-            if entry.status().is_ignored() || entry.status().is_empty() {
+            let status = entry.status();
+            if status.is_ignored() || status.is_empty() {
+                continue;
+            }
+            if status == git2::Status::WT_DELETED && skip_worktree.contains(entry.path_bytes()) {
                 continue;
             }
             let path = entry
@@ -257,6 +350,18 @@ impl RepoReader {
             paths.insert(path);
         }
         Ok(paths.into_iter().collect())
+    }
+
+    /// The paths of the repo's submodules (as `.gitmodules` lists them).
+    fn submodule_paths(&self) -> Vec<String> {
+        self.repo
+            .submodules()
+            .map(|subs| {
+                subs.iter()
+                    .map(|s| s.path().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Commits reachable from `tip`, newest first (as `git log` orders them).
@@ -359,6 +464,99 @@ impl RepoReader {
         Ok(touching)
     }
 
+    /// The newest commit reachable from `tip` that made a change to `rel`: `holds` is true for
+    /// the file after the commit and false before it (its first parent; a root commit starts from
+    /// no file). Found by content, so any commit message will do.
+    pub fn newest_change(
+        &self,
+        tip: &str,
+        rel: &str,
+        holds: &dyn Fn(Option<&[u8]>) -> bool,
+    ) -> Result<Option<CommitInfo>, GitProbeError> {
+        let err = GitProbeError::git(&self.path);
+        let mut walk = self.repo.revwalk().map_err(&err)?;
+        walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)
+            .map_err(&err)?;
+        walk.push(Oid::from_str(tip).map_err(&err)?).map_err(&err)?;
+        // The same blob comes back in many commits; judge each once.
+        let mut judged: HashMap<Option<Oid>, bool> = HashMap::new();
+        let mut judge = |id: Option<Oid>| -> Result<bool, GitProbeError> {
+            if let Some(known) = judged.get(&id) {
+                return Ok(*known);
+            }
+            let verdict = match id {
+                None => holds(None),
+                Some(id) => match self.repo.find_blob(id) {
+                    Ok(blob) => holds(Some(blob.content())),
+                    // A folder at that path: not a values file.
+                    Err(e)
+                        if e.code() == ErrorCode::NotFound && self.repo.find_tree(id).is_ok() =>
+                    {
+                        false
+                    }
+                    Err(e) => return Err(err(e)),
+                },
+            };
+            judged.insert(id, verdict);
+            Ok(verdict)
+        };
+        for oid in walk {
+            let commit = self.repo.find_commit(oid.map_err(&err)?).map_err(&err)?;
+            let after = entry_id(Some(&commit.tree().map_err(&err)?), rel);
+            let before = match commit.parent(0) {
+                Ok(parent) => entry_id(Some(&parent.tree().map_err(&err)?), rel),
+                // The cut edge of a shallow clone: what came before is not here.
+                Err(_) if self.repo.is_shallow() => return Err(self.shallow()),
+                Err(_) => None,
+            };
+            if after != before && judge(after)? && !judge(before)? {
+                return Ok(Some(commit_info(&commit)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Commits reachable from `tip` but not from `since`, newest first: what came after `since`.
+    pub fn commits_after(&self, tip: &str, since: &str) -> Result<Vec<CommitInfo>, GitProbeError> {
+        let err = GitProbeError::git(&self.path);
+        let mut walk = self.repo.revwalk().map_err(&err)?;
+        walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)
+            .map_err(&err)?;
+        walk.push(Oid::from_str(tip).map_err(&err)?).map_err(&err)?;
+        walk.hide(Oid::from_str(since).map_err(&err)?)
+            .map_err(&err)?;
+        let mut commits = Vec::new();
+        for oid in walk {
+            commits.push(commit_info(
+                &self.repo.find_commit(oid.map_err(&err)?).map_err(&err)?,
+            ));
+        }
+        Ok(commits)
+    }
+
+    /// The first parent of `sha`; `None` for a root commit.
+    pub fn parent(&self, sha: &str) -> Result<Option<String>, GitProbeError> {
+        let err = GitProbeError::git(&self.path);
+        let commit = self
+            .repo
+            .find_commit(Oid::from_str(sha).map_err(&err)?)
+            .map_err(&err)?;
+        Ok(commit.parent_id(0).ok().map(|id| id.to_string()))
+    }
+
+    /// Whether `rel` is the same object at the two commits (both without it counts as the same).
+    pub fn same_file(&self, a: &str, b: &str, rel: &str) -> Result<bool, GitProbeError> {
+        let err = GitProbeError::git(&self.path);
+        let id = |sha: &str| -> Result<Option<Oid>, GitProbeError> {
+            let commit = self
+                .repo
+                .find_commit(Oid::from_str(sha).map_err(&err)?)
+                .map_err(&err)?;
+            Ok(entry_id(Some(&commit.tree().map_err(&err)?), rel))
+        };
+        Ok(id(a)? == id(b)?)
+    }
+
     /// Whether `head` reverts `target`: its message says `This reverts commit <target>` (what
     /// `git revert` writes) and its change is exactly the inverse of `target`'s change. When
     /// `head` directly follows `target`, that is: `head`'s tree equals `target`'s parent's tree.
@@ -454,6 +652,19 @@ impl RepoReader {
     }
 }
 
+/// The folder a `.git` *file* names (`gitdir: …`, as a worktree or submodule has), when that
+/// folder does not exist.
+fn gone_gitdir(path: &Path) -> Option<PathBuf> {
+    let dotgit = path.join(".git");
+    if !dotgit.is_file() {
+        return None;
+    }
+    let text = std::fs::read_to_string(&dotgit).ok()?;
+    let named = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+    let gitdir = path.join(named);
+    (!gitdir.exists()).then_some(gitdir)
+}
+
 fn commit_info(commit: &git2::Commit<'_>) -> CommitInfo {
     let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
     CommitInfo {
@@ -490,6 +701,69 @@ fn operation(state: RepositoryState) -> Option<String> {
         RepositoryState::ApplyMailbox => "am",
     };
     Some(name.to_string())
+}
+
+/// What the `origin` remote says about a commit, for "pushed where Argo CD looks".
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OriginView {
+    /// `remote.origin.url`.
+    pub url: Option<String>,
+    /// The remote's default branch (`refs/remotes/origin/HEAD`), when the clone recorded it.
+    pub default_branch: Option<String>,
+    /// Every remote-tracking branch of `origin`, shown as `<name>`.
+    pub branches: Vec<String>,
+    /// The remote-tracking branches (`origin/<name>`, shown as `<name>`) whose tip is the commit
+    /// or has it in its history.
+    pub containing: Vec<String>,
+}
+
+/// Read `origin`'s URL, default branch and the remote branches that contain `sha`. Only reads.
+pub fn origin_view(path: &Path, sha: &str) -> Result<OriginView, GitProbeError> {
+    let reader = RepoReader::open(path)?;
+    let repo = &reader.repo;
+    let err = GitProbeError::git(path);
+    let url = repo
+        .find_remote("origin")
+        .ok()
+        .and_then(|r| r.url().ok().map(|u| u.to_string()));
+    let default_branch = repo
+        .find_reference("refs/remotes/origin/HEAD")
+        .ok()
+        .and_then(|r| r.symbolic_target().ok().flatten().map(|t| t.to_string()))
+        .and_then(|t| t.strip_prefix("refs/remotes/origin/").map(str::to_string));
+    let commit = Oid::from_str(sha).map_err(&err)?;
+    let mut containing = Vec::new();
+    let mut branches = Vec::new();
+    for reference in repo
+        .references_glob("refs/remotes/origin/*")
+        .map_err(&err)?
+    {
+        let Ok(reference) = reference else { continue };
+        let Some(name) = reference
+            .name()
+            .ok()
+            .and_then(|n| n.strip_prefix("refs/remotes/origin/"))
+            .filter(|n| *n != "HEAD")
+            .map(str::to_string)
+        else {
+            continue;
+        };
+        let Ok(tip) = reference.peel_to_commit().map(|c| c.id()) else {
+            continue;
+        };
+        branches.push(name.clone());
+        if tip == commit || repo.graph_descendant_of(tip, commit).unwrap_or(false) {
+            containing.push(name);
+        }
+    }
+    containing.sort();
+    branches.sort();
+    Ok(OriginView {
+        url,
+        default_branch,
+        branches,
+        containing,
+    })
 }
 
 type Shared = Arc<Result<RepoSnapshot, GitProbeError>>;
@@ -654,6 +928,48 @@ mod tests {
         let repo = world.repo("checkout-config").unwrap();
         repo.git(&["revert", "--no-commit", "HEAD"]).unwrap();
         assert_eq!(snapshot(&repo).operation.as_deref(), Some("revert"));
+    }
+
+    #[test]
+    fn a_repo_owned_by_another_user_gets_the_safe_directory_fix() {
+        let error = GitProbeError::classify(
+            Path::new("/srv/class/ana work"),
+            git2::Error::new(
+                ErrorCode::Owner,
+                ErrorClass::Config,
+                "repository path '/srv/class/ana work' is not owned by current user",
+            ),
+        );
+        assert!(matches!(error, GitProbeError::NotOwned { .. }), "{error:?}");
+        assert_eq!(
+            error.fix("/srv/class/ana work").as_deref(),
+            Some(
+                "if you trust it, mark it safe: `git config --global --add safe.directory '/srv/class/ana work'` (or work in a clone you own)"
+            )
+        );
+    }
+
+    /// Where the tests may change a file's owner (as root in CI containers), a real repo owned
+    /// by another user is refused by libgit2 the way git refuses it.
+    #[test]
+    fn a_real_repo_owned_by_another_user_is_not_owned() {
+        let (_dir, world) = world(CoursePoint::Fresh);
+        let repo = world.repo("checkout-config").unwrap();
+        let chowned = Command::new("chown")
+            .args(["-R", "4242:4242"])
+            .arg(repo.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        let result = read_repo(repo.path());
+        if chowned {
+            assert!(
+                matches!(result, Err(GitProbeError::NotOwned { .. })),
+                "{result:?}"
+            );
+        } else {
+            // Not allowed to give it away: then it is ours, and reads.
+            assert!(result.is_ok(), "{result:?}");
+        }
     }
 
     #[test]

@@ -1,14 +1,19 @@
 //! The learner's progress: which steps passed when and on which track, how often each check
 //! failed, which hint level was shown, quiz results.
 //!
-//! Kept in one small plain-text file under the XDG state dir, one record per line, fields
-//! separated by tabs (shown as →), the first line naming the format version:
+//! Progress belongs to the learner whose work repos are checked, so it is kept per work dir: one
+//! small plain-text file per canonical work dir under the XDG state dir
+//! (`$XDG_STATE_HOME/labcheck/learners/<hash>-<path>.progress`). Only a run on the runner's own
+//! work dir writes (see [`workdir`]). One record per line, fields separated by tabs (shown as
+//! →), the first line naming the format version:
 //!
 //! ```text
 //! format → labcheck-progress/v1
+//! workdir → /home/ana/work
 //! passed → module-10 → step-4 → 2025-01-06T09:00:00Z → kind
 //! failures → module-10 → step-4 → tag-670 → 2
 //! hint → module-10 → step-4 → tag-670 → 2
+//! cause → module-10 → step-4 → sync-failed → retrying
 //! quiz → module-10 → 2025-01-06T09:30:00Z → 2 → 3 → 1=a,2=b,3=c
 //! ```
 //!
@@ -17,6 +22,7 @@
 
 pub mod dirs;
 pub mod profile;
+pub mod workdir;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,10 +35,13 @@ use crate::error::Error;
 use crate::outcome::Status;
 use crate::run::{Context, StepReport};
 use profile::Profile;
+use workdir::WorkDir;
 
 /// The first line of every progress file this labcheck writes.
 pub const HEADER: &str = "format\tlabcheck-progress/v1";
 const FORMAT_PREFIX: &str = "format\tlabcheck-progress/";
+/// The most labcheck reads of a progress file (a few kilobytes in practice).
+const MAX_PROGRESS_BYTES: u64 = 16 * 1024 * 1024;
 
 /// When a step passed, and on which track.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,14 +71,83 @@ pub struct Progress {
     passed: BTreeMap<StepKey, Passed>,
     failures: BTreeMap<CheckKey, u32>,
     hint_shown: BTreeMap<CheckKey, usize>,
+    /// The cause id of each check's last failure: the hint ladder climbs only while it stays.
+    causes: BTreeMap<CheckKey, String>,
     quizzes: BTreeMap<String, QuizResult>,
     changed: bool,
+    /// The work dir this progress belongs to (its canonical path), written into the file.
+    work_dir: Option<String>,
+    /// A progress file of an older labcheck (one for everyone), removed once this one is saved.
+    legacy: Option<PathBuf>,
 }
 
 impl Progress {
-    /// The progress file under the XDG state dir.
-    pub fn default_path() -> Result<PathBuf, Error> {
+    /// Where the progress of the learner working in `work` is kept.
+    pub fn path_for(work: &WorkDir) -> Result<PathBuf, Error> {
+        Ok(dirs::state_dir()?.join("learners").join(format!(
+            "{}.progress",
+            workdir::progress_file_name(&work.canonical)
+        )))
+    }
+
+    /// The one progress file of labcheck before progress was kept per work dir; it is the
+    /// runner's own, and is moved to [`Progress::path_for`] their work dir on the next save.
+    pub fn legacy_path() -> Result<PathBuf, Error> {
         Ok(dirs::state_dir()?.join("progress"))
+    }
+
+    /// Load the progress of `work`: writable only when it is the runner's own work dir.
+    pub fn load_for(work: &WorkDir) -> (Progress, Vec<String>) {
+        let Ok(path) = Progress::path_for(work) else {
+            return (Progress::in_memory(), Vec::new());
+        };
+        let legacy = Progress::legacy_path()
+            .ok()
+            .filter(|legacy| work.own && !path.exists() && legacy.is_file());
+        let (mut progress, warnings) = match &legacy {
+            Some(legacy) => {
+                let (mut progress, warnings) = Progress::load(legacy);
+                if progress.path.is_some() {
+                    progress.path = Some(path);
+                    progress.legacy = Some(legacy.clone());
+                    progress.changed = true;
+                }
+                (progress, warnings)
+            }
+            None => Progress::load(&path),
+        };
+        if !work.own {
+            // Someone else's work: read what is kept for it, never write.
+            progress.path = None;
+        }
+        progress.work_dir = Some(work.canonical.display().to_string());
+        (progress, warnings)
+    }
+
+    /// Where this progress is saved; `None` when this run never writes it.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// Forget what is kept for `module` (all of it with `None`), or only for one `step` of it
+    /// (`quiz` for the quiz). Returns how many records went.
+    pub fn forget(&mut self, module: Option<&str>, step: Option<&str>) -> usize {
+        let step_matches = |m: &str, s: &str| {
+            module.is_none_or(|module| module == m) && step.is_none_or(|step| step == s)
+        };
+        let before =
+            self.passed.len() + self.failures.len() + self.hint_shown.len() + self.quizzes.len();
+        self.passed.retain(|(m, s), _| !step_matches(m, s));
+        self.failures.retain(|(m, s, _), _| !step_matches(m, s));
+        self.hint_shown.retain(|(m, s, _), _| !step_matches(m, s));
+        self.quizzes
+            .retain(|m, _| !step_matches(m, crate::quiz::STEP_NAME));
+        let after =
+            self.passed.len() + self.failures.len() + self.hint_shown.len() + self.quizzes.len();
+        if after != before {
+            self.changed = true;
+        }
+        before - after
     }
 
     /// Read the progress at `path`. Never fails: what cannot be read is reported in the
@@ -79,9 +157,12 @@ impl Progress {
             path: Some(path.to_path_buf()),
             ..Progress::default()
         };
-        let bytes = match std::fs::read(path) {
+        // Only a regular file: a FIFO or a device there would block the read (and the save).
+        let bytes = match crate::paths::read_regular(path, MAX_PROGRESS_BYTES) {
             Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (progress, Vec::new()),
+            Err(crate::paths::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return (progress, Vec::new());
+            }
             Err(e) => {
                 progress.path = None;
                 return (
@@ -169,6 +250,10 @@ impl Progress {
                 self.hint_shown
                     .insert((s(module), s(step), s(check)), n.parse().ok()?);
             }
+            ["cause", module, step, check, cause] => {
+                self.causes.insert((s(module), s(step), s(check)), s(cause));
+            }
+            ["workdir", dir] => self.work_dir = Some(s(dir)),
             ["quiz", module, at, right, of, answers] => {
                 let result = QuizResult {
                     at: at.parse().ok()?,
@@ -201,6 +286,10 @@ impl Progress {
             std::fs::rename(&tmp, path)
         };
         write().map_err(|e| format!("cannot save your progress to {}: {e}", path.display()))?;
+        if let Some(legacy) = self.legacy.take() {
+            // Moved into the per-work-dir file just written; keeping it would bring it back.
+            let _ = std::fs::remove_file(legacy);
+        }
         self.changed = false;
         Ok(())
     }
@@ -214,6 +303,9 @@ impl Progress {
                 out.push('\n');
             }
         };
+        if let Some(dir) = &self.work_dir {
+            line(&["workdir", dir]);
+        }
         for ((module, step), p) in &self.passed {
             line(&["passed", module, step, &p.at.to_string(), &p.track]);
         }
@@ -222,6 +314,9 @@ impl Progress {
         }
         for ((module, step, check), n) in &self.hint_shown {
             line(&["hint", module, step, check, &n.to_string()]);
+        }
+        for ((module, step, check), cause) in &self.causes {
+            line(&["cause", module, step, check, cause]);
         }
         for (module, q) in &self.quizzes {
             let (at, right, of) = (q.at.to_string(), q.right.to_string(), q.of.to_string());
@@ -264,7 +359,18 @@ impl Progress {
             for check in &report.checks {
                 let key = (report.module.clone(), report.step.clone(), check.id.clone());
                 match check.outcome.status {
+                    // A check still pending (a sync running) is not the learner stuck on the
+                    // same state: it does not raise the hint level.
+                    Status::Fail if check.outcome.pending => {}
                     Status::Fail => {
+                        // A different cause is a different state: the ladder starts again.
+                        if let Some(cause) = &check.outcome.cause {
+                            let before = self.causes.insert(key.clone(), cause.to_string());
+                            if before.is_some_and(|b| b != cause.as_str()) {
+                                self.failures.remove(&key);
+                                self.hint_shown.remove(&key);
+                            }
+                        }
                         *self.failures.entry(key.clone()).or_default() += 1;
                         if let Some(level) = &check.outcome.hint_level {
                             let shown = self.hint_shown.entry(key).or_default();
@@ -275,7 +381,8 @@ impl Progress {
                     Status::Pass => {
                         // Passing starts the ladder again should the check ever fail later.
                         let had = self.failures.remove(&key).is_some()
-                            | self.hint_shown.remove(&key).is_some();
+                            | self.hint_shown.remove(&key).is_some()
+                            | self.causes.remove(&key).is_some();
                         self.changed |= had;
                     }
                     Status::Error | Status::Skip => {}
@@ -330,13 +437,23 @@ pub struct Learner {
 }
 
 impl Learner {
-    /// Load progress and profile from the XDG dirs. Without a home to keep them in, progress
-    /// lives in memory for this run only.
+    /// Load the runner's own progress (their own work dir, see [`workdir`]) and profile from
+    /// the XDG dirs. Without a home to keep them in, progress lives in memory for this run only.
     pub fn load() -> Learner {
-        let (progress, warnings) = match Progress::default_path() {
-            Ok(path) => Progress::load(&path),
-            Err(_) => (Progress::in_memory(), Vec::new()),
-        };
+        match WorkDir::own() {
+            Ok(work) => Learner::load_for(&work),
+            Err(_) => Learner::with_progress(Progress::in_memory(), Vec::new()),
+        }
+    }
+
+    /// Load the progress kept for the learner working in `work` (written only when `work` is the
+    /// runner's own) and the runner's profile.
+    pub fn load_for(work: &WorkDir) -> Learner {
+        let (progress, warnings) = Progress::load_for(work);
+        Learner::with_progress(progress, warnings)
+    }
+
+    fn with_progress(progress: Progress, warnings: Vec<String>) -> Learner {
         let profile_path = Profile::default_path().ok();
         let profile = profile_path
             .as_deref()

@@ -28,7 +28,8 @@ impl Profile {
     /// Read the profile; a missing or unreadable one is an empty profile (it only holds
     /// preferences, so a damaged file must not stop a check).
     pub fn load(path: &Path) -> Profile {
-        let Ok(text) = std::fs::read_to_string(path) else {
+        // Only a regular file: a FIFO there would block the read.
+        let Ok(text) = crate::paths::read_regular_text(path, 1024 * 1024) else {
             return Profile::default();
         };
         let mut profile = Profile::default();

@@ -49,6 +49,8 @@ fn verdict(state: &StateResult) -> String {
         (StateKind::Solved, false) => "must pass, but does not".to_string(),
         (StateKind::Broken, true) => format!("fails on {}", state.must_fail.join(", ")),
         (StateKind::Broken, false) => format!("must fail on {} only", state.must_fail.join(", ")),
+        (StateKind::Fresh, true) => "no ✓ for what never happened".to_string(),
+        (StateKind::Fresh, false) => "a ✓ for what never happened".to_string(),
     }
 }
 

@@ -410,7 +410,7 @@ async fn evaluate(ctx: &Context, step: &Step, spec: &CheckSpec) -> Outcome {
         return unchecked;
     }
     let mut outcome = spec.kind.evaluate(ctx).await;
-    if outcome.status == Status::Fail && outcome.hint.is_none() {
+    if outcome.status == Status::Fail {
         let of = spec.hint_levels();
         let level = ctx
             .hint_levels
@@ -418,8 +418,19 @@ async fn evaluate(ctx: &Context, step: &Step, spec: &CheckSpec) -> Outcome {
             .copied()
             .unwrap_or(1)
             .clamp(1, of.max(1));
-        outcome.hint = spec.hint_at(level).map(str::to_string);
-        if of > 1 {
+        let course = spec.hint_at(level).map(str::to_string);
+        // The course's words first; what the check saw in this state is added below them, never
+        // instead (unless one already says the other).
+        let seen = outcome.hint.take();
+        outcome.hint = match (course, seen) {
+            (Some(course), Some(seen)) if course.contains(seen.trim()) => Some(course),
+            (Some(course), Some(seen)) if seen.trim_start().starts_with(course.trim()) => {
+                Some(seen)
+            }
+            (Some(course), Some(seen)) => Some(format!("{course}\n{seen}")),
+            (course, seen) => seen.or(course),
+        };
+        if of > 1 && spec.hint_at(level).is_some() {
             outcome.hint_level = Some(HintLevel { level, of });
         }
     }
@@ -430,6 +441,7 @@ async fn evaluate(ctx: &Context, step: &Step, spec: &CheckSpec) -> Outcome {
 /// done), but its hint starts with the earliest check in that chain to fix first, and an explanation
 /// that only repeats that check's own is dropped: one cause, told once.
 fn point_blocked_checks_at_their_cause(specs: &[CheckSpec], outcomes: &mut [Outcome]) {
+    let gated = gate_on_events(specs, outcomes);
     // A check left unread for want of a work dir is not known to block anything: pointing at
     // it would send the learner to fix what may be done.
     let blocker_of = |i: usize, outcomes: &[Outcome]| {
@@ -464,6 +476,11 @@ fn point_blocked_checks_at_their_cause(specs: &[CheckSpec], outcomes: &mut [Outc
         let own = outcomes[i].hint.take();
         let root_hint = outcomes[root].hint.clone();
         outcomes[i].hint = Some(match own {
+            // The event this check depends on did not happen: its hint is the one to follow.
+            _ if gated[i] => match &root_hint {
+                Some(hint) => format!("first: {}: {hint}", specs[root].title),
+                None => first,
+            },
             Some(own) if Some(&own) != root_hint.as_ref() => format!("{first}; then: {own}"),
             _ => first,
         });
@@ -478,6 +495,43 @@ fn point_blocked_checks_at_their_cause(specs: &[CheckSpec], outcomes: &mut [Outc
             outcomes[i].diagnosis = None;
         }
     }
+}
+
+/// A check that depends on an event with `after:` ("the sync stopped before the Sync phase"
+/// depends on the sync failing) means nothing when the event did not happen: it never passes
+/// then. It fails when the event's check fails, and cannot be checked when the event's check
+/// could not be. Returns which checks were turned (in file order, so chains carry on down).
+fn gate_on_events(specs: &[CheckSpec], outcomes: &mut [Outcome]) -> Vec<bool> {
+    let mut gated = vec![false; specs.len()];
+    for i in 0..specs.len() {
+        if outcomes[i].status != Status::Pass {
+            continue;
+        }
+        // An event left unread for want of a work dir (a class run without `--work-dirs`) is
+        // not known to be missing: the check is judged on its own, as the class runner wants.
+        let blocker = specs[i].after.iter().find_map(|id| {
+            let j = specs.iter().position(|s| s.id == *id)?;
+            (matches!(outcomes[j].status, Status::Fail | Status::Error)
+                && !unread_for_want_of_a_work_dir(&outcomes[j]))
+            .then_some(j)
+        });
+        let Some(j) = blocker else { continue };
+        let was = std::mem::take(&mut outcomes[i].summary);
+        let event = &specs[j].title;
+        outcomes[i] = if outcomes[j].status == Status::Fail {
+            Outcome::fail(format!(
+                "not yet: this counts only after \"{event}\", which has not happened (what is there now: {was})"
+            ))
+            .with_cause(crate::outcome::Cause::about("event-missing", &specs[j].id))
+        } else {
+            Outcome::could_not_check(format!(
+                "cannot tell: this counts only after \"{event}\", which could not be checked (what is there now: {was})"
+            ))
+            .with_cause(crate::outcome::Cause::about("event-unknown", &specs[j].id))
+        };
+        gated[i] = true;
+    }
+    gated
 }
 
 fn wait_limit(spec: &CheckSpec, policy: WaitPolicy) -> Duration {

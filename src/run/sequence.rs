@@ -1,6 +1,7 @@
 //! Break-it as a sequence: a `fix` stage counts only when the break really happened, either
-//! seen by labcheck (the `break` stage passed, recorded in progress) or shown by the work repo's
-//! history (the breaking commit, then its `git revert`).
+//! seen by labcheck for this learner (the `break` stage passed, recorded in the progress of
+//! this work dir) or shown by the work repo's history (the commit that made the breaking change,
+//! then a commit that undoes it), found by content, never by commit message.
 
 use std::path::Path;
 
@@ -12,9 +13,6 @@ use crate::probe::git::{RepoReader, reverted_sha};
 
 /// The id of the check this adds to a stage with `after:`.
 pub const CHECK_ID: &str = "break-came-first";
-
-/// How far back the history is searched for the breaking commit.
-const HISTORY_LIMIT: usize = 500;
 
 /// The extra check of a stage with `after:`; `None` for other steps.
 pub fn after_check(ctx: &Context, step: &Step) -> Option<CheckReport> {
@@ -35,49 +33,63 @@ pub fn after_check(ctx: &Context, step: &Step) -> Option<CheckReport> {
 }
 
 fn from_history(module: &str, earlier: &str, after: &AfterSpec, repo_dir: &Path) -> Outcome {
-    let do_it_first = format!(
-        "do the break first: `labcheck {module} {earlier}` shows what it asks; then fix it"
-    );
-    let commits = RepoReader::open(repo_dir).and_then(|reader| {
-        let head = reader.snapshot()?.head;
-        match head {
-            Some(head) => reader.history(&head.sha, HISTORY_LIMIT),
-            None => Ok(Vec::new()),
-        }
-    });
-    let commits = match commits {
-        Ok(commits) => commits,
-        Err(e) => {
-            return Outcome::could_not_check(format!(
-                "cannot read the history of {}: {e}",
-                after.repo
-            ))
-            .with_cause(Cause::about("history-unreadable", &after.repo));
-        }
-    };
-    // Newest first: a revert of the break must come before (be newer than) the break.
-    for (i, breaking) in commits.iter().enumerate() {
-        if !after.commit.is_match(breaking.message.trim_end()) {
-            continue;
-        }
-        if let Some(revert) = commits[..i]
+    let change = &after.change;
+    let what = change.describe();
+    let found = RepoReader::open(repo_dir).and_then(|reader| {
+        let Some(head) = reader.snapshot()?.head else {
+            return Ok(None);
+        };
+        let holds = |c: Option<&[u8]>| change.holds(c);
+        let Some(breaking) = reader.newest_change(&head.sha, &change.file, &holds)? else {
+            return Ok(None);
+        };
+        // Undone later: a `git revert` of it, or the change no longer there at HEAD.
+        let later = reader.commits_after(&head.sha, &breaking.sha)?;
+        let revert = later
             .iter()
             .find(|c| reverted_sha(&c.message).as_deref() == Some(breaking.sha.as_str()))
-        {
-            return Outcome::pass(format!(
-                "{}'s history shows the break {} \"{}\" and its revert {}",
+            .cloned();
+        let undone = !change.holds(reader.read_blob(&head.sha, &change.file)?.as_deref());
+        Ok(Some((breaking, revert, undone)))
+    });
+    match found {
+        Err(e) => Outcome::could_not_check(format!(
+            "cannot read the history of {}: {e}",
+            after.repo
+        ))
+        .with_cause(Cause::about("history-unreadable", &after.repo)),
+        Ok(Some((breaking, revert, true))) => Outcome::pass(match revert {
+            Some(revert) => format!(
+                "{}'s history shows the break {} \"{}\" ({what}) and its revert {}",
                 after.repo,
                 breaking.short(),
                 breaking.summary,
                 revert.short()
-            ));
-        }
+            ),
+            None => format!(
+                "{}'s history shows the break {} \"{}\" ({what}), undone after it",
+                after.repo,
+                breaking.short(),
+                breaking.summary
+            ),
+        }),
+        Ok(Some((breaking, _, false))) => Outcome::fail(format!(
+            "labcheck never saw {earlier} pass in this work dir; {}'s history has the break {} \"{}\", but HEAD has not undone it yet",
+            after.repo,
+            breaking.short(),
+            breaking.summary
+        ))
+        .with_hint(format!(
+            "undo the break as this stage says (see the checks above); `labcheck {module} {earlier}` checks the break itself"
+        ))
+        .with_cause(Cause::new("break-not-undone")),
+        Ok(None) => Outcome::fail(format!(
+            "labcheck never saw {earlier} pass in this work dir, and {}'s history has no commit that made {what}",
+            after.repo
+        ))
+        .with_hint(format!(
+            "do the break first: `labcheck {module} {earlier}` shows what it asks; then fix it"
+        ))
+        .with_cause(Cause::new("break-not-seen")),
     }
-    Outcome::fail(format!(
-        "labcheck never saw {earlier} pass, and {}'s history has no commit matching `{}` followed by its revert",
-        after.repo,
-        after.commit.as_str()
-    ))
-    .with_hint(do_it_first)
-    .with_cause(Cause::new("break-not-seen"))
 }

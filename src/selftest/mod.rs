@@ -3,6 +3,7 @@
 //! (git repos in a temp folder) and its cluster snapshot served on loopback; the step runs
 //! against them as it would against a learner's. Results are data; `report::selftest` prints them.
 
+pub mod fresh;
 pub mod lint;
 pub mod world;
 
@@ -26,6 +27,8 @@ use world::FixtureWorld;
 pub enum StateKind {
     Solved,
     Broken,
+    /// The lab as the module starts: nothing a check's title claims may pass.
+    Fresh,
 }
 
 /// The result of one state of one step.
@@ -98,6 +101,7 @@ pub async fn test_module(
         }
         previous = solved;
     }
+    states.extend(fresh::test_fresh(course, module, &fixtures, &scratch.join("fresh")).await?);
     Ok(ModuleResult {
         module: module.manifest.module.clone(),
         track,
@@ -105,7 +109,7 @@ pub async fn test_module(
     })
 }
 
-/// Serve the state's snapshot (revisions filled in from `world`) and run the step against both.
+/// Run the step on a state and judge it as declared.
 async fn run_state(
     course: &Arc<Course>,
     module: &Module,
@@ -114,6 +118,19 @@ async fn run_state(
     state: &State,
     track: &str,
 ) -> Result<StateResult, Error> {
+    let report = run_on(course, module, step, world, state, track).await?;
+    Ok(judge(state, &report))
+}
+
+/// Serve the state's snapshot (revisions filled in from `world`) and run the step against both.
+pub(crate) async fn run_on(
+    course: &Arc<Course>,
+    module: &Module,
+    step: &Step,
+    world: &FixtureWorld,
+    state: &State,
+    track: &str,
+) -> Result<StepReport, Error> {
     let revision = |rev, repo: &str| world.revision(rev, repo);
     let text = placeholders::substitute(&state.cluster_file, &state.cluster_text, revision)?;
     let snapshot = placeholders::load_snapshot(&state.cluster_file, &text)?;
@@ -126,8 +143,7 @@ async fn run_state(
         Arc::new(cluster),
         None,
     );
-    let report = run::run_step(&ctx, step, WaitPolicy::Never, &|_| {}).await;
-    Ok(judge(state, &report))
+    Ok(run::run_step(&ctx, step, WaitPolicy::Never, &|_| {}).await)
 }
 
 /// Compare what the step said with what the state declares.

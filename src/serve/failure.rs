@@ -1,8 +1,8 @@
 //! Failures on purpose (`ServeOptions::fail_with`), worded as a real API server words them, so
 //! labcheck's "could not check" paths can be tested.
 
-use axum::http::{Method, StatusCode};
-use axum::response::Response;
+use axum::http::{Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 
 use super::Shared;
 use super::handler::{Query, ResourcePath};
@@ -63,4 +63,70 @@ pub(super) fn injected(
             ),
         ),
     })
+}
+
+/// The misbehaviour `ServeOptions::misbehave` asks for, if it applies to this request.
+pub(super) fn misbehaving(shared: &Shared, path: &ResourcePath) -> Option<Response> {
+    use super::Misbehave;
+    let body = |stream| axum::body::Body::from_stream(stream);
+    match shared.options.misbehave.as_ref()? {
+        Misbehave::RateLimit { retry_after_secs } => {
+            let mut response = status::other(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too many requests, please try again later.",
+            );
+            if let Ok(value) = retry_after_secs.to_string().parse() {
+                response.headers_mut().insert(header::RETRY_AFTER, value);
+            }
+            Some(response)
+        }
+        Misbehave::Redirect { location } => Some(
+            (
+                StatusCode::MOVED_PERMANENTLY,
+                [(header::LOCATION, location.clone())],
+                format!("<a href=\"{location}\">Moved Permanently</a>.\n"),
+            )
+                .into_response(),
+        ),
+        Misbehave::StallBody => {
+            let first = futures::stream::once(async {
+                Ok::<_, std::io::Error>(axum::body::Bytes::from_static(
+                    b"{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{",
+                ))
+            });
+            let stream = futures::StreamExt::chain(first, futures::stream::pending());
+            Some(
+                (
+                    StatusCode::OK,
+                    [(header::CONTENT_TYPE, "application/json")],
+                    body(futures::StreamExt::boxed(stream)),
+                )
+                    .into_response(),
+            )
+        }
+        Misbehave::EndlessLogs if path.subresource == Some("log") => {
+            let lines = futures::stream::unfold(0u64, |n| async move {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                let line = format!("migrate: still running, line {n}\n");
+                Some((
+                    Ok::<_, std::io::Error>(axum::body::Bytes::from(line)),
+                    n + 1,
+                ))
+            });
+            Some(
+                (
+                    StatusCode::OK,
+                    [(header::CONTENT_TYPE, "text/plain")],
+                    body(futures::StreamExt::boxed(lines)),
+                )
+                    .into_response(),
+            )
+        }
+        Misbehave::Substitute { plural, object }
+            if plural == path.plural && path.name.is_some() =>
+        {
+            Some(super::json_response(StatusCode::OK, object))
+        }
+        _ => None,
+    }
 }

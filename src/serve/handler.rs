@@ -185,6 +185,9 @@ fn resource(
     if let Some(failure) = failure::injected(shared, method, path, query) {
         return failure;
     }
+    if let Some(answer) = failure::misbehaving(shared, path) {
+        return answer;
+    }
     let Some(resource) = shared
         .table
         .by_plural(path.group, path.version, path.plural)
@@ -203,7 +206,7 @@ fn resource(
     }
     if query.flag("watch") {
         return match path.name {
-            // A watch of one object is a watch of its collection filtered by name.
+            // One object is watched through its collection and a field selector, as kubectl does.
             None => super::watch::serve(shared.clone(), resource, path.namespace, query),
             Some(_) => status::method_not_allowed(
                 "labcheck serve watches collections: add `fieldSelector=metadata.name=NAME` to watch one object",

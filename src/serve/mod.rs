@@ -51,6 +51,24 @@ pub struct ServeOptions {
     pub fail_resources: Vec<String>,
     /// The user named in 403 messages; `system:serviceaccount:default:learner` when empty.
     pub user: String,
+    /// Misbehave on purpose the way real servers and proxies do (tests of labcheck's messages).
+    pub misbehave: Option<Misbehave>,
+}
+
+/// Ways a server or a proxy in front of it misbehaves, for tests (resource requests only, so
+/// discovery and `/version` still answer).
+#[derive(Debug, Clone)]
+pub enum Misbehave {
+    /// 429 Too Many Requests with `Retry-After: SECONDS`, as API priority and fairness answers.
+    RateLimit { retry_after_secs: u64 },
+    /// 301 Moved Permanently to `location`, as a misconfigured proxy or ingress answers.
+    Redirect { location: String },
+    /// The headers and the first bytes of the answer, then nothing, with the connection open.
+    StallBody,
+    /// Pod logs that never end: a line every 100 ms, for as long as the client reads.
+    EndlessLogs,
+    /// A get of `plural` answered with `object` instead (a ConfigMap path answered with a Secret).
+    Substitute { plural: String, object: Value },
 }
 
 /// Why the server could not start.

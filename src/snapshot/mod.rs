@@ -20,6 +20,9 @@ pub use state::{ClusterState, LogKey, ObjectKey};
 /// The format this labcheck reads and writes.
 pub const FORMAT: &str = "labcheck-snapshot/v1";
 
+/// The largest snapshot file labcheck reads (logs included).
+pub const MAX_SNAPSHOT_BYTES: u64 = 1024 * 1024 * 1024;
+
 /// A snapshot file, or one built in Rust.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -169,10 +172,22 @@ impl Snapshot {
     }
 
     /// Read and validate a snapshot file (YAML or JSON).
+    ///
+    /// At most [`MAX_SNAPSHOT_BYTES`] are read.
     pub fn load(path: &Path) -> Result<Snapshot, SnapshotError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SnapshotError::Io {
-            path: path.display().to_string(),
-            source,
+        // Only a regular file: a FIFO given as --snapshot would block the read forever.
+        let text = crate::paths::read_regular_text(path, MAX_SNAPSHOT_BYTES).map_err(|e| {
+            SnapshotError::Io {
+                path: path.display().to_string(),
+                source: match e {
+                    crate::paths::ReadTextError::Read(crate::paths::ReadError::Io(source)) => {
+                        source
+                    }
+                    other => {
+                        std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string())
+                    }
+                },
+            }
         })?;
         Self::parse(&path.display().to_string(), &text)
     }
@@ -183,6 +198,14 @@ impl Snapshot {
     }
 
     fn parse(file: &str, text: &str) -> Result<Snapshot, SnapshotError> {
+        if let Err(deep) = crate::yaml_guard::check_depth(text) {
+            return Err(SnapshotError::Parse {
+                file: file.to_string(),
+                line: deep.line,
+                column: deep.column,
+                message: deep.message(),
+            });
+        }
         let snapshot: Snapshot = serde_yaml::from_str(text).map_err(|e| {
             let (line, column) = e
                 .location()

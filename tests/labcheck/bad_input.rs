@@ -17,6 +17,8 @@ use serde_json::Value;
 
 use crate::harness::{Run, TestCourse, World, files_with_bytes};
 
+mod table;
+
 /// No case may take longer than this (a hang fails the test instead of stalling CI).
 const LIMIT: Duration = Duration::from_secs(30);
 

@@ -153,7 +153,7 @@ fn instructor_who_points_a_solved_state_at_the_typo_sees_course_test_fail() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("4 states, 2 as declared, 2 not"),
+        run.stdout.contains("5 states, 2 as declared, 3 not"),
         "{}",
         run.stdout
     );
@@ -164,8 +164,8 @@ fn instructor_who_weakens_the_push_check_sees_the_not_pushed_variant_slip_throug
     let course = CourseCopy::new().step_1_only();
     course.edit(
         "modules/module-10/step-1.yaml",
-        "git: { repo: argocd-platform, pushed: true }",
-        "git: { repo: argocd-platform, branch: main }",
+        "    git:\n      repo: argocd-platform\n      pushed: true\n      made:\n        file: argocd/values.yaml\n        path: 'configs.cm[\"resource.customizations.health.argoproj.io_Application\"]'\n        present: true\n",
+        "    git: { repo: argocd-platform, branch: main }\n",
     );
     let home = tempfile::tempdir().expect("a temp dir");
     let run = labcheck(
@@ -189,11 +189,19 @@ fn instructor_who_weakens_the_push_check_sees_the_not_pushed_variant_slip_throug
         .iter()
         .filter(|s| s["problems"] != serde_json::json!([]))
         .collect();
-    assert_eq!(bad.len(), 1, "{json:#}");
+    assert_eq!(bad.len(), 2, "{json:#}");
     assert_eq!(bad[0]["state"], "not-pushed");
     let problem = bad[0]["problems"][0].as_str().unwrap_or_default();
     assert!(
         problem.starts_with("`platform-pushed` must fail but passed"),
+        "{problem}"
+    );
+    // The fresh lab catches it too: "your commit is pushed" with nothing committed.
+    assert_eq!(bad[1]["state"], "fresh");
+    assert_eq!(bad[1]["kind"], "fresh");
+    let problem = bad[1]["problems"][0].as_str().unwrap_or_default();
+    assert!(
+        problem.starts_with("`platform-pushed` (\"your commit is pushed to origin/main\") claims an action (`commit`) but passes on the fresh lab"),
         "{problem}"
     );
 }
@@ -233,7 +241,7 @@ fn course_lint_names_a_misspelt_reference_and_a_fixture_that_names_no_check() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{}", run.stdout);
     assert!(lines[0].contains("step-1.yaml: step-1: check `health-check-added` compares with `expected: argocd-health-checks.yaml`, but the course has no expected/kind/module-10/argocd-health-checks.yaml"), "{}", lines[0]);
-    assert!(lines[1].ends_with("modules/module-10/fixtures/step-3.yaml: step-3: broken variant `hooks-never-synced` names check `last-sync-ordre` in `fails:`, but the step has no such check; it has last-sync-order"), "{}", lines[1]);
+    assert!(lines[1].ends_with("modules/module-10/fixtures/step-3.yaml: step-3: broken variant `hooks-never-synced` names check `last-sync-ordre` in `fails:`, but the step has no such check; it has configmap-wave, last-sync-order"), "{}", lines[1]);
     assert_eq!(lines[2], "course lint: 2 problem(s)");
 }
 

@@ -294,6 +294,14 @@ async fn each_learner_of_a_mixed_class_gets_exactly_their_own_report() {
                     .as_array()
                     .and_then(|c| c.iter().find(|c| c["id"] == id).cloned())
                     .unwrap_or_default();
+                // A check gated on an event its own run saw missing in his repos (`after:`)
+                // cannot be gated where the repos are not read: only the others compare.
+                if own["cause"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("event-"))
+                {
+                    continue;
+                }
                 assert_eq!(check["status"], own["status"], "{name} {id}");
                 cluster_marks += usize::from(check["status"] == "pass");
             }
@@ -431,7 +439,11 @@ async fn causes_group_across_learners_with_one_line_per_check_and_cause() {
     assert_eq!(out.matches(&line).count(), 1, "{out}");
     assert!(out.contains("      bob, erin\n"), "{out}");
     assert_eq!(
-        out.matches(&format!("      hint: {hint}\n")).count(),
+        out.matches(&format!(
+            "      hint: {}\n",
+            hint.replace('\n', "\n            ")
+        ))
+        .count(),
         1,
         "the hint is shown once: {out}"
     );
@@ -470,7 +482,7 @@ async fn without_work_dirs_repo_checks_could_not_be_checked_once_per_learner() {
     assert!(out.contains("--work-dirs 'DIR/{learner}'"), "{out}");
     // alice's cluster checks still show their marks; no step passes without her repos.
     assert!(
-        out.contains("  alice    ?  ?  ?  ?  ?  ✓  ✓  ✓  error"),
+        out.contains("  alice    ?  ?  ?  ?  ?  ✓  ✓  ✓  ✓  ✓  error"),
         "{out}"
     );
     assert!(!out.contains("  pass\n"), "{out}");

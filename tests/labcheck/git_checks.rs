@@ -10,7 +10,7 @@ fn one_check(repo: &str, conditions: &str) -> TestCourse {
     TestCourse::new(&[(
         "step-1",
         &format!(
-            "  - id: the-check\n    title: \"the git check\"\n    hint: \"the file's own hint\"\n    git:\n      repo: {repo}\n{conditions}"
+            "  - id: the-check\n    title: \"the git check\"\n    git:\n      repo: {repo}\n{conditions}"
         ),
     )])
 }
@@ -27,7 +27,7 @@ const SOLVED_STEP_5: &str = r#"  - id: on-main
     title: "the broken release is reverted"
     git:
       repo: checkout-config
-      head_reverts: "^checkout: 6\\.7\\.0 with a broken migration"
+      undoes: { file: helm/dev.yaml, path: migration.fail, equals: true, step: step-4 }
   - id: hooks-commit
     title: "the hooks commit is pushed"
     git: { repo: checkout-config, has_commit: "^checkout: migration and smoke test in dev$" }
@@ -211,21 +211,23 @@ fn a_revert_stopped_by_a_conflict_fails_with_continue_or_abort() {
     );
 }
 
+/// The change step 5 undoes, as the course declares it.
+const UNDOES_STEP_4: &str =
+    "      undoes: { file: helm/dev.yaml, path: migration.fail, equals: true, step: step-4 }\n";
+
 #[test]
-fn not_reverting_yet_fails_with_a_hint_to_revert_head() {
+fn not_reverting_yet_fails_with_a_hint_to_revert_the_release_commit() {
     let world = World::at(CoursePoint::Step4);
-    let run = run_json(
-        &world,
-        &one_check(
-            "checkout-config",
-            "      head_reverts: \"^checkout: 6\\\\.7\\\\.0 with a broken migration\"\n",
-        ),
-    );
+    let release = world.repo("checkout-config").head_sha().unwrap();
+    let run = run_json(&world, &one_check("checkout-config", UNDOES_STEP_4));
     let check = run.check("the-check");
     assert_eq!(check["status"], "fail", "{check:#}");
     assert_eq!(
         check["hint"],
-        "cd ~/work/checkout-config && git revert --no-edit HEAD && git push"
+        format!(
+            "cd ~/work/checkout-config && git revert --no-edit {} && git push",
+            &release[..7]
+        )
     );
 }
 
@@ -241,19 +243,14 @@ fn a_commit_that_only_says_revert_is_not_a_revert() {
     ))
     .unwrap();
     repo.push().unwrap();
-    let run = run_json(
-        &world,
-        &one_check(
-            "checkout-config",
-            "      pushed: true\n      head_reverts: \"^checkout: 6\\\\.7\\\\.0 with a broken migration\"\n",
-        ),
-    );
+    let conditions = format!("      pushed: true\n{UNDOES_STEP_4}");
+    let run = run_json(&world, &one_check("checkout-config", &conditions));
     assert_eq!(run.code, 1);
     let check = run.check("the-check");
     assert_eq!(check["status"], "fail");
     let summary = check["summary"].as_str().unwrap();
-    assert!(summary.contains("but does not undo it"), "{summary}");
-    assert!(summary.contains("helm/dev.yaml"), "{summary}");
+    assert!(summary.contains("still has `migration.fail`"), "{summary}");
+    assert!(summary.contains(&bad[..7]), "{summary}");
     assert_eq!(
         check["hint"],
         format!(
@@ -426,7 +423,7 @@ fn a_bad_regex_in_a_check_file_is_a_course_error_with_its_position() {
     );
     let run = run_json(&world, &course);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("step-1.yaml:9:21: "), "{}", run.stderr);
+    assert!(run.stderr.contains("step-1.yaml:8:21: "), "{}", run.stderr);
     assert!(
         run.stderr.contains("is not a valid regex"),
         "{}",
@@ -476,4 +473,298 @@ fn touched_without_since_looks_only_at_the_pushed_tip() {
     let check = run_json(&world, &apps).check("the-check");
     assert_eq!(check["status"], "fail", "{check:#}");
     assert_eq!(check["actual"], "apps unchanged");
+}
+
+// ---- repos in odd states: each with its own message and a fix that works ----
+
+/// `git` run as a process in `dir` (the test sets the world up the way a learner would).
+fn git_in(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_clean_sparse_checkout_is_clean() {
+    let world = World::at(CoursePoint::Step1);
+    let platform = world.repo("argocd-platform");
+    git_in(platform.path(), &["sparse-checkout", "set", "argocd"]);
+    assert!(!platform.path().join("apps").exists(), "apps/ is left out");
+    assert_eq!(git_in(platform.path(), &["status", "--porcelain"]), "");
+    let run = run_json(
+        &world,
+        &one_check("argocd-platform", "      clean: true\n      pushed: true\n"),
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.check("the-check")["status"], "pass");
+    // An edit inside the sparse cone still counts.
+    platform
+        .write("argocd/values.yaml", "changed: true\n")
+        .unwrap();
+    let run = run_json(&world, &one_check("argocd-platform", "      clean: true\n"));
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "fail", "{check:#}");
+    assert!(
+        check["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with("1 uncommitted change: argocd/values.yaml"),
+        "{check:#}"
+    );
+}
+
+#[test]
+fn a_deleted_tree_object_is_could_not_check_with_git_fsck_advice() {
+    let world = World::at(CoursePoint::Step2);
+    let repo = world.repo("checkout-config");
+    let tree = git_in(repo.path(), &["rev-parse", "HEAD^{tree}"]);
+    let tree = tree.trim();
+    let object = repo
+        .path()
+        .join(".git/objects")
+        .join(&tree[..2])
+        .join(&tree[2..]);
+    std::fs::remove_file(&object).expect("the tree is a loose object");
+    let run = run_json(
+        &world,
+        &one_check("checkout-config", "      branch: main\n      clean: true\n"),
+    );
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "error", "{check:#}");
+    assert!(
+        check["summary"].as_str().unwrap().contains("is damaged"),
+        "{check:#}"
+    );
+    assert!(
+        check["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("cd ~/work/checkout-config && git fsck --full"),
+        "{check:#}"
+    );
+}
+
+#[test]
+fn a_deleted_file_object_in_history_is_could_not_check_not_a_verdict() {
+    let world = World::at(CoursePoint::Step4);
+    let repo = world.repo("checkout-config");
+    // The step-2 version of helm/dev.yaml, which only history holds now.
+    let blob = git_in(repo.path(), &["rev-parse", "HEAD~1:helm/dev.yaml"]);
+    let blob = blob.trim();
+    std::fs::remove_file(
+        repo.path()
+            .join(".git/objects")
+            .join(&blob[..2])
+            .join(&blob[2..]),
+    )
+    .expect("the blob is a loose object");
+    let run = run_json(
+        &world,
+        &one_check(
+            "checkout-config",
+            "      made: { file: helm/dev.yaml, path: migration.fail, equals: true }\n",
+        ),
+    );
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "error", "{check:#}");
+    assert!(
+        check["hint"].as_str().unwrap().contains("git fsck"),
+        "{check:#}"
+    );
+}
+
+#[test]
+fn a_bare_repo_in_the_work_dir_is_told_to_work_in_a_clone() {
+    let world = World::at(CoursePoint::Step1);
+    let work = world.lab.work_dir();
+    let repo = work.join("checkout-config");
+    let remote = git_in(&repo, &["remote", "get-url", "origin"]);
+    std::fs::remove_dir_all(&repo).unwrap();
+    git_in(
+        &work,
+        &[
+            "clone",
+            "--quiet",
+            "--bare",
+            remote.trim(),
+            "checkout-config",
+        ],
+    );
+    let run = run_json(&world, &one_check("checkout-config", "      clean: true\n"));
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    let check = run.check("the-check");
+    assert!(
+        check["summary"]
+            .as_str()
+            .unwrap()
+            .contains("is a bare repository"),
+        "{check:#}"
+    );
+    assert!(
+        check["hint"]
+            .as_str()
+            .unwrap()
+            .contains("work in a clone of it"),
+        "{check:#}"
+    );
+}
+
+#[test]
+fn a_git_file_whose_gitdir_is_gone_says_so() {
+    let world = World::at(CoursePoint::Step1);
+    let repo = world.lab.work_dir().join("checkout-config");
+    std::fs::remove_dir_all(repo.join(".git")).unwrap();
+    std::fs::write(
+        repo.join(".git"),
+        "gitdir: /nowhere/main-repo/.git/worktrees/checkout-config\n",
+    )
+    .unwrap();
+    let run = run_json(&world, &one_check("checkout-config", "      clean: true\n"));
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    let check = run.check("the-check");
+    let summary = check["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("/.git is a file pointing at /nowhere/main-repo/.git/worktrees/checkout-config, which no longer exists"),
+        "{summary}"
+    );
+    assert!(
+        check["hint"]
+            .as_str()
+            .unwrap()
+            .contains("clone the repo again"),
+        "{check:#}"
+    );
+}
+
+#[test]
+fn a_literal_tilde_in_work_dir_is_a_usage_error_with_the_fix() {
+    let world = World::at(CoursePoint::Fresh);
+    let run = run_json_with(
+        &world,
+        &one_check("checkout-config", "      clean: true\n"),
+        &["--work-dir", "~/work"],
+    );
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("write --work-dir \"$HOME/work\""),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_dirty_submodule_is_named_with_the_commands_to_run_inside_it() {
+    let world = World::at(CoursePoint::Step1);
+    let repo = world.repo("checkout-config");
+    let gitops = world.lab.work_dir().join("argocd-gitops");
+    git_in(
+        repo.path(),
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "--quiet",
+            gitops.to_str().unwrap(),
+            "vendor/gitops",
+        ],
+    );
+    git_in(
+        repo.path(),
+        &["commit", "--quiet", "-m", "vendor the gitops repo"],
+    );
+    repo.push().unwrap();
+    std::fs::write(
+        repo.path()
+            .join("vendor/gitops/platform/argocd/values.yaml"),
+        "edited inside\n",
+    )
+    .unwrap();
+    let run = run_json(&world, &one_check("checkout-config", "      clean: true\n"));
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "fail", "{check:#}");
+    assert!(
+        check["summary"]
+            .as_str()
+            .unwrap()
+            .contains("inside its submodule vendor/gitops"),
+        "{check:#}"
+    );
+    assert!(
+        check["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("cd ~/work/checkout-config/vendor/gitops && git status"),
+        "{check:#}"
+    );
+}
+
+fn run_json_with(world: &World, course: &TestCourse, extra: &[&str]) -> crate::harness::Run {
+    let mut args = vec!["module-t", "step-1", "--format", "json"];
+    args.extend_from_slice(extra);
+    world.labcheck(course, &args)
+}
+
+/// A work dir with a space: the hint is quoted, and running it as pasted works.
+#[test]
+fn a_work_dir_with_a_space_gets_hints_that_paste_and_run() {
+    let root = tempfile::tempdir().unwrap();
+    let lab = labcheck::lab::world::LabWorld::at(&root.path().join("my lab"), CoursePoint::Step1)
+        .unwrap();
+    let repo = lab.repo("checkout-config").unwrap();
+    repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())
+        .unwrap();
+    repo.commit_all(messages::STEP_2).unwrap();
+    let course = one_check("checkout-config", "      pushed: true\n");
+    let home = tempfile::tempdir().unwrap();
+    let work = lab.work_dir();
+    let course_dir = course.path();
+    let args = [
+        "--course-dir",
+        course_dir.to_str().unwrap(),
+        "module-t",
+        "step-1",
+        "--format",
+        "json",
+        "--work-dir",
+        work.to_str().unwrap(),
+    ];
+    let run = crate::harness::labcheck(home.path(), &args);
+    let check = run.check("the-check");
+    let hint = check["hint"].as_str().unwrap().to_string();
+    let quoted = format!("cd '{}/checkout-config' && git push", work.display());
+    assert_eq!(hint, quoted);
+    let pasted = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&hint)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(
+        pasted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pasted.stderr)
+    );
+    let again = crate::harness::labcheck(home.path(), &args);
+    assert_eq!(
+        again.check("the-check")["status"],
+        "pass",
+        "{}",
+        again.stdout
+    );
 }

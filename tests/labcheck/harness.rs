@@ -145,11 +145,19 @@ pub fn files_with_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).expect("readable folder") {
             let path = entry.expect("an entry").path();
-            if path.is_dir() {
+            let meta = std::fs::symlink_metadata(&path).expect("an entry's type");
+            if meta.is_dir() {
                 stack.push(path);
-            } else {
+            } else if meta.file_type().is_symlink() {
+                // A link is its target (never followed: it may point at a FIFO or out of HOME).
+                let target = std::fs::read_link(&path).expect("a readable link");
+                out.push((path, target.into_os_string().into_encoded_bytes()));
+            } else if meta.is_file() {
                 let bytes = std::fs::read(&path).expect("readable file");
                 out.push((path, bytes));
+            } else {
+                // A FIFO or socket a test put there: reading it would block.
+                out.push((path, b"(not a regular file)".to_vec()));
             }
         }
     }

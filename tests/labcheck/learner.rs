@@ -34,7 +34,7 @@ fn course_with(steps: &[(&str, &str)]) -> TestCourse {
 /// subcommand's own option).
 fn run_in(world: &World, course: &TestCourse, args: &[&str]) -> Run {
     let dir = course.path().display().to_string();
-    let subcommands = ["status", "next", "hint", "track"];
+    let subcommands = ["status", "next", "hint", "track", "reset"];
     let mut all: Vec<&str> = Vec::new();
     let rest = match args.first() {
         Some(first) if subcommands.contains(first) => {
@@ -204,7 +204,10 @@ stages:
 {}
   - stage: fix
     title: "revert it"
-    after: {{ stage: break, repo: checkout-config, commit: "^checkout: smoke test endpoint$" }}
+    after:
+      stage: break
+      repo: checkout-config
+      change: {{ file: helm/dev.yaml, path: smokeTest.path, equals: /status/503 }}
     checks:
       - id: smoke-path-gone
         title: "helm/dev.yaml no longer sets smokeTest.path"
@@ -510,4 +513,257 @@ fn help_lists_every_command_the_readme_shows_for_the_learners_loop() {
     }
     assert!(help.stdout.contains("--watch"), "{}", help.stdout);
     assert!(help.stdout.contains("--answers"), "{}", help.stdout);
+}
+
+/// Where labcheck keeps the progress of the learner working in `work_dir`.
+fn progress_of(home: &Path, work_dir: &Path) -> std::path::PathBuf {
+    let canonical = std::fs::canonicalize(work_dir).expect("the work dir exists");
+    home.join(".local/state/labcheck/learners").join(format!(
+        "{}.progress",
+        labcheck::progress::workdir::progress_file_name(&canonical)
+    ))
+}
+
+/// Run labcheck as `run_in` does, with extra environment (e.g. `LABCHECK_WORK_DIR`).
+fn run_with_env(home: &Path, course: &TestCourse, env: &[(&str, &Path)], args: &[&str]) -> Run {
+    let dir = course.path().display().to_string();
+    let subcommands = ["status", "next", "hint", "track", "reset"];
+    let mut all: Vec<&str> = Vec::new();
+    let rest = match args.first() {
+        Some(first) if subcommands.contains(first) => {
+            all.push(first);
+            &args[1..]
+        }
+        _ => args,
+    };
+    all.extend(["--course-dir", dir.as_str()]);
+    all.extend_from_slice(rest);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_labcheck"));
+    command
+        .args(&all)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("NO_COLOR", "1")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .current_dir(home);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command.output().expect("the labcheck binary runs");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn progress_is_kept_per_work_dir_and_names_it() {
+    let world = World::at(CoursePoint::BreakIt);
+    let course = course_with(&[("step-1", SMOKE_503)]);
+    let run = run_in(&world, &course, &["module-t", "step-1"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let file = progress_of(world.home(), &world.lab.work_dir());
+    let text = std::fs::read_to_string(&file).expect("the learner's progress file");
+    assert!(text.contains("passed\tmodule-t\tstep-1\t"), "{text}");
+    let canonical = std::fs::canonicalize(world.lab.work_dir()).expect("work dir");
+    assert!(
+        text.contains(&format!("workdir\t{}\n", canonical.display())),
+        "{text}"
+    );
+}
+
+/// An instructor (their own HOME, their own ~/work) checks two learners' clones with
+/// `--work-dir`: their own progress is untouched, and nothing is written for the learners.
+#[test]
+fn an_instructor_checking_two_learners_writes_no_progress_at_all() {
+    let alice = World::at(CoursePoint::BreakIt);
+    let bob = World::at(CoursePoint::Step5);
+    let course = course_with(&[("step-1", SMOKE_503)]);
+    let instructor = tempfile::tempdir().expect("the instructor's home");
+    let own_work = instructor.path().join("work");
+    std::fs::create_dir_all(&own_work).expect("~/work");
+    // The instructor's own progress, as their own runs left it.
+    let own = progress_of(instructor.path(), &own_work);
+    std::fs::create_dir_all(own.parent().expect("state dir")).expect("state dir");
+    let kept =
+        "format\tlabcheck-progress/v1\npassed\tmodule-t\tstep-1\t2025-01-06T09:00:00Z\tkind\n";
+    std::fs::write(&own, kept).expect("own progress");
+    let state = instructor.path().join(".local/state/labcheck");
+    let before = crate::harness::files_with_bytes(&state);
+    for (learner, code) in [(&alice, 0), (&bob, 1)] {
+        let dir = learner.lab.work_dir();
+        for _ in 0..2 {
+            let run = run_with_env(
+                instructor.path(),
+                &course,
+                &[],
+                &[
+                    "module-t",
+                    "step-1",
+                    "--work-dir",
+                    dir.to_str().expect("utf-8"),
+                ],
+            );
+            assert_eq!(run.code, code, "{}{}", run.stdout, run.stderr);
+        }
+    }
+    assert_eq!(crate::harness::files_with_bytes(&state), before);
+    assert_eq!(std::fs::read_to_string(&own).expect("own"), kept);
+}
+
+/// Two learners on one machine account, each with their own LABCHECK_WORK_DIR: the first one's
+/// break, seen by labcheck, is no evidence for the second one's fix.
+#[test]
+fn one_learner_s_break_never_counts_for_another_learner_s_fix() {
+    let first = World::at(CoursePoint::BreakIt);
+    let second = World::at(CoursePoint::Step5);
+    let course = break_it_course();
+    let home = tempfile::tempdir().expect("a shared home");
+    let first_dir = first.lab.work_dir();
+    let broke = run_with_env(
+        home.path(),
+        &course,
+        &[("LABCHECK_WORK_DIR", &first_dir)],
+        &["module-t", "break-it/break"],
+    );
+    assert_eq!(broke.code, 0, "{}{}", broke.stdout, broke.stderr);
+    // The second learner "fixes" without ever breaking: smokeTest.path was never set.
+    let second_dir = second.lab.work_dir();
+    let fix = run_with_env(
+        home.path(),
+        &course,
+        &[("LABCHECK_WORK_DIR", &second_dir)],
+        &["module-t", "break-it/fix", "--format", "json"],
+    );
+    let sequence = fix.check("break-came-first");
+    assert_eq!(sequence["status"], "fail", "{sequence:#}");
+    assert!(
+        sequence["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("do the break first"),
+        "{sequence:#}"
+    );
+    // The first learner's own fix does count their break.
+    let first_fix = run_with_env(
+        home.path(),
+        &course,
+        &[("LABCHECK_WORK_DIR", &first_dir)],
+        &["module-t", "break-it/fix", "--format", "json"],
+    );
+    assert!(
+        first_fix.check("break-came-first")["summary"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("labcheck saw break-it/break pass"),
+        "{}",
+        first_fix.stdout
+    );
+}
+
+#[test]
+fn reset_forgets_one_step_and_asks_scripts_for_yes() {
+    let world = World::at(CoursePoint::BreakIt);
+    let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
+    run_in(&world, &course, &["module-t", "step-1"]);
+    run_in(&world, &course, &["module-t", "step-2"]);
+    let file = progress_of(world.home(), &world.lab.work_dir());
+    let before = std::fs::read_to_string(&file).expect("progress");
+    assert!(before.contains("passed\tmodule-t\tstep-1"), "{before}");
+    assert!(before.contains("failures\tmodule-t\tstep-2"), "{before}");
+    // No terminal to ask on, no --yes: refused, nothing forgotten.
+    let refused = run_in(&world, &course, &["reset", "module-t", "step-1"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(refused.stderr.contains("add --yes"), "{}", refused.stderr);
+    assert_eq!(std::fs::read_to_string(&file).expect("progress"), before);
+    let reset = run_in(&world, &course, &["reset", "module-t", "step-1", "--yes"]);
+    assert_eq!(reset.code, 0, "{}", reset.stderr);
+    assert!(
+        reset.stdout.contains("forgot 1 record(s)"),
+        "{}",
+        reset.stdout
+    );
+    let after = std::fs::read_to_string(&file).expect("progress");
+    assert!(!after.contains("passed\tmodule-t\tstep-1"), "{after}");
+    assert!(after.contains("failures\tmodule-t\tstep-2"), "{after}");
+    // A step the course does not have is a usage error, not a silent no-op.
+    let typo = run_in(&world, &course, &["reset", "module-t", "step-9", "--yes"]);
+    assert_eq!(typo.code, 2, "{}", typo.stderr);
+    let all = run_in(&world, &course, &["reset", "--yes"]);
+    assert_eq!(all.code, 0, "{}", all.stderr);
+    let status = run_in(&world, &course, &["status"]);
+    assert!(status.stdout.contains("0 of 2 done"), "{}", status.stdout);
+}
+
+#[test]
+fn next_never_resumes_at_a_step_a_later_passing_step_replaced() {
+    let world = World::at(CoursePoint::BreakIt);
+    // Step 1 is transient (a later step replaces what it looks at) and fails now; step 2 passes.
+    let transient = format!(
+        "format: labcheck/v1\ntitle: \"Test step-1\"\ntransient: true\nchecks:\n{PUSHED_WITH_LEVELS}"
+    );
+    let course = course_with(&[
+        ("step-1", PUSHED_WITH_LEVELS),
+        ("step-2", SMOKE_503),
+        ("step-3", PUSHED_WITH_LEVELS),
+    ]);
+    std::fs::write(
+        course.path().join("modules/module-t/step-1.yaml"),
+        transient,
+    )
+    .expect("step-1");
+    let passed = run_in(&world, &course, &["module-t", "step-2"]);
+    assert_eq!(passed.code, 0, "{}{}", passed.stdout, passed.stderr);
+    let next = run_in(&world, &course, &["next", "--no-wait"]);
+    assert!(
+        next.stdout
+            .contains("- module-t step-1 replaced by step-2, which passed"),
+        "{}",
+        next.stdout
+    );
+    assert!(
+        next.stdout.contains("next: module-t step-3"),
+        "{}",
+        next.stdout
+    );
+    let status = run_in(&world, &course, &["status"]);
+    assert!(
+        status.stdout.contains("next: module-t step-3"),
+        "{}",
+        status.stdout
+    );
+    let recheck = run_in(&world, &course, &["next", "--recheck", "--no-wait"]);
+    assert!(
+        recheck.stdout.contains("next: module-t step-3"),
+        "{}",
+        recheck.stdout
+    );
+}
+
+#[test]
+fn an_older_single_progress_file_becomes_the_own_work_dir_s() {
+    let world = World::at(CoursePoint::BreakIt);
+    let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
+    let legacy = progress_file(world.home());
+    std::fs::create_dir_all(legacy.parent().expect("state dir")).expect("state dir");
+    std::fs::write(
+        &legacy,
+        "format\tlabcheck-progress/v1\npassed\tmodule-t\tstep-2\t2025-01-06T09:00:00Z\tkind\n",
+    )
+    .expect("legacy progress");
+    let run = run_in(&world, &course, &["module-t", "step-1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !legacy.exists(),
+        "the old file is moved, not left to come back"
+    );
+    let text = std::fs::read_to_string(progress_of(world.home(), &world.lab.work_dir()))
+        .expect("the new file");
+    assert!(
+        text.contains("passed\tmodule-t\tstep-2\t2025-01-06"),
+        "{text}"
+    );
+    assert!(text.contains("passed\tmodule-t\tstep-1\t"), "{text}");
 }

@@ -10,6 +10,7 @@ mod file_checks;
 mod fleet;
 mod git_checks;
 mod harness;
+mod history;
 mod kubectl;
 mod learner;
 mod module_10;

@@ -131,7 +131,8 @@ fn a_sync_still_running_fails_step_4_as_in_progress_with_a_hint_to_wait() {
     let failed = run.check("sync-failed");
     assert_eq!(failed["status"], "fail", "{}", run.stdout);
     assert!(hint(&run, "sync-failed").contains("wait"), "{failed:#}");
-    assert_eq!(status(&run, "deployment-untouched"), "pass");
+    // The Deployment is untouched, but the sync it speaks of has not stopped yet: no ✓.
+    assert_eq!(status(&run, "deployment-untouched"), "fail");
 }
 
 #[test]
@@ -397,4 +398,308 @@ fn after_the_whole_module_steps_whose_state_was_replaced_are_skipped_not_failed(
     let alone = check_with(&world, &snapshot, "step-4");
     assert_eq!(alone.json()["status"], "fail");
     assert_eq!(alone.code, 1);
+}
+
+/// A state of `modules/module-10/fixtures/cluster`, its revision placeholders filled from `world`
+/// (the same files `labcheck course test` runs; written from the facts files' shapes).
+fn fixture(world: &World, file: &str) -> Snapshot {
+    let revs = revisions(world);
+    let path = format!(
+        "{}/modules/module-10/fixtures/cluster/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("fixture file");
+    let text = labcheck::course::placeholders::substitute(&path, &text, |kind, repo| {
+        use labcheck::course::placeholders::Revision;
+        Ok(match (kind, repo) {
+            (_, "argocd-platform") => revs.platform.clone(),
+            (Revision::Previous, _) => revs.checkout_before.clone(),
+            _ => revs.checkout.clone(),
+        })
+    })
+    .expect("placeholders");
+    Snapshot::from_yaml_str(&text).expect("fixture snapshot")
+}
+
+fn cause(run: &Run, id: &str) -> String {
+    run.check(id)["cause"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn field(run: &Run, id: &str, name: &str) -> String {
+    run.check(id)[name].as_str().unwrap_or_default().to_string()
+}
+
+/// The Application object of a snapshot, to edit a state into its neighbour.
+fn app_of(snapshot: &mut Snapshot) -> &mut serde_json::Value {
+    snapshot
+        .objects
+        .iter_mut()
+        .find(|o| o["kind"] == "Application" && o["metadata"]["name"] == "checkout-dev")
+        .expect("checkout-dev in the snapshot")
+}
+
+#[test]
+fn a_retrying_sync_is_named_retrying_with_its_attempt_never_failed_or_done() {
+    let world = World::at(CoursePoint::Step4);
+    let run = check_with(&world, &fixture(&world, "step-4-retrying.yaml"), "step-4");
+    for id in [
+        "sync-failed",
+        "presync-hook-failed",
+        "migrate-job-failed",
+        "syncfail-hook-ran",
+    ] {
+        assert_eq!(status(&run, id), "fail", "{id}: {}", run.stdout);
+        assert_eq!(cause(&run, id), "retrying", "{id}: {}", run.stdout);
+    }
+    let summary = field(&run, "sync-failed", "summary");
+    assert!(summary.contains("retry 1 of 5"), "{summary}");
+    // The course's hint stays; the state's hint is added: Argo CD refuses a sync while it retries.
+    let hint = hint(&run, "sync-failed");
+    assert!(hint.starts_with("Let Argo CD see your push"), "{hint}");
+    assert!(
+        hint.contains("argocd app terminate-op checkout-dev"),
+        "{hint}"
+    );
+}
+
+#[test]
+fn a_terminated_sync_is_named_terminated_not_blamed_on_a_delete_policy() {
+    let world = World::at(CoursePoint::Step4);
+    let run = check_with(&world, &fixture(&world, "step-4-terminated.yaml"), "step-4");
+    for id in ["sync-failed", "migrate-job-failed"] {
+        assert_eq!(status(&run, id), "fail", "{id}: {}", run.stdout);
+        assert_eq!(
+            cause(&run, id),
+            "operation-terminated",
+            "{id}: {}",
+            run.stdout
+        );
+        let text = run.check(id).to_string();
+        assert!(
+            !text.contains("its hook delete policy removed"),
+            "{id}: {text}"
+        );
+    }
+    // Said once, on the first check; the Job check points at it.
+    let diagnosis = field(&run, "sync-failed", "diagnosis");
+    assert!(diagnosis.contains("terminate-op"), "{diagnosis}");
+}
+
+#[test]
+fn both_hooks_logs_are_read_and_missing_pods_fail_with_the_kubectl_logs_command() {
+    let world = World::at(CoursePoint::Step4);
+    let solved = check_with(&world, &fixture(&world, "step-4-solved.yaml"), "step-4");
+    assert_eq!(
+        status(&solved, "migration-logged-failure"),
+        "pass",
+        "{}",
+        solved.stdout
+    );
+    assert!(
+        field(&solved, "migration-logged-failure", "summary")
+            .contains("\"ERROR: migration failed (migration.fail=true)\""),
+        "{}",
+        solved.stdout
+    );
+    assert_eq!(status(&solved, "syncfail-hook-logged"), "pass");
+    let gone = check_with(&world, &fixture(&world, "step-4-pods-gone.yaml"), "step-4");
+    for (id, job) in [
+        ("migration-logged-failure", "checkout-migrate"),
+        ("syncfail-hook-logged", "checkout-sync-failed"),
+    ] {
+        assert_eq!(status(&gone, id), "fail", "{id}");
+        assert_eq!(cause(&gone, id), format!("logs-pods-gone:{job}"));
+        assert!(
+            hint(&gone, id).contains(&format!("kubectl -n checkout-dev logs job/{job}")),
+            "{id}: {}",
+            hint(&gone, id)
+        );
+    }
+    assert_eq!(status(&gone, "migrate-job-failed"), "pass");
+}
+
+#[test]
+fn a_configmap_in_wave_0_fails_step_3_on_its_wave_though_the_order_holds() {
+    let world = World::at(CoursePoint::Step3);
+    let run = check_with(
+        &world,
+        &fixture(&world, "step-3-configmap-wave-0.yaml"),
+        "step-3",
+    );
+    assert_eq!(status(&run, "last-sync-order"), "pass", "{}", run.stdout);
+    assert_eq!(status(&run, "configmap-wave"), "fail");
+    assert_eq!(
+        cause(&run, "configmap-wave"),
+        "field-mismatch:ConfigMap/checkout-config"
+    );
+    // The course's hint is kept (the generic "look at it" only adds to it).
+    assert!(hint(&run, "configmap-wave").starts_with("The wave is an annotation"));
+    let solved = check_with(&world, &fixture(&world, "step-3-solved.yaml"), "step-3");
+    assert_eq!(
+        status(&solved, "configmap-wave"),
+        "pass",
+        "{}",
+        solved.stdout
+    );
+}
+
+#[test]
+fn degraded_after_a_failed_sync_names_the_crash_loop_and_does_not_say_wait_or_sync() {
+    let world = World::at(CoursePoint::Step5);
+    let run = check_with(&world, &fixture(&world, "step-5-degraded.yaml"), "step-5");
+    assert_eq!(status(&run, "synced-healthy"), "fail", "{}", run.stdout);
+    assert_eq!(cause(&run, "synced-healthy"), "pod-stuck:CrashLoopBackOff");
+    let diagnosis = field(&run, "synced-healthy", "diagnosis");
+    assert!(diagnosis.contains("CrashLoopBackOff"), "{diagnosis}");
+    assert!(
+        diagnosis.contains("its last run ended with exit code 1, Error"),
+        "{diagnosis}"
+    );
+    let hint = hint(&run, "synced-healthy");
+    assert!(!hint.contains("argocd app sync"), "{hint}");
+}
+
+#[test]
+fn the_syncfail_job_of_an_earlier_failure_never_passes_the_break_stage() {
+    let world = World::at(CoursePoint::BreakIt);
+    let run = check_with(
+        &world,
+        &fixture(&world, "break-it-syncfail-never-ran.yaml"),
+        "break-it/break",
+    );
+    assert_eq!(
+        status(&run, "postsync-hook-failed"),
+        "pass",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        cause(&run, "syncfail-hook-ran"),
+        "job-from-earlier-sync:checkout-sync-failed"
+    );
+    let summary = field(&run, "syncfail-hook-ran", "summary");
+    assert!(
+        summary.contains("this Job is from an earlier sync"),
+        "{summary}"
+    );
+    assert!(hint(&run, "syncfail-hook-ran").contains("start the sync of your commit"));
+    assert_eq!(
+        cause(&run, "syncfail-hook-in-sync"),
+        "syncfail-hook-missing:checkout-sync-failed"
+    );
+    assert!(
+        hint(&run, "syncfail-hook-in-sync").contains("argocd.argoproj.io/hook: SyncFail"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// Step 5's solved state as a multi-source app: the chart from a Helm repo, the values from
+/// checkout-config (`ref: values`), in the order given (facts-2 §1.5 b).
+fn multi_source(world: &World, values_first: bool, values_rev: &str) -> Snapshot {
+    let mut snapshot = fixture(world, "step-5-solved.yaml");
+    let app = app_of(&mut snapshot);
+    let chart = serde_json::json!({"repoURL": "https://stefanprodan.github.io/podinfo", "chart": "podinfo",
+        "targetRevision": "6.7.1", "helm": {"valueFiles": ["$values/helm/dev.yaml"]}});
+    let values = serde_json::json!({"repoURL": "http://git.course.local/team-checkout/checkout-config.git",
+        "targetRevision": "main", "ref": "values"});
+    let (sources, revisions) = if values_first {
+        (
+            serde_json::json!([values, chart]),
+            serde_json::json!([values_rev, "6.7.1"]),
+        )
+    } else {
+        (
+            serde_json::json!([chart, values]),
+            serde_json::json!(["6.7.1", values_rev]),
+        )
+    };
+    app["spec"]["source"] = serde_json::Value::Null;
+    app["spec"]["sources"] = sources.clone();
+    let status = &mut app["status"];
+    status["sync"]["revision"] = serde_json::Value::Null;
+    status["sync"]["revisions"] = revisions.clone();
+    status["sync"]["comparedTo"]["source"] = serde_json::json!({"repoURL": ""});
+    status["sync"]["comparedTo"]["sources"] = sources.clone();
+    let op = &mut status["operationState"];
+    op["operation"]["sync"]["revision"] = serde_json::Value::Null;
+    op["operation"]["sync"]["revisions"] = revisions.clone();
+    op["operation"]["sync"]["sources"] = sources.clone();
+    op["syncResult"]["revision"] = serde_json::json!("");
+    op["syncResult"]["revisions"] = revisions;
+    op["syncResult"]["source"] = serde_json::json!({"repoURL": ""});
+    op["syncResult"]["sources"] = sources;
+    snapshot
+}
+
+#[test]
+fn a_multi_source_app_passes_step_5_in_either_source_order_and_fails_at_an_older_values_commit() {
+    let world = World::at(CoursePoint::Step5);
+    let revs = revisions(&world);
+    for values_first in [false, true] {
+        let run = check_with(
+            &world,
+            &multi_source(&world, values_first, &revs.checkout),
+            "step-5",
+        );
+        for id in ["synced-healthy", "sync-succeeded"] {
+            assert_eq!(
+                status(&run, id),
+                "pass",
+                "values first {values_first}, {id}: {}",
+                run.stdout
+            );
+        }
+        let behind = check_with(
+            &world,
+            &multi_source(&world, values_first, &revs.checkout_before),
+            "step-5",
+        );
+        assert_eq!(status(&behind, "synced-healthy"), "fail");
+        assert_eq!(cause(&behind, "synced-healthy"), "not-seen-yet");
+        let summary = field(&behind, "synced-healthy", "summary");
+        assert!(summary.contains(&revs.checkout_before[..7]), "{summary}");
+    }
+}
+
+#[test]
+fn an_app_in_another_namespace_is_named_where_it_is() {
+    let world = World::at(CoursePoint::Step5);
+    let mut snapshot = fixture(&world, "step-5-solved.yaml");
+    app_of(&mut snapshot)["metadata"]["namespace"] = serde_json::json!("team-checkout");
+    let run = check_with(&world, &snapshot, "step-5");
+    assert_eq!(status(&run, "synced-healthy"), "fail", "{}", run.stdout);
+    assert_eq!(
+        cause(&run, "synced-healthy"),
+        "app-in-other-namespace:team-checkout"
+    );
+    assert!(
+        hint(&run, "synced-healthy").contains("--argocd-namespace team-checkout"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn pushed_to_a_feature_branch_names_the_branch_argo_cd_follows() {
+    let world = World::at(CoursePoint::Step5);
+    let snapshot = fixture(&world, "step-5-solved.yaml");
+    let repo = world.repo("checkout-config");
+    for args in [
+        &["switch", "-q", "-c", "feature"][..],
+        &["commit", "-q", "--allow-empty", "-m", "try on a branch"],
+        &["push", "-q", "-u", "origin", "feature"],
+    ] {
+        repo.git(args).expect("git");
+    }
+    let run = check_with(&world, &snapshot, "step-5");
+    assert_eq!(status(&run, "synced-healthy"), "fail", "{}", run.stdout);
+    assert_eq!(
+        field(&run, "synced-healthy", "summary"),
+        "pushed to `feature`, but checkout-dev follows `main`"
+    );
+    assert_eq!(cause(&run, "synced-healthy"), "pushed-elsewhere:feature");
 }

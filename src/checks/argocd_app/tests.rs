@@ -20,6 +20,13 @@ fn pushed() -> Pushed {
         repo: "checkout-config".to_string(),
         head: PUSHED.to_string(),
         upstream: Some(PUSHED.to_string()),
+        upstream_name: Some("origin/main".to_string()),
+        origin: Some(OriginView {
+            url: Some("git@git.course.local:team-checkout/checkout-config.git".to_string()),
+            default_branch: Some("main".to_string()),
+            branches: vec!["main".to_string()],
+            containing: vec!["main".to_string()],
+        }),
     }
 }
 
@@ -430,4 +437,318 @@ fn words_argo_cd_does_not_use_are_rejected_at_load() {
             "{bad} should be rejected"
         );
     }
+}
+
+/// facts-2 §1.5 (b): chart from a Helm repo, values from the work repo (`ref: values`), after a
+/// v3.2+ auto-sync; `values_first` swaps the order of the sources (and so of the revisions).
+fn multi_source(values_first: bool, values_rev: &str) -> Application {
+    let chart = json!({"repoURL": "https://stefanprodan.github.io/podinfo", "chart": "podinfo",
+                       "targetRevision": "6.7.1", "helm": {"valueFiles": ["$values/helm/dev.yaml"]}});
+    let values = json!({"repoURL": "http://git.course.local/team-checkout/checkout-config.git",
+                        "targetRevision": "main", "ref": "values"});
+    let (sources, revisions) = if values_first {
+        (json!([values, chart]), json!([values_rev, "6.7.1"]))
+    } else {
+        (json!([chart, values]), json!(["6.7.1", values_rev]))
+    };
+    serde_json::from_value(json!({
+        "metadata": {"name": "checkout-dev", "namespace": "argocd"},
+        "spec": {"sources": sources, "destination": {"namespace": "checkout-dev"}},
+        "status": {
+            "sync": {"status": "Synced", "revisions": revisions,
+                     "comparedTo": {"source": {"repoURL": ""}, "sources": sources}},
+            "health": {"status": "Healthy"},
+            "operationState": {"phase": "Succeeded", "message": "successfully synced (all tasks run)",
+                "startedAt": "2026-05-02T10:14:58Z", "finishedAt": "2026-05-02T10:15:40Z",
+                "operation": {"sync": {"revisions": revisions, "sources": sources}},
+                "syncResult": {"revision": "", "revisions": revisions, "source": {"repoURL": ""},
+                               "sources": sources, "resources": [
+                    entry("Job", "checkout-migrate", "PreSync", true, "Succeeded", "Reached expected number of succeeded pods")]}}
+        }
+    }))
+    .unwrap_or_default()
+}
+
+#[test]
+fn a_multi_source_app_passes_whatever_the_order_of_its_sources() {
+    let s = spec(
+        "{name: checkout-dev, revision_of: checkout-config, sync: Synced, health: Healthy, phase: Succeeded,
+          hook: {kind: Job, name: checkout-migrate, phase: PreSync, result: Succeeded}}",
+    );
+    for values_first in [false, true] {
+        let outcome = s.decide(&multi_source(values_first, PUSHED), Some(&pushed()));
+        assert_eq!(
+            outcome.status,
+            Status::Pass,
+            "values first {values_first}: {outcome:?}"
+        );
+        assert!(
+            outcome.summary.contains("at 9b7e4d2"),
+            "{}",
+            outcome.summary
+        );
+    }
+}
+
+#[test]
+fn a_multi_source_app_at_an_older_values_commit_is_not_seen_yet() {
+    let s = spec("{name: checkout-dev, revision_of: checkout-config, sync: Synced}");
+    for values_first in [false, true] {
+        let outcome = s.decide(&multi_source(values_first, OLD), Some(&pushed()));
+        assert_eq!(outcome.status, Status::Fail);
+        assert_eq!(outcome.cause, Some(Cause::new("not-seen-yet")));
+        // The chart version is not mistaken for the work repo's revision.
+        assert!(
+            outcome.summary.contains("still at 3f2a1c0"),
+            "{}",
+            outcome.summary
+        );
+    }
+}
+
+#[test]
+fn revisions_that_do_not_match_the_sources_are_not_read() {
+    let mut app = multi_source(true, PUSHED);
+    app.status.sync.revisions.truncate(1);
+    let outcome = spec("{name: checkout-dev, revision_of: checkout-config, sync: Synced}")
+        .decide(&app, Some(&pushed()));
+    assert_eq!(outcome.status, Status::Error);
+    assert_eq!(outcome.cause, Some(Cause::new("revisions-unreadable")));
+}
+
+#[test]
+fn pushed_to_a_feature_branch_names_the_branch_argo_cd_follows() {
+    let on_feature = Pushed {
+        upstream_name: Some("origin/feature".to_string()),
+        origin: Some(OriginView {
+            url: Some("/tmp/lab/remotes/checkout-config.git".to_string()),
+            default_branch: Some("main".to_string()),
+            branches: vec!["feature".to_string(), "main".to_string()],
+            containing: vec!["feature".to_string()],
+        }),
+        ..pushed()
+    };
+    let s = spec("{name: checkout-dev, revision_of: checkout-config, sync: Synced}");
+    let mut app = app("Synced", "Healthy", OLD, Some(succeeded_sync(OLD)));
+    app.spec.source = serde_json::from_value(json!({
+        "repoURL": "http://git.course.local/team-checkout/checkout-config.git", "targetRevision": "HEAD"}))
+    .ok();
+    let outcome = s.decide(&app, Some(&on_feature));
+    assert_eq!(outcome.status, Status::Fail);
+    assert_eq!(
+        outcome.summary,
+        "pushed to `feature`, but checkout-dev follows `main`"
+    );
+    assert_eq!(
+        outcome.cause,
+        Some(Cause::about("pushed-elsewhere", "feature"))
+    );
+    let diagnosis = outcome.diagnosis.unwrap_or_default();
+    assert!(
+        diagnosis.contains("pushed [BROKEN: to `feature`, but checkout-dev follows `main`]"),
+        "{diagnosis}"
+    );
+    // The same push to main passes that link.
+    assert_eq!(
+        s.decide(&app, Some(&pushed())).cause,
+        Some(Cause::new("not-seen-yet"))
+    );
+}
+
+#[test]
+fn a_retrying_sync_is_still_going_not_failed() {
+    let s = spec(
+        "{name: checkout-dev, revision_of: checkout-config, phase: [Failed, Error],
+                   hook: {kind: Job, name: checkout-migrate, phase: PreSync, result: Failed}}",
+    );
+    let mut state = op(
+        "Running",
+        "one or more synchronization tasks completed unsuccessfully. Retrying attempt #2 at 10:16AM.",
+        PUSHED,
+        vec![entry(
+            "Job",
+            "checkout-migrate",
+            "PreSync",
+            true,
+            "Failed",
+            "Job has reached the specified backoff limit",
+        )],
+    );
+    state["retryCount"] = json!(2);
+    state["finishedAt"] = json!("2026-05-02T10:16:10Z");
+    state["operation"]["retry"] = json!({"limit": 5});
+    let outcome = s.decide(
+        &app("OutOfSync", "Healthy", PUSHED, Some(state)),
+        Some(&pushed()),
+    );
+    assert_eq!(outcome.status, Status::Fail);
+    assert!(outcome.pending);
+    assert_eq!(outcome.cause, Some(Cause::new("retrying")));
+    assert!(
+        outcome.summary.contains("retry 2 of 5"),
+        "{}",
+        outcome.summary
+    );
+    assert!(outcome.hint.unwrap_or_default().contains("terminate-op"));
+}
+
+#[test]
+fn a_terminated_sync_does_not_pass_as_the_failed_sync_of_step_4() {
+    let s = spec("{name: checkout-dev, revision_of: checkout-config, phase: [Failed, Error]}");
+    let state = op(
+        "Failed",
+        "Operation terminated",
+        PUSHED,
+        vec![entry(
+            "Job",
+            "checkout-migrate",
+            "PreSync",
+            true,
+            "Succeeded",
+            "Deleted",
+        )],
+    );
+    let outcome = s.decide(
+        &app("OutOfSync", "Healthy", PUSHED, Some(state)),
+        Some(&pushed()),
+    );
+    assert_eq!(outcome.status, Status::Fail);
+    assert_eq!(outcome.cause, Some(Cause::new("operation-terminated")));
+    assert!(!outcome.hint.unwrap_or_default().contains("delete policy"));
+}
+
+#[test]
+fn degraded_after_a_failed_sync_names_the_resource_and_does_not_say_start_a_sync() {
+    let s = spec("{name: checkout-dev, revision_of: checkout-config, health: Healthy}");
+    let mut app = app(
+        "Synced",
+        "Degraded",
+        PUSHED,
+        Some(op(
+            "Failed",
+            "one or more synchronization tasks completed unsuccessfully",
+            PUSHED,
+            vec![entry(
+                "Deployment",
+                "checkout",
+                "Sync",
+                false,
+                "Running",
+                "deployment.apps/checkout configured",
+            )],
+        )),
+    );
+    app.status.resources = serde_json::from_value(json!([
+        {"group": "apps", "kind": "Deployment", "namespace": "checkout-dev", "name": "checkout", "status": "Synced",
+         "health": {"status": "Degraded", "message": "Deployment \"checkout\" exceeded its progress deadline"}},
+        {"kind": "ConfigMap", "namespace": "checkout-dev", "name": "checkout-config", "status": "Synced", "health": {"status": "Healthy"}}
+    ]))
+    .unwrap_or_default();
+    let outcome = s.decide(&app, Some(&pushed()));
+    assert_eq!(
+        outcome.cause,
+        Some(Cause::about("app-degraded", "Deployment/checkout"))
+    );
+    assert!(!outcome.pending);
+    assert!(outcome.diagnosis.unwrap_or_default().contains(
+        "Deployment checkout: Degraded (Deployment \"checkout\" exceeded its progress deadline)"
+    ));
+    assert!(!outcome.hint.unwrap_or_default().contains("argocd app sync"));
+}
+
+#[test]
+fn a_failed_sync_without_its_syncfail_hook_names_the_missing_hook_not_a_resync() {
+    let s = spec(
+        "{name: checkout-dev, hook: {kind: Job, name: checkout-sync-failed, phase: SyncFail}}",
+    );
+    let state = op(
+        "Failed",
+        "one or more synchronization tasks completed unsuccessfully",
+        PUSHED,
+        vec![entry(
+            "Job",
+            "checkout-smoke-test",
+            "PostSync",
+            true,
+            "Failed",
+            "Job has reached the specified backoff limit",
+        )],
+    );
+    let outcome = s.decide(&app("Synced", "Healthy", PUSHED, Some(state)), None);
+    assert_eq!(
+        outcome.cause,
+        Some(Cause::about(
+            "syncfail-hook-missing",
+            "checkout-sync-failed"
+        ))
+    );
+    let hint = outcome.hint.unwrap_or_default();
+    assert!(hint.contains("argocd.argoproj.io/hook: SyncFail"), "{hint}");
+    assert!(!hint.contains("argocd app sync"), "{hint}");
+}
+
+#[test]
+fn while_a_sync_runs_the_hint_is_to_wait_or_terminate_never_to_sync() {
+    let s = spec("{name: checkout-dev, revision_of: checkout-config, phase: Succeeded}");
+    let state = op(
+        "Running",
+        "waiting for completion of hook batch/Job/checkout-migrate",
+        PUSHED,
+        vec![],
+    );
+    let outcome = s.decide(
+        &app("OutOfSync", "Healthy", PUSHED, Some(state)),
+        Some(&pushed()),
+    );
+    assert!(outcome.pending);
+    let hint = outcome.hint.unwrap_or_default();
+    assert!(
+        hint.contains("argocd app wait checkout-dev")
+            && hint.contains("argocd app terminate-op checkout-dev"),
+        "{hint}"
+    );
+}
+
+#[test]
+fn the_app_of_apps_is_found_by_the_childs_tracking_and_name_or_parent_of_is_required() {
+    let child: Application = serde_json::from_value(json!({"metadata": {"name": "projects", "namespace": "argocd",
+        "annotations": {"argocd.argoproj.io/tracking-id": "platform:argoproj.io/Application:argocd/projects"}}}))
+    .unwrap_or_default();
+    assert_eq!(child.metadata.managed_by().as_deref(), Some("platform"));
+    let by_label: Application = serde_json::from_value(json!({"metadata": {"name": "projects",
+        "labels": {"app.kubernetes.io/instance": "platform"}}}))
+    .unwrap_or_default();
+    assert_eq!(by_label.metadata.managed_by().as_deref(), Some("platform"));
+    let parsed: Result<ArgocdAppSpec, _> = serde_yaml::from_str(
+        "{parent_of: projects, order: [{kind: Application, name: projects}, {kind: Application, name: checkout-dev}]}",
+    );
+    assert!(parsed.is_ok_and(|s| s.parent_of && s.name == "projects"));
+    for bad in ["{sync: Synced}", "{name: a, parent_of: b}"] {
+        assert!(serde_yaml::from_str::<ArgocdAppSpec>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn a_self_heal_after_the_full_sync_is_could_not_check_for_hooks_never_a_fail() {
+    let s = spec(
+        "{name: checkout-dev, hook: {kind: Job, name: checkout-migrate, phase: PreSync, result: Succeeded}}",
+    );
+    let mut state = op(
+        "Succeeded",
+        "successfully synced (all tasks run)",
+        PUSHED,
+        vec![entry(
+            "Deployment",
+            "checkout",
+            "Sync",
+            false,
+            "Running",
+            "deployment.apps/checkout configured",
+        )],
+    );
+    state["operation"]["sync"]["resources"] =
+        json!([{"group": "apps", "kind": "Deployment", "name": "checkout"}]);
+    let outcome = s.decide(&app("Synced", "Healthy", PUSHED, Some(state)), None);
+    assert_eq!(outcome.status, Status::Error);
+    assert_eq!(outcome.cause, Some(Cause::new("selective-sync")));
 }

@@ -282,7 +282,8 @@ pub fn application(s: &AppState) -> Value {
         "health": {"status": s.health}, "history": history, "resourceHealthSource": "appTree",
         "sourceType": "Helm", "reconciledAt": "2026-05-02T11:30:00Z"});
     let mut app = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-        "metadata": {"name": APP, "namespace": ARGOCD_NS, "uid": uid("app-checkout-dev"), "creationTimestamp": "2026-05-02T09:10:00Z"},
+        "metadata": {"name": APP, "namespace": ARGOCD_NS, "uid": uid("app-checkout-dev"), "creationTimestamp": "2026-05-02T09:10:00Z",
+            "annotations": {"argocd.argoproj.io/tracking-id": format!("{ROOT_APP}:argoproj.io/Application:{ARGOCD_NS}/{APP}")}},
         "spec": {"project": "team-checkout",
             "source": {"repoURL": "http://git.course.local/team-checkout/checkout-config.git", "targetRevision": "main", "path": "helm"},
             "destination": {"server": "https://kubernetes.default.svc", "namespace": NS},
@@ -296,6 +297,49 @@ pub fn application(s: &AppState) -> Value {
     }
     app["status"] = status;
     app
+}
+
+/// The platform's app of apps (module 1): it manages `apps/*.yaml` of argocd-platform.
+pub const ROOT_APP: &str = "platform";
+
+/// The platform's child Applications with their waves, in the order a sync applies them.
+const PLATFORM_CHILDREN: &[(&str, &str)] = &[("projects", "-2"), ("namespaces", "-1")];
+
+/// The app of apps and its wave -2/-1 children (annotation tracking, v3.0+ default), its last
+/// sync having applied them in wave order before checkout-dev (wave 0).
+pub fn platform_apps() -> Vec<Value> {
+    let entry = |name: &str| {
+        json!({"group": "argoproj.io", "version": "v1alpha1", "kind": "Application", "namespace": ARGOCD_NS,
+            "name": name, "status": "Synced", "message": format!("application.argoproj.io/{name} configured"),
+            "hookPhase": "Running", "syncPhase": "Sync"})
+    };
+    let mut entries: Vec<Value> = PLATFORM_CHILDREN.iter().map(|(n, _)| entry(n)).collect();
+    entries.push(entry(APP));
+    let mut objects = vec![
+        json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+        "metadata": {"name": ROOT_APP, "namespace": ARGOCD_NS, "uid": uid("app-platform"), "creationTimestamp": "2026-05-02T09:00:20Z"},
+        "spec": {"project": "platform",
+            "source": {"repoURL": "http://git.course.local/platform/argocd-platform.git", "targetRevision": "main", "path": "apps"},
+            "destination": {"server": "https://kubernetes.default.svc", "namespace": ARGOCD_NS},
+            "syncPolicy": {"automated": {}}},
+        "status": {"sync": {"status": "Synced"}, "health": {"status": "Healthy"},
+            "operationState": {"phase": "Succeeded", "message": "successfully synced (all tasks run)",
+                "startedAt": "2026-05-02T09:05:00Z", "finishedAt": "2026-05-02T09:05:30Z",
+                "operation": {"sync": {}},
+                "syncResult": {"resources": entries}}}}),
+    ];
+    for (name, wave) in PLATFORM_CHILDREN {
+        objects.push(json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+            "metadata": {"name": name, "namespace": ARGOCD_NS, "uid": uid(&format!("app-{name}")),
+                "creationTimestamp": "2026-05-02T09:05:01Z",
+                "annotations": {"argocd.argoproj.io/sync-wave": wave,
+                    "argocd.argoproj.io/tracking-id": format!("{ROOT_APP}:argoproj.io/Application:{ARGOCD_NS}/{name}")}},
+            "spec": {"project": "platform",
+                "source": {"repoURL": "http://git.course.local/platform/argocd-platform.git", "targetRevision": "main", "path": name},
+                "destination": {"server": "https://kubernetes.default.svc"}},
+            "status": {"sync": {"status": "Synced"}, "health": {"status": "Healthy"}}}));
+    }
+    objects
 }
 
 #[cfg(test)]

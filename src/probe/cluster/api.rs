@@ -209,6 +209,53 @@ pub enum ProbeError {
         expected: String,
         reason: String,
     },
+    /// An object of a known kind whose fields have the wrong types (a ConfigMap whose `data` is
+    /// a list): no check can read it, so none may judge it.
+    #[error("the API returned a {kind} labcheck cannot read: {reason} (GET {url})")]
+    Unreadable {
+        kind: String,
+        url: String,
+        reason: String,
+    },
+    /// 3xx: something between labcheck and the API (or a wrong `server:`) sends it elsewhere.
+    #[error(
+        "the Kubernetes API at {server} answered {code} to GET {url}, sending labcheck to {location}; labcheck, like kubectl, does not follow redirects"
+    )]
+    Redirected {
+        server: String,
+        code: u16,
+        url: String,
+        location: String,
+    },
+    /// 429: the API server's rate limits (API priority and fairness) refuse more requests now.
+    #[error("the Kubernetes API is rate-limiting requests: it answered 429 Too Many Requests to GET {url}{}", retry_after.as_ref().map(|s| format!(" and asked to retry after {s} s")).unwrap_or_default())]
+    RateLimited {
+        url: String,
+        retry_after: Option<String>,
+    },
+    /// The answer started and then stopped coming.
+    #[error(
+        "the Kubernetes API began answering GET {url} and then stopped: no byte for {stall_secs} s after {received} bytes"
+    )]
+    Stalled {
+        url: String,
+        received: u64,
+        stall_secs: u64,
+    },
+    /// The answer kept coming and never ended (a followed log, a streaming proxy).
+    #[error(
+        "the answer to GET {url} never ended: labcheck read {received} bytes for {limit_secs} s and stopped there"
+    )]
+    Endless {
+        url: String,
+        received: u64,
+        limit_secs: u64,
+    },
+    /// TLS: the server's certificate does not chain to the kubeconfig's CA.
+    #[error(
+        "the cluster's certificate is not signed by a CA in your kubeconfig ({server}): {detail}"
+    )]
+    UntrustedCertificate { server: String, detail: String },
 }
 
 impl ProbeError {
@@ -230,6 +277,37 @@ impl ProbeError {
             ),
             ProbeError::Server { .. } => "the API server is in trouble; wait a moment and run labcheck again (`kubectl get --raw /readyz` shows its state)".to_string(),
             ProbeError::Garbage { .. } => "labcheck may be talking to something that is not a Kubernetes API (a proxy?); check the server in your kubeconfig".to_string(),
+            ProbeError::Unreadable { url, .. } => format!(
+                "the object does not have the shape Kubernetes gives it: look at it with `kubectl get --raw '{url}'`, and check what serves this API (a proxy or a mock?)"
+            ),
+            ProbeError::Redirected { .. } => "put the API server's own address in your kubeconfig's `server:` (`kubectl config view --minify` shows it), or remove the proxy that redirects".to_string(),
+            ProbeError::RateLimited { retry_after, .. } => format!(
+                "wait {} and run labcheck again: the API server is busy (other clients may be flooding it; `kubectl get --raw /readyz` shows its state)",
+                retry_after.as_ref().map(|s| format!("{s} s")).unwrap_or_else(|| "a moment".to_string())
+            ),
+            ProbeError::Stalled { .. } => "the API server or the network in between is stuck; run labcheck again, and check `kubectl get --raw /readyz`".to_string(),
+            ProbeError::Endless { .. } => "labcheck reads answers that end; if a proxy streams this path, point --kubeconfig at the API server itself".to_string(),
+            ProbeError::UntrustedCertificate { .. } => "get the course cluster's kubeconfig again (`kind export kubeconfig --name <cluster>`): its certificate-authority-data must be the CA of this cluster".to_string(),
+        }
+    }
+
+    /// A stable id for what went wrong (for grouping a class's results; never parsed from text).
+    pub fn cause_id(&self) -> &'static str {
+        match self {
+            ProbeError::NotConfigured { .. } => "cluster-not-configured",
+            ProbeError::Unreachable { .. } => "cluster-unreachable",
+            ProbeError::Unauthorized { .. } => "cluster-unauthorized",
+            ProbeError::Forbidden { .. } => "cluster-forbidden",
+            ProbeError::ResourceNotServed { .. } => "resource-not-served",
+            ProbeError::NamespaceMissing { .. } => "namespace-missing",
+            ProbeError::Server { .. } => "api-server-error",
+            ProbeError::Garbage { .. } => "api-garbage",
+            ProbeError::Unreadable { .. } => "api-unreadable-object",
+            ProbeError::Redirected { .. } => "api-redirected",
+            ProbeError::RateLimited { .. } => "api-rate-limited",
+            ProbeError::Stalled { .. } => "api-stalled",
+            ProbeError::Endless { .. } => "api-endless-answer",
+            ProbeError::UntrustedCertificate { .. } => "cluster-untrusted-certificate",
         }
     }
 }
@@ -241,6 +319,10 @@ pub struct RawResponse {
     pub body: String,
     /// Bytes before `body` that were not kept (only a pod log is cut, keeping its tail).
     pub skipped: u64,
+    /// The `Location` header (of a redirect).
+    pub location: Option<String>,
+    /// The `Retry-After` header (of a 429).
+    pub retry_after: Option<String>,
 }
 
 /// The subset of `metav1.Status` labcheck reads.
@@ -291,6 +373,19 @@ pub fn classify(
     match response.code {
         200..=299 => Ok(Answer::Found(response.body.clone())),
         400 => Ok(Answer::BadRequest(message)),
+        301 | 302 | 303 | 307 | 308 => Err(ProbeError::Redirected {
+            server: server.to_string(),
+            code: response.code,
+            url: path.url(),
+            location: response
+                .location
+                .clone()
+                .unwrap_or_else(|| "(no Location given)".to_string()),
+        }),
+        429 => Err(ProbeError::RateLimited {
+            url: path.url(),
+            retry_after: response.retry_after.clone(),
+        }),
         401 => Err(ProbeError::Unauthorized {
             server: server.to_string(),
         }),
@@ -343,6 +438,9 @@ fn forbidden_target(path: &ApiPath) -> String {
 }
 
 fn first_line(body: &str) -> String {
+    if body_looks_like_secret(body) {
+        return "(not shown: it looks like a Secret)".to_string();
+    }
     let line = body.lines().next().unwrap_or("").trim();
     let mut line: String = line.chars().take(200).collect();
     if line.is_empty() {
@@ -366,6 +464,99 @@ pub fn parse_json(path: &ApiPath, body: &str) -> Result<serde_json::Value, Probe
         });
     }
     Ok(value)
+}
+
+/// Whether raw text (an error body, a body that is not JSON) holds a Secret: such text is never
+/// quoted in a message.
+pub fn body_looks_like_secret(body: &str) -> bool {
+    let compact: String = body
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '"' && *c != '\'')
+        .take(1 << 20)
+        .collect();
+    compact.contains("kind:Secret") || compact.contains("stringData")
+}
+
+/// Whether a parsed object is a Secret by what it is, whatever path it was asked for: its kind,
+/// or (a body without `kind`) a Secret's `type` next to `data`, or `stringData`.
+pub fn looks_like_secret(object: &serde_json::Value) -> bool {
+    let kind = object.get("kind").and_then(serde_json::Value::as_str);
+    if kind
+        .is_some_and(|k| k.eq_ignore_ascii_case("Secret") || k.eq_ignore_ascii_case("SecretList"))
+    {
+        return true;
+    }
+    let secret_type = object
+        .get("type")
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|t| {
+            t == "Opaque" || t.contains("kubernetes.io/") || t.starts_with("helm.sh/")
+        });
+    (secret_type && object.get("data").is_some()) || object.get("stringData").is_some()
+}
+
+/// Check that an object of a kind labcheck knows has the shape Kubernetes gives it, so a check
+/// never reads a field of the wrong type as "missing" or "different".
+pub fn check_shape(path: &ApiPath, object: &serde_json::Value) -> Result<(), ProbeError> {
+    use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch, core::v1 as core};
+    let kind = object
+        .get("kind")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    let api_version = object
+        .get("apiVersion")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    // An answer of another kind than asked for (a ConfigMap path answered with a Secret) is
+    // not the object a check means, whatever its fields hold.
+    const KNOWN: [(&str, &str); 8] = [
+        ("configmaps", "ConfigMap"),
+        ("secrets", "Secret"),
+        ("pods", "Pod"),
+        ("jobs", "Job"),
+        ("deployments", "Deployment"),
+        ("namespaces", "Namespace"),
+        ("services", "Service"),
+        ("applications", "Application"),
+    ];
+    let asked = KNOWN.iter().find(|(plural, _)| *plural == path.resource);
+    let answered = KNOWN.iter().find(|(_, k)| *k == kind);
+    if path.name.is_some()
+        && let (Some((_, asked_kind)), Some(_)) = (asked, answered)
+        && *asked_kind != kind
+    {
+        return Err(ProbeError::Unreadable {
+            kind: kind.to_string(),
+            url: path.url(),
+            reason: format!("labcheck asked for a {asked_kind}, and the answer is a {kind}"),
+        });
+    }
+    fn shape<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> Result<(), String> {
+        T::deserialize(value).map(|_| ()).map_err(|e| e.to_string())
+    }
+    let result = match (api_version, kind) {
+        ("v1", "ConfigMap") => shape::<core::ConfigMap>(object),
+        ("v1", "Pod") => shape::<core::Pod>(object),
+        ("v1", "Namespace") => shape::<core::Namespace>(object),
+        ("v1", "Service") => shape::<core::Service>(object),
+        ("batch/v1", "Job") => shape::<batch::Job>(object),
+        ("apps/v1", "Deployment") => shape::<apps::Deployment>(object),
+        // Values are blanked before this runs, so only their containers are checked.
+        ("v1", "Secret") => ["data", "stringData"]
+            .iter()
+            .find(|f| {
+                object
+                    .get(**f)
+                    .is_some_and(|v| !v.is_object() && !v.is_null())
+            })
+            .map_or(Ok(()), |f| Err(format!("`{f}` is not a map"))),
+        _ => Ok(()),
+    };
+    result.map_err(|reason| ProbeError::Unreadable {
+        kind: kind.to_string(),
+        url: path.url(),
+        reason,
+    })
 }
 
 /// Deserialize a fetched object into a typed struct, or say the shape is wrong.
@@ -402,6 +593,8 @@ mod tests {
             skipped: 0,
             code,
             body: body.to_string(),
+            location: None,
+            retry_after: None,
         }
     }
 
@@ -490,5 +683,91 @@ mod tests {
         assert_eq!(plural_of("NetworkPolicy"), "networkpolicies");
         assert_eq!(plural_of("AppProject"), "appprojects");
         assert_eq!(plural_of("Endpoints"), "endpoints");
+    }
+
+    #[test]
+    fn an_object_of_the_wrong_shape_or_kind_is_unreadable_not_a_verdict() {
+        let path = ApiPath::new("v1", "configmaps")
+            .in_namespace("argocd")
+            .named("argocd-cm");
+        let listed = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "argocd-cm"}, "data": ["a", "b"]});
+        let error = check_shape(&path, &listed).err().map(|e| e.to_string());
+        assert!(
+            error.as_deref().is_some_and(|e| e.starts_with(
+                "the API returned a ConfigMap labcheck cannot read: invalid type: sequence"
+            )),
+            "{error:?}"
+        );
+        let secret = serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "argocd-cm"}, "data": {"k": "(redacted by labcheck)"}});
+        let error = check_shape(&path, &secret).err().map(|e| e.to_string());
+        assert!(
+            error
+                .as_deref()
+                .is_some_and(|e| e.contains("asked for a ConfigMap, and the answer is a Secret")),
+            "{error:?}"
+        );
+        let fine = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "argocd-cm"}, "data": {"a": "b"}});
+        assert_eq!(check_shape(&path, &fine), Ok(()));
+    }
+
+    #[test]
+    fn a_secret_is_known_by_what_it_is() {
+        let cases = [
+            (serde_json::json!({"kind": "Secret", "data": {}}), true),
+            (
+                serde_json::json!({"type": "Opaque", "data": {"p": "aHVudGVyMg=="}}),
+                true,
+            ),
+            (
+                serde_json::json!({"type": "kubernetes.io/tls", "data": {}}),
+                true,
+            ),
+            (serde_json::json!({"stringData": {"p": "x"}}), true),
+            (serde_json::json!({"kind": "SecretList", "items": []}), true),
+            (
+                serde_json::json!({"kind": "ConfigMap", "data": {"type": "Opaque"}}),
+                false,
+            ),
+            (
+                serde_json::json!({"kind": "Event", "type": "Warning"}),
+                false,
+            ),
+        ];
+        for (object, secret) in cases {
+            assert_eq!(looks_like_secret(&object), secret, "{object}");
+        }
+        assert_eq!(
+            first_line("{\"kind\": \"Secret\", \"data\": {\"p\": \"aHVudGVyMg==\"}}"),
+            "(not shown: it looks like a Secret)"
+        );
+    }
+
+    #[test]
+    fn redirects_and_rate_limits_say_what_the_server_answered() {
+        let path = app_path();
+        let mut redirect = response(301, "<a>Moved</a>");
+        redirect.location = Some("https://elsewhere:6443/".to_string());
+        let error = classify(&path, &redirect, "context lab", "x")
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            error.as_deref().is_some_and(|e| e.contains("answered 301")
+                && e.contains("sending labcheck to https://elsewhere:6443/")),
+            "{error:?}"
+        );
+        let mut limited = response(429, "{}");
+        limited.retry_after = Some("7".to_string());
+        let error = classify(&path, &limited, "s", "x")
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            error.as_deref().is_some_and(
+                |e| e.contains("429 Too Many Requests") && e.contains("retry after 7 s")
+            ),
+            "{error:?}"
+        );
     }
 }

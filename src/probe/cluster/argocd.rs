@@ -21,6 +21,28 @@ pub struct Application {
 pub struct Metadata {
     pub name: String,
     pub namespace: Option<String>,
+    pub labels: std::collections::BTreeMap<String, String>,
+    pub annotations: std::collections::BTreeMap<String, String>,
+}
+
+impl Metadata {
+    /// The Application that manages this object, from Argo CD's resource tracking: the
+    /// annotation `argocd.argoproj.io/tracking-id: <app>:<group>/<kind>:<ns>/<name>` (v3.0+
+    /// default), else the label `app.kubernetes.io/instance: <app>` (label tracking). An app in
+    /// another namespace is tracked as `<ns>_<app>`.
+    pub fn managed_by(&self) -> Option<String> {
+        let tracked = self
+            .annotations
+            .get("argocd.argoproj.io/tracking-id")
+            .and_then(|id| id.split(':').next())
+            .or_else(|| {
+                self.labels
+                    .get("app.kubernetes.io/instance")
+                    .map(String::as_str)
+            })
+            .filter(|app| !app.is_empty())?;
+        Some(tracked.rsplit('_').next().unwrap_or(tracked).to_string())
+    }
 }
 
 /// The spec fields labcheck reads.
@@ -29,6 +51,24 @@ pub struct Metadata {
 pub struct AppSpec {
     pub destination: Destination,
     pub sync_policy: Option<serde_json::Value>,
+    /// Single-source apps.
+    pub source: Option<AppSource>,
+    /// Multi-source apps (`spec.source` is then ignored, facts-2 §1.1).
+    pub sources: Vec<AppSource>,
+}
+
+/// One source of an Application (`spec.source(s)`, and the copies stored next to revisions).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AppSource {
+    #[serde(rename = "repoURL")]
+    pub repo_url: String,
+    pub path: Option<String>,
+    pub chart: Option<String>,
+    pub target_revision: Option<String>,
+    #[serde(rename = "ref")]
+    pub ref_: Option<String>,
+    pub name: Option<String>,
 }
 
 /// Where the app deploys to.
@@ -48,6 +88,22 @@ pub struct AppStatus {
     pub history: Vec<HistoryEntry>,
     pub conditions: Vec<Condition>,
     pub reconciled_at: Option<String>,
+    /// The app's resources with their sync status (and, up to v2.x, their health).
+    pub resources: Vec<ResourceStatus>,
+}
+
+/// `status.resources[]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ResourceStatus {
+    pub group: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub status: Option<String>,
+    /// Not persisted since v3.0 (`resourceHealthSource: appTree`).
+    pub health: Option<HealthStatus>,
+    pub hook: Option<bool>,
 }
 
 /// `status.sync`.
@@ -58,8 +114,17 @@ pub struct SyncStatus {
     pub status: Option<String>,
     /// The git revision Argo CD last compared against (resolved SHA).
     pub revision: Option<String>,
-    /// Multi-source apps.
+    /// Multi-source apps: one per source, in the order of `comparedTo.sources`.
     pub revisions: Vec<String>,
+    pub compared_to: ComparedTo,
+}
+
+/// `status.sync.comparedTo`: the sources the revisions were resolved from.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ComparedTo {
+    pub source: Option<AppSource>,
+    pub sources: Vec<AppSource>,
 }
 
 /// `status.health`.
@@ -89,6 +154,14 @@ pub struct OperationState {
 #[serde(default, rename_all = "camelCase")]
 pub struct Operation {
     pub sync: Option<SyncOperation>,
+    pub retry: Option<RetryStrategy>,
+}
+
+/// `operation.retry`: `limit` absent means 0 retries (facts-2 §3.1).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RetryStrategy {
+    pub limit: Option<i64>,
 }
 
 /// `operation.sync`.
@@ -97,6 +170,11 @@ pub struct Operation {
 pub struct SyncOperation {
     pub revision: Option<String>,
     pub revisions: Vec<String>,
+    /// Non-empty for a selective sync (a few resources): it runs no hooks.
+    pub resources: Vec<serde_json::Value>,
+    pub sync_strategy: Option<serde_json::Value>,
+    pub source: Option<AppSource>,
+    pub sources: Vec<AppSource>,
 }
 
 /// `operationState.syncResult`.
@@ -105,6 +183,8 @@ pub struct SyncOperation {
 pub struct SyncResult {
     pub revision: Option<String>,
     pub revisions: Vec<String>,
+    pub source: Option<AppSource>,
+    pub sources: Vec<AppSource>,
     /// In execution order (facts a2): the position is the order Argo CD applied them in.
     pub resources: Vec<ResourceResult>,
 }
@@ -150,6 +230,9 @@ impl ResourceResult {
 pub struct HistoryEntry {
     pub id: Option<i64>,
     pub revision: Option<String>,
+    pub revisions: Vec<String>,
+    pub source: Option<AppSource>,
+    pub sources: Vec<AppSource>,
     pub deploy_started_at: Option<String>,
     pub deployed_at: Option<String>,
 }
@@ -194,6 +277,59 @@ impl Application {
                 .last_operation()
                 .and_then(|op| op.phase.as_deref())
                 .is_some_and(|p| p == "Running" || p == "Terminating")
+    }
+
+    /// Whether the last operation synced only some resources (`operation.sync.resources`, e.g. a
+    /// self-heal) or with `syncStrategy.apply`: such an operation runs no hooks (facts-2 §2 rule 4).
+    pub fn operation_is_selective(&self) -> bool {
+        self.last_operation()
+            .and_then(|op| op.operation.sync.as_ref())
+            .is_some_and(|s| {
+                !s.resources.is_empty()
+                    || s.sync_strategy
+                        .as_ref()
+                        .is_some_and(|st| st.get("apply").is_some())
+            })
+    }
+
+    /// The retry the last operation is in, while it is still going: `(attempt, limit)`. An
+    /// attempt failed with retries left keeps phase `Running` with `retryCount: N` and the message
+    /// `… Retrying attempt #N at …`; the next attempt says `Retrying operation. Attempt #N`
+    /// (facts-2 §3.2). `limit` is `None` when the operation does not say (absent = 0, but then
+    /// there would be no retry to report).
+    pub fn retrying(&self) -> Option<(i64, Option<i64>)> {
+        let op = self.last_operation()?;
+        if op.phase.as_deref() != Some("Running") {
+            return None;
+        }
+        let message = op.message.as_deref().unwrap_or("");
+        let from_message = ["Retrying attempt #", "Attempt #"]
+            .iter()
+            .find_map(|marker| {
+                let rest = message.split(marker).nth(1)?;
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse::<i64>().ok()
+            });
+        let attempt = match (op.retry_count.filter(|n| *n > 0), from_message) {
+            (Some(n), Some(m)) => n.max(m),
+            (Some(n), None) => n,
+            (None, Some(m)) => m,
+            (None, None) => return None,
+        };
+        let limit = op.operation.retry.as_ref().map(|r| r.limit.unwrap_or(0));
+        Some((attempt, limit))
+    }
+
+    /// Whether the last operation was ended by `argocd app terminate-op` (or the controller's
+    /// sync timeout): phase `Terminating`, or a message starting `Operation terminated`.
+    pub fn operation_terminated(&self) -> bool {
+        self.last_operation().is_some_and(|op| {
+            op.phase.as_deref() == Some("Terminating")
+                || op
+                    .message
+                    .as_deref()
+                    .is_some_and(|m| m.starts_with("Operation terminated"))
+        })
     }
 }
 

@@ -8,6 +8,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use super::api::ProbeError;
 
+mod exec;
+
 /// How long labcheck waits to connect, and for an answer: a dead cluster must not hang a check.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// See [`CONNECT_TIMEOUT`].
@@ -70,17 +72,40 @@ pub async fn resolve(
             }
             name.to_string()
         }
-        None => match kubeconfig.current_context.clone() {
-            Some(name) if !name.is_empty() => name,
-            _ => {
-                return Err(ProbeError::NotConfigured {
-                    reason: format!("the kubeconfig {shown} has no current context"),
-                    fix: "pick one with --context NAME or `kubectl config use-context NAME`"
-                        .to_string(),
-                });
+        None => {
+            let names: Vec<&str> = kubeconfig
+                .contexts
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            let there = if names.is_empty() {
+                "it has no contexts at all".to_string()
+            } else {
+                format!("it has: {}", names.join(", "))
+            };
+            match kubeconfig.current_context.clone() {
+                Some(name) if names.contains(&name.as_str()) => name,
+                Some(name) if !name.is_empty() => {
+                    return Err(ProbeError::NotConfigured {
+                        reason: format!(
+                            "the kubeconfig {shown} names current context `{name}`, which it does not hold ({there})"
+                        ),
+                        fix: "pick one with --context NAME or `kubectl config use-context NAME`"
+                            .to_string(),
+                    });
+                }
+                _ => {
+                    return Err(ProbeError::NotConfigured {
+                        reason: format!("the kubeconfig {shown} has no current context ({there})"),
+                        fix: "pick one with --context NAME or `kubectl config use-context NAME`"
+                            .to_string(),
+                    });
+                }
             }
-        },
+        }
     };
+    let mut kubeconfig = kubeconfig;
+    exec::replace_exec_with_token(&mut kubeconfig, &context_name).await?;
     let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
         .map_err(|e| ProbeError::NotConfigured {
@@ -108,9 +133,7 @@ fn read(source: &Source) -> Result<(Kubeconfig, String), ProbeError> {
                     fix: "check the path, or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config".to_string(),
                 });
             }
-            Kubeconfig::read_from(path)
-                .map(|k| (k, shown.clone()))
-                .map_err(|e| not_readable(&shown, e))
+            read_one(path, &shown).map(|k| (k, shown.clone()))
         }
         Source::Env(value) => {
             let shown = format!("{} ($KUBECONFIG)", value.to_string_lossy());
@@ -132,18 +155,89 @@ fn read(source: &Source) -> Result<(Kubeconfig, String), ProbeError> {
                 .collect();
             let mut merged = Kubeconfig::default();
             for path in present {
-                let next = Kubeconfig::read_from(&path).map_err(|e| not_readable(&shown, e))?;
+                let next = read_one(&path, &shown)?;
                 merged = merged.merge(next).map_err(|e| not_readable(&shown, e))?;
             }
             Ok((merged, shown))
         }
         Source::Home(path) => {
             let shown = path.display().to_string();
-            Kubeconfig::read_from(path)
-                .map(|k| (k, shown.clone()))
-                .map_err(|e| not_readable(&shown, e))
+            read_one(path, &shown).map(|k| (k, shown.clone()))
         }
     }
+}
+
+/// The most labcheck reads of a kubeconfig file (a few kilobytes in practice).
+const MAX_KUBECONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// One kubeconfig file, read as kubectl reads it: a regular file (a FIFO would block), nested
+/// as a kubeconfig is, and without two entries of one name (kubectl refuses those too).
+fn read_one(path: &Path, shown: &str) -> Result<Kubeconfig, ProbeError> {
+    let refuse = |reason: String| {
+        ProbeError::NotConfigured {
+        reason: format!("cannot read the kubeconfig {shown}: {reason}"),
+        fix: "pass --kubeconfig FILE with the course cluster's kubeconfig (`kind get kubeconfig --name <cluster> > FILE`)".to_string(),
+    }
+    };
+    let text = crate::paths::read_regular_text(path, MAX_KUBECONFIG_BYTES)
+        .map_err(|e| refuse(e.to_string()))?;
+    if let Err(deep) = crate::yaml_guard::check_depth(&text) {
+        return Err(refuse(format!("line {}: {}", deep.line, deep.message())));
+    }
+    let kubeconfig = Kubeconfig::read_from(path).map_err(|e| refuse(e.to_string()))?;
+    let duplicate = |names: Vec<&str>| {
+        names
+            .iter()
+            .enumerate()
+            .find(|(i, name)| names[..*i].contains(name))
+            .map(|(_, name)| name.to_string())
+    };
+    let found = [
+        (
+            "contexts",
+            duplicate(
+                kubeconfig
+                    .contexts
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect(),
+            ),
+        ),
+        (
+            "clusters",
+            duplicate(
+                kubeconfig
+                    .clusters
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect(),
+            ),
+        ),
+        (
+            "users",
+            duplicate(
+                kubeconfig
+                    .auth_infos
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect(),
+            ),
+        ),
+    ];
+    if let Some((what, name)) = found
+        .into_iter()
+        .find_map(|(what, name)| name.map(|n| (what, n)))
+    {
+        return Err(ProbeError::NotConfigured {
+            reason: format!(
+                "the kubeconfig {shown} has two {what} named `{name}`; kubectl refuses such a file too, as it cannot tell which one is meant"
+            ),
+            fix: format!(
+                "rename or remove one of the {what} named `{name}` (`kubectl config get-{what}` lists them)"
+            ),
+        });
+    }
+    Ok(kubeconfig)
 }
 
 fn in_cluster(context: Option<&str>) -> Result<Resolved, ProbeError> {
@@ -167,6 +261,9 @@ fn in_cluster(context: Option<&str>) -> Result<Resolved, ProbeError> {
 
 /// Timeouts on every request: the API server must answer, or labcheck says so.
 pub fn bound(config: &mut kube::Config) {
+    // kube retries 429/503/504 up to 15 times with backoff growing to minutes; labcheck says what
+    // the server answered instead (a 429 with its Retry-After), within seconds.
+    config.default_retry = false;
     config.connect_timeout = Some(CONNECT_TIMEOUT);
     config.read_timeout = Some(READ_TIMEOUT);
     config.write_timeout = Some(READ_TIMEOUT);

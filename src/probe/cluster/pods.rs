@@ -74,6 +74,8 @@ pub struct StuckContainer {
     pub container: String,
     pub reason: String,
     pub message: String,
+    /// How the container's previous run ended (`exit code 1, Error`), for a crash loop.
+    pub last_exit: Option<String>,
 }
 
 /// The first container of `pod` waiting for a reason that will not fix itself by waiting
@@ -86,11 +88,20 @@ pub fn stuck_container(pod: &Pod) -> Option<StuckContainer> {
         if reason == "ContainerCreating" || reason == "PodInitializing" {
             return None;
         }
+        let last_exit = cs
+            .last_state
+            .as_ref()
+            .and_then(|l| l.terminated.as_ref())
+            .map(|t| match t.reason.as_deref() {
+                Some(r) => format!("exit code {}, {r}", t.exit_code),
+                None => format!("exit code {}", t.exit_code),
+            });
         Some(StuckContainer {
             pod: pod.metadata.name.clone().unwrap_or_default(),
             container: cs.name.clone(),
             reason,
             message: waiting.message.clone().unwrap_or_default(),
+            last_exit,
         })
     })
 }

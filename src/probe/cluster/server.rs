@@ -38,10 +38,7 @@ impl Cluster {
                 client, describe, ..
             } => (client, describe),
         };
-        let unreachable = |reason: String| ProbeError::Unreachable {
-            server: describe.clone(),
-            reason,
-        };
+        let unreachable = |reason: String| super::unreachable_or_untrusted(describe, reason);
         let request = http::Request::get("/version")
             .header(http::header::ACCEPT, "application/json")
             .body(kube::client::Body::empty())

@@ -228,14 +228,11 @@ async fn list(client: &kube::Client, collection: &str) -> Result<Store, Ended> {
         401 | 403 | 404 | 405 => return Err(Ended::Refused),
         _ => return Err(Ended::Broken),
     }
-    let bytes = tokio::time::timeout(
-        super::REQUEST_TIMEOUT,
-        super::read_bounded(response.into_body(), None),
-    )
-    .await
-    .map_err(|_| Ended::Broken)?
-    .map_err(|_| Ended::Broken)?
-    .0;
+    let deadline = tokio::time::Instant::now() + super::REQUEST_TIMEOUT;
+    let bytes = super::read_bounded(response.into_body(), None, deadline)
+        .await
+        .map_err(|_| Ended::Broken)?
+        .0;
     let list: Value = serde_json::from_slice(&bytes).map_err(|_| Ended::Broken)?;
     let api_version = list["apiVersion"].as_str().unwrap_or_default().to_string();
     let kind = list["kind"]
@@ -456,6 +453,8 @@ fn ok(value: &Value) -> RawResponse {
         code: 200,
         body: value.to_string(),
         skipped: 0,
+        location: None,
+        retry_after: None,
     }
 }
 
@@ -485,6 +484,8 @@ fn not_found(collection: &str, name: &str) -> RawResponse {
         })
         .to_string(),
         skipped: 0,
+        location: None,
+        retry_after: None,
     }
 }
 

@@ -1,0 +1,7 @@
+//! See `fuzz/targets.rs` (course_path): the body is shared with the stable-toolchain driver.
+#![no_main]
+
+#[path = "../targets.rs"]
+mod targets;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| targets::course_path(data));

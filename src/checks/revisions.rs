@@ -1,0 +1,364 @@
+//! Which revision Argo CD holds for one work repo, in single- and multi-source Applications.
+//!
+//! A multi-source app has no `revision`: it has `revisions[]`, one per source, in the order of the
+//! source list stored **next to them** (`comparedTo.sources`, `syncResult.sources`,
+//! `history[].sources`), which may differ from `spec.sources` after an edit (facts-2 §1.2–1.4). So
+//! the source is found by its `repoURL` in that list, never by its index in the spec.
+
+use crate::probe::cluster::argocd::{AppSource, Application, HistoryEntry};
+
+/// A revision list with the source list it belongs to.
+#[derive(Debug, Clone, Copy)]
+pub struct RevisionView<'a> {
+    pub revision: Option<&'a str>,
+    pub revisions: &'a [String],
+    pub source: Option<&'a AppSource>,
+    pub sources: &'a [AppSource],
+}
+
+/// What a view says about one repo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    /// The revisions of the sources that point at the repo (several when the repo is listed more
+    /// than once, e.g. a chart path and a `ref:` of the same repo).
+    Found(Vec<String>),
+    /// Nothing recorded yet (no comparison, or a failed one).
+    Nothing,
+    /// `revisions` and `sources` differ in length: the comparison failed or is in progress.
+    Mismatch { revisions: usize, sources: usize },
+    /// No source points at the repo; these are the repoURLs it has.
+    NotFollowed(Vec<String>),
+}
+
+/// A work repo as Argo CD would name it: its `origin` URL and its folder name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoId {
+    pub name: String,
+    pub origin_url: Option<String>,
+}
+
+/// `https://git.example/Team/Repo.git/`, `git@git.example:team/repo`, `ssh://git@git.example:22/team/repo.git`
+/// all become `git.example/team/repo`: no scheme, no user, no `.git`, no trailing slash; the port
+/// is dropped for ssh only (it says nothing about the repo there).
+pub fn normalise_url(url: &str) -> String {
+    let url = url.trim();
+    let (scheme, rest) = match url.split_once("://") {
+        Some((scheme, rest)) => (scheme.to_ascii_lowercase(), rest),
+        None => (String::new(), url),
+    };
+    let rest = match rest.split_once('@') {
+        Some((user, host)) if !user.contains('/') => host,
+        _ => rest,
+    };
+    let mut rest = rest.to_string();
+    if scheme.is_empty() {
+        // scp-like `host:team/repo`, not a Windows-free local path.
+        if let Some((host, path)) = rest.split_once(':')
+            && !host.contains('/')
+            && !path.starts_with("//")
+        {
+            rest = format!("{host}/{path}");
+        }
+    } else if scheme == "ssh"
+        && let Some((host, path)) = rest.split_once('/')
+        && let Some((name, port)) = host.split_once(':')
+        && port.chars().all(|c| c.is_ascii_digit())
+    {
+        rest = format!("{name}/{path}");
+    }
+    let trimmed = rest.trim_end_matches('/');
+    let trimmed = trimmed.strip_suffix(".git").unwrap_or(trimmed);
+    trimmed.trim_end_matches('/').to_ascii_lowercase()
+}
+
+/// The last path segment of a repo URL (`checkout-config`).
+pub fn repo_name(url: &str) -> String {
+    normalise_url(url)
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Indices of the sources that point at `repo`: by the normalised `origin` URL; failing that
+/// (Argo CD often reaches the Git server by another host name than the learner), by the repo's
+/// name as the last segment of the URL.
+pub fn matching_sources(sources: &[&AppSource], repo: &RepoId) -> Vec<usize> {
+    if let Some(origin) = &repo.origin_url {
+        let origin = normalise_url(origin);
+        let exact: Vec<usize> = (0..sources.len())
+            .filter(|&i| normalise_url(&sources[i].repo_url) == origin)
+            .collect();
+        if !exact.is_empty() {
+            return exact;
+        }
+    }
+    let name = repo
+        .origin_url
+        .as_deref()
+        .map(repo_name)
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| repo.name.to_ascii_lowercase());
+    (0..sources.len())
+        .filter(|&i| repo_name(&sources[i].repo_url) == name)
+        .collect()
+}
+
+impl<'a> RevisionView<'a> {
+    /// `status.sync`: what Argo CD compares to now.
+    pub fn compared(app: &'a Application) -> Self {
+        let sync = &app.status.sync;
+        RevisionView {
+            revision: sync.revision.as_deref(),
+            revisions: &sync.revisions,
+            source: sync.compared_to.source.as_ref(),
+            sources: &sync.compared_to.sources,
+        }
+    }
+
+    /// The last operation: its `syncResult` once it has one, else what was requested.
+    pub fn operation(app: &'a Application) -> Option<Self> {
+        let op = app.last_operation()?;
+        if let Some(result) = &op.sync_result
+            && (result.revision.as_deref().is_some_and(|r| !r.is_empty())
+                || !result.revisions.is_empty())
+        {
+            return Some(RevisionView {
+                revision: result.revision.as_deref(),
+                revisions: &result.revisions,
+                source: result.source.as_ref(),
+                sources: &result.sources,
+            });
+        }
+        let sync = op.operation.sync.as_ref()?;
+        Some(RevisionView {
+            revision: sync.revision.as_deref(),
+            revisions: &sync.revisions,
+            source: sync.source.as_ref(),
+            // ≤ v3.1 auto-sync carries no sources; the spec is then the best list there is, and a
+            // length mismatch still makes the lookup refuse.
+            sources: if sync.sources.is_empty() {
+                &app.spec.sources
+            } else {
+                &sync.sources
+            },
+        })
+    }
+
+    /// One history entry (successful full syncs only).
+    pub fn history(entry: &'a HistoryEntry) -> Self {
+        RevisionView {
+            revision: entry.revision.as_deref(),
+            revisions: &entry.revisions,
+            source: entry.source.as_ref(),
+            sources: &entry.sources,
+        }
+    }
+
+    fn is_multi(&self) -> bool {
+        !self.revisions.is_empty() || !self.sources.is_empty()
+    }
+
+    /// The revisions this view holds for `repo`.
+    pub fn lookup(&self, repo: &RepoId) -> Lookup {
+        if self.is_multi() {
+            if self.revisions.is_empty() {
+                return Lookup::Nothing;
+            }
+            if self.revisions.len() != self.sources.len() {
+                return Lookup::Mismatch {
+                    revisions: self.revisions.len(),
+                    sources: self.sources.len(),
+                };
+            }
+            let sources: Vec<&AppSource> = self.sources.iter().collect();
+            let found = matching_sources(&sources, repo);
+            if found.is_empty() {
+                return Lookup::NotFollowed(
+                    self.sources.iter().map(|s| s.repo_url.clone()).collect(),
+                );
+            }
+            return Lookup::Found(found.iter().map(|&i| self.revisions[i].clone()).collect());
+        }
+        let Some(revision) = self.revision.filter(|r| !r.is_empty()) else {
+            return Lookup::Nothing;
+        };
+        if let Some(source) = self.source.filter(|s| !s.repo_url.is_empty())
+            && matching_sources(&[source], repo).is_empty()
+        {
+            return Lookup::NotFollowed(vec![source.repo_url.clone()]);
+        }
+        Lookup::Found(vec![revision.to_string()])
+    }
+
+    /// All revisions, as `argocd app get` shows them (`a, b`).
+    pub fn shown(&self) -> String {
+        if self.revisions.is_empty() {
+            self.revision.unwrap_or("").to_string()
+        } else {
+            self.revisions.join(", ")
+        }
+    }
+
+    /// Whether two views name the same revisions (same repo, same order).
+    pub fn same_as(&self, other: &RevisionView) -> bool {
+        let single = |v: &RevisionView| v.revision.filter(|r| !r.is_empty()).map(str::to_string);
+        if self.is_multi() || other.is_multi() {
+            !self.revisions.is_empty() && self.revisions == other.revisions
+        } else {
+            single(self).is_some() && single(self) == single(other)
+        }
+    }
+}
+
+/// The spec source(s) that point at `repo` (for the branch they track).
+pub fn spec_sources_for<'a>(app: &'a Application, repo: &RepoId) -> Vec<&'a AppSource> {
+    let sources: Vec<&AppSource> = if app.spec.sources.is_empty() {
+        app.spec.source.iter().collect()
+    } else {
+        app.spec.sources.iter().collect()
+    };
+    matching_sources(&sources, repo)
+        .into_iter()
+        .map(|i| sources[i])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const SHA: &str = "8f71ac5c6f43101b4ae32d7b903c76bda14adb99";
+
+    fn repo() -> RepoId {
+        RepoId {
+            name: "checkout-config".to_string(),
+            origin_url: Some("git@git.course.local:team-checkout/checkout-config.git".to_string()),
+        }
+    }
+
+    /// Facts-2 §1.5 (b): a Helm chart plus a `ref: values` source, in either order.
+    fn multi(values_first: bool) -> Application {
+        let chart = json!({"repoURL": "https://stefanprodan.github.io/podinfo", "chart": "podinfo",
+                           "targetRevision": "6.7.1", "helm": {"valueFiles": ["$values/helm/dev.yaml"]}});
+        let values = json!({"repoURL": "http://git.course.local/team-checkout/checkout-config.git",
+                            "targetRevision": "main", "ref": "values"});
+        let (sources, revisions) = if values_first {
+            (json!([values, chart]), json!([SHA, "6.7.1"]))
+        } else {
+            (json!([chart, values]), json!(["6.7.1", SHA]))
+        };
+        serde_json::from_value(json!({
+            "spec": {"sources": sources},
+            "status": {"sync": {"status": "Synced", "revisions": revisions,
+                                "comparedTo": {"source": {"repoURL": ""}, "sources": sources}},
+                       "operationState": {"phase": "Succeeded",
+                           "operation": {"sync": {"revisions": revisions, "sources": sources}},
+                           "syncResult": {"revision": "", "revisions": revisions,
+                                          "source": {"repoURL": ""}, "sources": sources}}}
+        }))
+        .unwrap_or_default()
+    }
+
+    #[test]
+    fn url_forms_of_one_repo_are_the_same_repo() {
+        let want = "git.course.local/team-checkout/checkout-config";
+        for url in [
+            "http://git.course.local/team-checkout/checkout-config.git",
+            "https://git.course.local/team-checkout/checkout-config/",
+            "git@git.course.local:team-checkout/checkout-config.git",
+            "ssh://git@git.course.local:22/team-checkout/checkout-config.git",
+            "https://GIT.course.local/team-checkout/checkout-config.git/",
+        ] {
+            assert_eq!(normalise_url(url), want, "{url}");
+        }
+        assert_eq!(
+            normalise_url("http://localhost:3000/team/repo.git"),
+            "localhost:3000/team/repo"
+        );
+    }
+
+    #[test]
+    fn the_values_source_is_found_by_its_url_in_either_order() {
+        for values_first in [false, true] {
+            let app = multi(values_first);
+            assert_eq!(
+                RevisionView::compared(&app).lookup(&repo()),
+                Lookup::Found(vec![SHA.to_string()]),
+                "values first: {values_first}"
+            );
+            let op = RevisionView::operation(&app).map(|v| v.lookup(&repo()));
+            assert_eq!(op, Some(Lookup::Found(vec![SHA.to_string()])));
+        }
+    }
+
+    #[test]
+    fn the_stored_source_list_wins_over_the_spec_order() {
+        // The spec was edited (values moved first) after the last comparison.
+        let mut app = multi(false);
+        app.spec.sources.reverse();
+        assert_eq!(
+            RevisionView::compared(&app).lookup(&repo()),
+            Lookup::Found(vec![SHA.to_string()])
+        );
+    }
+
+    #[test]
+    fn revisions_and_sources_of_different_lengths_are_not_read() {
+        let mut app = multi(false);
+        app.status.sync.revisions.pop();
+        assert_eq!(
+            RevisionView::compared(&app).lookup(&repo()),
+            Lookup::Mismatch {
+                revisions: 1,
+                sources: 2
+            }
+        );
+        app.status.sync.revisions.clear();
+        assert_eq!(
+            RevisionView::compared(&app).lookup(&repo()),
+            Lookup::Nothing
+        );
+    }
+
+    #[test]
+    fn a_repo_no_source_points_at_is_named_as_not_followed() {
+        let app = multi(false);
+        let other = RepoId {
+            name: "argocd-platform".to_string(),
+            origin_url: Some("/tmp/lab/remotes/argocd-platform.git".to_string()),
+        };
+        assert!(matches!(
+            RevisionView::compared(&app).lookup(&other),
+            Lookup::NotFollowed(urls) if urls.len() == 2
+        ));
+    }
+
+    #[test]
+    fn a_local_remote_matches_by_the_repo_name() {
+        let app = multi(true);
+        let local = RepoId {
+            name: "checkout-config".to_string(),
+            origin_url: Some("/tmp/lab/remotes/checkout-config.git".to_string()),
+        };
+        assert_eq!(
+            RevisionView::compared(&app).lookup(&local),
+            Lookup::Found(vec![SHA.to_string()])
+        );
+    }
+
+    #[test]
+    fn a_single_source_app_reads_its_revision() {
+        let app: Application = serde_json::from_value(json!({
+            "spec": {"source": {"repoURL": "http://git.course.local/team-checkout/checkout-config.git", "targetRevision": "main"}},
+            "status": {"sync": {"revision": SHA, "comparedTo": {"source": {"repoURL": "http://git.course.local/team-checkout/checkout-config.git"}}}}
+        }))
+        .unwrap_or_default();
+        assert_eq!(
+            RevisionView::compared(&app).lookup(&repo()),
+            Lookup::Found(vec![SHA.to_string()])
+        );
+        assert_eq!(spec_sources_for(&app, &repo()).len(), 1);
+    }
+}

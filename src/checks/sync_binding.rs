@@ -1,0 +1,391 @@
+//! Which sync operation a hook Job belongs to (facts-2 §2).
+//!
+//! A Job counts for the current operation only when that operation's `syncResult.resources` lists
+//! it as a hook (SyncFail hooks included) **and** it was created at or after the operation's
+//! `startedAt`. A selective sync (`operation.sync.resources`) runs no hooks, so the Jobs of the
+//! full sync before it are tied to that sync through `history[].deployStartedAt`. A Job kept by
+//! `BeforeHookCreation` from an earlier sync never passes; a retrying operation is still going.
+
+use k8s_openapi::api::batch::v1::Job;
+
+use crate::checks::cluster_common::{parse_time, short};
+use crate::checks::revisions::RevisionView;
+use crate::outcome::{Cause, Outcome};
+use crate::probe::cluster::argocd::{Application, HistoryEntry};
+
+/// How a Job relates to an Application's operations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Binding {
+    /// Listed as a hook of the current operation and created at or after its start.
+    ThisSync,
+    /// The current operation is selective (no hooks); the Job is from the full sync recorded in
+    /// history that started at `started`, which ran `revision`.
+    FullSyncBefore { started: String, revision: String },
+    /// Left by an earlier sync (kept by `BeforeHookCreation`).
+    Earlier {
+        created: String,
+        started: Option<String>,
+        revision: Option<String>,
+    },
+    /// The operation failed an attempt and is retrying: nothing is final yet.
+    Retrying { attempt: i64, limit: Option<i64> },
+    /// Created while the current operation ran, but not one of its hooks.
+    NotListed { created: String },
+    /// The Application never ran an operation.
+    NoSync,
+    /// A timestamp is missing; labcheck will not guess.
+    Unknown(String),
+}
+
+/// The full sync in history that was running when `created` happened: the newest entry that
+/// started at or before it and had not finished (`deployedAt`) before it. History holds
+/// successful syncs only, so a Job of a failed sync (a SyncFail hook) matches none.
+fn history_entry_before(
+    app: &Application,
+    created: k8s_openapi::jiff::Timestamp,
+) -> Option<&HistoryEntry> {
+    app.status
+        .history
+        .iter()
+        .filter_map(|h| Some((parse_time(h.deploy_started_at.as_deref()?)?, h)))
+        .filter(|(started, _)| *started <= created)
+        .max_by_key(|(started, _)| *started)
+        .map(|(_, h)| h)
+        .filter(|h| {
+            h.deployed_at
+                .as_deref()
+                .and_then(parse_time)
+                .is_none_or(|done| created <= done)
+        })
+}
+
+fn history_revision(entry: &HistoryEntry) -> String {
+    let shown = RevisionView::history(entry).shown();
+    shown.split(", ").map(short).collect::<Vec<_>>().join(", ")
+}
+
+/// Tie `job` to one of `app`'s operations.
+pub fn bind(job: &Job, app: &Application) -> Binding {
+    let Some(op) = app.last_operation() else {
+        return Binding::NoSync;
+    };
+    let name = job.metadata.name.clone().unwrap_or_default();
+    let Some(created) = job.metadata.creation_timestamp.as_ref().map(|t| t.0) else {
+        return Binding::Unknown(format!("Job {name} has no creationTimestamp"));
+    };
+    let Some(started) = op.started_at.as_deref().and_then(parse_time) else {
+        return Binding::Unknown("the last operation has no startedAt".to_string());
+    };
+    let earlier = |app: &Application| {
+        let entry = history_entry_before(app, created);
+        Binding::Earlier {
+            created: created.to_string(),
+            started: entry.and_then(|h| h.deploy_started_at.clone()),
+            revision: entry.map(history_revision),
+        }
+    };
+    if app.operation_is_selective() {
+        // It ran no hooks: the evidence is the full sync before it, if history recorded it
+        // (history holds successful full syncs only).
+        let Some(full) = history_entry_before(app, created) else {
+            return Binding::Unknown(format!(
+                "the last operation synced only some resources (it runs no hooks), and no full sync in the history started before Job {name} was created"
+            ));
+        };
+        let newest_full = app
+            .status
+            .history
+            .iter()
+            .filter_map(|h| parse_time(h.deploy_started_at.as_deref()?))
+            .filter(|s| *s <= started)
+            .max();
+        let full_started = full.deploy_started_at.as_deref().and_then(parse_time);
+        if created >= started {
+            return Binding::NotListed {
+                created: created.to_string(),
+            };
+        }
+        if full_started != newest_full {
+            return earlier(app);
+        }
+        return Binding::FullSyncBefore {
+            started: full.deploy_started_at.clone().unwrap_or_default(),
+            revision: history_revision(full),
+        };
+    }
+    if let Some((attempt, limit)) = app.retrying() {
+        return Binding::Retrying { attempt, limit };
+    }
+    if created < started {
+        return earlier(app);
+    }
+    let listed = app
+        .sync_results()
+        .iter()
+        .any(|e| e.kind == "Job" && e.name == name && e.is_hook());
+    if listed {
+        Binding::ThisSync
+    } else {
+        Binding::NotListed {
+            created: created.to_string(),
+        }
+    }
+}
+
+/// The failure for a Job that is not the evidence the step asks for, or `None` when it is (the
+/// Job's own state then decides).
+pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outcome> {
+    let name = job.metadata.name.clone().unwrap_or_default();
+    match bind(job, app) {
+        Binding::ThisSync => terminated_hook(app, app_name, &name)
+            .or_else(|| older_revision_outcome(&name, app, app_name)),
+        Binding::FullSyncBefore { started, revision } => {
+            let entry = app
+                .status
+                .history
+                .iter()
+                .find(|h| h.deploy_started_at.as_deref() == Some(started.as_str()))?;
+            if RevisionView::history(entry).same_as(&RevisionView::compared(app)) {
+                None
+            } else {
+                Some(earlier_sync(
+                    app,
+                    app_name,
+                    &name,
+                    &job_created(job),
+                    Some(&started),
+                    Some(&revision),
+                ))
+            }
+        }
+        Binding::Earlier {
+            created,
+            started,
+            revision,
+        } => Some(earlier_sync(
+            app,
+            app_name,
+            &name,
+            &created,
+            started.as_deref(),
+            revision.as_deref(),
+        )),
+        Binding::Retrying { attempt, limit } => Some(retrying_outcome(app_name, attempt, limit)),
+        Binding::NotListed { created } => {
+            let outcome = Outcome::fail(format!(
+                "Job {name} (created {created}) is not a hook of the last sync of {app_name}"
+            ))
+            .with_cause(Cause::about("job-not-a-hook-of-sync", &name));
+            Some(if app.operation_running() {
+                outcome
+                    .with_hint(format!(
+                        "the sync is still running: wait (`argocd app wait {app_name}`)"
+                    ))
+                    .still_in_progress()
+            } else {
+                outcome.with_diagnosis(format!(
+                    "the sync's result does not list {name}: it was created some other way (by hand?), so it says nothing about the sync"
+                ))
+            })
+        }
+        Binding::NoSync => Some(
+            Outcome::fail(format!(
+                "Job {name} exists, but Argo CD has no record of a sync of {app_name}"
+            ))
+            .with_hint(format!("run the sync: `argocd app sync {app_name}`"))
+            .with_cause(Cause::new("no-sync")),
+        ),
+        Binding::Unknown(why) => Some(
+            Outcome::could_not_check(format!(
+                "cannot tell which sync of {app_name} Job {name} belongs to: {why}"
+            ))
+            .with_cause(Cause::new("sync-unknown")),
+        ),
+    }
+}
+
+fn job_created(job: &Job) -> String {
+    job.metadata
+        .creation_timestamp
+        .as_ref()
+        .map(|t| t.0.to_string())
+        .unwrap_or_default()
+}
+
+/// "this Job is from an earlier sync (started …, revision …)".
+fn earlier_sync(
+    app: &Application,
+    app_name: &str,
+    name: &str,
+    created: &str,
+    started: Option<&str>,
+    revision: Option<&str>,
+) -> Outcome {
+    let when = match (started, revision) {
+        (Some(s), Some(r)) => format!("started {s}, revision {r}"),
+        _ => format!("created {created}, before the last sync began"),
+    };
+    let last_started = app
+        .last_operation()
+        .and_then(|o| o.started_at.clone())
+        .unwrap_or_default();
+    let outcome = Outcome::fail(format!(
+        "Job {name}: this Job is from an earlier sync ({when})"
+    ))
+    .with_expected(format!(
+        "a Job {name} created by the sync of your commit (the last sync started {last_started})"
+    ))
+    .with_actual(format!("a Job created {created}"))
+    .with_cause(Cause::about("job-from-earlier-sync", name));
+    if app.operation_running() {
+        return outcome
+            .with_hint(format!(
+                "the sync is still running and has not re-created {name} yet: wait for it (`argocd app wait {app_name}`)"
+            ))
+            .still_in_progress();
+    }
+    let ran = app
+        .sync_results()
+        .iter()
+        .find(|r| r.kind == "Job" && r.name == name);
+    let diagnosis = match (ran, app.operation_is_selective()) {
+        (_, true) => "the last operation synced only some resources, and such a sync runs no hooks"
+            .to_string(),
+        (Some(entry), false) => format!(
+            "the last sync lists {} as {}, but the Job in the cluster is older: it was re-applied, not re-run",
+            entry.describe(),
+            entry.hook_phase.as_deref().unwrap_or("applied")
+        ),
+        (None, false) => format!(
+            "the last sync (phase {}) never ran {name}: {}",
+            app.last_operation()
+                .and_then(|o| o.phase.as_deref())
+                .unwrap_or("unknown"),
+            app.last_operation()
+                .and_then(|o| o.message.as_deref())
+                .unwrap_or("no message")
+        ),
+    };
+    outcome
+        .with_hint(format!(
+            "start the sync of your commit (`argocd app sync {app_name}`), or wait for the one auto-sync starts (`argocd app wait {app_name}`)"
+        ))
+        .with_diagnosis(diagnosis)
+}
+
+/// The operation is between attempts or in a later one: still going, never failed or done.
+pub fn retrying_outcome(app_name: &str, attempt: i64, limit: Option<i64>) -> Outcome {
+    let of = match limit {
+        Some(l) if l < 0 => " (no limit)".to_string(),
+        Some(l) => format!(" of {l}"),
+        None => String::new(),
+    };
+    Outcome::fail(format!(
+        "the sync of {app_name} failed an attempt and is retrying (retry {attempt}{of}): nothing is final yet"
+    ))
+    .with_actual(format!("retrying, attempt {attempt}{of}"))
+    .with_hint(format!(
+        "Argo CD refuses a new sync while it retries: wait for it (`argocd app wait {app_name}`), or stop the retries (`argocd app terminate-op {app_name}`) and then sync"
+    ))
+    .with_cause(Cause::new("retrying"))
+    .still_in_progress()
+}
+
+/// The operation was terminated: its hooks that were still running were deleted (recorded with
+/// the message `Deleted`).
+pub fn terminated_outcome(app: &Application, app_name: &str) -> Outcome {
+    let message = app
+        .last_operation()
+        .and_then(|o| o.message.clone())
+        .unwrap_or_default();
+    let outcome = Outcome::fail(format!(
+        "the sync of {app_name} was terminated (\"{message}\"), so its running hooks were deleted"
+    ))
+    .with_diagnosis(
+        "someone ran `argocd app terminate-op` (or the controller's sync timeout ended it); that is not a hook delete policy and not a failing hook",
+    )
+    .with_cause(Cause::new("operation-terminated"));
+    if app.operation_running() {
+        outcome
+            .with_hint(format!(
+                "it is stopping: wait (`argocd app wait {app_name}`), then start the sync again"
+            ))
+            .still_in_progress()
+    } else {
+        outcome.with_hint(format!(
+            "start the sync again and let it finish: `argocd app sync {app_name}`"
+        ))
+    }
+}
+
+/// A Job that was running when the operation was terminated.
+fn terminated_hook(app: &Application, app_name: &str, name: &str) -> Option<Outcome> {
+    if !app.operation_terminated() {
+        return None;
+    }
+    app.sync_results()
+        .iter()
+        .find(|e| e.kind == "Job" && e.name == name && e.message.as_deref() == Some("Deleted"))
+        .map(|_| terminated_outcome(app, app_name))
+}
+
+/// What to say about a Job the cluster no longer has, when the operation state explains it.
+pub fn missing_job_outcome(app: &Application, app_name: &str) -> Option<Outcome> {
+    if let Some((attempt, limit)) = app.retrying() {
+        return Some(retrying_outcome(app_name, attempt, limit));
+    }
+    if app.operation_terminated() {
+        return Some(terminated_outcome(app, app_name));
+    }
+    None
+}
+
+/// A Job of the last sync still is not the step's Job when that sync ran an older revision than
+/// the one Argo CD now targets (the learner pushed, the new sync has not run yet).
+fn older_revision_outcome(name: &str, app: &Application, app_name: &str) -> Option<Outcome> {
+    let target = RevisionView::compared(app);
+    let ran = RevisionView::operation(app)?;
+    if target.shown().is_empty() || ran.shown().is_empty() {
+        return None;
+    }
+    if ran.same_as(&target) || app.operation_running() {
+        return None;
+    }
+    let outcome = Outcome::fail(format!(
+        "Job {name} is from an earlier sync of {}; Argo CD now targets {}, which no sync has run yet",
+        short_list(&ran.shown()),
+        short_list(&target.shown())
+    ))
+    .with_expected(format!(
+        "a Job {name} from a sync of {}",
+        short_list(&target.shown())
+    ))
+    .with_actual(format!("a Job from the sync of {}", short_list(&ran.shown())))
+    .with_hint(format!(
+        "start the sync of your commit: `argocd app sync {app_name}`"
+    ))
+    .with_cause(Cause::about("job-from-earlier-sync", name));
+    let auto_sync_pending = app
+        .spec
+        .sync_policy
+        .as_ref()
+        .is_some_and(|p| p.get("automated").is_some())
+        && app.status.sync.status.as_deref() == Some("OutOfSync")
+        && !app
+            .last_operation()
+            .and_then(|o| o.phase.as_deref())
+            .is_some_and(|p| p == "Failed" || p == "Error");
+    Some(if auto_sync_pending {
+        // Auto-sync starts a sync for an OutOfSync app on its own.
+        outcome.still_in_progress()
+    } else {
+        outcome
+    })
+}
+
+fn short_list(shown: &str) -> String {
+    shown.split(", ").map(short).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests;

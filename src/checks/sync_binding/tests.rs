@@ -1,0 +1,268 @@
+//! Job ↔ operation, on states written from facts-2 §2–3 (the engine's and the controller's shapes).
+
+use super::*;
+use crate::outcome::Status;
+use serde_json::{Value, json};
+
+const NEW: &str = "9b7e4d2c0a5f41b7a3c2d1e0f9a8b7c6d5e4f3a2";
+const OLD: &str = "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d";
+
+fn job(name: &str, created: &str) -> Job {
+    serde_json::from_value(json!({
+        "metadata": {"name": name, "namespace": "checkout-dev", "creationTimestamp": created,
+                     "annotations": {"argocd.argoproj.io/hook": "PreSync",
+                                     "argocd.argoproj.io/hook-delete-policy": "BeforeHookCreation"}}
+    }))
+    .unwrap_or_default()
+}
+
+fn hook(name: &str, phase: &str, result: &str, message: &str) -> Value {
+    json!({"group": "batch", "version": "v1", "kind": "Job", "namespace": "checkout-dev", "name": name,
+           "hookType": phase, "syncPhase": phase, "hookPhase": result, "message": message})
+}
+
+/// An app whose last operation started at 10:14:58 and ran `NEW`; one successful full sync of
+/// `OLD` at 10:00:00 in history.
+fn app(op: Value) -> Application {
+    let mut state = json!({"startedAt": "2026-05-02T10:14:58Z",
+                           "operation": {"sync": {"revision": NEW}, "retry": {"limit": 5}}});
+    if let (Some(state), Some(extra)) = (state.as_object_mut(), op.as_object()) {
+        for (k, v) in extra {
+            state.insert(k.clone(), v.clone());
+        }
+    }
+    serde_json::from_value(json!({
+        "spec": {"source": {"repoURL": "http://git.course.local/team-checkout/checkout-config.git", "targetRevision": "main"},
+                 "syncPolicy": {"automated": {}}},
+        "status": {
+            "sync": {"status": "Synced", "revision": NEW},
+            "history": [{"id": 1, "revision": OLD, "deployStartedAt": "2026-05-02T10:00:00Z",
+                         "deployedAt": "2026-05-02T10:00:40Z"}],
+            "operationState": state
+        }
+    }))
+    .unwrap_or_default()
+}
+
+fn cause(outcome: &Option<Outcome>) -> Option<String> {
+    outcome
+        .as_ref()
+        .and_then(|o| o.cause.as_ref())
+        .map(|c| c.as_str().to_string())
+}
+
+#[test]
+fn a_hook_listed_by_the_sync_and_created_after_it_started_counts() {
+    for created in ["2026-05-02T10:14:58Z", "2026-05-02T10:14:59Z"] {
+        let app = app(json!({"phase": "Failed",
+            "message": "one or more synchronization tasks completed unsuccessfully",
+            "syncResult": {"revision": NEW, "resources": [hook("checkout-migrate", "PreSync", "Failed", "Job has reached the specified backoff limit")]}}));
+        let j = job("checkout-migrate", created);
+        assert_eq!(bind(&j, &app), Binding::ThisSync, "{created}");
+        assert_eq!(job_outcome(&j, &app, "checkout-dev"), None);
+    }
+}
+
+#[test]
+fn a_job_kept_by_before_hook_creation_from_an_older_sync_fails_naming_that_sync() {
+    // The new sync stopped before the hook ran; the Job is the one of the 10:00 sync of OLD.
+    let app = app(
+        json!({"phase": "Failed", "message": "one or more objects failed to apply",
+        "syncResult": {"revision": NEW, "resources": []}}),
+    );
+    let outcome = job_outcome(
+        &job("checkout-migrate", "2026-05-02T10:00:05Z"),
+        &app,
+        "checkout-dev",
+    );
+    assert_eq!(
+        cause(&outcome).as_deref(),
+        Some("job-from-earlier-sync:checkout-migrate")
+    );
+    let outcome = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
+    assert_eq!(outcome.status, Status::Fail);
+    assert!(!outcome.pending);
+    assert!(
+        outcome.summary.contains(
+            "this Job is from an earlier sync (started 2026-05-02T10:00:00Z, revision 1a2b3c4)"
+        ),
+        "{}",
+        outcome.summary
+    );
+    let hint = outcome.hint.unwrap_or_default();
+    assert!(
+        hint.contains("argocd app sync checkout-dev")
+            && hint.contains("argocd app wait checkout-dev"),
+        "{hint}"
+    );
+}
+
+#[test]
+fn an_older_job_the_sync_lists_was_re_applied_not_re_run() {
+    let app = app(
+        json!({"phase": "Succeeded", "message": "successfully synced (all tasks run)",
+        "syncResult": {"revision": NEW, "resources": [hook("checkout-migrate", "PreSync", "Succeeded", "")]}}),
+    );
+    let outcome = job_outcome(
+        &job("checkout-migrate", "2026-05-02T10:00:05Z"),
+        &app,
+        "checkout-dev",
+    )
+    .unwrap_or_else(|| Outcome::pass("wrong"));
+    assert_eq!(outcome.status, Status::Fail);
+    assert!(
+        outcome
+            .diagnosis
+            .unwrap_or_default()
+            .contains("re-applied, not re-run")
+    );
+}
+
+#[test]
+fn last_failures_syncfail_job_while_a_new_sync_runs_is_pending_not_passed() {
+    // facts-2 §2.4: the old notify Job is still there, the new operation has no SyncFail entry.
+    let app = app(
+        json!({"phase": "Running", "message": "waiting for completion of hook batch/Job/checkout-migrate",
+        "syncResult": {"revision": NEW, "resources": [hook("checkout-migrate", "PreSync", "Running", "")]}}),
+    );
+    let outcome = job_outcome(
+        &job("checkout-sync-failed", "2026-05-02T09:40:00Z"),
+        &app,
+        "checkout-dev",
+    );
+    assert_eq!(
+        cause(&outcome).as_deref(),
+        Some("job-from-earlier-sync:checkout-sync-failed")
+    );
+    let outcome = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
+    assert!(outcome.pending);
+    assert!(outcome.hint.unwrap_or_default().contains("argocd app wait"));
+}
+
+#[test]
+fn a_retrying_operation_is_still_going_with_its_attempt_and_limit() {
+    let cases = [
+        // The retry window: the failed attempt's result is still shown.
+        json!({"phase": "Running", "retryCount": 1, "finishedAt": "2026-05-02T10:15:40Z",
+               "message": "one or more synchronization tasks completed unsuccessfully. Retrying attempt #1 at 10:15AM.",
+               "syncResult": {"revision": NEW, "resources": [hook("checkout-migrate", "PreSync", "Failed", "Job has reached the specified backoff limit")]}}),
+        // The next attempt started: syncResult cleared.
+        json!({"phase": "Running", "retryCount": 1, "message": "Retrying operation. Attempt #1"}),
+    ];
+    for op in cases {
+        let app = app(op);
+        let j = job("checkout-migrate", "2026-05-02T10:14:59Z");
+        assert_eq!(
+            bind(&j, &app),
+            Binding::Retrying {
+                attempt: 1,
+                limit: Some(5)
+            }
+        );
+        let outcome = job_outcome(&j, &app, "checkout-dev");
+        assert_eq!(cause(&outcome).as_deref(), Some("retrying"));
+        let outcome = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
+        assert!(outcome.pending, "{outcome:?}");
+        assert!(
+            outcome.summary.contains("retry 1 of 5"),
+            "{}",
+            outcome.summary
+        );
+        assert!(
+            outcome
+                .hint
+                .unwrap_or_default()
+                .contains("argocd app terminate-op checkout-dev")
+        );
+    }
+}
+
+#[test]
+fn a_selective_sync_keeps_the_evidence_of_the_full_sync_before_it() {
+    // A self-heal of the Deployment at 11:00, after the full sync of NEW at 10:14:58.
+    let mut app = app(
+        json!({"phase": "Succeeded", "startedAt": "2026-05-02T11:00:00Z",
+        "message": "successfully synced (all tasks run)",
+        "operation": {"sync": {"revision": NEW, "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}},
+        "syncResult": {"revision": NEW, "resources": [
+            {"group": "apps", "version": "v1", "kind": "Deployment", "namespace": "checkout-dev", "name": "checkout",
+             "status": "Synced", "message": "deployment.apps/checkout configured", "hookPhase": "Running", "syncPhase": "Sync"}]}}),
+    );
+    let full_sync: HistoryEntry = serde_json::from_value(json!({"id": 2, "revision": NEW,
+        "deployStartedAt": "2026-05-02T10:14:58Z", "deployedAt": "2026-05-02T10:15:40Z"}))
+    .unwrap_or_default();
+    app.status.history.push(full_sync);
+    let j = job("checkout-migrate", "2026-05-02T10:14:59Z");
+    assert!(matches!(bind(&j, &app), Binding::FullSyncBefore { .. }));
+    assert_eq!(job_outcome(&j, &app, "checkout-dev"), None);
+    // The neighbour: the last full sync in history ran OLD; the push of NEW never had one.
+    app.status.history.pop();
+    let old_job = job("checkout-migrate", "2026-05-02T10:00:05Z");
+    let outcome = job_outcome(&old_job, &app, "checkout-dev");
+    assert_eq!(
+        cause(&outcome).as_deref(),
+        Some("job-from-earlier-sync:checkout-migrate")
+    );
+    assert!(
+        outcome.is_some_and(|o| o.status == Status::Fail && o.summary.contains("revision 1a2b3c4"))
+    );
+}
+
+#[test]
+fn a_terminated_sync_is_named_terminated_not_a_delete_policy() {
+    let app = app(json!({"phase": "Failed", "message": "Operation terminated",
+        "syncResult": {"revision": NEW, "resources": [hook("checkout-migrate", "PreSync", "Succeeded", "Deleted")]}}));
+    let j = job("checkout-migrate", "2026-05-02T10:14:59Z");
+    let outcome = job_outcome(&j, &app, "checkout-dev");
+    assert_eq!(cause(&outcome).as_deref(), Some("operation-terminated"));
+    let outcome = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
+    assert_eq!(outcome.status, Status::Fail);
+    assert!(
+        outcome
+            .diagnosis
+            .unwrap_or_default()
+            .contains("terminate-op")
+    );
+    assert!(
+        missing_job_outcome(&app, "checkout-dev")
+            .is_some_and(|o| o.cause == Some(Cause::new("operation-terminated")))
+    );
+}
+
+#[test]
+fn a_job_created_during_the_sync_but_not_its_hook_says_nothing_about_it() {
+    let app = app(
+        json!({"phase": "Succeeded", "message": "successfully synced (all tasks run)",
+        "syncResult": {"revision": NEW, "resources": []}}),
+    );
+    let outcome = job_outcome(
+        &job("checkout-migrate", "2026-05-02T10:20:00Z"),
+        &app,
+        "checkout-dev",
+    );
+    assert_eq!(
+        cause(&outcome).as_deref(),
+        Some("job-not-a-hook-of-sync:checkout-migrate")
+    );
+}
+
+#[test]
+fn a_job_of_a_sync_of_an_older_revision_than_the_target_is_not_the_steps() {
+    let mut app = app(
+        json!({"phase": "Succeeded", "message": "successfully synced (all tasks run)",
+        "operation": {"sync": {"revision": OLD}},
+        "syncResult": {"revision": OLD, "resources": [hook("checkout-migrate", "PreSync", "Succeeded", "")]}}),
+    );
+    app.status.sync.status = Some("OutOfSync".to_string());
+    let outcome = job_outcome(
+        &job("checkout-migrate", "2026-05-02T10:14:59Z"),
+        &app,
+        "checkout-dev",
+    );
+    assert_eq!(
+        cause(&outcome).as_deref(),
+        Some("job-from-earlier-sync:checkout-migrate")
+    );
+    // Auto-sync will start the sync of the target on its own: pending.
+    assert!(outcome.is_some_and(|o| o.pending));
+}

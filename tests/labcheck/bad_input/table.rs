@@ -1,0 +1,1024 @@
+//! Hostile input, one row per case (issue 16): what is handed to labcheck, the exit code, words the
+//! output must hold (and words it must never hold: a credential, a Secret's value), a time bound,
+//! and proof that nothing was modified: a hash of every byte under HOME (work repos with `.git`,
+//! remotes, kubeconfig) and the course folder before and after, and the served API's request log
+//! holding no write.
+
+use std::hash::{Hash, Hasher};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use labcheck::lab::cluster::{self, Revisions};
+use labcheck::lab::world::CoursePoint;
+use labcheck::serve::{Misbehave, RunningServer, ServeOptions};
+use serde_json::json;
+
+use super::{
+    CLUSTER_CHECKS, Case, GIT_CHECK, LOG_CHECK, VALUE_CHECK, join, labcheck_command, runtime, serve,
+};
+use crate::harness::{Run, files_with_bytes};
+
+/// Where the report on stdout goes.
+#[derive(Clone, Copy, PartialEq)]
+enum Out {
+    Piped,
+    /// `> /dev/full`: every write fails with "No space left on device".
+    DevFull,
+    /// The reader went away (`labcheck … | head -0`).
+    Closed,
+}
+
+/// One hostile input.
+struct Row {
+    name: &'static str,
+    point: CoursePoint,
+    checks: &'static str,
+    /// Prepares the world (before the hash is taken) and returns the extra arguments.
+    setup: fn(&mut Env) -> Vec<String>,
+    code: i32,
+    says: &'static [&'static str],
+    never_says: &'static [&'static str],
+    within: Duration,
+    out: Out,
+}
+
+/// A row's world: the case, servers it started, and helpers kept alive until the run ends.
+struct Env {
+    case: Case,
+    rt: tokio::runtime::Runtime,
+    servers: Vec<RunningServer>,
+    keep: Vec<Box<dyn std::any::Any>>,
+}
+
+impl Env {
+    fn home(&self) -> PathBuf {
+        self.case.world.home().to_path_buf()
+    }
+
+    fn work(&self, relative: &str) -> PathBuf {
+        self.home().join("work").join(relative)
+    }
+
+    fn course(&self, relative: &str) -> PathBuf {
+        self.case.course_file(relative)
+    }
+
+    fn write(&self, path: &Path, bytes: &[u8]) {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+
+    fn fifo(&self, path: &Path) {
+        let _ = std::fs::remove_file(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap_or_else(|e| panic!("mkfifo: {e}"));
+        assert!(made.success());
+    }
+
+    /// An executable script under HOME/bin.
+    fn script(&self, name: &str, body: &str) -> String {
+        let path = self.home().join("bin").join(name);
+        self.write(&path, format!("#!/bin/sh\n{body}").as_bytes());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        path.display().to_string()
+    }
+
+    /// Serve the solved cluster at the row's point with `options`; its URL.
+    fn served(&mut self, point: CoursePoint, options: ServeOptions) -> String {
+        let revs = Revisions::of_world(&self.case.world.lab).unwrap_or_else(|e| panic!("{e}"));
+        let server = serve(&self.rt, cluster::solved(point, &revs), options);
+        let url = server.url();
+        self.servers.push(server);
+        url
+    }
+
+    /// Write `text` as HOME/kubeconfig; the `--kubeconfig` arguments.
+    fn kubeconfig(&self, text: &str) -> Vec<String> {
+        let path = self.home().join("kubeconfig");
+        self.write(&path, text.as_bytes());
+        vec!["--kubeconfig".to_string(), path.display().to_string()]
+    }
+
+    fn misbehaving(&mut self, point: CoursePoint, misbehave: Misbehave) -> Vec<String> {
+        let url = self.served(
+            point,
+            ServeOptions {
+                misbehave: Some(misbehave),
+                ..ServeOptions::default()
+            },
+        );
+        self.kubeconfig(&labcheck::serve::kubeconfig(&url, "lab"))
+    }
+}
+
+fn secs(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+/// A kubeconfig whose user gets its credentials from `plugin`.
+fn exec_kubeconfig(url: &str, plugin: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: lab\n  cluster:\n    server: \"{url}\"\ncontexts:\n- name: lab\n  context:\n    cluster: lab\n    user: learner\ncurrent-context: lab\nusers:\n- name: learner\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: \"{plugin}\"\n      interactiveMode: Never\n"
+    )
+}
+
+const TOKEN: &str = "sha256~SeCrEtToKeN1234567890abcdefXYZ";
+
+const MODULE_HEAD: &str = "format: labcheck/v1\nmodule: module-t\ntitle: \"A test module\"\ntracks:\n  default: kind\n  available: [kind]\n";
+
+fn module_yaml(env: &Env, repos: &str, steps: &str) {
+    env.write(
+        &env.course("modules/module-t/module.yaml"),
+        format!("{MODULE_HEAD}{repos}{steps}").as_bytes(),
+    );
+}
+
+fn step_yaml(env: &Env, text: &[u8]) {
+    env.write(&env.course("modules/module-t/step-1.yaml"), text);
+}
+
+const STEP_HEAD: &str = "format: labcheck/v1\ntitle: \"Test step-1\"\n";
+
+fn rows() -> Vec<Row> {
+    let row = |name, point, checks, setup, code, says, within| Row {
+        name,
+        point,
+        checks,
+        setup,
+        code,
+        says,
+        never_says: &[],
+        within,
+        out: Out::Piped,
+    };
+    vec![
+        // ---- Writes: never into a work repo, only over a regular file
+        row(
+            "output inside a work repo",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                vec![
+                    "--output".into(),
+                    env.work("checkout-config/labcheck.xml")
+                        .display()
+                        .to_string(),
+                ]
+            },
+            2,
+            &["will not write the report to", "inside your work repo"],
+            secs(30),
+        ),
+        row(
+            "output over a repo's .git/HEAD",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                vec![
+                    "--output".into(),
+                    env.work("checkout-config/.git/HEAD").display().to_string(),
+                ]
+            },
+            2,
+            &["inside your work repo"],
+            secs(30),
+        ),
+        row(
+            "output through a symlink into a repo",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                #[cfg(unix)]
+                std::os::unix::fs::symlink(env.work("checkout-config"), env.home().join("reports"))
+                    .unwrap_or_else(|e| panic!("{e}"));
+                vec![
+                    "--output".into(),
+                    env.home().join("reports/r.json").display().to_string(),
+                ]
+            },
+            2,
+            &["inside your work repo"],
+            secs(30),
+        ),
+        row(
+            "output over a FIFO",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                env.fifo(&env.home().join("report.fifo"));
+                vec![
+                    "--output".into(),
+                    env.home().join("report.fifo").display().to_string(),
+                ]
+            },
+            2,
+            &[
+                "is a named pipe (FIFO)",
+                "only as a new file or over a regular file",
+            ],
+            secs(30),
+        ),
+        // ---- Files that are not regular files never block a read
+        row(
+            "the progress file is a FIFO",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                env.fifo(&env.home().join(".local/state/labcheck/progress"));
+                vec![]
+            },
+            0,
+            &[
+                "cannot read your progress",
+                "named pipe (FIFO), not a regular file",
+            ],
+            secs(30),
+        ),
+        row(
+            "a learner's values file is a FIFO",
+            CoursePoint::Step2,
+            VALUE_CHECK,
+            |env| {
+                env.fifo(&env.work("checkout-config/helm/dev.yaml"));
+                vec![]
+            },
+            3,
+            &["helm/dev.yaml is a named pipe (FIFO), not a regular file"],
+            secs(30),
+        ),
+        row(
+            "a step file is a FIFO",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                env.fifo(&env.course("modules/module-t/step-1.yaml"));
+                vec![]
+            },
+            2,
+            &["step-1.yaml: is a named pipe (FIFO), not a regular file"],
+            secs(30),
+        ),
+        // ---- Secrets and credentials
+        Row {
+            never_says: &[TOKEN, "SeCrEtToKeN"],
+            ..row(
+                "an exec plugin that fails after printing a token",
+                CoursePoint::Step1,
+                CLUSTER_CHECKS,
+                |env| {
+                    let plugin = env.script("plugin-fails", &format!(
+                    "echo '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"{TOKEN}\"}}}}'\necho \"refresh failed: token {TOKEN} expired\" >&2\nexit 1\n"
+                ));
+                    let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                    env.kubeconfig(&exec_kubeconfig(&url, &plugin))
+                },
+                3,
+                &[
+                    "plugin-fails` (kubeconfig user `learner`) failed (exit status: 1)",
+                    "refresh failed: token (redacted) expired",
+                    "kubectl get nodes",
+                ],
+                secs(30),
+            )
+        },
+        Row {
+            never_says: &[TOKEN, "SeCrEtToKeN"],
+            ..row(
+                "an exec plugin that answers with a token",
+                CoursePoint::Step1,
+                CLUSTER_CHECKS,
+                |env| {
+                    let plugin = env.script("plugin-ok", &format!(
+                    "echo '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"{TOKEN}\"}}}}'\n"
+                ));
+                    let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                    env.kubeconfig(&exec_kubeconfig(&url, &plugin))
+                },
+                0,
+                &["\"status\": \"pass\""],
+                secs(30),
+            )
+        },
+        row(
+            "an exec plugin that never returns",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let plugin = env.script("plugin-hangs", "sleep 30\n");
+                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                env.kubeconfig(&exec_kubeconfig(&url, &plugin))
+            },
+            3,
+            &["plugin-hangs` (kubeconfig user `learner`) did not answer within 4 s"],
+            secs(7),
+        ),
+        Row {
+            never_says: &["aHVudGVyMg==", "hunter2"],
+            ..row(
+                "a ConfigMap path answered with a Secret",
+                CoursePoint::Step1,
+                CLUSTER_CHECKS,
+                |env| {
+                    let secret = json!({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+                    "metadata": {"name": "argocd-cm", "namespace": "argocd", "annotations": {
+                        "kubectl.kubernetes.io/last-applied-configuration": "{\"data\":{\"password\":\"aHVudGVyMg==\"}}"}},
+                    "data": {"password": "aHVudGVyMg==", "resource.customizations.health.argoproj.io_Application": "aHVudGVyMg=="}});
+                    env.misbehaving(
+                        CoursePoint::Step1,
+                        Misbehave::Substitute {
+                            plural: "configmaps".into(),
+                            object: secret,
+                        },
+                    )
+                },
+                3,
+                &[
+                    "the API returned a Secret labcheck cannot read: labcheck asked for a ConfigMap, and the answer is a Secret",
+                ],
+                secs(30),
+            )
+        },
+        // ---- Hangs and time bounds
+        row(
+            "a check file nested 100 000 levels deep",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                let deep = format!(
+                    "{STEP_HEAD}summary: {}{}\nchecks: []\n",
+                    "[".repeat(100_000),
+                    "]".repeat(100_000)
+                );
+                step_yaml(env, deep.as_bytes());
+                vec![]
+            },
+            2,
+            &["step-1.yaml:3:", "nested more than 100 levels deep"],
+            secs(10),
+        ),
+        row(
+            "a values file nested 100 000 levels deep",
+            CoursePoint::Step2,
+            VALUE_CHECK,
+            |env| {
+                let deep = format!(
+                    "migration: {}{}\n",
+                    "[".repeat(100_000),
+                    "]".repeat(100_000)
+                );
+                env.write(&env.work("checkout-config/helm/dev.yaml"), deep.as_bytes());
+                vec![]
+            },
+            3,
+            &["helm/dev.yaml: line 1: the YAML is nested more than 100 levels deep"],
+            secs(10),
+        ),
+        row(
+            "a log endpoint that never ends",
+            CoursePoint::Step4,
+            LOG_CHECK,
+            |env| env.misbehaving(CoursePoint::Step4, Misbehave::EndlessLogs),
+            3,
+            &["never ended: labcheck read", "for 10 s and stopped there"],
+            secs(25),
+        ),
+        row(
+            "429 with Retry-After",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                env.misbehaving(
+                    CoursePoint::Step1,
+                    Misbehave::RateLimit {
+                        retry_after_secs: 7,
+                    },
+                )
+            },
+            3,
+            &[
+                "answered 429 Too Many Requests",
+                "retry after 7 s",
+                "wait 7 s and run labcheck again",
+            ],
+            secs(15),
+        ),
+        row(
+            "301 to another address",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                env.misbehaving(
+                    CoursePoint::Step1,
+                    Misbehave::Redirect {
+                        location: "https://elsewhere.example:6443/".into(),
+                    },
+                )
+            },
+            3,
+            &[
+                "answered 301",
+                "sending labcheck to https://elsewhere.example:6443/",
+                "does not follow redirects",
+            ],
+            secs(15),
+        ),
+        row(
+            "a body that stalls half way",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| env.misbehaving(CoursePoint::Step1, Misbehave::StallBody),
+            3,
+            &["began answering GET", "and then stopped: no byte for 4 s"],
+            secs(25),
+        ),
+        // ---- Paths and trust
+        row(
+            "a repo path leaving the work dir",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                let repos = crate::harness::REPOS_YAML.replace(
+                    "  - name: checkout-config\n",
+                    "  - name: checkout-config\n    path: ../../etc\n",
+                );
+                module_yaml(env, &repos, "steps: [step-1]\n");
+                vec![]
+            },
+            2,
+            &[
+                "module.yaml:11:11:",
+                "`path: ../../etc` leaves the folder it is relative to (it goes up with `..`)",
+            ],
+            secs(30),
+        ),
+        row(
+            "a steps entry leaving the course folder",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                module_yaml(
+                    env,
+                    crate::harness::REPOS_YAML,
+                    "steps:\n  - step-1\n  - ../../outside\n",
+                );
+                vec![]
+            },
+            2,
+            &[
+                "module.yaml:16:5:",
+                "`steps: ../../outside` leaves the folder",
+            ],
+            secs(30),
+        ),
+        // ---- Check files: BOM, tab, merge key, alias bomb, duplicate key, non-UTF-8
+        row(
+            "a check file with a UTF-8 BOM",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                let text = format!("\u{feff}{STEP_HEAD}checks:\n{GIT_CHECK}");
+                step_yaml(env, text.as_bytes());
+                vec![]
+            },
+            0,
+            &["\"status\": \"pass\""],
+            secs(30),
+        ),
+        row(
+            "a tab indenting a check file",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                step_yaml(env, format!("{STEP_HEAD}checks:\n\t- id: a\n").as_bytes());
+                vec![]
+            },
+            2,
+            &["step-1.yaml:4:1: tab characters cannot indent YAML; indent with spaces"],
+            secs(30),
+        ),
+        row(
+            "a merge key in a check file",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                step_yaml(
+                    env,
+                    format!("{STEP_HEAD}checks:\n  - <<: {{id: a}}\n    title: x\n").as_bytes(),
+                );
+                vec![]
+            },
+            2,
+            &["step-1.yaml:4:5: merge keys (`<<: *anchor`) are not read in course files"],
+            secs(30),
+        ),
+        row(
+            "an alias bomb in a check file",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                let mut text = format!("{STEP_HEAD}checks:\n");
+                for i in 0..9 {
+                    let value = if i == 0 {
+                        "[k, k, k, k, k, k, k, k, k, k]".to_string()
+                    } else {
+                        format!("[{}]", vec![format!("*a{}", i - 1); 10].join(", "))
+                    };
+                    text.push_str(&format!(
+                    "  - id: c{i}\n    title: t\n    yaml_value: {{repo: checkout-config, file: helm/dev.yaml, path: a, equals: &a{i} {value}}}\n"
+                ));
+                }
+                step_yaml(env, text.as_bytes());
+                vec![]
+            },
+            2,
+            &["step-1.yaml:", "(an alias bomb)"],
+            secs(10),
+        ),
+        row(
+            "a duplicate key in a check file",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                step_yaml(
+                    env,
+                    format!("{STEP_HEAD}checks:\n{GIT_CHECK}title: \"again\"\n").as_bytes(),
+                );
+                vec![]
+            },
+            2,
+            &["step-1.yaml:7:1: the key `title` appears twice in this map"],
+            secs(30),
+        ),
+        row(
+            "a byte that is not UTF-8 in a check file",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                let mut text = format!("{STEP_HEAD}checks:\n").into_bytes();
+                text.extend_from_slice(b"  - id: caf\xe9\n");
+                step_yaml(env, &text);
+                vec![]
+            },
+            2,
+            &["step-1.yaml:4:12: the byte 0xe9 is not UTF-8 text"],
+            secs(30),
+        ),
+        // ---- Course files
+        row(
+            "a duplicate check id",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                step_yaml(
+                    env,
+                    format!("{STEP_HEAD}checks:\n{GIT_CHECK}{GIT_CHECK}").as_bytes(),
+                );
+                vec![]
+            },
+            2,
+            &["step-1.yaml:7:", "two checks have the id `the-check`"],
+            secs(30),
+        ),
+        row(
+            "an empty steps list",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                module_yaml(env, crate::harness::REPOS_YAML, "steps: []\n");
+                vec![]
+            },
+            2,
+            &["module.yaml:14:", "`steps:` is empty"],
+            secs(30),
+        ),
+        row(
+            "a step named quiz",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                module_yaml(env, crate::harness::REPOS_YAML, "steps: [step-1, quiz]\n");
+                vec![]
+            },
+            2,
+            &[
+                "module.yaml:14:",
+                "a step may not be called `quiz`",
+                "`labcheck MODULE quiz` runs the module's quiz",
+            ],
+            secs(30),
+        ),
+        row(
+            "a ConfigMap whose data is a list",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let listed = json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "argocd-cm", "namespace": "argocd"}, "data": ["a", "b"]});
+                env.misbehaving(
+                    CoursePoint::Step1,
+                    Misbehave::Substitute {
+                        plural: "configmaps".into(),
+                        object: listed,
+                    },
+                )
+            },
+            3,
+            &[
+                "the API returned a ConfigMap labcheck cannot read: invalid type: sequence, expected a map",
+            ],
+            secs(30),
+        ),
+        // ---- kubeconfig as kubectl reads it
+        row(
+            "proxy-url is honoured",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let target = url.trim_start_matches("http://").to_string();
+                let proxy = connect_proxy(target);
+                let text = labcheck::serve::kubeconfig("http://cluster.invalid:6443", "lab").replace(
+                "    server: \"http://cluster.invalid:6443\"\n",
+                &format!("    server: \"http://cluster.invalid:6443\"\n    proxy-url: \"http://{proxy}\"\n"),
+            );
+                env.kubeconfig(&text)
+            },
+            0,
+            &["\"status\": \"pass\""],
+            secs(30),
+        ),
+        row(
+            "two contexts with one name",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let text = format!(
+                    "apiVersion: v1\nkind: Config\nclusters:\n- name: a\n  cluster: {{server: \"{url}\"}}\n- name: b\n  cluster: {{server: \"http://127.0.0.1:9\"}}\ncontexts:\n- name: lab\n  context: {{cluster: a, user: u}}\n- name: lab\n  context: {{cluster: b, user: u}}\ncurrent-context: lab\nusers:\n- name: u\n  user: {{}}\n"
+                );
+                env.kubeconfig(&text)
+            },
+            3,
+            &["has two contexts named `lab`; kubectl refuses such a file too"],
+            secs(30),
+        ),
+        row(
+            "no current-context",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let text = format!(
+                    "apiVersion: v1\nkind: Config\nclusters:\n- name: a\n  cluster: {{server: \"{url}\"}}\ncontexts:\n- name: kind-course\n  context: {{cluster: a, user: u}}\n- name: kind-other\n  context: {{cluster: a, user: u}}\nusers:\n- name: u\n  user: {{}}\n"
+                );
+                env.kubeconfig(&text)
+            },
+            3,
+            &[
+                "has no current context (it has: kind-course, kind-other)",
+                "--context NAME",
+            ],
+            secs(30),
+        ),
+        row(
+            "a certificate signed by an unknown CA",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let (url, other_ca) = tls_server(env);
+                let text = format!(
+                    "apiVersion: v1\nkind: Config\nclusters:\n- name: lab\n  cluster:\n    server: \"{url}\"\n    certificate-authority-data: {other_ca}\ncontexts:\n- name: lab\n  context: {{cluster: lab, user: u}}\ncurrent-context: lab\nusers:\n- name: u\n  user: {{}}\n"
+                );
+                env.kubeconfig(&text)
+            },
+            3,
+            &[
+                "the cluster's certificate is not signed by a CA in your kubeconfig",
+                "kind export kubeconfig",
+            ],
+            secs(30),
+        ),
+        // ---- Output
+        Row {
+            out: Out::DevFull,
+            ..row(
+                "stdout is /dev/full",
+                CoursePoint::Step1,
+                GIT_CHECK,
+                |_| vec![],
+                3,
+                &[
+                    "cannot write the report to standard output: No space left on device",
+                    "no verdict was delivered",
+                ],
+                secs(30),
+            )
+        },
+        Row {
+            out: Out::Closed,
+            never_says: &["panicked", "Broken pipe", "standard output"],
+            ..row(
+                "stdout is a closed pipe",
+                CoursePoint::Step1,
+                GIT_CHECK,
+                |_| vec![],
+                0,
+                &[],
+                secs(30),
+            )
+        },
+    ]
+}
+
+/// A CONNECT (and plain absolute-form) HTTP proxy on loopback that sends everything to `target`,
+/// whatever host was asked for: a kubeconfig `server:` that does not resolve works only through it.
+fn connect_proxy(target: String) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
+    std::thread::spawn(move || {
+        for client in listener.incoming().take(64) {
+            let Ok(mut client) = client else { continue };
+            let target = target.clone();
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && client.read(&mut byte).is_ok_and(|n| n == 1) {
+                    head.push(byte[0]);
+                }
+                let Ok(mut upstream) = TcpStream::connect(&target) else {
+                    return;
+                };
+                if head.starts_with(b"CONNECT ") {
+                    let _ = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
+                } else {
+                    let _ = upstream.write_all(&head);
+                }
+                let (Ok(mut c2), Ok(mut u2)) = (client.try_clone(), upstream.try_clone()) else {
+                    return;
+                };
+                std::thread::spawn(move || std::io::copy(&mut u2, &mut c2));
+                let _ = std::io::copy(&mut client, &mut upstream);
+            });
+        }
+    });
+    addr.to_string()
+}
+
+/// An HTTPS server (`openssl s_server`) with a self-signed certificate, and the base64 of another
+/// CA's certificate, which did not sign it.
+fn tls_server(env: &mut Env) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let openssl = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap_or_else(|e| panic!("openssl: {e}"));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for name in ["server", "other"] {
+        openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            &format!("/CN={name}"),
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-addext",
+            "basicConstraints=critical,CA:FALSE",
+            "-keyout",
+            &format!("{name}.key"),
+            "-out",
+            &format!("{name}.pem"),
+        ]);
+    }
+    let other_ca = openssl(&["base64", "-A", "-in", "other.pem"]);
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let server = std::process::Command::new("openssl")
+        .args([
+            "s_server",
+            "-quiet",
+            "-www",
+            "-accept",
+            &port.to_string(),
+            "-cert",
+            "server.pem",
+            "-key",
+            "server.key",
+        ])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("openssl s_server: {e}"));
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() && started.elapsed() < secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    env.keep.push(Box::new(KillOnDrop(server)));
+    env.keep.push(Box::new(dir));
+    (
+        format!("https://127.0.0.1:{port}"),
+        other_ca.trim().to_string(),
+    )
+}
+
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// One hash of every byte under HOME and the course folder.
+fn fingerprint(env: &Env) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    files_with_bytes(env.case.world.home()).hash(&mut hasher);
+    files_with_bytes(&env.case.course.path()).hash(&mut hasher);
+    hasher.finish()
+}
+
+fn run_row(row: &Row) -> Result<(), String> {
+    let mut env = Env {
+        case: Case::new(row.point, row.checks),
+        rt: runtime(),
+        servers: Vec::new(),
+        keep: Vec::new(),
+    };
+    let extra = (row.setup)(&mut env);
+    let before = fingerprint(&env);
+    let mut command = labcheck_command(env.case.world.home());
+    command.args([
+        "--course-dir",
+        &env.case.course.path().display().to_string(),
+        "module-t",
+        "step-1",
+        "--format",
+        "json",
+        "--no-wait",
+    ]);
+    command.args(&extra);
+    if row.out == Out::DevFull {
+        command.stdout(std::fs::File::create("/dev/full").map_err(|e| e.to_string())?);
+    }
+    let started = Instant::now();
+    let mut child = command.spawn().map_err(|e| e.to_string())?;
+    let stderr_reader = child.stderr.take().map(|mut pipe| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    });
+    let stdout_reader = match row.out {
+        Out::Piped => child.stdout.take().map(|mut pipe| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = pipe.read_to_end(&mut bytes);
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
+        }),
+        Out::Closed => {
+            drop(child.stdout.take());
+            None
+        }
+        Out::DevFull => None,
+    };
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break status;
+        }
+        if started.elapsed() > row.within {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("still running after {:?}", row.within));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let elapsed = started.elapsed();
+    let run = Run {
+        code: status.code().unwrap_or(-1),
+        stdout: stdout_reader.map(join).unwrap_or_default(),
+        stderr: stderr_reader.map(join).unwrap_or_default(),
+    };
+    let all = format!("{}\n{}", run.stdout, run.stderr);
+    let mut problems = Vec::new();
+    if run.code != row.code {
+        problems.push(format!("exit {} (wanted {})", run.code, row.code));
+    }
+    for word in row.says {
+        if !all.contains(word) {
+            problems.push(format!("does not say `{word}`"));
+        }
+    }
+    for word in row.never_says {
+        if all.contains(word) {
+            problems.push(format!("says `{word}`, which it must never show"));
+        }
+    }
+    if fingerprint(&env) != before {
+        problems.push("modified a file under HOME or the course".to_string());
+    }
+    for server in &env.servers {
+        let writes = server.requests.writes();
+        if !writes.is_empty() {
+            problems.push(format!("sent write requests: {writes:?}"));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} (after {elapsed:?})\n--- stdout\n{}\n--- stderr\n{}",
+            problems.join("; "),
+            run.stdout,
+            run.stderr
+        ))
+    }
+}
+
+#[test]
+fn every_hostile_input_gets_its_message_and_exit_code_and_changes_nothing() {
+    let only = std::env::var("LABCHECK_ROW").ok();
+    let mut failures = Vec::new();
+    for row in rows() {
+        if only.as_deref().is_some_and(|o| !row.name.contains(o)) {
+            continue;
+        }
+        if let Err(why) = run_row(&row) {
+            failures.push(format!("== {}: {why}", row.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn the_catalogue_has_a_row_for_every_class_of_the_issue() {
+    let names: Vec<&str> = rows().iter().map(|r| r.name).collect();
+    for class in [
+        "output inside a work repo",
+        "FIFO",
+        "exec plugin",
+        "answered with a Secret",
+        "never returns",
+        "nested 100 000",
+        "never ends",
+        "429",
+        "301",
+        "stalls",
+        "repo path",
+        "steps entry",
+        "BOM",
+        "tab",
+        "merge key",
+        "alias bomb",
+        "duplicate key",
+        "not UTF-8",
+        "duplicate check id",
+        "empty steps",
+        "quiz",
+        "data is a list",
+        "proxy-url",
+        "two contexts",
+        "current-context",
+        "unknown CA",
+        "/dev/full",
+        "closed pipe",
+    ] {
+        assert!(
+            names.iter().any(|n| n.contains(class)),
+            "no row for `{class}`"
+        );
+    }
+}
