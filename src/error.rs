@@ -29,15 +29,22 @@ pub enum Error {
     #[error("{file}: {message}")]
     CourseContent { file: String, message: String },
     #[error(
-        "no module `{module}` in this course; available: {available}. Run `labcheck list` to see them all"
+        "no module `{module}` in this course{suggestion}; available: {available}. Run `labcheck list` to see them all"
     )]
-    UnknownModule { module: String, available: String },
+    UnknownModule {
+        module: String,
+        /// ` (did you mean `module-10`?)` or empty.
+        suggestion: String,
+        available: String,
+    },
     #[error(
-        "module `{module}` has no step `{step}`; available: {available}. Run `labcheck list` to see them all"
+        "module `{module}` has no step `{step}`{suggestion}; available: {available}. Run `labcheck list` to see them all"
     )]
     UnknownStep {
         module: String,
         step: String,
+        /// ` (did you mean `step-4`?)` or empty.
+        suggestion: String,
         available: String,
     },
     #[error("track `{track}` is not offered by {module}; choose one of: {available}")]

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use crate::checks::cluster_common::{self, LOG_TAIL_LINES, could_not_check, short, tail};
 use crate::checks::revisions::{Lookup, RepoId, RevisionView, spec_sources_for};
 use crate::checks::sync_binding;
+use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{Cause, DetailKind, Outcome, Status};
 use crate::probe::cluster::LogRead;
 use crate::probe::cluster::argocd::{Application, ResourceResult};
@@ -1096,6 +1097,20 @@ async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -> Outcome {
         }
     }
     outcome
+}
+
+impl KindReads for ArgocdAppSpec {
+    fn cluster_reads(&self) -> ClusterReads {
+        ClusterReads {
+            apps: vec![self.name.clone()],
+            every_app: self.parent_of,
+            ..ClusterReads::none()
+        }
+    }
+
+    fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
+        names.app(&mut self.name);
+    }
 }
 
 #[cfg(test)]

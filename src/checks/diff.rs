@@ -12,6 +12,7 @@ use similar::{DiffTag, TextDiff};
 
 use crate::checks::condition::{render, values_equal};
 use crate::checks::yaml_value::{parse_learner_yaml, read_learner_file};
+use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
 use crate::probe::files::{self, PathShower};
 use crate::run::Context;
@@ -597,6 +598,14 @@ fn key_text(key: &Value) -> String {
         Value::String(text) => text.clone(),
         other => render(other),
     }
+}
+
+impl KindReads for DiffSpec {
+    fn cluster_reads(&self) -> ClusterReads {
+        ClusterReads::none()
+    }
+
+    fn rename_for_learner(&mut self, _names: &mut dyn LearnerNames) {}
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use serde::de::{self, Deserializer, Visitor};
 
 use crate::checks::condition::{PathCondition, Pattern};
 use crate::checks::yaml_value::{file_error_outcome, parse_learner_yaml, read_learner_file};
+use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome, Status};
 use crate::probe::files::{self, PathShower};
 use crate::run::Context;
@@ -250,4 +251,12 @@ impl FilesSpec {
         }
         Ok(None)
     }
+}
+
+impl KindReads for FilesSpec {
+    fn cluster_reads(&self) -> ClusterReads {
+        ClusterReads::none()
+    }
+
+    fn rename_for_learner(&mut self, _names: &mut dyn LearnerNames) {}
 }

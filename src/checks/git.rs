@@ -14,6 +14,7 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use crate::checks::change::ChangeSpec;
+use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{Cause, DetailKind, Outcome};
 use crate::probe::git::{CommitInfo, GitProbeError, RepoReader, RepoSnapshot};
 use crate::run::Context;
@@ -829,6 +830,14 @@ fn plural(n: usize, word: &str) -> String {
     } else {
         format!("{n} {word}s")
     }
+}
+
+impl KindReads for GitSpec {
+    fn cluster_reads(&self) -> ClusterReads {
+        ClusterReads::none()
+    }
+
+    fn rename_for_learner(&mut self, _names: &mut dyn LearnerNames) {}
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use serde::Deserialize;
 
 use crate::checks::cluster_common::{self, stale_job_outcome, sync_entry};
 use crate::checks::sync_binding;
+use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{Cause, Outcome};
 use crate::probe::cluster::argocd::Application;
 use crate::run::Context;
@@ -279,6 +280,23 @@ impl JobSpec {
             None => outcome.with_hint(format!(
                 "the last sync of {app_name} did not run it: run the sync (`argocd app sync {app_name}`)"
             )),
+        }
+    }
+}
+
+impl KindReads for JobSpec {
+    fn cluster_reads(&self) -> ClusterReads {
+        ClusterReads {
+            jobs: vec![(self.namespace.clone(), self.name.clone())],
+            apps: self.app.iter().cloned().collect(),
+            ..ClusterReads::none()
+        }
+    }
+
+    fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
+        names.namespace(&mut self.namespace);
+        if let Some(app) = &mut self.app {
+            names.app(app);
         }
     }
 }

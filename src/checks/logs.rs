@@ -9,6 +9,7 @@ use serde::Deserialize;
 use crate::checks::cluster_common::{
     self, LOG_TAIL_LINES, could_not_check, stale_job_outcome, tail,
 };
+use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{Cause, DetailKind, Outcome};
 use crate::probe::cluster::argocd::Application;
 use crate::probe::cluster::pods;
@@ -251,6 +252,23 @@ impl LogsSpec {
             outcome.still_in_progress()
         } else {
             outcome
+        }
+    }
+}
+
+impl KindReads for LogsSpec {
+    fn cluster_reads(&self) -> ClusterReads {
+        ClusterReads {
+            jobs: vec![(self.namespace.clone(), self.job.clone())],
+            apps: self.app.iter().cloned().collect(),
+            ..ClusterReads::none()
+        }
+    }
+
+    fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
+        names.namespace(&mut self.namespace);
+        if let Some(app) = &mut self.app {
+            names.app(app);
         }
     }
 }

@@ -5,6 +5,7 @@
 use serde::Deserialize;
 
 use crate::checks::yaml_value::file_error_outcome;
+use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
 use crate::plan::{Plan, PlanOptions, parse_manifests};
 use crate::probe::files::PathShower;
@@ -291,4 +292,12 @@ fn plan_lines(plan: &Plan) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+impl KindReads for ManifestsSpec {
+    fn cluster_reads(&self) -> ClusterReads {
+        ClusterReads::none()
+    }
+
+    fn rename_for_learner(&mut self, _names: &mut dyn LearnerNames) {}
 }

@@ -1,6 +1,6 @@
-//! The check kinds. Each file holds one kind: its fields (as written in a check file) and how it
-//! decides. Adding a kind means one file here, one arm in [`CheckKind`], one row in
-//! `docs/check-files.md`.
+//! The check kinds. Each file holds one kind: its fields (as written in a check file), how it
+//! decides, and what it reads of the cluster. Adding a kind means one file here, one line in
+//! [`check_kinds!`]'s list below, one row in `docs/check-files.md` (see `docs/adding-a-check-kind.md`).
 
 pub mod argocd_app;
 pub mod change;
@@ -21,110 +21,128 @@ pub mod yaml_value;
 
 use serde::de::MapAccess;
 
+mod reads;
+pub use reads::{ClusterReads, LearnerNames, ObjectRead};
+
 use crate::outcome::Outcome;
 use crate::run::Context;
 
-/// A check's kind with its fields.
-#[derive(Debug, Clone)]
-pub enum CheckKind {
-    Git(git::GitSpec),
-    YamlValue(yaml_value::YamlValueSpec),
-    Files(files::FilesSpec),
-    Diff(diff::DiffSpec),
-    Object(object::ObjectSpec),
-    Job(job::JobSpec),
-    Logs(logs::LogsSpec),
-    ArgocdApp(argocd_app::ArgocdAppSpec),
-    Manifests(manifests::ManifestsSpec),
+/// Everything the rest of labcheck needs from a check kind, besides `repos()` and `evaluate()`.
+/// No method has a default: a new kind must say what it reads of the cluster and how its names
+/// change for a learner of a class, or it does not compile.
+pub trait KindReads {
+    /// The cluster objects this check reads by name (what a snapshot must capture; empty for a
+    /// kind that reads only the learner's repos).
+    fn cluster_reads(&self) -> ClusterReads;
+
+    /// Give this check a learner's own namespaces and Application names on a shared cluster.
+    fn rename_for_learner(&mut self, names: &mut dyn LearnerNames);
+}
+
+/// Declares every check kind once: its variant, the file that holds it, and its key in a check
+/// file. The enum, [`CheckKind::NAMES`], `name()`, deserialisation and the dispatch of every
+/// per-kind method are derived from this one list, so no `match` over kinds is written by hand.
+macro_rules! check_kinds {
+    ($($variant:ident($module:ident::$spec:ident) = $key:literal),+ $(,)?) => {
+        /// A check's kind with its fields.
+        #[derive(Debug, Clone)]
+        pub enum CheckKind {
+            $(
+                #[doc = concat!("`", $key, ":` (see `", stringify!($module), ".rs`)")]
+                $variant($module::$spec),
+            )+
+        }
+
+        impl CheckKind {
+            /// The key that names each kind in a check file (and `kind` in JSON reports).
+            pub const NAMES: &'static [&'static str] = &[$($key),+];
+
+            /// This kind's key.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(CheckKind::$variant(_) => $key,)+
+                }
+            }
+
+            /// Read the value under the kind key `name` (one of [`Self::NAMES`]).
+            pub(crate) fn deserialize_named<'de, A: MapAccess<'de>>(
+                name: &str,
+                map: &mut A,
+            ) -> Result<CheckKind, A::Error> {
+                Ok(match name {
+                    $($key => CheckKind::$variant(map.next_value()?),)+
+                    other => {
+                        return Err(serde::de::Error::unknown_field(other, Self::NAMES));
+                    }
+                })
+            }
+
+            /// The work repos this check reads (validated against module.yaml at load).
+            pub fn repos(&self) -> Vec<&str> {
+                match self {
+                    $(CheckKind::$variant(spec) => spec.repos(),)+
+                }
+            }
+
+            /// The cluster objects this check reads by name.
+            pub fn cluster_reads(&self) -> ClusterReads {
+                match self {
+                    $(CheckKind::$variant(spec) => spec.cluster_reads(),)+
+                }
+            }
+
+            /// This check with a learner's own names (see [`KindReads::rename_for_learner`]).
+            pub fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
+                match self {
+                    $(CheckKind::$variant(spec) => spec.rename_for_learner(names),)+
+                }
+            }
+
+            /// Decide the check against the learner's world.
+            pub async fn evaluate(&self, ctx: &Context) -> Outcome {
+                match self {
+                    $(CheckKind::$variant(spec) => spec.evaluate(ctx).await,)+
+                }
+            }
+        }
+    };
+}
+
+check_kinds! {
+    Git(git::GitSpec) = "git",
+    YamlValue(yaml_value::YamlValueSpec) = "yaml_value",
+    Files(files::FilesSpec) = "files",
+    Diff(diff::DiffSpec) = "diff",
+    Object(object::ObjectSpec) = "object",
+    Job(job::JobSpec) = "job",
+    Logs(logs::LogsSpec) = "logs",
+    ArgocdApp(argocd_app::ArgocdAppSpec) = "argocd_app",
+    Manifests(manifests::ManifestsSpec) = "manifests",
 }
 
 impl CheckKind {
-    /// The key that names each kind in a check file (and `kind` in JSON reports).
-    pub const NAMES: &'static [&'static str] = &[
-        "git",
-        "yaml_value",
-        "files",
-        "diff",
-        "object",
-        "job",
-        "logs",
-        "argocd_app",
-        "manifests",
-    ];
-
-    /// This kind's key.
-    pub fn name(&self) -> &'static str {
-        match self {
-            CheckKind::Git(_) => "git",
-            CheckKind::YamlValue(_) => "yaml_value",
-            CheckKind::Files(_) => "files",
-            CheckKind::Diff(_) => "diff",
-            CheckKind::Object(_) => "object",
-            CheckKind::Job(_) => "job",
-            CheckKind::Logs(_) => "logs",
-            CheckKind::ArgocdApp(_) => "argocd_app",
-            CheckKind::Manifests(_) => "manifests",
-        }
-    }
-
     /// Whether the check reads the cluster (and so may wait for it).
     pub fn reads_cluster(&self) -> bool {
-        matches!(
-            self,
-            CheckKind::Object(_) | CheckKind::Job(_) | CheckKind::Logs(_) | CheckKind::ArgocdApp(_)
-        )
+        !self.cluster_reads().is_empty()
     }
+}
 
-    /// Read the value under the kind key `name` (one of [`Self::NAMES`]).
-    pub(crate) fn deserialize_named<'de, A: MapAccess<'de>>(
-        name: &str,
-        map: &mut A,
-    ) -> Result<CheckKind, A::Error> {
-        Ok(match name {
-            "git" => CheckKind::Git(map.next_value()?),
-            "yaml_value" => CheckKind::YamlValue(map.next_value()?),
-            "files" => CheckKind::Files(map.next_value()?),
-            "diff" => CheckKind::Diff(map.next_value()?),
-            "object" => CheckKind::Object(map.next_value()?),
-            "job" => CheckKind::Job(map.next_value()?),
-            "logs" => CheckKind::Logs(map.next_value()?),
-            "argocd_app" => CheckKind::ArgocdApp(map.next_value()?),
-            "manifests" => CheckKind::Manifests(map.next_value()?),
-            other => {
-                return Err(serde::de::Error::unknown_field(other, Self::NAMES));
-            }
-        })
-    }
+#[cfg(test)]
+mod tests {
+    use super::CheckKind;
 
-    /// The work repos this check reads (validated against module.yaml at load).
-    pub fn repos(&self) -> Vec<&str> {
-        match self {
-            CheckKind::Git(spec) => spec.repos(),
-            CheckKind::YamlValue(spec) => spec.repos(),
-            CheckKind::Files(spec) => spec.repos(),
-            CheckKind::Diff(spec) => spec.repos(),
-            CheckKind::Object(spec) => spec.repos(),
-            CheckKind::Job(spec) => spec.repos(),
-            CheckKind::Logs(spec) => spec.repos(),
-            CheckKind::ArgocdApp(spec) => spec.repos(),
-            CheckKind::Manifests(spec) => spec.repos(),
-        }
-    }
-
-    /// Decide the check against the learner's world.
-    pub async fn evaluate(&self, ctx: &Context) -> Outcome {
-        match self {
-            CheckKind::Git(spec) => spec.evaluate(ctx).await,
-            CheckKind::YamlValue(spec) => spec.evaluate(ctx).await,
-            CheckKind::Files(spec) => spec.evaluate(ctx).await,
-            CheckKind::Diff(spec) => spec.evaluate(ctx).await,
-            // A cluster check's hint is about the state it saw (a sync running, a Job from an
-            // earlier sync): it adds to the course's hint, never replaces it.
-            CheckKind::Object(spec) => spec.evaluate(ctx).await,
-            CheckKind::Job(spec) => spec.evaluate(ctx).await,
-            CheckKind::Logs(spec) => spec.evaluate(ctx).await,
-            CheckKind::ArgocdApp(spec) => spec.evaluate(ctx).await,
-            CheckKind::Manifests(spec) => spec.evaluate(ctx).await,
-        }
+    /// A kind a course author cannot read about does not exist for them.
+    #[test]
+    fn every_check_kind_has_its_section_in_the_check_file_docs() {
+        let docs = include_str!("../../docs/check-files.md");
+        let undocumented: Vec<&str> = CheckKind::NAMES
+            .iter()
+            .copied()
+            .filter(|name| !docs.lines().any(|line| line == format!("## {name}")))
+            .collect();
+        assert!(
+            undocumented.is_empty(),
+            "docs/check-files.md has no `## <kind>` section for: {undocumented:?}"
+        );
     }
 }

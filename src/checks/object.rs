@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::checks::cluster_common::could_not_check;
 use crate::checks::condition::{PathCondition, ValueCondition};
+use crate::checks::{ClusterReads, KindReads, LearnerNames, ObjectRead};
 use crate::outcome::Cause;
 use crate::outcome::Outcome;
 use crate::probe::cluster::ApiPath;
@@ -190,6 +191,26 @@ impl ObjectSpec {
             outcome = outcome.with_diagnosis(note);
         }
         outcome
+    }
+}
+
+impl KindReads for ObjectSpec {
+    fn cluster_reads(&self) -> ClusterReads {
+        ClusterReads {
+            objects: vec![ObjectRead {
+                api: self.api.clone(),
+                resource: self.resource.clone(),
+                namespace: self.namespace.clone(),
+                name: self.name.clone(),
+            }],
+            ..ClusterReads::none()
+        }
+    }
+
+    fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
+        if let Some(namespace) = &mut self.namespace {
+            names.namespace(namespace);
+        }
     }
 }
 

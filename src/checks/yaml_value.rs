@@ -11,6 +11,7 @@ use serde_yaml::Value;
 
 use crate::checks::condition::{ConditionFields, ValueCondition, render};
 use crate::checks::helm_yaml::{self, YamlError};
+use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::Outcome;
 use crate::probe::files::{self, FileError, PathShower};
 use crate::run::Context;
@@ -354,6 +355,14 @@ pub(crate) fn pick_document(
             .with_hint(format!("remove the extra `---` lines from {shown}")),
         )),
     }
+}
+
+impl KindReads for YamlValueSpec {
+    fn cluster_reads(&self) -> ClusterReads {
+        ClusterReads::none()
+    }
+
+    fn rename_for_learner(&mut self, _names: &mut dyn LearnerNames) {}
 }
 
 #[cfg(test)]

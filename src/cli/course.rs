@@ -37,7 +37,7 @@ pub struct CourseOptions {
     pub course_dir: Option<PathBuf>,
 
     /// Report format.
-    #[arg(long, value_enum, default_value_t = HumanOrJson::Human)]
+    #[arg(short = 'o', long, value_enum, default_value_t = HumanOrJson::Human)]
     pub format: HumanOrJson,
 
     /// When to colour output (NO_COLOR is honoured with auto).

@@ -26,7 +26,7 @@ pub struct DemoArgs {
     pub keep: Option<PathBuf>,
 
     /// Report format.
-    #[arg(long, value_enum, default_value_t = HumanOrJson::Human)]
+    #[arg(short = 'o', long, value_enum, default_value_t = HumanOrJson::Human)]
     pub format: HumanOrJson,
 
     /// When to colour output (NO_COLOR is honoured with auto).
@@ -108,7 +108,10 @@ const TOUR: &[Scenario] = &[
 /// Run the demo; the exit code says whether every scenario came out as the tour expects.
 pub async fn demo(args: &DemoArgs) -> Result<u8, Error> {
     let run = &RunArgs {
-        format: args.format.into(),
+        report: super::output::ReportArgs {
+            format: args.format.into(),
+            ..Default::default()
+        },
         color: args.color,
         ..RunArgs::default()
     };
@@ -147,7 +150,7 @@ async fn at_point(
         world.work_dir().display()
     ));
     let result = run_checks(&args, "module-10", None, &|_| {}).await?;
-    emit(&render(&result.reports, true, run.format, styles));
+    emit(&render(&result.reports, true, run.report.format, styles));
     Ok(exit::PASS)
 }
 
@@ -161,7 +164,7 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
         let args = lab_args(run, &world, root, scenario.cluster, &name)?;
         let CheckRun { reports, .. } =
             run_checks(&args, "module-10", Some(scenario.step), &|_| {}).await?;
-        if run.format == Format::Human {
+        if run.report.format == Format::Human {
             emit(&format!(
                 "── {}/{}  {}\n   $ labcheck module-10 {}\n\n",
                 i + 1,
@@ -170,8 +173,8 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
                 scenario.step
             ));
         }
-        if run.format == Format::Human {
-            emit(&render(&reports, false, run.format, styles));
+        if run.report.format == Format::Human {
+            emit(&render(&reports, false, run.report.format, styles));
             emit("\n");
         } else {
             documents.push(serde_json::json!({
@@ -192,12 +195,12 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
             ));
         }
     }
-    if run.format == Format::Json {
+    if run.report.format == Format::Json {
         let document = serde_json::json!({ "scenarios": documents });
         emit(&format!("{document:#}\n"));
     }
     if surprises.is_empty() {
-        if run.format == Format::Human {
+        if run.report.format == Format::Human {
             emit(
                 "The demo's lab was built with real git repos and a served cluster snapshot; nothing was left behind.\nTry `labcheck demo --at step-4` for a whole-module run, or `labcheck list`.\n",
             );

@@ -8,7 +8,7 @@ use clap::Args;
 use super::{ClusterArgs, RunArgs, exit_code, load_course, output, work_dir};
 use crate::doctor::{self, Setup};
 use crate::error::Error;
-use crate::report::{ColorChoice, Format, Styles};
+use crate::report::{ColorChoice, Styles};
 
 /// `labcheck doctor` options.
 #[derive(Debug, Args, Clone)]
@@ -29,13 +29,8 @@ pub struct DoctorArgs {
     #[arg(long)]
     pub track: Option<String>,
 
-    /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-
-    /// Write the --format report (json, junit, tap) to FILE, atomically and never inside a work repo; the human report still goes to the terminal.
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: output::ReportArgs,
 
     /// When to colour output (NO_COLOR is honoured with auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
@@ -48,7 +43,7 @@ pub struct DoctorArgs {
 /// Run doctor, print its report, return the exit code (0 ready, 1 something missing, 3 could not
 /// tell).
 pub async fn run(args: &DoctorArgs) -> Result<u8, Error> {
-    output::check_target(args.format, args.output.as_deref())?;
+    let outputs = args.report.outputs()?;
     let styles = Styles::decide(args.color);
     let run_args = RunArgs {
         work_dir: args.work_dir.clone(),
@@ -91,18 +86,11 @@ pub async fn run(args: &DoctorArgs) -> Result<u8, Error> {
             course.modules.iter().flat_map(|m| &m.manifest.repos),
         ),
     };
-    if let Some(path) = args.output.as_deref() {
-        output::check_destination(path, &protected)?;
-    }
+    outputs.check_destinations(&protected)?;
     let report = doctor::examine(&setup).await;
     let reports = [report];
-    output::deliver(
-        &reports,
-        false,
-        args.format,
-        args.output.as_deref(),
-        &protected,
-        styles,
-    )?;
+    output::deliver(&outputs, &protected, styles, |format, styles| {
+        super::render(&reports, false, format, styles)
+    })?;
     Ok(exit_code(&reports))
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use super::{RunArgs, emit, exit_code, load_course, output};
+use super::{RunArgs, exit_code, load_course, output};
 use crate::error::Error;
 use crate::fleet::{self, Environment, Renames};
 use crate::probe::cluster::ClusterOptions;
@@ -51,7 +51,7 @@ impl FleetArgs {
 
 /// Run `module`/`step` for every learner and print the matrix.
 pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u8, Error> {
-    output::check_target(args.format, args.output.as_deref())?;
+    let outputs = args.report.outputs()?;
     let course = Arc::new(load_course(args)?);
     let module = course.module(module)?;
     let steps = module.select(step)?;
@@ -67,14 +67,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         fleet::check_template("--namespace-template", t, "{namespace}", &namespaces)?;
     }
     if let Some(t) = &fleet.app_template {
-        let apps = steps
-            .iter()
-            .flat_map(|s| &s.checks)
-            .filter_map(|c| match &c.kind {
-                crate::checks::CheckKind::ArgocdApp(a) => Some(a.name.clone()),
-                _ => None,
-            })
-            .collect();
+        let apps = fleet::applications(&steps);
         fleet::check_template("--app-template", t, "{app}", &apps)?;
     }
     if let Some(t) = &fleet.work_dirs
@@ -90,9 +83,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     for dir in environments.iter().filter_map(|e| e.work_dir.as_deref()) {
         protected.extend(output::Protected::work_repos(dir, &module.manifest.repos));
     }
-    if let Some(path) = &args.output {
-        output::check_destination(path, &protected)?;
-    }
+    outputs.check_destinations(&protected)?;
     let runs = fleet::run(
         course.clone(),
         module,
@@ -106,15 +97,17 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     let render = |format: Format, styles: Styles| match format {
         Format::Human => report::matrix::human(&runs, styles),
         Format::Json => report::matrix::json(&runs),
+        Format::Yaml => report::json_as_yaml(&report::matrix::json(&runs)),
         Format::Junit => report::matrix::junit(&runs),
-        Format::Tap => report::matrix::tap(&runs),
+        Format::Tap => report::matrix::tap(&runs, report::tap::Version::Thirteen),
+        Format::Tap14 => report::matrix::tap(&runs, report::tap::Version::Fourteen),
     };
-    let terminal = output::terminal_format(args.format, args.output.as_deref());
-    emit(&render(terminal, Styles::decide(args.color)));
-    if let Some(path) = &args.output {
-        let document = render(args.format, Styles::plain());
-        output::write_report_file(path, document.as_bytes(), &protected)?;
-    }
+    output::deliver(
+        &outputs,
+        &protected,
+        Styles::decide(args.color).quiet(args.quiet),
+        render,
+    )?;
     let reports: Vec<_> = runs.into_iter().flat_map(|r| r.steps).collect();
     Ok(exit_code(&reports))
 }
@@ -143,6 +136,7 @@ fn environments(args: &RunArgs) -> Result<Vec<Environment>, Error> {
                     kubeconfig: kubeconfig.clone(),
                     context: Some(c.clone()),
                     snapshot: None,
+                    ..args.cluster.options()
                 };
                 env(c.clone(), cluster, Renames::default())
             })
@@ -178,6 +172,7 @@ fn environments(args: &RunArgs) -> Result<Vec<Environment>, Error> {
                     kubeconfig: Some(file),
                     context: None,
                     snapshot: None,
+                    ..args.cluster.options()
                 };
                 env(learner, cluster, Renames::default())
             })

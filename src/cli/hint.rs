@@ -44,7 +44,11 @@ pub fn run(args: &HintArgs) -> Result<u8, Error> {
         Some(id) => {
             let check = step.checks.iter().find(|c| &c.id == id).ok_or_else(|| {
                 Error::Usage(format!(
-                    "{m} {s} has no check `{id}`; its checks: {}",
+                    "{m} {s} has no check `{id}`{}; its checks: {}",
+                    crate::course::suggest::did_you_mean(
+                        id,
+                        step.checks.iter().map(|c| c.id.as_str())
+                    ),
                     step.checks
                         .iter()
                         .map(|c| c.id.as_str())

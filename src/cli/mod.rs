@@ -29,11 +29,82 @@ pub mod watch;
 use crate::course::Course;
 use crate::error::{Error, exit};
 use crate::outcome::Status;
-use crate::probe::cluster::ClusterOptions;
+use crate::probe::cluster::{ClusterOptions, ReadLog};
 use crate::progress::Learner;
 use crate::progress::workdir::WorkDir;
 use crate::report::{self, ColorChoice, Format, Styles};
 use crate::run::{self, StepReport, WaitPolicy};
+
+/// The examples `--help` shows and the man page renders: (command, what it does).
+pub const EXAMPLES: &[(&str, &str)] = &[
+    ("labcheck module-10 step-4", "check step 4 of module 10"),
+    (
+        "labcheck module-10 step-4 --watch",
+        "re-check as you work, until it passes (q quits)",
+    ),
+    ("labcheck module-10", "check every step of module 10"),
+    ("labcheck module-10 quiz", "the module's quiz"),
+    ("labcheck next", "the first step you have not finished"),
+    (
+        "labcheck status",
+        "the course map: what you passed, and when",
+    ),
+    ("labcheck list", "list modules and steps"),
+    (
+        "labcheck demo",
+        "try it on a throwaway lab (no cluster needed)",
+    ),
+    (
+        "labcheck plan --rules DIR",
+        "Argo CD's sync order for manifests, and migration-hook rules",
+    ),
+    (
+        "labcheck doctor module-10",
+        "can this machine and cluster run module 10?",
+    ),
+    (
+        "labcheck module-10 -o json",
+        "the report as one JSON document (also yaml, junit, tap, tap14)",
+    ),
+    (
+        "labcheck module-10 --report junit=labcheck.xml --report json=labcheck.json",
+        "reports for CI in files, the human report on the terminal",
+    ),
+];
+
+/// The exit codes every command shares: (code, meaning), for `--help`, the man page and README.
+pub const EXIT_CODES: &[(u8, &str)] = &[
+    (exit::PASS, "every check passed"),
+    (exit::FAIL, "at least one check failed (or a wait gave up)"),
+    (
+        exit::USAGE,
+        "usage error, a broken course file, or a report file that cannot be written",
+    ),
+    (
+        exit::COULD_NOT_CHECK,
+        "nothing failed, but something could not be checked (cluster unreachable, no permission)",
+    ),
+    (exit::INTERRUPTED, "interrupted (Ctrl-C) before a verdict"),
+];
+
+/// `--help`'s closing text, written out from [`EXAMPLES`] (tested to agree).
+const AFTER_HELP: &str = "Examples:
+  labcheck module-10 step-4        check step 4 of module 10
+  labcheck module-10 step-4 --watch  re-check as you work, until it passes (q quits)
+  labcheck module-10               check every step of module 10
+  labcheck module-10 quiz          the module's quiz
+  labcheck next                    the first step you have not finished
+  labcheck status                  the course map: what you passed, and when
+  labcheck reset module-10 step-4  forget your progress of a step (asks first)
+  labcheck list                    list modules and steps
+  labcheck demo                    try it on a throwaway lab (no cluster needed)
+  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules
+  labcheck doctor module-10        can this machine and cluster run module 10?
+  labcheck module-10 -o json       the report as one JSON document (also yaml, junit, tap, tap14)
+  labcheck module-10 --report junit=labcheck.xml --report json=labcheck.json
+                                   reports for CI in files, the human report on the terminal
+
+Exit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check, 130 interrupted.";
 
 /// Tells a learner whether they really did a step of the GitOps course.
 #[derive(Debug, Parser)]
@@ -43,7 +114,7 @@ use crate::run::{self, StepReport, WaitPolicy};
     about = "Checks whether you really did a step of the GitOps course: git, files and your cluster.",
     long_about = None,
     args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  labcheck module-10 step-4        check step 4 of module 10\n  labcheck module-10 step-4 --watch  re-check as you work, until it passes (q quits)\n  labcheck module-10               check every step of module 10\n  labcheck module-10 quiz          the module's quiz\n  labcheck next                    the first step you have not finished\n  labcheck status                  the course map: what you passed, and when\n  labcheck reset module-10 step-4  forget your progress of a step (asks first)\n  labcheck list                    list modules and steps\n  labcheck demo                    try it on a throwaway lab (no cluster needed)\n  labcheck plan --rules DIR        Argo CD's sync order for manifests, and migration-hook rules\n  labcheck doctor module-10        can this machine and cluster run module 10?\n  labcheck module-10 --format junit --output labcheck.xml\n                                   JUnit for CI in a file, the human report on the terminal\n\nExit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check, 130 interrupted."
+    after_help = AFTER_HELP
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -70,7 +141,8 @@ pub struct Cli {
 pub struct LearnerArgs {
     /// Keep a live checklist: re-check when your repos change (and the cluster every few
     /// seconds) until every check passes; q quits. Not for a whole class: its run is one report.
-    #[arg(long, conflicts_with_all = ["contexts", "kubeconfigs", "learners", "work_dirs"])]
+    /// It is a screen for a person: no -o, --report or --output.
+    #[arg(long, conflicts_with_all = ["contexts", "kubeconfigs", "learners", "work_dirs", "format", "reports", "output"])]
     pub watch: bool,
 
     /// Check again steps your progress already shows as passed (watch and next skip them).
@@ -97,15 +169,20 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub course_dir: Option<PathBuf>,
 
-    /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[command(flatten)]
+    pub report: output::ReportArgs,
 
-    /// Write the --format report (json, junit, tap) to FILE, atomically and never inside a work repo; the human report still goes to the terminal.
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    /// Show only what did not pass (and each step's summary line).
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
 
-    /// When to colour output (NO_COLOR is honoured with auto).
+    /// Also say what was read, with timings: the course, the repos, each request to the cluster
+    /// (on stderr).
+    #[arg(short, long)]
+    pub verbose: bool,
+
+    /// When to colour output: auto colours a terminal unless NO_COLOR or TERM=dumb is set;
+    /// CLICOLOR_FORCE or FORCE_COLOR colour a log too.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
@@ -140,8 +217,25 @@ pub struct ClusterArgs {
     pub argocd_namespace: Option<String>,
 
     /// Read the cluster from a snapshot file instead of a live cluster.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["kubeconfig", "context"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["kubeconfig", "context", "request_timeout"])]
     pub snapshot: Option<PathBuf>,
+
+    /// How long one request to the API server may take, as kubectl's (e.g. 2s, 500ms; default 5s).
+    #[arg(long, value_parser = request_timeout, value_name = "DURATION")]
+    pub request_timeout: Option<Duration>,
+}
+
+/// `--request-timeout`: a duration above zero. kubectl reads 0 as "never time out"; labcheck
+/// refuses it, because a dead cluster must never hang a check.
+fn request_timeout(text: &str) -> Result<Duration, String> {
+    let limit = humantime::parse_duration(text)
+        .map_err(|e| format!("{e}; give a duration such as 2s or 500ms"))?;
+    if limit.is_zero() {
+        return Err(
+            "0 would wait forever for a dead cluster; give a duration such as 30s".to_string(),
+        );
+    }
+    Ok(limit)
 }
 
 impl ClusterArgs {
@@ -151,6 +245,8 @@ impl ClusterArgs {
             kubeconfig: self.kubeconfig.clone(),
             context: self.context.clone(),
             snapshot: self.snapshot.clone(),
+            request_timeout: self.request_timeout,
+            read_log: None,
         }
     }
 }
@@ -265,6 +361,11 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
                         "the quiz is answered by each learner on their own machine: `labcheck {module} quiz`; a class run checks steps"
                     )));
                 }
+                if cli.run.report.asked_for_more_than_human() {
+                    return Err(Error::Usage(format!(
+                        "the quiz is a conversation, with no -o, --report or --output; `labcheck status` shows quiz results, `labcheck {module}` checks the steps"
+                    )));
+                }
                 return quiz::run(&cli.run, module, &cli.learner).await;
             }
             if cli.learner.answers.is_some() {
@@ -297,24 +398,23 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     if args.fleet.active() {
         return fleet::check(args, module, step).await;
     }
-    let styles = Styles::decide(args.color);
-    output::check_target(args.format, args.output.as_deref())?;
-    // A refused --output is said before any check runs (or waits).
-    let protected = match args.output.as_deref() {
-        Some(path) => {
-            let course = load_course(args)?;
-            let repos = &course.module(module)?.manifest.repos;
-            let protected = output::Protected::work_repos(&work_dir(args)?, repos);
-            output::check_destination(path, &protected)?;
-            protected
-        }
-        None => output::Protected::default(),
+    let styles = Styles::decide(args.color).quiet(args.quiet);
+    let outputs = args.report.outputs()?;
+    // A refused report file is said before any check runs (or waits).
+    let protected = if outputs.files.is_empty() {
+        output::Protected::default()
+    } else {
+        let course = load_course(args)?;
+        let repos = &course.module(module)?.manifest.repos;
+        let protected = output::Protected::work_repos(&work_dir(args)?, repos);
+        outputs.check_destinations(&protected)?;
+        protected
     };
     // Progress goes to stderr: a status line where a person watches it, one line per state
     // change where stderr is a log (CI), nothing for a machine format nobody watches.
     let progress = if !std::io::stderr().is_terminal() {
         report::waiting::Progress::lines(Box::new(std::io::stderr()))
-    } else if output::terminal_format(args.format, args.output.as_deref()) == Format::Human {
+    } else if outputs.terminal == Format::Human {
         report::waiting::Progress::terminal()
     } else {
         report::waiting::Progress::Silent
@@ -329,26 +429,26 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     warn(&learner.warnings);
     // Ctrl-C ends the run cleanly: the progress line is wiped (the terminal is never put in raw
     // mode, so that is all there is to restore) and the exit code says no verdict was reached.
+    let started = std::time::Instant::now();
+    let read_log = args.verbose.then(ReadLog::default);
     let outcome = tokio::select! {
-        run = run_checks_for(args, module, step, &on_wait, Some(&learner)) => Some(run),
+        run = run_checks_with(args, module, step, &on_wait, Some(&learner), read_log.clone()) => Some(run),
         _ = tokio::signal::ctrl_c() => None,
     };
     progress.finish();
     let run = outcome.ok_or(Error::Interrupted)??;
-    if args.format == Format::Human && work.own {
+    if let Some(log) = &read_log {
+        eprint!("{}", what_was_read(&run, log, started.elapsed()));
+    }
+    if !args.report.asked_for_more_than_human() && work.own {
         learner
             .progress
             .record_run(&run.reports, jiff::Timestamp::now());
         save(&mut learner);
     }
-    output::deliver(
-        &run.reports,
-        run.module_run,
-        args.format,
-        args.output.as_deref(),
-        &protected,
-        styles,
-    )?;
+    output::deliver(&outputs, &protected, styles, |format, styles| {
+        render(&run.reports, run.module_run, format, styles)
+    })?;
     Ok(exit_code(&run.reports))
 }
 
@@ -370,6 +470,41 @@ pub(crate) fn save(learner: &mut Learner) {
 pub struct CheckRun {
     pub reports: Vec<StepReport>,
     pub module_run: bool,
+    /// Where the course came from and how long loading it took (`-v`).
+    pub course: (String, Duration),
+    /// The work repos the run's checks read, as folders (`-v`).
+    pub repos: Vec<PathBuf>,
+}
+
+/// `-v`: what a run read and how long it took, for stderr. Cluster requests are the ones sent
+/// (a read shared by several checks is one request); repos are read by git, not timed one by one.
+fn what_was_read(run: &CheckRun, log: &ReadLog, total: Duration) -> String {
+    let ms = |d: Duration| format!("{} ms", d.as_millis());
+    let mut out = format!(
+        "labcheck: read the course from {} in {}\n",
+        run.course.0,
+        ms(run.course.1)
+    );
+    for repo in &run.repos {
+        out.push_str(&format!("labcheck: read the repo {}\n", repo.display()));
+    }
+    let reads = log.lock().unwrap_or_else(|p| p.into_inner());
+    for read in reads.iter() {
+        out.push_str(&format!(
+            "labcheck: read GET {} → {} in {}\n",
+            read.url,
+            read.answer,
+            ms(read.took)
+        ));
+    }
+    let checks: usize = run.reports.iter().map(|r| r.checks.len()).sum();
+    out.push_str(&format!(
+        "labcheck: {} step(s), {checks} check(s), {} request(s) to the cluster, in {}\n",
+        run.reports.len(),
+        reads.len(),
+        ms(total)
+    ));
+    out
 }
 
 /// Load the course, connect to the cluster lazily and run the selected steps.
@@ -390,7 +525,27 @@ pub async fn run_checks_for(
     on_wait: &(dyn Fn(&run::WaitProgress) + Sync),
     learner: Option<&Learner>,
 ) -> Result<CheckRun, Error> {
+    run_checks_with(args, module, step, on_wait, learner, None).await
+}
+
+/// [`run_checks_for`], noting each cluster request in `read_log` when given (`-v`).
+async fn run_checks_with(
+    args: &RunArgs,
+    module: &str,
+    step: Option<&str>,
+    on_wait: &(dyn Fn(&run::WaitProgress) + Sync),
+    learner: Option<&Learner>,
+    read_log: Option<ReadLog>,
+) -> Result<CheckRun, Error> {
+    let loading = std::time::Instant::now();
     let course = Arc::new(load_course(args)?);
+    let course_read = (
+        match &args.course_dir {
+            Some(dir) => dir.display().to_string(),
+            None => "the built-in course".to_string(),
+        },
+        loading.elapsed(),
+    );
     let module = course.module(module)?;
     let steps = module.select(step)?;
     let track = match learner {
@@ -399,12 +554,32 @@ pub async fn run_checks_for(
     }
     .to_string();
     let policy = wait_policy(args);
+    let work_dir = work_dir(args)?;
+    let mut repos: Vec<PathBuf> = steps
+        .iter()
+        .flat_map(|s| s.checks.iter().flat_map(|c| c.kind.repos()))
+        .map(|name| {
+            let dir = module
+                .manifest
+                .repos
+                .iter()
+                .find(|r| r.name == name)
+                .map_or(name, |r| r.dir_name());
+            work_dir.join(dir)
+        })
+        .collect();
+    repos.sort();
+    repos.dedup();
+    let cluster = ClusterOptions {
+        read_log,
+        ..args.cluster.options()
+    };
     let world = run::LearnerWorld {
         course: course.clone(),
         module,
         track: &track,
-        work_dir: run::WorkDir::At(work_dir(args)?),
-        cluster: &args.cluster.options(),
+        work_dir: run::WorkDir::At(work_dir),
+        cluster: &cluster,
         argocd_namespace: args.cluster.argocd_namespace.clone(),
     };
     let reports = run::run_learner(world, &steps, policy, on_wait, |ctx| {
@@ -416,6 +591,8 @@ pub async fn run_checks_for(
     Ok(CheckRun {
         module_run: step.is_none() || steps.len() > 1,
         reports,
+        course: course_read,
+        repos,
     })
 }
 
@@ -432,8 +609,10 @@ pub(crate) fn wait_policy(args: &RunArgs) -> WaitPolicy {
 pub fn render(reports: &[StepReport], module_run: bool, format: Format, styles: Styles) -> String {
     match (format, reports) {
         (Format::Json, _) => report::json::render(reports, module_run),
+        (Format::Yaml, _) => report::json_as_yaml(&report::json::render(reports, module_run)),
         (Format::Junit, _) => report::junit::render(reports),
-        (Format::Tap, _) => report::tap::render(reports),
+        (Format::Tap, _) => report::tap::render(reports, report::tap::Version::Thirteen),
+        (Format::Tap14, _) => report::tap::render(reports, report::tap::Version::Fourteen),
         (Format::Human, [one]) if !module_run => report::human::render_step(one, styles),
         (Format::Human, _) => report::human::render_module(reports, styles),
     }
@@ -479,5 +658,24 @@ pub fn emit(text: &str) {
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
         let _ = STDOUT_FAILED.set(e.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_lists_every_example_and_exit_code_the_man_page_renders() {
+        for (command, what) in EXAMPLES {
+            assert!(AFTER_HELP.contains(command), "--help lacks {command}");
+            assert!(AFTER_HELP.contains(what), "--help lacks {what}");
+        }
+        for (code, _) in EXIT_CODES {
+            assert!(
+                AFTER_HELP.contains(&format!(" {code} ")),
+                "--help lacks exit {code}"
+            );
+        }
     }
 }

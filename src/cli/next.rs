@@ -43,7 +43,10 @@ pub async fn run(args: &NextArgs) -> Result<u8, Error> {
         // later passing step replaced comes back as skipped.
         let rechecked = if args.recheck {
             let quiet = RunArgs {
-                format: crate::report::Format::Json,
+                report: super::output::ReportArgs {
+                    format: crate::report::Format::Json,
+                    ..Default::default()
+                },
                 ..args.run.clone()
             };
             Some(
@@ -61,23 +64,26 @@ pub async fn run(args: &NextArgs) -> Result<u8, Error> {
                         continue;
                     }
                     if let Some(later) = replaced_by(module, &learner.progress, i) {
-                        emit(&format!(
-                            "- {name} {} replaced by {later}, which passed\n",
-                            step.name
-                        ));
+                        say(
+                            &args.run,
+                            &format!("- {name} {} replaced by {later}, which passed\n", step.name),
+                        );
                         continue;
                     }
                 }
                 Some(reports) => match reports.iter().find(|r| r.step == step.name) {
                     Some(report) if report.status == Status::Pass => {
-                        emit(&format!("✓ {name} {} still passes\n", step.name));
+                        say(&args.run, &format!("✓ {name} {} still passes\n", step.name));
                         continue;
                     }
                     Some(report) if report.status == Status::Skip => {
-                        emit(&format!(
-                            "- {name} {} replaced by a later step that passes\n",
-                            report.step
-                        ));
+                        say(
+                            &args.run,
+                            &format!(
+                                "- {name} {} replaced by a later step that passes\n",
+                                report.step
+                            ),
+                        );
                         continue;
                     }
                     _ => {}
@@ -86,10 +92,26 @@ pub async fn run(args: &NextArgs) -> Result<u8, Error> {
             if args.watch {
                 return watch::run(&args.run, &name, Some(&step.name), args.recheck).await;
             }
-            emit(&format!("next: {name} {} · {}\n\n", step.name, step.title));
+            say(
+                &args.run,
+                &format!("next: {name} {} · {}\n\n", step.name, step.title),
+            );
             return check(&args.run, &name, Some(&step.name)).await;
         }
     }
-    emit("every step passed; `labcheck status` shows the course map\n");
+    say(
+        &args.run,
+        "every step passed; `labcheck status` shows the course map\n",
+    );
     Ok(exit::PASS)
+}
+
+/// Lines about which step comes next: on stdout with the human report, on stderr when stdout is
+/// one machine document.
+fn say(args: &RunArgs, text: &str) {
+    if args.report.format == crate::report::Format::Human {
+        emit(text);
+    } else {
+        eprint!("{text}");
+    }
 }

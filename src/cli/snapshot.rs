@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::Value;
 
-use crate::checks::CheckKind;
 use crate::error::{Error, exit};
 use crate::probe::cluster::{ApiPath, Cluster, LogRead, ProbeError, application_path};
 use crate::snapshot::Snapshot;
@@ -38,6 +37,8 @@ struct Targets {
     objects: BTreeSet<(String, String, Option<String>, String)>,
     jobs: BTreeSet<(String, String)>,
     apps: BTreeSet<String>,
+    /// Capture every Application (a check finds an app of apps through its child).
+    every_app: bool,
 }
 
 fn environment(error: &ProbeError) -> Error {
@@ -68,35 +69,17 @@ pub async fn run(args: &SnapshotArgs) -> Result<u8, Error> {
         .clone()
         .unwrap_or_else(|| module.manifest.argocd.namespace.clone());
     let mut targets = Targets::default();
-    for step in &module.steps {
-        for check in &step.checks {
-            match &check.kind {
-                CheckKind::Object(spec) => {
-                    targets.objects.insert((
-                        spec.api.clone(),
-                        spec.resource.clone(),
-                        spec.namespace.clone(),
-                        spec.name.clone(),
-                    ));
-                }
-                CheckKind::Job(spec) => {
-                    targets
-                        .jobs
-                        .insert((spec.namespace.clone(), spec.name.clone()));
-                    targets.apps.extend(spec.app.clone());
-                }
-                CheckKind::Logs(spec) => {
-                    targets
-                        .jobs
-                        .insert((spec.namespace.clone(), spec.job.clone()));
-                    targets.apps.extend(spec.app.clone());
-                }
-                CheckKind::ArgocdApp(spec) => {
-                    targets.apps.insert(spec.name.clone());
-                }
-                _ => {}
-            }
-        }
+    for check in module.steps.iter().flat_map(|step| &step.checks) {
+        let reads = check.kind.cluster_reads();
+        targets.objects.extend(
+            reads
+                .objects
+                .into_iter()
+                .map(|o| (o.api, o.resource, o.namespace, o.name)),
+        );
+        targets.jobs.extend(reads.jobs);
+        targets.apps.extend(reads.apps);
+        targets.every_app |= reads.every_app;
     }
     let cluster = Cluster::connect(&run.cluster.options()).await;
     let snapshot = capture(&cluster, &argocd_ns, targets, &args.module).await?;
@@ -135,6 +118,18 @@ async fn capture(
             Ok(None) | Err(ProbeError::Forbidden { .. }) => {}
             Err(e) => return Err(environment(&e)),
         }
+    }
+    if targets.every_app {
+        let all = ApiPath::new("argoproj.io/v1alpha1", "applications").in_namespace(argocd_ns);
+        let apps = cluster
+            .list(&all, "Argo CD (its Application CRD)")
+            .await
+            .map_err(|e| environment(&e))?;
+        targets.apps.extend(
+            apps.iter()
+                .filter_map(|app| app.pointer("/metadata/name").and_then(Value::as_str))
+                .map(str::to_string),
+        );
     }
     for name in &targets.apps {
         let path = application_path(argocd_ns, name);

@@ -61,8 +61,14 @@ pub fn render(course: &Course, learner: &Learner, styles: Styles) -> String {
         );
         for (i, step) in module.steps.iter().enumerate() {
             let (mark, when) = match progress.passed(name, &step.name) {
-                Some(passed) => (paint(styles, "✓", Paint::Green), day(passed.at)),
-                None => (paint(styles, "·", Paint::Dim), String::new()),
+                Some(passed) => (
+                    paint(styles, styles.pass_fail().0, Paint::Green),
+                    day(passed.at),
+                ),
+                None => (
+                    paint(styles, if styles.ascii { "." } else { "·" }, Paint::Dim),
+                    String::new(),
+                ),
             };
             let replaced = match replaced_by(module, progress, i) {
                 Some(later) if progress.passed(name, &step.name).is_none() => {
@@ -81,9 +87,9 @@ pub fn render(course: &Course, learner: &Learner, styles: Styles) -> String {
                 Some(q) => format!(
                     "{} {:<16} {:<10}  {} of {} right",
                     if q.right == q.of {
-                        paint(styles, "✓", Paint::Green)
+                        paint(styles, styles.pass_fail().0, Paint::Green)
                     } else {
-                        paint(styles, "✗", Paint::Red)
+                        paint(styles, styles.pass_fail().1, Paint::Red)
                     },
                     crate::quiz::STEP_NAME,
                     day(q.at),

@@ -4,6 +4,7 @@
 pub mod fixtures;
 pub mod placeholders;
 pub mod schema;
+pub mod suggest;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -322,6 +323,10 @@ impl Course {
             .find(|m| m.manifest.module == name)
             .ok_or_else(|| Error::UnknownModule {
                 module: name.to_string(),
+                suggestion: suggest::did_you_mean(
+                    name,
+                    self.modules.iter().map(|m| m.manifest.module.as_str()),
+                ),
                 available: self
                     .modules
                     .iter()
@@ -341,8 +346,23 @@ impl Module {
             .ok_or_else(|| Error::UnknownStep {
                 module: self.manifest.module.clone(),
                 step: name.to_string(),
+                suggestion: suggest::did_you_mean(name, self.select_names()),
                 available: self.step_names().join(", "),
             })
+    }
+
+    /// Every name a run can select: steps, stages and exercises, and the quiz.
+    fn select_names(&self) -> Vec<&str> {
+        let mut names = self.step_names();
+        names.extend(
+            self.step_names()
+                .iter()
+                .filter_map(|n| n.split_once('/').map(|(e, _)| e)),
+        );
+        if self.quiz.is_some() {
+            names.push(crate::quiz::STEP_NAME);
+        }
+        names
     }
 
     /// Every step and stage name, in course order.

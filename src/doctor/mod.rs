@@ -90,7 +90,6 @@ fn with_fix(outcome: Outcome, fix: &str) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use crate::checks::CheckKind;
     use crate::course::Course;
 
     #[test]
@@ -106,13 +105,13 @@ mod tests {
                 .collect();
             for step in &module.steps {
                 for check in &step.checks {
-                    if let CheckKind::ArgocdApp(spec) = &check.kind {
+                    for app in check.kind.cluster_reads().apps {
                         assert!(
-                            needed.contains(&spec.name.as_str()),
+                            needed.contains(&app.as_str()),
                             "{}: {} checks Application {} but needs.applications lacks it",
                             module.manifest.module,
                             step.name,
-                            spec.name
+                            app
                         );
                     }
                 }

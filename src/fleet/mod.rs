@@ -70,17 +70,61 @@ pub struct LearnerRun {
 
 /// The namespaces a step's cluster checks name (Argo CD's excluded), sorted.
 pub fn namespaces(steps: &[&Step], argocd_namespace: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for check in steps.iter().flat_map(|s| &s.checks) {
-        let ns = match &check.kind {
-            CheckKind::Object(o) => o.namespace.clone(),
-            CheckKind::Job(j) => Some(j.namespace.clone()),
-            CheckKind::Logs(l) => Some(l.namespace.clone()),
-            _ => None,
-        };
-        out.extend(ns.filter(|n| n != argocd_namespace));
+    steps
+        .iter()
+        .flat_map(|s| &s.checks)
+        .flat_map(|check| {
+            let reads = check.kind.cluster_reads();
+            reads
+                .namespaces()
+                .filter(|n| *n != argocd_namespace)
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The Applications a step's checks read, sorted.
+pub fn applications(steps: &[&Step]) -> BTreeSet<String> {
+    steps
+        .iter()
+        .flat_map(|s| &s.checks)
+        .flat_map(|check| check.kind.cluster_reads().apps)
+        .collect()
+}
+
+/// Renames a check's names through a learner's templates and remembers each change as
+/// (placeholder slot, course name, learner's name).
+struct Renaming<'a> {
+    learner: &'a str,
+    renames: &'a Renames,
+    argocd_ns: &'a str,
+    changed: Vec<(&'static str, String, String)>,
+}
+
+impl Renaming<'_> {
+    fn apply(&mut self, slot: &'static str, template: Option<&str>, name: &mut String) {
+        let renamed = rename(template, slot, self.learner, name);
+        if renamed != *name {
+            self.changed.push((slot, name.clone(), renamed.clone()));
+            *name = renamed;
+        }
     }
-    out
+}
+
+impl crate::checks::LearnerNames for Renaming<'_> {
+    fn namespace(&mut self, namespace: &mut String) {
+        // Argo CD's own namespace is shared by the whole class.
+        if namespace != self.argocd_ns {
+            let template = self.renames.namespace.clone();
+            self.apply("{namespace}", template.as_deref(), namespace);
+        }
+    }
+
+    fn app(&mut self, app: &mut String) {
+        let template = self.renames.app.clone();
+        self.apply("{app}", template.as_deref(), app);
+    }
 }
 
 /// Check a `--namespace-template`/`--app-template`: it needs `{learner}`, and without the name
@@ -111,29 +155,15 @@ pub fn check_template(
 /// `{namespace}` (`{app}`) a template replaces every name, which [`check_template`] allows only
 /// when the step names one.
 pub fn for_learner(step: &Step, learner: &str, renames: &Renames, argocd_ns: &str) -> Step {
-    let ns = |name: &str| {
-        if name == argocd_ns {
-            name.to_string()
-        } else {
-            rename(renames.namespace.as_deref(), "{namespace}", learner, name)
-        }
+    let mut renaming = Renaming {
+        learner,
+        renames,
+        argocd_ns,
+        changed: Vec::new(),
     };
-    let app = |name: &str| rename(renames.app.as_deref(), "{app}", learner, name);
     let mut step = step.clone();
     for check in &mut step.checks {
-        match &mut check.kind {
-            CheckKind::Object(o) => o.namespace = o.namespace.as_deref().map(ns),
-            CheckKind::Job(j) => {
-                j.namespace = ns(&j.namespace);
-                j.app = j.app.as_deref().map(app);
-            }
-            CheckKind::Logs(l) => {
-                l.namespace = ns(&l.namespace);
-                l.app = l.app.as_deref().map(app);
-            }
-            CheckKind::ArgocdApp(a) => a.name = app(&a.name),
-            _ => {}
-        }
+        check.kind.rename_for_learner(&mut renaming);
     }
     step
 }
@@ -178,7 +208,7 @@ pub async fn run(
                 };
                 let reports = run::run_learner(world, &mine, policy, &|_| {}, |_| {}).await;
                 LearnerRun {
-                    placeholders: placeholders(&env, steps, &mine, &argocd_ns),
+                    placeholders: placeholders(&env, steps, &argocd_ns),
                     learner: env.learner,
                     work_dir: env.work_dir,
                     status: Status::fold(reports.iter().map(|r| r.status)),
@@ -215,7 +245,6 @@ fn work_dir(env: &Environment) -> WorkDir {
 fn placeholders(
     env: &Environment,
     course_steps: &[&Step],
-    mine: &[&Step],
     argocd_ns: &str,
 ) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -232,9 +261,9 @@ fn placeholders(
     let shown_as = |template: Option<&str>, slot: &str, name: &str| {
         template.map(|t| t.replace("{learner}", "<learner>").replace(slot, name))
     };
-    for (course, theirs) in course_steps.iter().zip(mine) {
-        for (a, b) in course.checks.iter().zip(&theirs.checks) {
-            let pairs = renamed(&a.kind, &b.kind, argocd_ns);
+    for course in course_steps {
+        for check in &course.checks {
+            let pairs = renamed(&check.kind, env, argocd_ns);
             for (slot, original, renamed) in pairs {
                 let template = match slot {
                     "{namespace}" => env.names.namespace.as_deref(),
@@ -253,38 +282,20 @@ fn placeholders(
     out
 }
 
-/// The names `for_learner` changed between the course's check and the learner's.
+/// The names [`for_learner`] changes in `course` for `env`.
 fn renamed(
     course: &CheckKind,
-    theirs: &CheckKind,
+    env: &Environment,
     argocd_ns: &str,
 ) -> Vec<(&'static str, String, String)> {
-    let ns = |a: &str, b: &str| ("{namespace}", a.to_string(), b.to_string());
-    let app = |a: &str, b: &str| ("{app}", a.to_string(), b.to_string());
-    let mut out = Vec::new();
-    match (course, theirs) {
-        (CheckKind::Object(a), CheckKind::Object(b)) => {
-            if let (Some(x), Some(y)) = (&a.namespace, &b.namespace) {
-                out.push(ns(x, y));
-            }
-        }
-        (CheckKind::Job(a), CheckKind::Job(b)) => {
-            out.push(ns(&a.namespace, &b.namespace));
-            if let (Some(x), Some(y)) = (&a.app, &b.app) {
-                out.push(app(x, y));
-            }
-        }
-        (CheckKind::Logs(a), CheckKind::Logs(b)) => {
-            out.push(ns(&a.namespace, &b.namespace));
-            if let (Some(x), Some(y)) = (&a.app, &b.app) {
-                out.push(app(x, y));
-            }
-        }
-        (CheckKind::ArgocdApp(a), CheckKind::ArgocdApp(b)) => out.push(app(&a.name, &b.name)),
-        _ => {}
-    }
-    out.retain(|(_, original, _)| original != argocd_ns);
-    out
+    let mut renaming = Renaming {
+        learner: &env.learner,
+        renames: &env.names,
+        argocd_ns,
+        changed: Vec::new(),
+    };
+    course.clone().rename_for_learner(&mut renaming);
+    renaming.changed
 }
 
 #[cfg(test)]
@@ -309,7 +320,12 @@ mod tests {
                 CheckKind::Job(j) => Some(format!("{}/{:?}", j.namespace, j.app)),
                 CheckKind::Object(o) => o.namespace.clone(),
                 CheckKind::ArgocdApp(a) => Some(a.name.clone()),
-                _ => None,
+                CheckKind::Git(_)
+                | CheckKind::YamlValue(_)
+                | CheckKind::Files(_)
+                | CheckKind::Diff(_)
+                | CheckKind::Logs(_)
+                | CheckKind::Manifests(_) => None,
             })
             .collect()
     }

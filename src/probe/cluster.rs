@@ -11,7 +11,7 @@ pub mod watch;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
@@ -40,10 +40,25 @@ type Cell = Arc<OnceCell<Result<RawResponse, ProbeError>>>;
 /// A cached read and when it was sent.
 type Entry = (std::time::Instant, Cell);
 
+/// One request a run sent to the cluster (a cache hit sends none), for `-v`.
+#[derive(Debug, Clone)]
+pub struct Read {
+    /// The path and query, as sent.
+    pub url: String,
+    /// The HTTP status, or why there was none.
+    pub answer: String,
+    pub took: Duration,
+}
+
+/// The requests of one run, in the order they were answered; the command line prints them.
+pub type ReadLog = Arc<Mutex<Vec<Read>>>;
+
 /// Access to one cluster for one run, with a per-run cache.
 pub struct Cluster {
     access: Access,
     cache: watch::Cache,
+    /// Where to note each request sent (`-v`), when someone asked.
+    read_log: Option<ReadLog>,
     /// Keeps the in-process snapshot server (for `--snapshot`) alive as long as the cluster.
     _keep_alive: Option<Box<dyn std::any::Any + Send + Sync>>,
     /// A snapshot served in-process cannot change after this moment (its last timeline entry):
@@ -89,6 +104,11 @@ pub struct ClusterOptions {
     pub kubeconfig: Option<PathBuf>,
     pub context: Option<String>,
     pub snapshot: Option<PathBuf>,
+    /// `--request-timeout`: how long one request may take (connect, and each read), instead of
+    /// the default.
+    pub request_timeout: Option<Duration>,
+    /// `-v`: note each request here.
+    pub read_log: Option<ReadLog>,
 }
 
 /// What a pod's log read gave.
@@ -115,6 +135,7 @@ impl Cluster {
         Cluster {
             access: Access::Unavailable(error),
             cache: watch::Cache::default(),
+            read_log: None,
             _keep_alive: None,
             frozen: None,
             changes: Arc::new(tokio::sync::watch::Sender::new(0)),
@@ -124,13 +145,23 @@ impl Cluster {
 
     /// Prepare access (no request is sent until a check reads something).
     pub async fn connect(options: &ClusterOptions) -> Cluster {
-        if let Some(file) = &options.snapshot {
-            return Self::serve_snapshot(file).await;
-        }
-        match config::resolve(options.kubeconfig.as_deref(), options.context.as_deref()).await {
-            Ok(resolved) => Self::from_config(resolved.config, resolved.describe),
-            Err(error) => Cluster::from_error(error),
-        }
+        let mut cluster = if let Some(file) = &options.snapshot {
+            Self::serve_snapshot(file).await
+        } else {
+            match config::resolve(options.kubeconfig.as_deref(), options.context.as_deref()).await {
+                Ok(mut resolved) => {
+                    if let Some(limit) = options.request_timeout {
+                        resolved.config.connect_timeout = Some(limit);
+                        resolved.config.read_timeout = Some(limit);
+                        resolved.config.write_timeout = Some(limit);
+                    }
+                    Self::from_config(resolved.config, resolved.describe)
+                }
+                Err(error) => Cluster::from_error(error),
+            }
+        };
+        cluster.read_log = options.read_log.clone();
+        cluster
     }
 
     /// A cluster read through an already built client configuration.
@@ -150,6 +181,7 @@ impl Cluster {
                     config: Box::new(config),
                 },
                 cache: watch::Cache::default(),
+                read_log: None,
                 _keep_alive: None,
                 frozen: None,
                 changes: Arc::new(tokio::sync::watch::Sender::new(0)),
@@ -367,9 +399,24 @@ impl Cluster {
             .or_insert_with(|| (std::time::Instant::now(), Cell::default()))
             .1
             .clone();
-        cell.get_or_init(|| send(client, describe, url, keep_tail))
-            .await
-            .clone()
+        cell.get_or_init(|| async {
+            let started = std::time::Instant::now();
+            let answer = send(client, describe, url.clone(), keep_tail).await;
+            if let Some(log) = &self.read_log {
+                let read = Read {
+                    answer: match &answer {
+                        Ok(raw) => raw.code.to_string(),
+                        Err(e) => format!("no answer: {e}"),
+                    },
+                    url,
+                    took: started.elapsed(),
+                };
+                log.lock().unwrap_or_else(|p| p.into_inner()).push(read);
+            }
+            answer
+        })
+        .await
+        .clone()
     }
 
     /// The object at `path`: `Ok(None)` when the API serves its type and it is not there.

@@ -103,7 +103,10 @@ impl Progress {
         };
         let legacy = Progress::legacy_path()
             .ok()
-            .filter(|legacy| work.own && !path.exists() && legacy.is_file());
+            // Anything there is read through `load`, which refuses (and names) a FIFO or device.
+            .filter(|legacy| {
+                work.own && !path.exists() && std::fs::symlink_metadata(legacy).is_ok()
+            });
         let (mut progress, warnings) = match &legacy {
             Some(legacy) => {
                 let (mut progress, warnings) = Progress::load(legacy);

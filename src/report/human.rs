@@ -11,9 +11,14 @@ use crate::run::{CheckReport, StepReport};
 /// How many lines of a detail (diff, log) the terminal shows before eliding.
 const DETAIL_LINES: usize = 40;
 
-/// Render one step.
+/// Render one step. Quiet, a step that passed is its summary line, and a step that did not shows
+/// only the checks that did not pass.
 pub fn render_step(step: &StepReport, styles: Styles) -> String {
     let mut out = String::new();
+    if styles.quiet && matches!(step.status, Status::Pass | Status::Skip) {
+        let _ = writeln!(out, "{}", summary_line(step, styles));
+        return out;
+    }
     let heading = format!("{} {} · {}", step.module, step.step, step.title);
     let _ = writeln!(
         out,
@@ -22,6 +27,9 @@ pub fn render_step(step: &StepReport, styles: Styles) -> String {
         paint(styles, &format!("(track: {})", step.track), Paint::Dim)
     );
     for check in &step.checks {
+        if styles.quiet && matches!(check.outcome.status, Status::Pass | Status::Skip) {
+            continue;
+        }
         render_check(&mut out, step, check, styles);
     }
     let _ = writeln!(out, "{}", summary_line(step, styles));
@@ -43,6 +51,9 @@ pub fn render_module(steps: &[StepReport], styles: Styles) -> String {
         );
     }
     for step in steps {
+        if styles.quiet && matches!(step.status, Status::Pass | Status::Skip) {
+            continue;
+        }
         let note = if step.status == Status::Skip {
             paint(
                 styles,
@@ -158,11 +169,17 @@ fn summary_line(step: &StepReport, styles: Styles) -> String {
 }
 
 pub(crate) fn mark(status: Status, styles: Styles) -> String {
+    let (pass, fail) = styles.pass_fail();
+    let (error, skip) = if styles.ascii {
+        ("[??]", "[skip]")
+    } else {
+        ("?", "-")
+    };
     match status {
-        Status::Pass => paint(styles, "✓", Paint::Green),
-        Status::Fail => paint(styles, "✗", Paint::Red),
-        Status::Error => paint(styles, "?", Paint::Yellow),
-        Status::Skip => paint(styles, "-", Paint::Dim),
+        Status::Pass => paint(styles, pass, Paint::Green),
+        Status::Fail => paint(styles, fail, Paint::Red),
+        Status::Error => paint(styles, error, Paint::Yellow),
+        Status::Skip => paint(styles, skip, Paint::Dim),
     }
 }
 
@@ -246,7 +263,13 @@ mod tests {
         ]);
         let text = render_step(&report, Styles::plain());
         insta::assert_snapshot!(text);
-        let coloured = render_step(&report, Styles { color: true });
+        let coloured = render_step(
+            &report,
+            Styles {
+                color: true,
+                ..Styles::plain()
+            },
+        );
         assert!(coloured.contains("\u{1b}["), "colour was asked for");
         assert!(
             !text.contains("\u{1b}["),

@@ -147,9 +147,15 @@ pub fn json(runs: &[LearnerRun]) -> String {
 }
 
 fn mark(status: Status, styles: Styles) -> String {
+    // One column per check: ASCII marks stay one character wide.
+    let (pass, fail) = if styles.ascii {
+        ("+", "x")
+    } else {
+        ("✓", "✗")
+    };
     let (text, color) = match status {
-        Status::Pass => ("✓", owo_colors::AnsiColors::Green),
-        Status::Fail => ("✗", owo_colors::AnsiColors::Red),
+        Status::Pass => (pass, owo_colors::AnsiColors::Green),
+        Status::Fail => (fail, owo_colors::AnsiColors::Red),
         Status::Error => ("?", owo_colors::AnsiColors::Yellow),
         Status::Skip => ("-", owo_colors::AnsiColors::Default),
     };
@@ -185,9 +191,10 @@ pub fn junit(runs: &[LearnerRun]) -> String {
 
 /// TAP for a class: a subtest per learner, in it a subtest per step, in that a test point per
 /// check, as in a learner's own TAP report.
-pub fn tap(runs: &[LearnerRun]) -> String {
+pub fn tap(runs: &[LearnerRun], version: super::tap::Version) -> String {
     super::tap::render_nested(
         runs.iter()
             .map(|run| (run.learner.as_str(), run.status, run.steps.as_slice())),
+        version,
     )
 }

@@ -11,47 +11,76 @@ pub mod selftest;
 pub mod tap;
 pub mod waiting;
 
-use std::io::IsTerminal;
-
 use clap::ValueEnum;
 
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum ColorChoice {
-    /// Colour when stdout is a terminal and `NO_COLOR` is not set.
+    /// Colour on a terminal; `NO_COLOR` and `TERM=dumb` turn it off, `CLICOLOR_FORCE` and
+    /// `FORCE_COLOR` turn it on (CI logs).
     #[default]
     Auto,
     Always,
     Never,
 }
 
-/// Colour decided once per run and carried along (never looked up globally).
+/// How output looks, decided once per run and carried along (never looked up globally): colour,
+/// the marks (✓ ✗, or `[ok]` `[FAIL]` where the locale is not UTF-8) and whether passing checks
+/// are shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Styles {
     pub color: bool,
+    /// ASCII marks instead of ✓/✗: the terminal's locale cannot show them.
+    pub ascii: bool,
+    /// `--quiet`: only what did not pass.
+    pub quiet: bool,
 }
 
 impl Styles {
-    /// Decide from the flag, `NO_COLOR` and whether stdout is a terminal.
+    /// Decide from the flag and the environment, for stdout. supports-color reads `NO_COLOR`,
+    /// `TERM=dumb`, `CLICOLOR_FORCE`/`FORCE_COLOR` and whether stdout is a terminal;
+    /// supports-unicode reads the locale (`LC_ALL`, `LC_CTYPE`, `LANG`) of a terminal (a pipe or
+    /// a file gets UTF-8, which is what labcheck writes).
     pub fn decide(choice: ColorChoice) -> Styles {
         let color = match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::io::stdout().is_terminal()
+                supports_color::on(supports_color::Stream::Stdout).is_some_and(|l| l.has_basic)
             }
         };
-        Styles { color }
+        Styles {
+            color,
+            ascii: !supports_unicode::on(supports_unicode::Stream::Stdout),
+            quiet: false,
+        }
     }
 
-    /// No colour at all (snapshots, files).
+    /// No colour at all, Unicode marks (files, which labcheck writes as UTF-8; snapshots).
     pub fn plain() -> Styles {
-        Styles { color: false }
+        Styles {
+            color: false,
+            ascii: false,
+            quiet: false,
+        }
+    }
+
+    /// The same, showing only what did not pass.
+    pub fn quiet(self, quiet: bool) -> Styles {
+        Styles { quiet, ..self }
+    }
+
+    /// The mark for a pass and a fail: `✓`/`✗`, or `[ok]`/`[FAIL]` in ASCII.
+    pub fn pass_fail(self) -> (&'static str, &'static str) {
+        if self.ascii {
+            ("[ok]", "[FAIL]")
+        } else {
+            ("✓", "✗")
+        }
     }
 }
 
-/// `--format`.
+/// `-o`/`--format`: what is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum Format {
     /// Text for people, with colour and hints.
@@ -59,16 +88,51 @@ pub enum Format {
     Human,
     /// One JSON document (see README).
     Json,
+    /// The JSON document as YAML (same fields).
+    Yaml,
     /// JUnit XML for CI: a test suite per step, a test case per check (see docs/ci.md).
     Junit,
-    /// TAP version 14 with YAML diagnostics (see docs/ci.md).
+    /// TAP version 13 with YAML diagnostics, as `prove` reads it (see docs/ci.md).
     Tap,
+    /// TAP version 14: the same points, with the version line TAP 14 consumers expect.
+    Tap14,
 }
 
 impl Format {
-    /// Whether this is a document for machines (and so may go to `--output FILE`).
+    /// Whether this is a document for machines.
     pub fn is_machine(self) -> bool {
         self != Format::Human
+    }
+
+    /// The name as typed on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Human => "human",
+            Format::Json => "json",
+            Format::Yaml => "yaml",
+            Format::Junit => "junit",
+            Format::Tap => "tap",
+            Format::Tap14 => "tap14",
+        }
+    }
+
+    /// The TAP version this format writes, if it is TAP.
+    pub fn tap_version(self) -> Option<tap::Version> {
+        match self {
+            Format::Tap => Some(tap::Version::Thirteen),
+            Format::Tap14 => Some(tap::Version::Fourteen),
+            _ => None,
+        }
+    }
+}
+
+/// A JSON document rendered as YAML (`-o yaml`): same fields, same order.
+pub fn json_as_yaml(json: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(json) {
+        Ok(value) => serde_yaml::to_string(&value).unwrap_or_else(|e| format!("# {e}\n")),
+        // The JSON renderers build values with serde_json, so this cannot happen; if it ever
+        // did, the document is still shown rather than lost.
+        Err(_) => json.to_string(),
     }
 }
 

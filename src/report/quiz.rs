@@ -21,10 +21,11 @@ pub fn render(graded: &Graded, styles: Styles) -> String {
     for (n, answer) in graded.answers.iter().enumerate() {
         let _ = writeln!(out, "\n{}. {}", n + 1, answer.question);
         let ok = answer.chosen == answer.right;
+        let (pass, fail) = styles.pass_fail();
         let mark = if ok {
-            paint(styles, "✓", Paint::Green)
+            paint(styles, pass, Paint::Green)
         } else {
-            paint(styles, "✗", Paint::Red)
+            paint(styles, fail, Paint::Red)
         };
         let _ = writeln!(
             out,

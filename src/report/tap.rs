@@ -1,6 +1,8 @@
-//! The TAP report (TAP version 14, readable by TAP 13 consumers): each step is a subtest, each
-//! check a test point with a YAML diagnostics block when it did not pass. A class nests one level
-//! more: a subtest per learner holding their steps.
+//! The TAP report: TAP version 13 by default (what Perl's TAP::Harness behind `prove` reads;
+//! `-o tap14` writes the version line TAP 14 consumers expect). Each step is a subtest, each check
+//! a test point with a YAML diagnostics block when it did not pass. A class nests one level more:
+//! a subtest per learner holding their steps. Subtests are indented, so a TAP 13 consumer skips
+//! them and counts the top-level points, which carry the verdicts.
 //!
 //! TAP has no "could not check": such a check is `not ok` with `status: error` in its block, so
 //! no TAP consumer counts it as a pass; the exit code (3) tells it from a failure.
@@ -10,9 +12,27 @@ use std::fmt::Write;
 use crate::outcome::Status;
 use crate::run::{CheckReport, StepReport};
 
+/// The TAP version line a document starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// `TAP version 13`: read by `prove` (TAP::Parser up to 3.x knows no later version).
+    Thirteen,
+    /// `TAP version 14`: the same document for consumers that know the subtest spelling.
+    Fourteen,
+}
+
+impl Version {
+    fn line(self) -> &'static str {
+        match self {
+            Version::Thirteen => "TAP version 13\n",
+            Version::Fourteen => "TAP version 14\n",
+        }
+    }
+}
+
 /// Every step of a run in one document.
-pub fn render(steps: &[StepReport]) -> String {
-    let mut out = String::from("TAP version 14\n");
+pub fn render(steps: &[StepReport], version: Version) -> String {
+    let mut out = String::from(version.line());
     steps_at(&mut out, "", steps);
     out
 }
@@ -21,8 +41,9 @@ pub fn render(steps: &[StepReport]) -> String {
 /// subtests.
 pub fn render_nested<'a>(
     runs: impl ExactSizeIterator<Item = (&'a str, Status, &'a [StepReport])>,
+    version: Version,
 ) -> String {
-    let mut out = String::from("TAP version 14\n");
+    let mut out = String::from(version.line());
     let _ = writeln!(out, "1..{}", runs.len());
     for (i, (name, status, steps)) in runs.enumerate() {
         let _ = writeln!(out, "# Subtest: {}", escape(name));
@@ -203,7 +224,7 @@ mod tests {
                 ),
             ],
         );
-        let tap = render(&[report]);
+        let tap = render(&[report], Version::Fourteen);
         assert!(tap.starts_with("TAP version 14\n1..1\n# Subtest: module-10 step-1\n    1..2\n    ok 1 - ok: title of ok\n    not ok 2 - same: title of same\n"), "{tap}");
         assert!(
             tap.ends_with(
@@ -227,7 +248,7 @@ mod tests {
                 check("other", Outcome::skip("not on the kind track")),
             ],
         );
-        let tap = render(&[report]);
+        let tap = render(&[report], Version::Fourteen);
         assert!(
             tap.contains("    not ok 1 - synced: title of synced\n"),
             "{tap}"
@@ -245,7 +266,8 @@ mod tests {
             step("step-1", vec![check("a", Outcome::pass("ok"))]),
             step("step-2", vec![check("b", Outcome::pass("ok"))]),
         ];
-        let tap = render(&steps);
+        let tap = render(&steps, Version::Thirteen);
+        assert!(tap.starts_with("TAP version 13\n"), "{tap}");
         assert_eq!(tap.matches("TAP version").count(), 1);
         assert!(tap.contains("\n1..2\n"), "{tap}");
         assert!(

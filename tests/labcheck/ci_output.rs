@@ -7,7 +7,7 @@ use labcheck::lab::world::CoursePoint;
 use crate::harness::{Run, World, labcheck};
 
 /// Write the cluster of `point` for `world` and return the `--snapshot` path.
-fn cluster_file(world: &World, point: CoursePoint) -> String {
+pub(crate) fn cluster_file(world: &World, point: CoursePoint) -> String {
     let revs = Revisions::of_world(&world.lab).expect("pushed revisions");
     let path = world.home().join("cluster.yaml");
     let snapshot = cluster::solved(point, &revs);
@@ -114,7 +114,7 @@ fn a_module_run_gives_one_junit_and_one_tap_document_with_every_step() {
     assert_eq!(tap.code, 1);
     assert!(
         tap.stdout
-            .starts_with("TAP version 14\n1..7\n# Subtest: module-10 step-1\n"),
+            .starts_with("TAP version 13\n1..7\n# Subtest: module-10 step-1\n"),
         "{}",
         tap.stdout
     );
@@ -155,7 +155,7 @@ fn output_needs_a_machine_format_and_a_folder_that_exists() {
     let human = run(&world, &["module-10", "step-1", "--output", "report.xml"]);
     assert_eq!(human.code, 2);
     assert!(
-        human.stderr.contains("--format junit, tap or json"),
+        human.stderr.contains("add -o junit, tap, json or yaml"),
         "{}",
         human.stderr
     );
@@ -190,21 +190,27 @@ fn docs_ci_documents_every_format_and_exit_code_the_help_offers() {
     let doc = include_str!("../../docs/ci.md");
     let formats: Vec<&str> = help
         .lines()
-        .skip_while(|l| !l.trim_start().starts_with("--format"))
+        .skip_while(|l| !l.trim_start().starts_with("-o, --format"))
         .skip_while(|l| !l.contains("Possible values"))
         .skip(1)
         .take_while(|l| l.trim_start().starts_with("- "))
         .filter_map(|l| l.trim_start().strip_prefix("- ")?.split(':').next())
         .collect();
-    assert_eq!(formats, ["human", "json", "junit", "tap"], "{help}");
+    assert_eq!(
+        formats,
+        ["human", "json", "yaml", "junit", "tap", "tap14"],
+        "{help}"
+    );
     for format in formats {
         assert!(
-            doc.contains(&format!("`--format {format}`")),
+            doc.contains(&format!("`-o {format}`")),
             "docs/ci.md lost {format}"
         );
     }
-    for code in ["| 0 |", "| 1 |", "| 2 |", "| 3 |"] {
+    for code in ["| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 130 |"] {
         assert!(doc.contains(code), "docs/ci.md lost exit code {code}");
     }
-    assert!(doc.contains("labcheck module-10 --format junit --output labcheck.xml"));
+    assert!(
+        doc.contains("labcheck module-10 --report junit=labcheck.xml --report json=labcheck.json")
+    );
 }

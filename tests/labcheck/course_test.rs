@@ -153,7 +153,7 @@ fn instructor_who_points_a_solved_state_at_the_typo_sees_course_test_fail() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("5 states, 2 as declared, 3 not"),
+        run.stdout.contains("6 states, 3 as declared, 3 not"),
         "{}",
         run.stdout
     );

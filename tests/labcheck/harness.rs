@@ -39,12 +39,18 @@ impl Run {
 /// Run `labcheck ARGS` with `HOME` set to `home` (so `~/work` is the world's work dir and nothing
 /// of the real user leaks in), no colour, and no inherited labcheck or git settings.
 pub fn labcheck(home: &Path, args: &[&str]) -> Run {
+    labcheck_with_env(home, args, &[("NO_COLOR", "1")])
+}
+
+/// [`labcheck`] with exactly these variables besides `PATH`, `HOME` and git's (no `NO_COLOR`
+/// unless given).
+pub fn labcheck_with_env(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let output = Command::new(env!("CARGO_BIN_EXE_labcheck"))
         .args(args)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", home)
-        .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .current_dir(home)
         .output()
@@ -163,4 +169,19 @@ pub fn files_with_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     }
     out.sort();
     out
+}
+
+/// What `prove` (Perl's TAP::Harness) makes of a TAP document: its exit code and its report.
+pub fn prove(dir: &Path, tap: &str) -> (i32, String) {
+    let file = dir.join("labcheck.tap");
+    std::fs::write(&file, tap).expect("the TAP file");
+    let output = Command::new("prove")
+        .arg("--exec")
+        .arg("cat")
+        .arg(&file)
+        .output()
+        .expect("prove runs (perl's TAP::Harness)");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.code().unwrap_or(-1), text)
 }

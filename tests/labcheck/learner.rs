@@ -442,6 +442,7 @@ fn watching_in_a_terminal_turns_a_check_green_when_the_learner_saves_the_file() 
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", world.home())
         .env("TERM", "xterm")
+        .env("LANG", "C.UTF-8")
         .env("NO_COLOR", "1")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .current_dir(world.home());
@@ -484,6 +485,7 @@ fn q_stops_watching() {
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", world.home())
         .env("TERM", "xterm")
+        .env("LANG", "C.UTF-8")
         .env("NO_COLOR", "1")
         .current_dir(world.home());
     let mut session = expectrl::Session::spawn(cmd).expect("labcheck runs in a pty");

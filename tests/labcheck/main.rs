@@ -18,5 +18,6 @@ mod module_10_cluster;
 mod module_11;
 mod plan;
 mod read_only;
+mod reports;
 mod serve_api;
 mod waiting;
