@@ -99,6 +99,42 @@ pub struct Outcome {
     /// `hook-failed:checkout-migrate`), set where the check decides. A class groups learners by it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cause: Option<Cause>,
+    /// How the runner waited for this outcome; set only for a check it could wait for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waited: Option<Waited>,
+}
+
+/// How a wait for one check went: how long, and why it ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Waited {
+    /// From the start of the step's run to the last look at this check.
+    #[serde(serialize_with = "seconds", rename = "waited_s")]
+    pub waited: std::time::Duration,
+    #[serde(flatten)]
+    pub end: WaitEnd,
+}
+
+/// Why the runner stopped waiting for a check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "end", content = "because")]
+pub enum WaitEnd {
+    /// The check got there (it passed, or could no longer be checked) while waited for.
+    Reached,
+    /// The limit passed with the failure still in progress: labcheck gave up.
+    TimedOut,
+    /// The failure is final: waiting cannot change it (the reason says why).
+    Final(String),
+}
+
+impl Waited {
+    /// Whether labcheck gave up on this check at its limit.
+    pub fn timed_out(&self) -> bool {
+        self.end == WaitEnd::TimedOut
+    }
+}
+
+fn seconds<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((d.as_secs_f64() * 10.0).round() / 10.0)
 }
 
 /// A stable, machine-readable reason: lowercase words joined by `-`, optionally followed by `:` and
@@ -150,6 +186,7 @@ impl Outcome {
             pending: false,
             hint_level: None,
             cause: None,
+            waited: None,
         }
     }
 
@@ -204,6 +241,12 @@ impl Outcome {
     pub fn still_in_progress(mut self) -> Self {
         self.pending = true;
         self
+    }
+
+    /// The state this outcome shows in one short phrase, for progress lines and a timeout
+    /// message: what the check saw (`actual`) when it says, else its summary.
+    pub fn observed(&self) -> &str {
+        self.actual.as_deref().unwrap_or(&self.summary)
     }
 
     pub fn with_detail(mut self, kind: DetailKind, text: impl Into<String>) -> Self {

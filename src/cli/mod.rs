@@ -410,20 +410,16 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         outputs.check_destinations(&protected)?;
         protected
     };
-    // The live line goes to stderr, and only where a person watches it.
-    let show_progress = outputs.terminal == Format::Human && std::io::stderr().is_terminal();
-    let on_wait = move |p: &run::WaitProgress| {
-        if show_progress {
-            const FRAMES: [char; 4] = ['|', '/', '-', '\\'];
-            let frame = FRAMES[(p.elapsed.as_secs() % 4) as usize];
-            eprint!(
-                "\r\x1b[2K  {frame} waiting for {} … {}s of {}s",
-                p.waiting_for.join(", "),
-                p.elapsed.as_secs(),
-                p.limit.as_secs()
-            );
-        }
+    // Progress goes to stderr: a status line where a person watches it, one line per state
+    // change where stderr is a log (CI), nothing for a machine format nobody watches.
+    let progress = if !std::io::stderr().is_terminal() {
+        report::waiting::Progress::lines(Box::new(std::io::stderr()))
+    } else if outputs.terminal == Format::Human {
+        report::waiting::Progress::terminal()
+    } else {
+        report::waiting::Progress::Silent
     };
+    let on_wait = |p: &run::WaitProgress| progress.show(p);
     // A person's run on their own work dir counts for their progress (and so raises hint levels
     // next time). A machine report (CI, a script) reads the same progress but never moves it, so
     // asking twice gives the same document; a run on someone else's work dir (`--work-dir` of a
@@ -439,9 +435,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         run = run_checks_with(args, module, step, &on_wait, Some(&learner), read_log.clone()) => Some(run),
         _ = tokio::signal::ctrl_c() => None,
     };
-    if show_progress {
-        eprint!("\r\x1b[2K");
-    }
+    progress.finish();
     let run = outcome.ok_or(Error::Interrupted)??;
     if let Some(log) = &read_log {
         eprint!("{}", what_was_read(&run, log, started.elapsed()));

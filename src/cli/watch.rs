@@ -70,7 +70,8 @@ pub async fn run(
     let (tx, mut rx) = mpsc::unbounded_channel();
     let force_poll = std::env::var_os(watch::POLL_ENV).is_some_and(|v| !v.is_empty());
     let watcher = watch::watch_repos(&dirs, force_poll, tx.clone());
-    let ticks = reads_cluster.then(|| watch::spawn_cluster_ticks(tx.clone()));
+    // The same watch streams `--wait` uses: a sync's end shows the moment it happens.
+    let ticks = reads_cluster.then(|| watch::spawn_cluster_changes(cluster.clone(), tx.clone()));
     let tty = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
     let styles = Styles::decide(args.color);
     let footer = footer(&repos, &watcher.mode, reads_cluster, tty);
@@ -108,7 +109,8 @@ pub async fn run(
         }
         match next_trigger(&mut rx).await {
             Some(Trigger::Quit) | None => break true,
-            Some(Trigger::ClusterTick) => cluster.forget(),
+            // The streams keep the cache current; what they do not follow is dropped when stale.
+            Some(Trigger::ClusterTick) => {}
             Some(Trigger::RepoChanged) => {}
         }
     };
@@ -199,7 +201,7 @@ fn footer(repos: &BTreeSet<String>, mode: &Mode, reads_cluster: bool, tty: bool)
     }
     if reads_cluster {
         parts.push(format!(
-            "re-reading the cluster every {}s",
+            "following the cluster's changes (re-reading what it cannot watch every {}s)",
             watch::CLUSTER_INTERVAL.as_secs()
         ));
     }

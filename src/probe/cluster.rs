@@ -7,6 +7,7 @@ pub mod argocd;
 pub mod config;
 pub mod pods;
 pub mod server;
+pub mod watch;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -27,6 +28,9 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// The labels of the selector Kubernetes generates for a Job (`manualSelector` unset); the pods
 /// of such a Job also carry `job-name`.
 const GENERATED_SELECTOR_KEYS: [&str; 2] = ["batch.kubernetes.io/controller-uid", "controller-uid"];
+
+/// How often a read that no watch stream keeps current is read again while waiting.
+pub const WAIT_POLL: Duration = Duration::from_secs(1);
 
 /// What is missing when the Application resource is not served.
 const ARGOCD_CRD: &str = "Argo CD (its Application CRD, applications.argoproj.io)";
@@ -52,11 +56,18 @@ pub type ReadLog = Arc<Mutex<Vec<Read>>>;
 /// Access to one cluster for one run, with a per-run cache.
 pub struct Cluster {
     access: Access,
-    cache: Mutex<HashMap<String, Entry>>,
+    cache: watch::Cache,
     /// Where to note each request sent (`-v`), when someone asked.
     read_log: Option<ReadLog>,
     /// Keeps the in-process snapshot server (for `--snapshot`) alive as long as the cluster.
     _keep_alive: Option<Box<dyn std::any::Any + Send + Sync>>,
+    /// A snapshot served in-process cannot change after this moment (its last timeline entry):
+    /// waiting past it cannot change any answer. The text names the snapshot.
+    frozen: Option<(std::time::Instant, String)>,
+    /// Counts the changes seen (watch events, poll rounds), so waiters wake on the next one.
+    changes: Arc<tokio::sync::watch::Sender<u64>>,
+    /// Watch streams, one per kind and namespace read while waiting.
+    watches: watch::Watches,
 }
 
 enum Access {
@@ -65,6 +76,10 @@ enum Access {
         client: kube::Client,
         /// `context kind-course (https://127.0.0.1:6443)`, for messages.
         describe: String,
+        /// The client of watch streams, built on the first wait: as `client`, without a read
+        /// timeout, since a watch is quiet between changes.
+        watch_client: std::sync::OnceLock<Option<kube::Client>>,
+        config: Box<kube::Config>,
     },
 }
 
@@ -119,9 +134,12 @@ impl Cluster {
     fn from_error(error: ProbeError) -> Cluster {
         Cluster {
             access: Access::Unavailable(error),
-            cache: Mutex::default(),
+            cache: watch::Cache::default(),
             read_log: None,
             _keep_alive: None,
+            frozen: None,
+            changes: Arc::new(tokio::sync::watch::Sender::new(0)),
+            watches: watch::Watches::default(),
         }
     }
 
@@ -154,12 +172,20 @@ impl Cluster {
         if config.cluster_url.scheme_str() == Some("http") && config.root_cert.is_none() {
             config.root_cert = Some(Vec::new());
         }
-        match kube::Client::try_from(config) {
+        match kube::Client::try_from(config.clone()) {
             Ok(client) => Cluster {
-                access: Access::Api { client, describe },
-                cache: Mutex::default(),
+                access: Access::Api {
+                    client,
+                    describe,
+                    watch_client: std::sync::OnceLock::new(),
+                    config: Box::new(config),
+                },
+                cache: watch::Cache::default(),
                 read_log: None,
                 _keep_alive: None,
+                frozen: None,
+                changes: Arc::new(tokio::sync::watch::Sender::new(0)),
+                watches: watch::Watches::default(),
             },
             Err(e) => Cluster::from_error(ProbeError::NotConfigured {
                 reason: format!("cannot build a Kubernetes client for {describe}: {e}"),
@@ -203,7 +229,23 @@ impl Cluster {
                 });
             }
         };
-        Self::serve(snapshot, &format!("snapshot {}", file.display())).await
+        let describe = format!("snapshot {}", file.display());
+        let last_change = snapshot
+            .timeline
+            .last()
+            .map(|t| t.after)
+            .unwrap_or_default();
+        let mut cluster = Self::serve(snapshot, &describe).await;
+        // The server started just before; counting from now errs on the side of waiting.
+        cluster.frozen = Some((std::time::Instant::now() + last_change, describe));
+        cluster
+    }
+
+    /// Why nothing this cluster answers can change any more (a snapshot file past its last
+    /// timeline entry); `None` for a live cluster.
+    pub fn frozen(&self) -> Option<String> {
+        let (from, describe) = self.frozen.as_ref()?;
+        (std::time::Instant::now() >= *from).then(|| format!("the {describe} cannot change"))
     }
 
     /// Serve an in-memory snapshot on loopback and read it over HTTP (demo and tests).
@@ -243,16 +285,111 @@ impl Cluster {
     }
 
     fn cache_lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        // A panic in another check must not take the cache down with it; its content is a map of
-        // finished or in-flight reads, still valid.
-        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+        watch::lock(&self.cache)
+    }
+
+    /// How many changes this run has seen so far; give it to [`Cluster::wait_for_change`].
+    pub fn generation(&self) -> u64 {
+        *self.changes.borrow()
+    }
+
+    /// Wait until the cluster changes after `seen` (a watch event on a kind read so far), or
+    /// until `deadline`; then make the cache answer the next reads with the current state.
+    ///
+    /// Every kind and namespace read so far gets one watch stream (list, then watch) that keeps
+    /// its reads in the cache current. Reads no stream keeps current (pod logs, a kind the server
+    /// will not watch, a stream still connecting) are looked at again about once a second, as
+    /// they always were. Returns the generation to give next time.
+    pub async fn wait_for_change(&self, seen: u64, deadline: std::time::Instant) -> u64 {
+        let polled = self.start_watches();
+        let deadline = tokio::time::Instant::from_std(deadline);
+        let until = if polled {
+            deadline.min(tokio::time::Instant::now() + WAIT_POLL)
+        } else {
+            deadline
+        };
+        let mut changes = self.changes.subscribe();
+        let _ = tokio::time::timeout_at(until, changes.wait_for(|n| *n > seen)).await;
+        self.forget_unwatched();
+        self.generation()
+    }
+
+    /// Start a stream for every collection read so far; whether some read stays polled.
+    fn start_watches(&self) -> bool {
+        let Access::Api {
+            watch_client,
+            config,
+            ..
+        } = &self.access
+        else {
+            return true;
+        };
+        let client = watch_client.get_or_init(|| {
+            let mut config = (**config).clone();
+            config.read_timeout = None;
+            kube::Client::try_from(config).ok()
+        });
+        let urls: Vec<String> = self.cache_lock().keys().cloned().collect();
+        let mut polled = false;
+        for url in &urls {
+            let Some(target) = watch::target(url) else {
+                polled = true;
+                continue;
+            };
+            if let Some(client) = client {
+                self.watches.ensure(
+                    &target.collection,
+                    watch::Feed {
+                        client: client.clone(),
+                        cache: self.cache.clone(),
+                        changes: self.changes.clone(),
+                    },
+                );
+            }
+            polled |= !self.kept_current(url);
+        }
+        polled
+    }
+
+    /// Whether a live stream keeps the cached read at `url` current.
+    fn kept_current(&self, url: &str) -> bool {
+        watch::target(url).is_some_and(|t| {
+            t.subresource.is_none()
+                && self.watches.state(&t.collection) == Some(watch::StreamState::Live)
+        })
+    }
+
+    /// Drop every cached read that no live stream keeps current and that is a poll interval
+    /// old, so the next look reads it anew (about once a second, as before there were streams).
+    fn forget_unwatched(&self) {
+        let entries: Vec<(String, std::time::Instant)> = self
+            .cache_lock()
+            .iter()
+            .map(|(url, (sent, _))| (url.clone(), *sent))
+            .collect();
+        let stale: Vec<String> = entries
+            .into_iter()
+            .filter(|(url, sent)| sent.elapsed() >= WAIT_POLL && !self.kept_current(url))
+            .map(|(url, _)| url)
+            .collect();
+        let mut cache = self.cache_lock();
+        for url in stale {
+            cache.remove(&url);
+        }
+    }
+
+    /// The collections watched so far (`/apis/batch/v1/namespaces/ns/jobs`).
+    pub fn watched(&self) -> Vec<String> {
+        self.watches.started()
     }
 
     /// GET `path` once per run: concurrent readers share one in-flight request.
     pub async fn get_raw(&self, path: &ApiPath) -> Result<RawResponse, ProbeError> {
         let (client, describe) = match &self.access {
             Access::Unavailable(e) => return Err(e.clone()),
-            Access::Api { client, describe } => (client, describe),
+            Access::Api {
+                client, describe, ..
+            } => (client, describe),
         };
         let url = path.url();
         let keep_tail = (path.subresource.as_deref() == Some("log")).then_some(MAX_LOG_BYTES);

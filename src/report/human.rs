@@ -96,6 +96,9 @@ fn render_check(out: &mut String, step: &StepReport, check: &CheckReport, styles
         _ => "",
     };
     let _ = writeln!(out, "      {prefix}{}", outcome.summary);
+    if let Some(note) = super::waiting::note(outcome) {
+        let _ = writeln!(out, "      {}", paint(styles, &note, Paint::Yellow));
+    }
     if let (Some(expected), Some(actual)) = (&outcome.expected, &outcome.actual) {
         let _ = writeln!(out, "      expected: {expected}");
         let _ = writeln!(out, "      found:    {actual}");

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::outcome::{HintLevel, Status};
+use crate::outcome::{HintLevel, Status, Waited};
 use crate::run::StepReport;
 
 #[derive(Serialize)]
@@ -28,6 +28,21 @@ struct JsonCheck<'a> {
     /// Why it failed or could not check, as a stable id (`not-pushed`, `hook-failed:NAME`).
     #[serde(skip_serializing_if = "Option::is_none")]
     cause: Option<&'a str>,
+    /// labcheck gave up waiting for this check at its limit (it is failed, not done).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    timed_out: bool,
+    /// How labcheck waited for it, when it did: `{waited, end, because?, last_state}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wait: Option<JsonWait<'a>>,
+}
+
+/// A check's wait: seconds waited, how it ended (`reached`, `timed-out`, `final` with the
+/// reason), and the state last observed.
+#[derive(Serialize)]
+struct JsonWait<'a> {
+    #[serde(flatten)]
+    waited: &'a Waited,
+    last_state: &'a str,
 }
 
 #[derive(Serialize)]
@@ -37,6 +52,9 @@ struct JsonStep<'a> {
     title: &'a str,
     track: &'a str,
     status: Status,
+    /// Some check of this step timed out while waited for.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    timed_out: bool,
     checks: Vec<JsonCheck<'a>>,
 }
 
@@ -45,6 +63,8 @@ struct JsonModule<'a> {
     module: &'a str,
     track: &'a str,
     status: Status,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    timed_out: bool,
     steps: Vec<JsonStep<'a>>,
 }
 
@@ -55,6 +75,7 @@ fn step_document(step: &StepReport) -> JsonStep<'_> {
         title: &step.title,
         track: &step.track,
         status: step.status,
+        timed_out: timed_out(step),
         checks: step
             .checks
             .iter()
@@ -71,9 +92,20 @@ fn step_document(step: &StepReport) -> JsonStep<'_> {
                 actual: c.outcome.actual.as_deref(),
                 detail: c.outcome.detail.as_ref().map(|d| d.text.as_str()),
                 cause: c.outcome.cause.as_ref().map(|c| c.as_str()),
+                timed_out: c.outcome.waited.as_ref().is_some_and(Waited::timed_out),
+                wait: c.outcome.waited.as_ref().map(|waited| JsonWait {
+                    waited,
+                    last_state: c.outcome.observed(),
+                }),
             })
             .collect(),
     }
+}
+
+fn timed_out(step: &StepReport) -> bool {
+    step.checks
+        .iter()
+        .any(|c| c.outcome.waited.as_ref().is_some_and(Waited::timed_out))
 }
 
 /// One step's document as a JSON value (to embed in a larger document, e.g. the demo's).
@@ -91,6 +123,7 @@ pub fn render(steps: &[StepReport], module_run: bool) -> String {
             module: first.map(|s| s.module.as_str()).unwrap_or_default(),
             track: first.map(|s| s.track.as_str()).unwrap_or_default(),
             status: Status::fold(steps.iter().map(|s| s.status)),
+            timed_out: steps.iter().any(timed_out),
             steps: steps.iter().map(step_document).collect(),
         })
     };

@@ -65,7 +65,15 @@ fn case(check: &CheckReport, classname: &str) -> TestCase {
     let outcome = &check.outcome;
     let status = match outcome.status {
         Status::Pass => TestCaseStatus::success(),
-        Status::Fail => non_success(NonSuccessKind::Failure, check, &outcome.summary),
+        // A timeout leads the message, so a CI summary shows labcheck gave up, not a verdict.
+        Status::Fail => match super::waiting::note(outcome) {
+            Some(note) => non_success(
+                NonSuccessKind::Failure,
+                check,
+                &format!("{note} ({})", outcome.summary),
+            ),
+            None => non_success(NonSuccessKind::Failure, check, &outcome.summary),
+        },
         Status::Error => non_success(NonSuccessKind::Error, check, &could_not_check(outcome)),
         Status::Skip => {
             let mut status = TestCaseStatus::skipped();
@@ -99,6 +107,9 @@ fn non_success(kind: NonSuccessKind, check: &CheckReport, message: &str) -> Test
 /// The text of a failure or error: what labcheck saw, why, what to do, then the evidence.
 pub fn description(outcome: &Outcome) -> String {
     let mut text = outcome.summary.clone();
+    if let Some(note) = super::waiting::note(outcome) {
+        let _ = write!(text, "\n{note}");
+    }
     if let (Some(expected), Some(actual)) = (&outcome.expected, &outcome.actual) {
         let _ = write!(text, "\nexpected: {expected}\nfound:    {actual}");
     }

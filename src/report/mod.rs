@@ -9,6 +9,7 @@ pub mod plan;
 pub mod quiz;
 pub mod selftest;
 pub mod tap;
+pub mod waiting;
 
 use clap::ValueEnum;
 

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::course::schema::{CheckSpec, RepoSpec};
 use crate::course::{Course, Module, Step};
-use crate::outcome::{Cause, HintLevel, Outcome, Status};
+use crate::outcome::{Cause, HintLevel, Outcome, Status, WaitEnd, Waited};
 use crate::probe::cluster::{Cluster, ClusterOptions};
 use crate::probe::git::GitCache;
 
@@ -105,10 +105,16 @@ pub enum WaitPolicy {
     Never,
 }
 
-/// How often a waiting check looks again: about once a second, so the API is not flooded.
+/// How often a waiting check looks again when the cluster offers no watch stream for what it
+/// reads: about once a second, so the API is not flooded.
 pub const WAIT_INTERVAL: Duration = Duration::from_secs(1);
 
-/// Progress while waiting, for a reporter to show.
+/// How long a failure that turned final while waited for must stay final before the runner
+/// stops for it (see [`Waiter::decide`]).
+pub const SETTLE: Duration = Duration::from_millis(500);
+
+/// Progress while waiting, for a reporter to show. Sent after every look at the checks waited
+/// for; the last one of a step has `done` set.
 #[derive(Debug, Clone)]
 pub struct WaitProgress<'a> {
     pub step: &'a str,
@@ -116,6 +122,18 @@ pub struct WaitProgress<'a> {
     pub limit: Duration,
     /// Titles of the checks still waited for.
     pub waiting_for: Vec<&'a str>,
+    /// Checks whose observed state changed since the last progress, in the step's order.
+    pub changes: Vec<StateChange<'a>>,
+    /// The runner stopped waiting for this step (everything got there, timed out or is final).
+    pub done: bool,
+}
+
+/// One check's observed state changed while the runner waited ("Running → Failed").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateChange<'a> {
+    pub check: &'a str,
+    pub from: String,
+    pub to: String,
 }
 
 /// The result of one check in a step.
@@ -147,32 +165,51 @@ pub async fn run_step(
     on_wait: &(dyn Fn(&WaitProgress) + Sync),
 ) -> StepReport {
     let started = Instant::now();
+    let mut seen = ctx.cluster.generation();
     let mut outcomes: Vec<Outcome> =
         join_all(step.checks.iter().map(|c| evaluate(ctx, step, c))).await;
+    let mut waiter = Waiter::new(step.checks.len());
 
     loop {
-        let waiting: Vec<usize> = (0..step.checks.len())
-            .filter(|&i| may_wait(&step.checks[i], &outcomes[i], policy, started.elapsed()))
-            .collect();
-        if waiting.is_empty() {
-            break;
-        }
+        let elapsed = started.elapsed();
+        let frozen = ctx.cluster.frozen();
+        let waiting = waiter.decide(&step.checks, &mut outcomes, policy, elapsed, frozen);
         let limit = waiting
             .iter()
             .map(|&i| wait_limit(&step.checks[i], policy))
             .max()
             .unwrap_or_default();
-        on_wait(&WaitProgress {
-            step: &step.name,
-            elapsed: started.elapsed(),
-            limit,
-            waiting_for: waiting
-                .iter()
-                .map(|&i| step.checks[i].title.as_str())
-                .collect(),
-        });
-        tokio::time::sleep(WAIT_INTERVAL).await;
-        ctx.cluster.forget_older_than(WAIT_INTERVAL);
+        if waiter.any_waited() {
+            on_wait(&WaitProgress {
+                step: &step.name,
+                elapsed,
+                limit,
+                waiting_for: waiting
+                    .iter()
+                    .map(|&i| step.checks[i].title.as_str())
+                    .collect(),
+                changes: std::mem::take(&mut waiter.changes)
+                    .into_iter()
+                    .map(|(i, from, to)| StateChange {
+                        check: step.checks[i].id.as_str(),
+                        from,
+                        to,
+                    })
+                    .collect(),
+                done: waiting.is_empty(),
+            });
+        }
+        if waiting.is_empty() {
+            break;
+        }
+        // Look again when the cluster changes (a watch event, or the next poll where there is
+        // no watch), or at the earliest limit, for a last look before giving up.
+        let deadline = waiting
+            .iter()
+            .map(|&i| waiter.deadline(i, started, wait_limit(&step.checks[i], policy)))
+            .min()
+            .unwrap_or_else(Instant::now);
+        seen = ctx.cluster.wait_for_change(seen, deadline).await;
         let again = join_all(
             waiting
                 .iter()
@@ -180,6 +217,7 @@ pub async fn run_step(
         )
         .await;
         for (i, outcome) in waiting.into_iter().zip(again) {
+            waiter.looked(i, &outcomes[i], &outcome);
             outcomes[i] = outcome;
         }
     }
@@ -527,15 +565,159 @@ fn wait_limit(spec: &CheckSpec, policy: WaitPolicy) -> Duration {
     }
 }
 
-/// A check is waited for while it failed, reads the cluster, its limit is not reached, and (unless
-/// `--wait` was given) its failure says the cluster is still moving.
-fn may_wait(spec: &CheckSpec, outcome: &Outcome, policy: WaitPolicy, elapsed: Duration) -> bool {
-    if outcome.status != Status::Fail || !spec.kind.reads_cluster() {
-        return false;
+/// What the runner does with one check after a look at it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Decision {
+    /// Nothing to wait for (it passed at once, does not read the cluster, or may not wait).
+    NoWait,
+    /// Look again when the cluster changes.
+    Wait,
+    /// Stop waiting, for this reason.
+    End(WaitEnd),
+}
+
+/// Whether to wait for a check, from its latest outcome. A check that fails, reads the cluster
+/// and may wait is waited for only while its failure is "still in progress": a failure that is
+/// not is final (an operation that finished at the learner's revision changes only with a new
+/// push or sync), and so is anything read from a snapshot that has no change left to come.
+fn decide(
+    spec: &CheckSpec,
+    outcome: &Outcome,
+    policy: WaitPolicy,
+    elapsed: Duration,
+    frozen: Option<&str>,
+    waited: bool,
+) -> Decision {
+    let limit = wait_limit(spec, policy);
+    if outcome.status != Status::Fail || !spec.kind.reads_cluster() || limit.is_zero() {
+        return if waited {
+            Decision::End(WaitEnd::Reached)
+        } else {
+            Decision::NoWait
+        };
     }
-    let in_progress_only = matches!(policy, WaitPolicy::CourseDefault);
-    if in_progress_only && !outcome.pending {
-        return false;
+    // Told only to a learner who asked to wait, or about a check already waited for: a
+    // definitive failure under the course's own waits ends at once, as it always did.
+    let tell = waited || matches!(policy, WaitPolicy::UpTo(_));
+    if !outcome.pending && !tell {
+        return Decision::NoWait;
     }
-    elapsed + WAIT_INTERVAL <= wait_limit(spec, policy)
+    if !outcome.pending {
+        return Decision::End(WaitEnd::Final(format!(
+            "{}; that is final: waiting cannot change it, only a new push or sync can",
+            outcome.summary
+        )));
+    }
+    if let Some(frozen) = frozen {
+        return Decision::End(WaitEnd::Final(format!(
+            "{frozen}: waiting cannot change what it shows"
+        )));
+    }
+    if elapsed >= limit {
+        return Decision::End(WaitEnd::TimedOut);
+    }
+    Decision::Wait
+}
+
+/// The runner's memory of a step's wait: which checks are settled, which were waited for, and
+/// the state changes not yet reported.
+struct Waiter {
+    settled: Vec<bool>,
+    waited: Vec<bool>,
+    /// When a check waited for first looked final (elapsed since the step started).
+    final_since: Vec<Option<Duration>>,
+    changes: Vec<(usize, String, String)>,
+}
+
+impl Waiter {
+    fn new(checks: usize) -> Waiter {
+        Waiter {
+            settled: vec![false; checks],
+            waited: vec![false; checks],
+            final_since: vec![None; checks],
+            changes: Vec::new(),
+        }
+    }
+
+    /// When to look at check `i` again at the latest: its limit, or the end of its settle time.
+    fn deadline(&self, i: usize, started: Instant, limit: Duration) -> Instant {
+        let limit = started + limit;
+        match self.final_since[i] {
+            Some(since) => limit.min(started + since + SETTLE),
+            None => limit,
+        }
+    }
+
+    fn any_waited(&self) -> bool {
+        self.waited.iter().any(|w| *w)
+    }
+
+    /// Decide for every check not yet settled; record how a wait ended on the outcome. Returns
+    /// the checks to look at again.
+    fn decide(
+        &mut self,
+        specs: &[CheckSpec],
+        outcomes: &mut [Outcome],
+        policy: WaitPolicy,
+        elapsed: Duration,
+        frozen: Option<String>,
+    ) -> Vec<usize> {
+        let mut waiting = Vec::new();
+        for (i, spec) in specs.iter().enumerate() {
+            if self.settled[i] {
+                continue;
+            }
+            match decide(
+                spec,
+                &outcomes[i],
+                policy,
+                elapsed,
+                frozen.as_deref(),
+                self.waited[i],
+            ) {
+                Decision::NoWait => self.settled[i] = true,
+                Decision::Wait => {
+                    self.waited[i] = true;
+                    self.final_since[i] = None;
+                    waiting.push(i);
+                }
+                // Kinds arrive on separate streams: the Application may show the sync ended a
+                // moment before the Job stream shows its hook. A failure that just turned final
+                // is confirmed by a look one settle time later before labcheck stops for it.
+                Decision::End(WaitEnd::Final(_))
+                    if self.waited[i]
+                        && frozen.is_none()
+                        && elapsed < wait_limit(spec, policy)
+                        && self.final_since[i].is_none_or(|since| elapsed < since + SETTLE) =>
+                {
+                    self.final_since[i].get_or_insert(elapsed);
+                    waiting.push(i);
+                }
+                Decision::End(end) => {
+                    self.settled[i] = true;
+                    outcomes[i].waited = Some(Waited {
+                        waited: elapsed,
+                        end,
+                    });
+                }
+            }
+        }
+        waiting
+    }
+
+    /// Check `i` was looked at again: remember a change of what it shows.
+    fn looked(&mut self, i: usize, before: &Outcome, now: &Outcome) {
+        if before.status != now.status || before.observed() != now.observed() {
+            self.changes.push((i, state_of(before), state_of(now)));
+        }
+    }
+}
+
+/// A check's state in a progress line: what it observed; "passed" once it passes.
+fn state_of(outcome: &Outcome) -> String {
+    match outcome.status {
+        Status::Pass => "passed".to_string(),
+        Status::Error => format!("could not check ({})", outcome.summary),
+        Status::Fail | Status::Skip => outcome.observed().to_string(),
+    }
 }

@@ -78,7 +78,7 @@ fn resource_route<'a>(group: &'a str, version: &'a str, rest: &[&'a str]) -> Rou
 }
 
 /// Query parameters, percent-decoded.
-pub(super) struct Query(Vec<(String, String)>);
+pub(crate) struct Query(Vec<(String, String)>);
 
 impl Query {
     fn parse(query: Option<&str>) -> Query {
@@ -176,7 +176,7 @@ pub(super) async fn handle(
 }
 
 fn resource(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     method: &Method,
     path: &ResourcePath,
     query: &Query,
@@ -205,12 +205,16 @@ fn resource(
         return status::method_not_allowed(READ_ONLY);
     }
     if query.flag("watch") {
-        return status::method_not_allowed(
-            "labcheck serve does not support watch: it serves a fixed snapshot (get and list only)",
-        );
+        return match path.name {
+            // One object is watched through its collection and a field selector, as kubectl does.
+            None => super::watch::serve(shared.clone(), resource, path.namespace, query),
+            Some(_) => status::method_not_allowed(
+                "labcheck serve watches collections: add `fieldSelector=metadata.name=NAME` to watch one object",
+            ),
+        };
     }
     let (index, state) = shared.current();
-    let resource_version = (1000 + index).to_string();
+    let resource_version = (super::watch::FIRST_VERSION + index).to_string();
     let qualified = Qualified {
         group: &resource.group,
         plural: &resource.plural,

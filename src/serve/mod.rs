@@ -10,6 +10,7 @@ mod printers;
 mod selector;
 mod status;
 mod table;
+mod watch;
 
 use std::io::Write;
 use std::net::SocketAddr;

@@ -111,15 +111,23 @@ fn watch_all(watcher: &mut impl Watcher, dirs: &[PathBuf]) -> notify::Result<()>
     Ok(())
 }
 
-/// Send a tick every [`CLUSTER_INTERVAL`] until the receiver is gone.
-pub fn spawn_cluster_ticks(tx: UnboundedSender<Trigger>) -> tokio::task::JoinHandle<()> {
+/// Send a tick when the cluster changes (its watch streams, see [`Cluster::wait_for_change`]),
+/// and at least every [`CLUSTER_INTERVAL`] for what no stream follows, until the receiver is gone.
+pub fn spawn_cluster_changes(
+    cluster: std::sync::Arc<crate::probe::cluster::Cluster>,
+    tx: UnboundedSender<Trigger>,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let mut interval = tokio::time::interval(CLUSTER_INTERVAL);
-        interval.tick().await; // the first tick is immediate; the first check already ran
+        let mut seen = cluster.generation();
+        let mut last = std::time::Instant::now();
         loop {
-            interval.tick().await;
-            if tx.send(Trigger::ClusterTick).is_err() {
-                return;
+            let now = cluster.wait_for_change(seen, last + CLUSTER_INTERVAL).await;
+            if now > seen || last.elapsed() >= CLUSTER_INTERVAL {
+                seen = now;
+                last = std::time::Instant::now();
+                if tx.send(Trigger::ClusterTick).is_err() {
+                    return;
+                }
             }
         }
     })

@@ -20,3 +20,4 @@ mod plan;
 mod read_only;
 mod reports;
 mod serve_api;
+mod waiting;

@@ -34,7 +34,9 @@ impl Cluster {
     pub async fn server_version(&self) -> Result<ServerVersion, ProbeError> {
         let (client, describe) = match &self.access {
             Access::Unavailable(e) => return Err(e.clone()),
-            Access::Api { client, describe } => (client, describe),
+            Access::Api {
+                client, describe, ..
+            } => (client, describe),
         };
         let unreachable = |reason: String| super::unreachable_or_untrusted(describe, reason);
         let request = http::Request::get("/version")

@@ -1,0 +1,681 @@
+//! Watch streams for waiting: one list-then-watch per kind and namespace a waiting check reads,
+//! feeding the run's cache, so a check re-evaluates the moment the object changes instead of
+//! re-reading it every second.
+//!
+//! The stream follows the API's protocol as `kubectl get -w` and kube's watcher do: list (for the
+//! objects and the list's `resourceVersion`), then `?watch=1&resourceVersion=RV&
+//! allowWatchBookmarks=true`; each event carries the object and a newer resourceVersion; a
+//! BOOKMARK only moves the resourceVersion on; `410 Gone` (as the status of the request, or as an
+//! ERROR event) means that version is too old: list again. A server that refuses to watch (403,
+//! 405) leaves that kind to the runner's once-a-second poll.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::OnceCell;
+use tokio::task::JoinHandle;
+
+use super::api::RawResponse;
+use super::{Cell, Entry};
+
+/// How long a watch request may stay open before the server ends it (kube's watcher asks for
+/// 290 s); the stream is then resumed from the last resourceVersion.
+const WATCH_SECONDS: u64 = 290;
+
+/// After a stream broke for another reason than 410, wait this long before listing again.
+const RETRY_AFTER: Duration = Duration::from_secs(1);
+
+/// The run's cache of reads, shared with the watch tasks that feed it.
+pub(super) type Cache = Arc<Mutex<HashMap<String, Entry>>>;
+
+/// Lock the cache; a panic elsewhere leaves it a map of finished or in-flight reads, still valid.
+pub(super) fn lock(cache: &Cache) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+    cache.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The state of one kind's stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamState {
+    /// Listing or (re)connecting: its reads are not kept fresh yet.
+    Starting,
+    /// Listed and watching: its cached reads are the cluster's current state.
+    Live,
+    /// The server will not list or watch it: its reads are polled.
+    Refused,
+}
+
+/// A running stream: its state and its task.
+type Stream = (Arc<Mutex<StreamState>>, JoinHandle<()>);
+
+/// The streams of one run, by collection URL (`/apis/batch/v1/namespaces/ns/jobs`).
+#[derive(Default)]
+pub struct Watches {
+    streams: Mutex<HashMap<String, Stream>>,
+}
+
+impl Drop for Watches {
+    fn drop(&mut self) {
+        let streams = self.streams.get_mut().unwrap_or_else(|p| p.into_inner());
+        for (_, (_, task)) in streams.drain() {
+            task.abort();
+        }
+    }
+}
+
+impl Watches {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Stream>> {
+        self.streams.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The state of the stream for `collection`, if one was started.
+    pub fn state(&self, collection: &str) -> Option<StreamState> {
+        self.lock()
+            .get(collection)
+            .map(|(state, _)| *state.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// How many streams were started (for tests and `-v`).
+    pub fn started(&self) -> Vec<String> {
+        let mut collections: Vec<String> = self.lock().keys().cloned().collect();
+        collections.sort();
+        collections
+    }
+
+    /// Start a stream for `collection` unless one runs.
+    pub(super) fn ensure(&self, collection: &str, feed: Feed) {
+        let mut streams = self.lock();
+        if streams.contains_key(collection) {
+            return;
+        }
+        let state = Arc::new(Mutex::new(StreamState::Starting));
+        let task = tokio::spawn(follow(collection.to_string(), feed, state.clone(), None));
+        streams.insert(collection.to_string(), (state, task));
+    }
+}
+
+/// What a stream needs: a client without a read timeout (a watch is quiet between changes),
+/// the cache it feeds, and the counter of changes it bumps.
+#[derive(Clone)]
+pub(super) struct Feed {
+    pub(super) client: kube::Client,
+    pub(super) cache: Cache,
+    pub(super) changes: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+/// A read's URL split as the API lays it out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target<'a> {
+    /// The collection it belongs to: `/api/v1/namespaces/ns/pods`.
+    pub collection: String,
+    pub name: Option<&'a str>,
+    pub subresource: Option<&'a str>,
+    pub query: Option<&'a str>,
+}
+
+/// Split a cached read's URL; `None` for what is not a resource path (discovery).
+pub fn target(url: &str) -> Option<Target<'_>> {
+    let (path, query) = match url.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (url, None),
+    };
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let prefix = match segments.first() {
+        Some(&"api") => 2,
+        Some(&"apis") => 3,
+        _ => return None,
+    };
+    let rest = segments.get(prefix..)?;
+    let (scope, plural, tail) = match rest {
+        ["namespaces", ns, plural, tail @ ..] => (Some(*ns), *plural, tail),
+        [plural, tail @ ..] => (None, *plural, tail),
+        [] => return None,
+    };
+    let mut collection = format!("/{}", segments[..prefix].join("/"));
+    if let Some(ns) = scope {
+        collection.push_str(&format!("/namespaces/{ns}"));
+    }
+    collection.push('/');
+    collection.push_str(plural);
+    Some(Target {
+        collection,
+        name: tail.first().copied(),
+        subresource: tail.get(1).copied(),
+        query,
+    })
+}
+
+/// The objects of one collection as the stream last saw them, by name.
+struct Store {
+    api_version: String,
+    kind: String,
+    resource_version: String,
+    objects: BTreeMap<String, Value>,
+}
+
+/// Why a watch ended.
+enum Ended {
+    /// The resourceVersion is too old: list again.
+    Gone,
+    /// The server closed the stream (its timeout): watch again from the last resourceVersion.
+    Closed,
+    /// The server refused (403/405/404): poll instead.
+    Refused,
+    /// The connection broke: list again after a pause.
+    Broken,
+}
+
+/// List and watch `collection` until the task is aborted; `stale` starts with a watch from an
+/// earlier list instead (a test of the 410 path).
+async fn follow(
+    collection: String,
+    feed: Feed,
+    state: Arc<Mutex<StreamState>>,
+    mut stale: Option<Store>,
+) {
+    let set = |s: StreamState| *state.lock().unwrap_or_else(|p| p.into_inner()) = s;
+    loop {
+        let listed = match stale.take() {
+            Some(store) => Ok(store),
+            None => list(&feed.client, &collection).await,
+        };
+        let mut store = match listed {
+            Ok(store) => store,
+            Err(Ended::Refused) => {
+                set(StreamState::Refused);
+                return;
+            }
+            Err(_) => {
+                set(StreamState::Starting);
+                tokio::time::sleep(RETRY_AFTER).await;
+                continue;
+            }
+        };
+        fill(&feed, &collection, &store);
+        set(StreamState::Live);
+        // The list may show a newer state than the checks read: let them look again.
+        feed.changes.send_modify(|n| *n += 1);
+        let ended = loop {
+            match watch(&feed, &collection, &mut store).await {
+                Ended::Closed => continue,
+                other => break other,
+            }
+        };
+        set(StreamState::Starting);
+        match ended {
+            Ended::Refused => {
+                set(StreamState::Refused);
+                return;
+            }
+            Ended::Gone => {}
+            Ended::Broken | Ended::Closed => tokio::time::sleep(RETRY_AFTER).await,
+        }
+    }
+}
+
+async fn list(client: &kube::Client, collection: &str) -> Result<Store, Ended> {
+    let request = http::Request::get(collection)
+        .header(http::header::ACCEPT, "application/json")
+        .body(kube::client::Body::empty())
+        .map_err(|_| Ended::Refused)?;
+    let response = tokio::time::timeout(super::REQUEST_TIMEOUT, client.send(request))
+        .await
+        .map_err(|_| Ended::Broken)?
+        .map_err(|_| Ended::Broken)?;
+    match response.status().as_u16() {
+        200 => {}
+        401 | 403 | 404 | 405 => return Err(Ended::Refused),
+        _ => return Err(Ended::Broken),
+    }
+    let deadline = tokio::time::Instant::now() + super::REQUEST_TIMEOUT;
+    let bytes = super::read_bounded(response.into_body(), None, deadline)
+        .await
+        .map_err(|_| Ended::Broken)?
+        .0;
+    let list: Value = serde_json::from_slice(&bytes).map_err(|_| Ended::Broken)?;
+    let api_version = list["apiVersion"].as_str().unwrap_or_default().to_string();
+    let kind = list["kind"]
+        .as_str()
+        .and_then(|k| k.strip_suffix("List"))
+        .unwrap_or_default()
+        .to_string();
+    let mut objects = BTreeMap::new();
+    for mut item in list["items"].as_array().cloned().unwrap_or_default() {
+        // A list leaves out each item's apiVersion and kind; a GET of the object has them.
+        if let Some(map) = item.as_object_mut() {
+            map.entry("apiVersion").or_insert(json!(api_version));
+            map.entry("kind").or_insert(json!(kind));
+        }
+        if let Some(name) = item.pointer("/metadata/name").and_then(Value::as_str) {
+            objects.insert(name.to_string(), item);
+        }
+    }
+    Ok(Store {
+        resource_version: list
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        api_version,
+        kind,
+        objects,
+    })
+}
+
+async fn watch(feed: &Feed, collection: &str, store: &mut Store) -> Ended {
+    use http_body::Body as _;
+    let url = format!(
+        "{collection}?watch=1&resourceVersion={}&allowWatchBookmarks=true&timeoutSeconds={WATCH_SECONDS}",
+        store.resource_version
+    );
+    let Ok(request) = http::Request::get(url.as_str())
+        .header(http::header::ACCEPT, "application/json")
+        .body(kube::client::Body::empty())
+    else {
+        return Ended::Refused;
+    };
+    let response =
+        match tokio::time::timeout(super::REQUEST_TIMEOUT, feed.client.send(request)).await {
+            Ok(Ok(response)) => response,
+            _ => return Ended::Broken,
+        };
+    match response.status().as_u16() {
+        200 => {}
+        410 => return Ended::Gone,
+        401 | 403 | 404 | 405 => return Ended::Refused,
+        _ => return Ended::Broken,
+    }
+    let mut body = response.into_body();
+    let mut pending: Vec<u8> = Vec::new();
+    loop {
+        let frame = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await;
+        let Some(frame) = frame else {
+            return Ended::Closed;
+        };
+        let Ok(frame) = frame else {
+            return Ended::Broken;
+        };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        pending.extend_from_slice(&data);
+        if pending.len() > super::MAX_BODY_BYTES {
+            return Ended::Broken;
+        }
+        while let Some(end) = pending.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = pending.drain(..=end).collect();
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let Ok(event) = serde_json::from_slice::<Value>(&line) else {
+                return Ended::Broken;
+            };
+            if let Some(ended) = apply(feed, collection, store, event) {
+                return ended;
+            }
+        }
+    }
+}
+
+/// Apply one watch event to the store and the cache; `Some` when the stream must end.
+fn apply(feed: &Feed, collection: &str, store: &mut Store, event: Value) -> Option<Ended> {
+    let kind = event["type"].as_str().unwrap_or_default();
+    let mut object = event.get("object").cloned().unwrap_or(Value::Null);
+    if kind == "ERROR" {
+        // A Status: 410 Gone (Expired) means list again.
+        return Some(if object["code"].as_u64() == Some(410) {
+            Ended::Gone
+        } else {
+            Ended::Broken
+        });
+    }
+    if let Some(rv) = object
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+    {
+        store.resource_version = rv.to_string();
+    }
+    let name = object
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    match (kind, name) {
+        ("BOOKMARK", _) => return None,
+        ("ADDED" | "MODIFIED", Some(name)) => {
+            if let Some(map) = object.as_object_mut() {
+                map.entry("apiVersion").or_insert(json!(store.api_version));
+                map.entry("kind").or_insert(json!(store.kind));
+            }
+            store.objects.insert(name, object);
+        }
+        ("DELETED", Some(name)) => {
+            store.objects.remove(&name);
+        }
+        _ => return Some(Ended::Broken),
+    }
+    fill(feed, collection, store);
+    feed.changes.send_modify(|n| *n += 1);
+    None
+}
+
+/// Answer every cached read of `collection` from the store: an object's GET with the object
+/// (or the API's 404), a list with the matching objects. A read the store cannot answer (a
+/// selector beyond `key=value`, a subresource) is dropped, so the next look reads it anew.
+fn fill(feed: &Feed, collection: &str, store: &Store) {
+    let mut cache = lock(&feed.cache);
+    let urls: Vec<String> = cache
+        .keys()
+        .filter(|url| target(url).is_some_and(|t| t.collection == collection))
+        .cloned()
+        .collect();
+    for url in urls {
+        let Some(target) = target(&url) else { continue };
+        let answer = match (target.name, target.subresource, target.query) {
+            (Some(name), None, None) => Some(match store.objects.get(name) {
+                Some(object) => ok(object),
+                None => not_found(collection, name),
+            }),
+            (None, None, query) => equality_selector(query).map(|selector| {
+                let items: Vec<&Value> = store
+                    .objects
+                    .values()
+                    .filter(|o| {
+                        selector.iter().all(|(k, v)| {
+                            o.pointer("/metadata/labels")
+                                .and_then(|l| l.get(k))
+                                .and_then(Value::as_str)
+                                == Some(v.as_str())
+                        })
+                    })
+                    .collect();
+                ok(&json!({
+                    "kind": format!("{}List", store.kind),
+                    "apiVersion": store.api_version,
+                    "metadata": {"resourceVersion": store.resource_version},
+                    "items": items,
+                }))
+            }),
+            _ => None,
+        };
+        match answer {
+            Some(raw) => {
+                let cell: Cell = Arc::new(OnceCell::from(Ok(raw)));
+                cache.insert(url, (std::time::Instant::now(), cell));
+            }
+            None => {
+                cache.remove(&url);
+            }
+        }
+    }
+}
+
+/// `labelSelector=a=b,c==d` as pairs; `None` for any other query (set-based selectors, field
+/// selectors, limits), which the store does not answer.
+fn equality_selector(query: Option<&str>) -> Option<Vec<(String, String)>> {
+    let Some(query) = query else {
+        return Some(Vec::new());
+    };
+    let mut pairs = Vec::new();
+    for param in query.split('&') {
+        let selector = param.strip_prefix("labelSelector=")?;
+        let selector = percent_decode(selector)?;
+        for term in selector.split(',').filter(|t| !t.is_empty()) {
+            let (key, value) = term.split_once("==").or_else(|| term.split_once('='))?;
+            if key.ends_with('!') || value.contains(['(', ')', '!', '=']) || key.contains(' ') {
+                return None;
+            }
+            pairs.push((key.trim().to_string(), value.trim().to_string()));
+        }
+    }
+    Some(pairs)
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn ok(value: &Value) -> RawResponse {
+    RawResponse {
+        code: 200,
+        body: value.to_string(),
+        skipped: 0,
+        location: None,
+        retry_after: None,
+    }
+}
+
+/// The 404 the API answers for a named object that is not there.
+fn not_found(collection: &str, name: &str) -> RawResponse {
+    let plural = collection.rsplit('/').next().unwrap_or_default();
+    let group = collection
+        .strip_prefix("/apis/")
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or_default();
+    let qualified = if group.is_empty() {
+        plural.to_string()
+    } else {
+        format!("{plural}.{group}")
+    };
+    RawResponse {
+        code: 404,
+        body: json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": format!("{qualified} \"{name}\" not found"),
+            "reason": "NotFound",
+            "details": {"name": name, "group": group, "kind": plural},
+            "code": 404
+        })
+        .to_string(),
+        skipped: 0,
+        location: None,
+        retry_after: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::cluster::{ApiPath, Cluster};
+    use crate::snapshot::{Changes, Snapshot};
+
+    fn job(complete: bool) -> Value {
+        json!({
+            "apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "checkout-migrate", "namespace": "checkout-dev"},
+            "status": if complete { json!({"succeeded": 1}) } else { json!({"active": 1}) }
+        })
+    }
+
+    /// A Job that completes `after` the server starts, served on loopback.
+    async fn served(after: Duration) -> crate::serve::RunningServer {
+        let snapshot = Snapshot::new()
+            .with_object(job(false))
+            .then_after(after, Changes::new().with_object(job(true)));
+        crate::serve::start(
+            snapshot,
+            std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+            crate::serve::ServeOptions::default(),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("server: {e}"))
+    }
+
+    fn succeeded(cluster: &Cluster) -> Option<i32> {
+        let path = ApiPath::new("batch/v1", "jobs")
+            .in_namespace("checkout-dev")
+            .named("checkout-migrate");
+        let cache = lock(&cluster.cache);
+        let raw = cache.get(&path.url())?.1.get()?.as_ref().ok()?;
+        let value: Value = serde_json::from_str(&raw.body).ok()?;
+        value
+            .pointer("/status/succeeded")
+            .and_then(Value::as_i64)
+            .map(|n| n as i32)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_job_completing_reaches_the_cache_through_the_stream_without_another_get() {
+        let server = served(Duration::from_millis(800)).await;
+        let cluster = Cluster::over_http(&server.url(), "test".to_string(), None);
+        let job = cluster.job("checkout-dev", "checkout-migrate").await;
+        assert!(matches!(job, Ok(Some(_))), "{job:?}");
+        let started = std::time::Instant::now();
+        let mut seen = cluster.generation();
+        while succeeded(&cluster) != Some(1) {
+            assert!(started.elapsed() < Duration::from_secs(5), "no change seen");
+            seen = cluster
+                .wait_for_change(seen, std::time::Instant::now() + Duration::from_secs(5))
+                .await;
+        }
+        // Seen within a moment of the change, not at the next second's poll.
+        assert!(
+            started.elapsed() < Duration::from_millis(1500),
+            "{:?}",
+            started.elapsed()
+        );
+        let object = "/apis/batch/v1/namespaces/checkout-dev/jobs/checkout-migrate";
+        let collection = "/apis/batch/v1/namespaces/checkout-dev/jobs";
+        assert_eq!(
+            server.requests.count("GET", object),
+            1,
+            "{:#?}",
+            server.requests.entries()
+        );
+        let watches: Vec<_> = server
+            .requests
+            .entries()
+            .into_iter()
+            .filter(|r| r.path == collection)
+            .map(|r| r.query.unwrap_or_default())
+            .collect();
+        // One list, then one watch from its resourceVersion, with bookmarks.
+        assert_eq!(watches.len(), 2, "{watches:?}");
+        assert_eq!(watches[0], "");
+        assert!(
+            watches[1].starts_with("watch=1&resourceVersion=1000&allowWatchBookmarks=true"),
+            "{watches:?}"
+        );
+        assert_eq!(cluster.watched(), [collection]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_watch_from_a_too_old_resource_version_is_gone_and_lists_again() {
+        let server = served(Duration::from_millis(600)).await;
+        let client = kube::Client::try_from(kube::Config::new(
+            server.url().parse().unwrap_or_else(|e| panic!("{e}")),
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let cache = Cache::default();
+        let changes = Arc::new(tokio::sync::watch::Sender::new(0));
+        let feed = Feed {
+            client,
+            cache: cache.clone(),
+            changes: changes.clone(),
+        };
+        let collection = "/apis/batch/v1/namespaces/checkout-dev/jobs".to_string();
+        let path = format!("{collection}/checkout-migrate");
+        // A read the stream keeps current.
+        lock(&cache).insert(path.clone(), (std::time::Instant::now(), Cell::default()));
+        let stale = Store {
+            api_version: "batch/v1".to_string(),
+            kind: "Job".to_string(),
+            resource_version: "7".to_string(),
+            objects: BTreeMap::new(),
+        };
+        let state = Arc::new(Mutex::new(StreamState::Starting));
+        let task = tokio::spawn(follow(collection.clone(), feed, state.clone(), Some(stale)));
+        let mut rx = changes.subscribe();
+        let complete = async {
+            loop {
+                let _ = rx.changed().await;
+                let body = lock(&cache)
+                    .get(&path)
+                    .and_then(|(_, cell)| cell.get().cloned())
+                    .and_then(Result::ok)
+                    .map(|raw| raw.body)
+                    .unwrap_or_default();
+                if body.contains("\"succeeded\":1") {
+                    break;
+                }
+            }
+        };
+        let done = tokio::time::timeout(Duration::from_secs(5), complete).await;
+        task.abort();
+        assert!(
+            done.is_ok(),
+            "the relisted stream never saw the Job complete"
+        );
+        let queries: Vec<String> = server
+            .requests
+            .entries()
+            .into_iter()
+            .filter(|r| r.path == collection)
+            .map(|r| r.query.unwrap_or_default())
+            .collect();
+        assert!(queries[0].contains("resourceVersion=7"), "{queries:?}");
+        assert_eq!(queries[1], "", "410 Gone, so a new list: {queries:?}");
+        assert!(queries[2].contains("resourceVersion=1000"), "{queries:?}");
+    }
+
+    #[test]
+    fn reads_belong_to_the_collection_of_their_kind_and_namespace() {
+        let t = target("/apis/batch/v1/namespaces/checkout-dev/jobs/checkout-migrate").unwrap();
+        assert_eq!(t.collection, "/apis/batch/v1/namespaces/checkout-dev/jobs");
+        assert_eq!(t.name, Some("checkout-migrate"));
+        let t = target("/api/v1/namespaces/ns/pods?labelSelector=job-name%3Dm").unwrap();
+        assert_eq!(
+            (t.collection.as_str(), t.name, t.query),
+            (
+                "/api/v1/namespaces/ns/pods",
+                None,
+                Some("labelSelector=job-name%3Dm")
+            )
+        );
+        let t = target("/api/v1/namespaces/ns/pods/p/log?container=c").unwrap();
+        assert_eq!((t.name, t.subresource), (Some("p"), Some("log")));
+        // A namespace is a cluster-scoped object of the `namespaces` collection.
+        let t = target("/api/v1/namespaces/argocd").unwrap();
+        assert_eq!(
+            (t.collection.as_str(), t.name),
+            ("/api/v1/namespaces", Some("argocd"))
+        );
+        assert_eq!(target("/version"), None);
+    }
+
+    #[test]
+    fn only_equality_selectors_are_answered_from_the_store() {
+        assert_eq!(
+            equality_selector(Some("labelSelector=job-name%3Dcheckout-migrate%2Ca%3D%3Db")),
+            Some(vec![
+                ("job-name".to_string(), "checkout-migrate".to_string()),
+                ("a".to_string(), "b".to_string())
+            ])
+        );
+        assert_eq!(equality_selector(None), Some(vec![]));
+        for other in [
+            "labelSelector=a%21%3Db",
+            "labelSelector=tier+in+%28a%29",
+            "fieldSelector=status.phase%3DRunning",
+            "labelSelector=a%3Db&limit=5",
+        ] {
+            assert_eq!(equality_selector(Some(other)), None, "{other}");
+        }
+    }
+}

@@ -1,0 +1,314 @@
+//! Waiting, end to end: module 10's cluster states served over HTTP (with a timeline where the
+//! sync ends later), the real binary waiting on watch streams, stopping when the result is final,
+//! and naming a timeout in every format.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use labcheck::lab::cluster::{self, Revisions};
+use labcheck::lab::world::{CoursePoint, LabWorld};
+use labcheck::serve::{self, RunningServer, ServeOptions};
+use labcheck::snapshot::Snapshot;
+use serde_json::Value;
+
+const APP: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
+const APPS: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications";
+
+/// A learner's work repos at a course point, in a temp dir that is also their HOME.
+struct Lab {
+    dir: tempfile::TempDir,
+    world: LabWorld,
+    revs: Revisions,
+}
+
+/// What one run of the binary gave.
+struct Ran {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+impl Ran {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", self.stdout, self.stderr))
+    }
+}
+
+impl Lab {
+    fn at(point: CoursePoint) -> Lab {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("no temp dir: {e}"));
+        let world = LabWorld::at(&dir.path().join("lab"), point)
+            .unwrap_or_else(|e| panic!("lab world at {point}: {e}"));
+        let revs = Revisions::of_world(&world).unwrap_or_else(|e| panic!("{e}"));
+        Lab { dir, world, revs }
+    }
+
+    fn kubeconfig(&self, server: &RunningServer) -> PathBuf {
+        let path = self.dir.path().join("kubeconfig");
+        serve::write_kubeconfig(&path, &server.url(), "lab")
+            .unwrap_or_else(|e| panic!("kubeconfig: {e}"));
+        path
+    }
+
+    fn snapshot_file(&self, snapshot: &Snapshot) -> PathBuf {
+        let path = self.dir.path().join("state.yaml");
+        let yaml = snapshot.to_yaml().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&path, yaml).unwrap_or_else(|e| panic!("{e}"));
+        path
+    }
+
+    /// `labcheck module-10 STEP ARGS…` against the cluster given in `args`.
+    async fn run(&self, step: &str, args: &[&str]) -> Ran {
+        let started = Instant::now();
+        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+            .arg("module-10")
+            .arg(step)
+            .arg("--work-dir")
+            .arg(self.world.work_dir())
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .env("HOME", self.dir.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .await
+            .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
+        Ran {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr).to_string(),
+            elapsed: started.elapsed(),
+        }
+    }
+}
+
+async fn start(snapshot: Snapshot) -> RunningServer {
+    serve::start(
+        snapshot,
+        "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
+        ServeOptions::default(),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("server: {e}"))
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str()
+        .unwrap_or_else(|| panic!("non-UTF-8 temp path"))
+}
+
+fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .and_then(|checks| checks.iter().find(|c| c["id"] == id))
+        .unwrap_or_else(|| panic!("no check {id} in {report:#}"))
+}
+
+fn checks_waited(report: &Value) -> Vec<&Value> {
+    report["checks"]
+        .as_array()
+        .map(|checks| checks.iter().filter(|c| c.get("wait").is_some()).collect())
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sync_of_your_commit_that_finished_failed_ends_the_wait_at_once() {
+    // Step 2 asks for a Succeeded sync; the learner's commit (step 4's) was synced and Failed.
+    // That changes only with a new push or sync, so `--wait 20s` must not wait.
+    let lab = Lab::at(CoursePoint::Step4);
+    let server = start(cluster::solved(CoursePoint::Step4, &lab.revs)).await;
+    let kubeconfig = lab.kubeconfig(&server);
+    let ran = lab
+        .run(
+            "step-2",
+            &[
+                "--format",
+                "json",
+                "--wait",
+                "20s",
+                "--kubeconfig",
+                path_str(&kubeconfig),
+            ],
+        )
+        .await;
+    let report = ran.json();
+    assert_eq!(ran.code, 1, "{report:#}");
+    assert!(ran.elapsed < Duration::from_secs(10), "{:?}", ran.elapsed);
+    let sync = check(&report, "sync-ran");
+    assert_eq!(sync["status"], "fail", "{sync:#}");
+    assert_eq!(sync["wait"]["end"], "final", "{sync:#}");
+    assert!(
+        sync["wait"]["because"]
+            .as_str()
+            .is_some_and(|b| b.contains("waiting cannot change it")),
+        "{sync:#}"
+    );
+    assert!(report.get("timed_out").is_none(), "{report:#}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_file_cannot_change_so_a_running_sync_in_it_is_not_waited_for() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let file = lab.snapshot_file(&cluster::sync_running(&lab.revs));
+    let ran = lab
+        .run(
+            "step-4",
+            &[
+                "--format",
+                "json",
+                "--wait",
+                "30s",
+                "--snapshot",
+                path_str(&file),
+            ],
+        )
+        .await;
+    let report = ran.json();
+    assert_eq!(ran.code, 1, "{report:#}");
+    assert!(ran.elapsed < Duration::from_secs(10), "{:?}", ran.elapsed);
+    let waited = checks_waited(&report);
+    assert!(!waited.is_empty(), "{report:#}");
+    assert!(
+        waited.iter().any(|c| c["wait"]["because"]
+            .as_str()
+            .is_some_and(|b| b.contains("cannot change"))),
+        "{report:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sync_still_running_at_the_limit_is_a_named_timeout_in_every_format() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let server = start(cluster::sync_running(&lab.revs)).await;
+    let kubeconfig = lab.kubeconfig(&server);
+    let kubeconfig = path_str(&kubeconfig);
+
+    let json = lab
+        .run(
+            "step-4",
+            &[
+                "--format",
+                "json",
+                "--wait",
+                "2s",
+                "--kubeconfig",
+                kubeconfig,
+            ],
+        )
+        .await;
+    let report = json.json();
+    assert_eq!(json.code, 1, "a timeout is 'not done': {report:#}");
+    assert_eq!(report["timed_out"], true, "{report:#}");
+    let sync = check(&report, "sync-failed");
+    assert_eq!(sync["timed_out"], true, "{sync:#}");
+    assert_eq!(sync["wait"]["end"], "timed-out", "{sync:#}");
+    assert!(
+        sync["wait"]["waited_s"].as_f64().is_some_and(|s| s >= 2.0),
+        "{sync:#}"
+    );
+    assert!(
+        sync["wait"]["last_state"]
+            .as_str()
+            .is_some_and(|s| s.contains("Running")),
+        "{sync:#}"
+    );
+    // Off a terminal, the wait is announced on stderr as a log line.
+    assert!(
+        json.stderr.contains("step-4: waiting up to 2s for"),
+        "{}",
+        json.stderr
+    );
+
+    let human = lab
+        .run("step-4", &["--wait", "2s", "--kubeconfig", kubeconfig])
+        .await;
+    assert_eq!(human.code, 1);
+    assert!(
+        human.stdout.contains("gave up after 2 s: still Running"),
+        "{}",
+        human.stdout
+    );
+
+    let junit = lab
+        .run(
+            "step-4",
+            &[
+                "--format",
+                "junit",
+                "--wait",
+                "2s",
+                "--kubeconfig",
+                kubeconfig,
+            ],
+        )
+        .await;
+    assert_eq!(junit.code, 1);
+    assert!(
+        junit
+            .stdout
+            .contains("message=\"gave up after 2 s: still Running"),
+        "{}",
+        junit.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sync_ending_is_seen_through_the_watch_and_logged_as_a_state_change() {
+    let lab = Lab::at(CoursePoint::Step4);
+    let ends_after = Duration::from_secs(2);
+    let timeline = cluster::then(
+        cluster::sync_running(&lab.revs),
+        ends_after,
+        cluster::solved(CoursePoint::Step4, &lab.revs),
+    );
+    let server = start(timeline).await;
+    let kubeconfig = lab.kubeconfig(&server);
+    let ran = lab
+        .run(
+            "step-4",
+            &[
+                "--format",
+                "json",
+                "--wait",
+                "20s",
+                "--kubeconfig",
+                path_str(&kubeconfig),
+            ],
+        )
+        .await;
+    let report = ran.json();
+    assert_eq!(ran.code, 0, "{report:#}\n{}", ran.stderr);
+    assert!(
+        ran.elapsed < ends_after + Duration::from_secs(4),
+        "{:?}",
+        ran.elapsed
+    );
+    // One line per change, with the elapsed seconds: `2s step-4 sync-failed: Running → passed`.
+    let change = ran
+        .stderr
+        .lines()
+        .find(|l| l.contains("step-4 sync-failed: ") && l.ends_with("→ passed"))
+        .unwrap_or_else(|| panic!("no state change line in:\n{}", ran.stderr));
+    assert!(
+        change
+            .split('s')
+            .next()
+            .is_some_and(|n| n.parse::<u64>().is_ok()),
+        "{change}"
+    );
+    // The Application is read once; after that the watch stream feeds it.
+    assert_eq!(
+        server.requests.count("GET", APP),
+        1,
+        "{:#?}",
+        server.requests.entries()
+    );
+    let watches = server
+        .requests
+        .entries()
+        .into_iter()
+        .filter(|r| r.path == APPS && r.query.as_deref().is_some_and(|q| q.contains("watch=1")))
+        .count();
+    assert_eq!(watches, 1, "{:#?}", server.requests.entries());
+}
