@@ -287,7 +287,9 @@ fn commands_that_cannot_give_a_format_refuse_it_before_anything_runs() {
 
 #[test]
 fn quiet_shows_only_what_did_not_pass() {
-    let world = World::at(CoursePoint::Step3);
+    // Step 4 committed and pushed, Argo CD not synced yet: its repo checks pass, its cluster
+    // checks fail.
+    let world = World::at(CoursePoint::Step4);
     let snapshot = cluster_file(&world, CoursePoint::Step3);
     let base = ["module-10", "step-4", "--no-wait", "--snapshot", &snapshot];
     let full = run(&world, &base);
@@ -469,7 +471,9 @@ fn has_colour(text: &str) -> bool {
 
 #[test]
 fn colour_and_marks_follow_the_environment_ci_logs_and_terminals_set() {
-    let world = World::at(CoursePoint::Step3);
+    // Step 4 committed and pushed, Argo CD not synced yet: its repo checks pass, its cluster
+    // checks fail.
+    let world = World::at(CoursePoint::Step4);
     let snapshot = cluster_file(&world, CoursePoint::Step3);
     let base = ["module-10", "step-4", "--no-wait", "--snapshot", &snapshot];
     let with_never = [&base[..], &["--color", "never"]].concat();
