@@ -114,14 +114,15 @@ fn checks_waited(report: &Value) -> Vec<&Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sync_of_your_commit_that_finished_failed_ends_the_wait_at_once() {
-    // Step 2 asks for a Succeeded sync; the learner's commit (step 4's) was synced and Failed.
-    // That changes only with a new push or sync, so `--wait 20s` must not wait.
+    // Step 5 asks for a Succeeded sync of the learner's HEAD; their HEAD (step 4's commit) was
+    // synced and Failed. That changes only with a new push or sync, so `--wait 20s` must not
+    // wait. (Step 2 would not do here: step 4 passing replaced it.)
     let lab = Lab::at(CoursePoint::Step4);
     let server = start(cluster::solved(CoursePoint::Step4, &lab.revs)).await;
     let kubeconfig = lab.kubeconfig(&server);
     let ran = lab
         .run(
-            "step-2",
+            "step-5",
             &[
                 "--format",
                 "json",
@@ -135,7 +136,7 @@ async fn a_sync_of_your_commit_that_finished_failed_ends_the_wait_at_once() {
     let report = ran.json();
     assert_eq!(ran.code, 1, "{report:#}");
     assert!(ran.elapsed < Duration::from_secs(10), "{:?}", ran.elapsed);
-    let sync = check(&report, "sync-ran");
+    let sync = check(&report, "sync-succeeded");
     assert_eq!(sync["status"], "fail", "{sync:#}");
     assert_eq!(sync["wait"]["end"], "final", "{sync:#}");
     assert!(
