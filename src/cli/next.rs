@@ -16,7 +16,7 @@ pub struct NextArgs {
     pub module: Option<String>,
 
     /// Keep a live checklist until the step passes (as `--watch` on a step).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["format", "reports", "output"])]
     pub watch: bool,
 
     /// Do not trust the progress file: check the steps again from the first one.
