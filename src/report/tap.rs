@@ -120,6 +120,11 @@ fn point(out: &mut String, indent: &str, number: usize, check: &CheckReport) {
             if let Some(detail) = &outcome.detail {
                 fields.push(("detail", &detail.text));
             }
+            // How a wait ended ("gave up after 90 s: still Running"), as in JUnit and the human report.
+            let waited = super::waiting::note(outcome);
+            if let Some(note) = &waited {
+                fields.push(("waited", note));
+            }
             yaml_block(out, &format!("{indent}  "), &fields);
         }
     }

@@ -252,6 +252,20 @@ async fn a_sync_still_running_at_the_limit_is_a_named_timeout_in_every_format() 
         "{}",
         junit.stdout
     );
+
+    let tap = lab
+        .run(
+            "step-4",
+            &["-o", "tap", "--wait", "2s", "--kubeconfig", kubeconfig],
+        )
+        .await;
+    assert_eq!(tap.code, 1);
+    assert!(
+        tap.stdout
+            .contains("waited: \"gave up after 2 s: still Running"),
+        "{}",
+        tap.stdout
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
