@@ -301,14 +301,16 @@ pub async fn run_learner(
     let module = world.module;
     let mut reports = run_steps(&ctx, steps, policy, on_wait).await;
     // A transient step checked on its own (`labcheck module-10 step-4`) that does not pass may
-    // have been replaced by a later step the learner already did (step 5's revert): its hint
-    // would then undo their work. Look at the module's later steps, without waiting, and judge
-    // the step as a module run would.
+    // have been replaced by the next step, which the learner already did (step 5's revert): its
+    // hint would then undo their work. Look at that one step, without waiting, and judge as a
+    // module run would. Only the next step: it builds on this one (step 5 needs step 4's commit
+    // to undo), so its passing says this one was done; a step further on says less.
     let later: Vec<&Step> = steps
         .last()
         .and_then(|last| module.steps.iter().position(|s| s.name == last.name))
-        .map(|i| module.steps[i + 1..].iter().collect())
-        .unwrap_or_default();
+        .and_then(|i| module.steps.get(i + 1))
+        .into_iter()
+        .collect();
     let unsettled = steps
         .iter()
         .zip(&reports)
