@@ -4,6 +4,7 @@
 use regex::Regex;
 use serde::Deserialize;
 
+use crate::checks::Context;
 use crate::checks::cluster_common::{self, LOG_TAIL_LINES, could_not_check, short, tail};
 use crate::checks::revisions::{Lookup, RepoId, RevisionView, spec_sources_for};
 use crate::checks::sync_binding;
@@ -12,7 +13,6 @@ use crate::outcome::{Cause, DetailKind, Outcome, Status};
 use crate::probe::cluster::LogRead;
 use crate::probe::cluster::argocd::{Application, ResourceResult};
 use crate::probe::git::OriginView;
-use crate::run::Context;
 
 const SYNC_WORDS: &[&str] = &["Synced", "OutOfSync", "Unknown"];
 const HEALTH_WORDS: &[&str] = &[

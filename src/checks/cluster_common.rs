@@ -5,11 +5,11 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::Timestamp;
 
+use crate::checks::Context;
 use crate::outcome::{Cause, Outcome};
 use crate::probe::cluster::argocd::{Application, ResourceResult};
 use crate::probe::cluster::pods::{self, StuckContainer};
 use crate::probe::cluster::{Cluster, LogRead, ProbeError};
-use crate::run::Context;
 
 /// How many log lines a failure shows.
 pub const LOG_TAIL_LINES: usize = 10;

@@ -10,12 +10,12 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_yaml::Value;
 use similar::{DiffTag, TextDiff};
 
+use crate::checks::Context;
 use crate::checks::condition::{render, values_equal};
 use crate::checks::yaml_value::{parse_learner_yaml, read_learner_file};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
 use crate::probe::files::{self, PathShower};
-use crate::run::Context;
 use crate::yaml_path::{Segment, YamlPath};
 
 /// Fields of a `diff` check.

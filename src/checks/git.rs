@@ -13,11 +13,11 @@ use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
+use crate::checks::Context;
 use crate::checks::change::ChangeSpec;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{Cause, DetailKind, Outcome};
 use crate::probe::git::{CommitInfo, GitProbeError, RepoReader, RepoSnapshot};
-use crate::run::Context;
 
 /// Fields of a `git` check. At least one condition besides `repo`; all must hold.
 #[derive(Debug, Clone)]

@@ -4,12 +4,12 @@
 use k8s_openapi::api::batch::v1::Job;
 use serde::Deserialize;
 
+use crate::checks::Context;
 use crate::checks::cluster_common::{self, stale_job_outcome, sync_entry};
 use crate::checks::sync_binding;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{Cause, Outcome};
 use crate::probe::cluster::argocd::Application;
-use crate::run::Context;
 
 /// What state the Job must be in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

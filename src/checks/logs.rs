@@ -6,6 +6,7 @@ use k8s_openapi::api::core::v1::Pod;
 use regex::Regex;
 use serde::Deserialize;
 
+use crate::checks::Context;
 use crate::checks::cluster_common::{
     self, LOG_TAIL_LINES, could_not_check, stale_job_outcome, tail,
 };
@@ -14,7 +15,6 @@ use crate::outcome::{Cause, DetailKind, Outcome};
 use crate::probe::cluster::argocd::Application;
 use crate::probe::cluster::pods;
 use crate::probe::cluster::{LogRead, MAX_LOG_BYTES};
-use crate::run::Context;
 
 /// Fields of a `logs` check.
 #[derive(Debug, Clone, Deserialize)]

@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 
+use crate::checks::Context;
 use crate::checks::yaml_value::file_error_outcome;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
@@ -11,7 +12,6 @@ use crate::plan::{Plan, PlanOptions, parse_manifests};
 use crate::probe::files::PathShower;
 use crate::probe::manifests::read_manifests;
 use crate::rules::{self, RULES};
-use crate::run::Context;
 
 /// Fields of a `manifests` check.
 #[derive(Debug, Clone, Deserialize)]

@@ -6,6 +6,7 @@ pub mod argocd_app;
 pub mod change;
 pub mod cluster_common;
 pub mod condition;
+pub mod context;
 pub mod diff;
 pub mod files;
 pub mod git;
@@ -25,7 +26,7 @@ mod reads;
 pub use reads::{ClusterReads, LearnerNames, ObjectRead};
 
 use crate::outcome::Outcome;
-use crate::run::Context;
+pub use context::Context;
 
 /// Everything the rest of labcheck needs from a check kind, besides `repos()` and `evaluate()`.
 /// No method has a default: a new kind must say what it reads of the cluster and how its names

@@ -4,6 +4,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::checks::Context;
 use crate::checks::cluster_common::could_not_check;
 use crate::checks::condition::{PathCondition, ValueCondition};
 use crate::checks::{ClusterReads, KindReads, LearnerNames, ObjectRead};
@@ -11,7 +12,6 @@ use crate::outcome::Cause;
 use crate::outcome::Outcome;
 use crate::probe::cluster::ApiPath;
 use crate::probe::cluster::api::plural_of;
-use crate::run::Context;
 use crate::yaml_path::Segment;
 
 /// Fields of an `object` check.

@@ -9,12 +9,12 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_yaml::Value;
 
+use crate::checks::Context;
 use crate::checks::condition::{ConditionFields, ValueCondition, render};
 use crate::checks::helm_yaml::{self, YamlError};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::Outcome;
 use crate::probe::files::{self, FileError, PathShower};
-use crate::run::Context;
 use crate::yaml_path::YamlPath;
 
 /// Fields of a `yaml_value` check.

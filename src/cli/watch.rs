@@ -9,13 +9,14 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::{RunArgs, emit, exit_code, load_course, save, warn};
+use crate::checks::Context;
 use crate::course::{Module, Step};
 use crate::error::{Error, exit};
 use crate::outcome::Status;
 use crate::probe::cluster::Cluster;
 use crate::progress::Learner;
 use crate::report::{Styles, human};
-use crate::run::{self, Context, StepReport, WaitPolicy};
+use crate::run::{self, StepReport, WaitPolicy};
 use crate::watch::{self, Mode, Screen, Trigger};
 
 /// Changes arriving this close together are one change (a commit touches many files).

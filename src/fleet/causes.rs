@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::LearnerRun;
 use crate::outcome::Status;
 
-use crate::run::NO_WORK_DIR_CAUSE as NO_WORK_DIR;
+use crate::checks::context::NO_WORK_DIR_CAUSE as NO_WORK_DIR;
 
 /// Learners who share one cause at one check.
 #[derive(Debug, Clone, Serialize)]
@@ -336,7 +336,7 @@ mod tests {
     #[test]
     fn a_learner_without_a_work_dir_is_told_once_not_per_check() {
         let unread = || {
-            Outcome::could_not_check(crate::run::NO_WORK_DIR)
+            Outcome::could_not_check(crate::checks::context::NO_WORK_DIR)
                 .with_hint("give --work-dirs")
                 .with_cause(Cause::new(NO_WORK_DIR))
         };

@@ -29,11 +29,12 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
+use crate::checks::Context;
 use crate::course::Module;
 use crate::course::schema::CheckSpec;
 use crate::error::Error;
 use crate::outcome::Status;
-use crate::run::{Context, StepReport};
+use crate::run::StepReport;
 use profile::Profile;
 use workdir::WorkDir;
 

@@ -77,7 +77,7 @@ fn causes_text(out: &mut String, causes: &ClassCauses) {
             out,
             "  {}: {} — {} check{} of work repos could not be checked",
             learner.learner,
-            crate::run::NO_WORK_DIR,
+            crate::checks::context::NO_WORK_DIR,
             learner.checks,
             plural(learner.checks)
         );

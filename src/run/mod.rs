@@ -3,7 +3,6 @@
 
 pub mod sequence;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,87 +10,12 @@ use std::time::{Duration, Instant};
 use futures::future::join_all;
 use serde::Serialize;
 
-use crate::course::schema::{CheckSpec, RepoSpec};
+use crate::checks::Context;
+use crate::checks::context::NO_WORK_DIR_CAUSE;
+use crate::course::schema::CheckSpec;
 use crate::course::{Course, Module, Step};
 use crate::outcome::{Cause, HintLevel, Outcome, Status, WaitEnd, Waited};
 use crate::probe::cluster::{Cluster, ClusterOptions};
-use crate::probe::git::GitCache;
-
-/// Everything a check may read. Shared by all checks of a run.
-pub struct Context {
-    pub module: String,
-    pub track: String,
-    pub work_dir: PathBuf,
-    pub repos: Vec<RepoSpec>,
-    pub course: Arc<Course>,
-    pub cluster: Arc<Cluster>,
-    pub argocd_namespace: String,
-    /// Work repos read so far in this run (each is read once).
-    pub git: GitCache,
-    /// Which hint level to show per `(step, check id)` (from the learner's progress); level 1
-    /// when absent.
-    pub hint_levels: HashMap<(String, String), usize>,
-    /// Steps labcheck saw pass before, with the day (from the learner's progress), for stages
-    /// that count only after an earlier one.
-    pub seen_passed: HashMap<String, String>,
-    /// Why this run has no work repos to read (a learner of a class without a work dir): every
-    /// check of a work repo is then "could not check" with this hint, never read from an empty
-    /// path. `None` for a learner's own run, which always has a work dir.
-    pub no_work_dir: Option<String>,
-}
-
-impl Context {
-    /// A context for `module` on `track`.
-    pub fn new(
-        course: Arc<Course>,
-        module: &Module,
-        track: &str,
-        work_dir: PathBuf,
-        cluster: Arc<Cluster>,
-        argocd_namespace: Option<String>,
-    ) -> Context {
-        Context {
-            module: module.manifest.module.clone(),
-            track: track.to_string(),
-            work_dir,
-            repos: module.manifest.repos.clone(),
-            course,
-            cluster,
-            argocd_namespace: argocd_namespace
-                .unwrap_or_else(|| module.manifest.argocd.namespace.clone()),
-            git: GitCache::new(),
-            hint_levels: HashMap::new(),
-            seen_passed: HashMap::new(),
-            no_work_dir: None,
-        }
-    }
-
-    /// The outcome of a check of work repos when this run has none (see [`Context::no_work_dir`]).
-    pub fn unchecked_repos(&self) -> Option<Outcome> {
-        self.no_work_dir.as_ref().map(|hint| {
-            Outcome::could_not_check(NO_WORK_DIR)
-                .with_hint(hint.clone())
-                .with_cause(Cause::new(NO_WORK_DIR_CAUSE))
-        })
-    }
-
-    /// The declared work repo `name`.
-    pub fn repo(&self, name: &str) -> Option<&RepoSpec> {
-        self.repos.iter().find(|r| r.name == name)
-    }
-
-    /// Where work repo `name` lives on this machine.
-    pub fn repo_dir(&self, name: &str) -> PathBuf {
-        let dir = self.repo(name).map(RepoSpec::dir_name).unwrap_or(name);
-        self.work_dir.join(dir)
-    }
-}
-
-/// The summary of every check of work repos in a run without them.
-pub const NO_WORK_DIR: &str = "no work dir for this learner";
-
-/// The cause id of such a check.
-pub const NO_WORK_DIR_CAUSE: &str = "no-work-dir";
 
 /// How long the runner may wait for checks that are not there yet.
 #[derive(Debug, Clone, Copy, Default)]

@@ -12,13 +12,14 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::checks::Context;
 use crate::course::fixtures::{Base, ModuleFixtures, State};
 use crate::course::{Course, Module, Step, placeholders};
 use crate::error::Error;
 use crate::lab::world::LabError;
 use crate::outcome::Status;
 use crate::probe::cluster::Cluster;
-use crate::run::{self, Context, StepReport, WaitPolicy};
+use crate::run::{self, StepReport, WaitPolicy};
 use world::FixtureWorld;
 
 /// What a state is for.
