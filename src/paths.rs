@@ -230,6 +230,17 @@ pub fn strip_bom(text: String) -> String {
     }
 }
 
+/// [`relative_inside`] for a field of a course file: the error names the field and says how to
+/// write it instead.
+pub fn inside_field(field: &str, value: &str) -> Result<(), String> {
+    relative_inside(value).map_err(|why| {
+        format!(
+            "`{field}: {value}` leaves the folder it is relative to ({}); write a path inside it, without `..` or a leading `/`",
+            why.reason()
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

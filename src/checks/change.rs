@@ -55,7 +55,7 @@ impl<'de> Deserialize<'de> for ChangeSpec {
                     match key.as_str() {
                         "file" => {
                             let value = map.next_value::<String>()?;
-                            crate::course::schema::inside_path("file", &value)
+                            crate::paths::inside_field("file", &value)
                                 .map_err(de::Error::custom)?;
                             file = Some(value);
                         }

@@ -6,19 +6,52 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::course::schema::RepoSpec;
-use crate::course::{Course, Module};
 use crate::outcome::{Cause, Outcome};
 use crate::probe::cluster::Cluster;
 use crate::probe::git::GitCache;
+
+/// What checks need to know of the module they check (the course's data, handed down so that
+/// checks never import the course).
+#[derive(Debug, Clone)]
+pub struct ModuleFacts {
+    pub name: String,
+    pub repos: Vec<WorkRepo>,
+    /// Where Argo CD's Applications live (the module's, or `--argocd-namespace`).
+    pub argocd_namespace: String,
+    /// The course's reference files (`expected/<track>/<module>/…`).
+    pub references: Arc<dyn ReferenceFiles>,
+}
+
+/// Where a check finds the course's reference copy of a file. The course implements it; checks
+/// only see this, so they never depend on how a course is stored.
+pub trait ReferenceFiles: Send + Sync + std::fmt::Debug {
+    /// The reference file `relative` for `module` on `track`: the name to show and its text, or
+    /// why it cannot be read.
+    fn reference_file(
+        &self,
+        track: &str,
+        module: &str,
+        relative: &str,
+    ) -> Result<(String, String), String>;
+}
+
+/// A work repository the learner cloned.
+#[derive(Debug, Clone)]
+pub struct WorkRepo {
+    pub name: String,
+    /// Its folder under the work dir.
+    pub dir: String,
+    /// How a learner gets the repo when it is missing (shown verbatim).
+    pub get: String,
+}
 
 /// Everything a check may read. Shared by all checks of a run.
 pub struct Context {
     pub module: String,
     pub track: String,
     pub work_dir: PathBuf,
-    pub repos: Vec<RepoSpec>,
-    pub course: Arc<Course>,
+    pub repos: Vec<WorkRepo>,
+    pub references: Arc<dyn ReferenceFiles>,
     pub cluster: Arc<Cluster>,
     pub argocd_namespace: String,
     /// Work repos read so far in this run (each is read once).
@@ -36,24 +69,21 @@ pub struct Context {
 }
 
 impl Context {
-    /// A context for `module` on `track`.
+    /// A context for `module` (with its work repos and Argo CD namespace) on `track`.
     pub fn new(
-        course: Arc<Course>,
-        module: &Module,
+        module: ModuleFacts,
         track: &str,
         work_dir: PathBuf,
         cluster: Arc<Cluster>,
-        argocd_namespace: Option<String>,
     ) -> Context {
         Context {
-            module: module.manifest.module.clone(),
+            module: module.name,
             track: track.to_string(),
             work_dir,
-            repos: module.manifest.repos.clone(),
-            course,
+            repos: module.repos,
+            references: module.references,
             cluster,
-            argocd_namespace: argocd_namespace
-                .unwrap_or_else(|| module.manifest.argocd.namespace.clone()),
+            argocd_namespace: module.argocd_namespace,
             git: GitCache::new(),
             hint_levels: HashMap::new(),
             seen_passed: HashMap::new(),
@@ -71,13 +101,16 @@ impl Context {
     }
 
     /// The declared work repo `name`.
-    pub fn repo(&self, name: &str) -> Option<&RepoSpec> {
+    pub fn repo(&self, name: &str) -> Option<&WorkRepo> {
         self.repos.iter().find(|r| r.name == name)
     }
 
     /// Where work repo `name` lives on this machine.
     pub fn repo_dir(&self, name: &str) -> PathBuf {
-        let dir = self.repo(name).map(RepoSpec::dir_name).unwrap_or(name);
+        let dir = self
+            .repo(name)
+            .map(|repo| repo.dir.as_str())
+            .unwrap_or(name);
         self.work_dir.join(dir)
     }
 }

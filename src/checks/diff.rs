@@ -54,7 +54,7 @@ impl TryFrom<RawDiffSpec> for DiffSpec {
                 raw.mode
             ));
         }
-        crate::course::schema::inside_path("file", &raw.file)?;
+        crate::paths::inside_field("file", &raw.file)?;
         Ok(DiffSpec {
             repo: raw.repo,
             file: raw.file,
@@ -129,8 +129,7 @@ impl<'de> Deserialize<'de> for Reference {
                 }
                 for (field, value) in [("file", &file), ("expected", &expected)] {
                     if let Some(value) = value {
-                        crate::course::schema::inside_path(field, value)
-                            .map_err(de::Error::custom)?;
+                        crate::paths::inside_field(field, value).map_err(de::Error::custom)?;
                     }
                 }
                 match (repo, file, expected) {
@@ -224,8 +223,8 @@ impl DiffSpec {
                     })
             }
             Reference::Expected { expected } => ctx
-                .course
-                .expected_file(&ctx.track, &ctx.module, expected)
+                .references
+                .reference_file(&ctx.track, &ctx.module, expected)
                 .map(|(name, text)| (format!("{name} (course reference)"), text))
                 .map_err(|error| {
                     Box::new(Outcome::could_not_check(format!(

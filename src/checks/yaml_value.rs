@@ -62,7 +62,7 @@ impl<'de> Deserialize<'de> for YamlValueSpec {
                         "repo" => repo = Some(map.next_value::<String>()?),
                         "file" => {
                             let value = map.next_value::<String>()?;
-                            crate::course::schema::inside_path("file", &value)
+                            crate::paths::inside_field("file", &value)
                                 .map_err(de::Error::custom)?;
                             file = Some(value);
                         }

@@ -46,12 +46,10 @@ pub async fn run(
     let cluster = Arc::new(Cluster::connect(&args.cluster.options()).await);
     let new_context = |learner: &Learner| {
         let mut ctx = Context::new(
-            course.clone(),
-            module,
+            module.check_facts(&course, args.cluster.argocd_namespace.clone()),
             &track,
             work_dir.clone(),
             cluster.clone(),
-            args.cluster.argocd_namespace.clone(),
         );
         learner.prepare(&mut ctx, module);
         ctx

@@ -8,6 +8,7 @@ pub mod suggest;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use include_dir::{Dir, include_dir};
 
@@ -231,7 +232,7 @@ impl Course {
         Ok(files)
     }
 
-    /// A reference file under `expected/<track>/<module>/`.
+    /// A reference file under `expected/<track>/<module>/` (see [`ReferenceFiles`]).
     pub fn expected_file(
         &self,
         track: &str,
@@ -337,7 +338,43 @@ impl Course {
     }
 }
 
+impl crate::checks::context::ReferenceFiles for Course {
+    fn reference_file(
+        &self,
+        track: &str,
+        module: &str,
+        relative: &str,
+    ) -> Result<(String, String), String> {
+        self.expected_file(track, module, relative)
+            .map_err(|error| error.to_string())
+    }
+}
+
 impl Module {
+    /// What checks need to know of this module; `argocd_namespace` overrides the module's.
+    pub fn check_facts(
+        &self,
+        course: &Arc<Course>,
+        argocd_namespace: Option<String>,
+    ) -> crate::checks::context::ModuleFacts {
+        crate::checks::context::ModuleFacts {
+            name: self.manifest.module.clone(),
+            repos: self
+                .manifest
+                .repos
+                .iter()
+                .map(|repo| crate::checks::context::WorkRepo {
+                    name: repo.name.clone(),
+                    dir: repo.dir_name().to_string(),
+                    get: repo.get.clone(),
+                })
+                .collect(),
+            argocd_namespace: argocd_namespace
+                .unwrap_or_else(|| self.manifest.argocd.namespace.clone()),
+            references: course.clone(),
+        }
+    }
+
     /// The step (or `exercise/stage`) named `name`.
     pub fn step(&self, name: &str) -> Result<&Step, Error> {
         self.steps

@@ -407,12 +407,7 @@ const CHECK_KEYS: &[&str] = &[
 /// A path a check file names inside a repo or the course: relative, and never leaving it (the
 /// rule itself is [`crate::paths::relative_inside`], shared by everything that reads a path).
 pub fn inside_path(field: &str, value: &str) -> Result<(), String> {
-    crate::paths::relative_inside(value).map_err(|why| {
-        format!(
-            "`{field}: {value}` leaves the folder it is relative to ({}); write a path inside it, without `..` or a leading `/`",
-            why.reason()
-        )
-    })
+    crate::paths::inside_field(field, value)
 }
 
 /// Step names that are files of their own in a module folder, or commands.

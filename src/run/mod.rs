@@ -213,12 +213,12 @@ pub async fn run_learner(
         WorkDir::Missing { hint } => (PathBuf::new(), Some(hint)),
     };
     let mut ctx = Context::new(
-        world.course,
-        world.module,
+        world
+            .module
+            .check_facts(&world.course, world.argocd_namespace),
         world.track,
         work_dir,
         cluster,
-        world.argocd_namespace,
     );
     ctx.no_work_dir = no_work_dir;
     prepare(&mut ctx);

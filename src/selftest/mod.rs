@@ -137,12 +137,10 @@ pub(crate) async fn run_on(
     let snapshot = placeholders::load_snapshot(&state.cluster_file, &text)?;
     let cluster = Cluster::serve(snapshot, &format!("fixture {}", state.cluster_file)).await;
     let ctx = Context::new(
-        course.clone(),
-        module,
+        module.check_facts(course, None),
         track,
         world.work_dir(),
         Arc::new(cluster),
-        None,
     );
     Ok(run::run_step(&ctx, step, WaitPolicy::Never, &|_| {}).await)
 }
