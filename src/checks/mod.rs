@@ -1,6 +1,6 @@
 //! The check kinds. Each file holds one kind: its fields (as written in a check file), how it
 //! decides, and what it reads of the cluster. Adding a kind means one file here, one line in
-//! [`check_kinds!`]'s list below, one row in `docs/check-files.md` (see `docs/adding-a-check-kind.md`).
+//! `check_kinds!`'s list below, one row in `docs/check-files.md` (see `docs/adding-a-check-kind.md`).
 
 pub mod argocd_app;
 pub mod change;

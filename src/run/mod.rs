@@ -34,7 +34,7 @@ pub enum WaitPolicy {
 pub const WAIT_INTERVAL: Duration = Duration::from_secs(1);
 
 /// How long a failure that turned final while waited for must stay final before the runner
-/// stops for it (see [`Waiter::decide`]).
+/// stops for it (see `Waiter::decide`).
 pub const SETTLE: Duration = Duration::from_millis(500);
 
 /// Progress while waiting, for a reporter to show. Sent after every look at the checks waited
