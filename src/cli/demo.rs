@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{CheckRun, RunArgs, emit, render, run_checks};
+use super::{RunArgs, emit};
 use crate::error::{Error, exit};
 use crate::lab::cluster::{self as lab_cluster, Revisions};
 use crate::lab::content;
 use crate::lab::world::{CoursePoint, LabError, LabWorld};
 use crate::outcome::Status;
-use crate::report::{ColorChoice, Format, HumanOrJson, Styles};
+use crate::report::{ColorChoice, Format, HumanOrJson, Styles, render};
+use crate::run::{Session, SessionRun};
 
 /// `labcheck demo` options.
 #[derive(Debug, Args, Clone)]
@@ -144,12 +145,12 @@ async fn at_point(
     styles: Styles,
 ) -> Result<u8, Error> {
     let world = LabWorld::at(&root.join("lab"), point).map_err(lab_error)?;
-    let args = lab_args(run, &world, root, point, "lab")?;
+    let session = lab_session(run, &world, root, point, "lab", None)?;
     emit(&format!(
         "Demo lab at {point}: work repos in {}\n\n",
         world.work_dir().display()
     ));
-    let result = run_checks(&args, "module-10", None, &|_| {}).await?;
+    let result = session.run(None, &|_| {}).await?;
     emit(&render(&result.reports, true, run.report.format, styles));
     Ok(exit::PASS)
 }
@@ -161,9 +162,15 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
         let name = format!("scenario-{}", i + 1);
         let world = LabWorld::at(&root.join(&name), scenario.point).map_err(lab_error)?;
         (scenario.learner)(&world).map_err(lab_error)?;
-        let args = lab_args(run, &world, root, scenario.cluster, &name)?;
-        let CheckRun { reports, .. } =
-            run_checks(&args, "module-10", Some(scenario.step), &|_| {}).await?;
+        let session = lab_session(
+            run,
+            &world,
+            root,
+            scenario.cluster,
+            &name,
+            Some(scenario.step),
+        )?;
+        let SessionRun { reports, .. } = session.run(None, &|_| {}).await?;
         if run.report.format == Format::Human {
             emit(&format!(
                 "── {}/{}  {}\n   $ labcheck module-10 {}\n\n",
@@ -212,14 +219,16 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
     }
 }
 
-/// Run arguments pointing at the lab world and at its cluster snapshot.
-fn lab_args(
+/// A session of module 10 (`step`, or all of it) on the lab world and its cluster snapshot,
+/// never waiting.
+fn lab_session(
     run: &RunArgs,
     world: &LabWorld,
     root: &Path,
     cluster: CoursePoint,
     name: &str,
-) -> Result<RunArgs, Error> {
+    step: Option<&str>,
+) -> Result<Session, Error> {
     let revisions = Revisions::of_world(world).map_err(lab_error)?;
     let snapshot = lab_cluster::solved(cluster, &revisions);
     let path = root.join(format!("{name}-cluster.yaml"));
@@ -229,14 +238,13 @@ fn lab_args(
     std::fs::write(&path, text)
         .map_err(|e| Error::Environment(format!("cannot write {}: {e}", path.display())))?;
     let mut args = run.clone();
-    args.work_dir = Some(world.work_dir());
     args.course_dir = None;
     args.no_wait = true;
     args.wait = None;
     args.cluster.snapshot = Some(path);
     args.cluster.kubeconfig = None;
     args.cluster.context = None;
-    Ok(args)
+    Ok(args.session("module-10", step, world.work_dir()))
 }
 
 fn lab_error(e: LabError) -> Error {

@@ -109,7 +109,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         render,
     )?;
     let reports: Vec<_> = runs.into_iter().flat_map(|r| r.steps).collect();
-    Ok(exit_code(&reports))
+    Ok(exit_code(crate::run::verdict(&reports)))
 }
 
 fn environments(args: &RunArgs) -> Result<Vec<Environment>, Error> {

@@ -21,7 +21,7 @@ use crate::course::{Course, Module, Step};
 use crate::error::Error;
 use crate::outcome::Status;
 use crate::probe::cluster::ClusterOptions;
-use crate::run::{self, StepReport, WaitPolicy, WorkDir};
+use crate::run::{self, Recall, StepReport, WaitPolicy, WorkDir};
 
 /// How many learners are checked at once. The reads wait on the network, not the CPU, so a whole
 /// class goes in one wave; 64 learners × about 5 reads a step stays under kube-apiserver's default
@@ -206,7 +206,8 @@ pub async fn run(
                     cluster: &env.cluster,
                     argocd_namespace,
                 };
-                let reports = run::run_learner(world, &mine, policy, &|_| {}, |_| {}).await;
+                let reports =
+                    run::run_learner(world, &Recall::default(), &mine, policy, &|_| {}).await;
                 LearnerRun {
                     placeholders: placeholders(&env, steps, &argocd_ns),
                     learner: env.learner,

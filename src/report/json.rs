@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::outcome::{HintLevel, Status, Waited};
-use crate::run::StepReport;
+use crate::run::{SkipReason, StepReport};
 
 #[derive(Serialize)]
 struct JsonCheck<'a> {
@@ -52,6 +52,10 @@ struct JsonStep<'a> {
     title: &'a str,
     track: &'a str,
     status: Status,
+    /// Why the runner skipped the whole step (`{"reason": "replaced", "by": "step-5"}`,
+    /// `{"reason": "not-on-track", "track": "kind"}`, `{"reason": "nothing-to-judge"}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<&'a SkipReason>,
     /// Some check of this step timed out while waited for.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     timed_out: bool,
@@ -75,6 +79,7 @@ fn step_document(step: &StepReport) -> JsonStep<'_> {
         title: &step.title,
         track: &step.track,
         status: step.status,
+        skipped: step.skipped.as_ref(),
         timed_out: timed_out(step),
         checks: step
             .checks

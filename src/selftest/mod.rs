@@ -142,7 +142,14 @@ pub(crate) async fn run_on(
         world.work_dir(),
         Arc::new(cluster),
     );
-    Ok(run::run_step(&ctx, step, WaitPolicy::Never, &|_| {}).await)
+    Ok(run::run_step(
+        &ctx,
+        &run::Recall::default(),
+        step,
+        WaitPolicy::Never,
+        &|_| {},
+    )
+    .await)
 }
 
 /// Compare what the step said with what the state declares.
