@@ -8,9 +8,10 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_yaml::Value;
 
-use crate::checks::condition::{ConditionFields, ValueCondition, values_equal};
-use crate::checks::helm_yaml;
-use crate::yaml_path::YamlPath;
+use crate::checks::condition::{ConditionFields, ValueCondition};
+use crate::yaml::helm;
+use crate::yaml::path::YamlPath;
+use crate::yaml::value::values_equal;
 
 /// `{file, path, <condition>, step?}`: the change a commit makes when the condition holds for the
 /// file after it and not before it.
@@ -110,14 +111,14 @@ impl ChangeSpec {
 /// The first YAML document of a file as Helm reads it; `None` when it cannot be read.
 fn first_document(bytes: &[u8]) -> Option<Value> {
     let text = std::str::from_utf8(bytes).ok()?;
-    helm_yaml::parse_documents(text).ok()?.into_iter().next()
+    helm::parse_documents(text).ok()?.into_iter().next()
 }
 
 /// Whether two versions of a YAML file mean the same to Helm (comments, key order and quoting
 /// style aside). `None` when either cannot be read as YAML.
 pub fn same_meaning(a: &[u8], b: &[u8]) -> Option<bool> {
     let read = |bytes: &[u8]| -> Option<Vec<Value>> {
-        helm_yaml::parse_documents(std::str::from_utf8(bytes).ok()?).ok()
+        helm::parse_documents(std::str::from_utf8(bytes).ok()?).ok()
     };
     let (a, b) = (read(a)?, read(b)?);
     Some(a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| values_equal(x, y)))

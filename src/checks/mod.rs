@@ -11,7 +11,6 @@ pub mod diff;
 pub mod files;
 pub mod git;
 mod git_change;
-pub mod helm_yaml;
 pub mod job;
 pub mod logs;
 pub mod manifests;

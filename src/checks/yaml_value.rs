@@ -10,12 +10,13 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_yaml::Value;
 
 use crate::checks::Context;
-use crate::checks::condition::{ConditionFields, ValueCondition, render};
-use crate::checks::helm_yaml::{self, YamlError};
+use crate::checks::condition::{ConditionFields, ValueCondition};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::Outcome;
 use crate::probe::files::{self, FileError, PathShower};
-use crate::yaml_path::YamlPath;
+use crate::yaml::helm::{self, YamlError};
+use crate::yaml::path::YamlPath;
+use crate::yaml::value::render;
 
 /// Fields of a `yaml_value` check.
 #[derive(Debug, Clone)]
@@ -179,7 +180,7 @@ pub(crate) struct FlatKey {
 /// Whether the document holds, where the path's keys should nest, one key whose name is the rest
 /// of the path joined with dots.
 pub(crate) fn flat_key_trap(document: &Value, path: &YamlPath) -> Option<FlatKey> {
-    use crate::yaml_path::Segment;
+    use crate::yaml::path::Segment;
     let segments = path.segments();
     let mut here = document;
     for (i, segment) in segments.iter().enumerate() {
@@ -218,7 +219,7 @@ pub(crate) fn flat_key_trap(document: &Value, path: &YamlPath) -> Option<FlatKey
                 });
             }
         }
-        let next = crate::yaml_path::YamlPath::from_segments(vec![segment.clone()]);
+        let next = YamlPath::from_segments(vec![segment.clone()]);
         here = next.lookup(here)?;
     }
     None
@@ -261,7 +262,7 @@ pub(crate) fn read_learner_file(
 
 /// Parse a learner's file; broken YAML is the learner's failure (Helm would refuse it too).
 pub(crate) fn parse_learner_yaml(shown: &str, text: &str) -> Result<Vec<Value>, Box<Outcome>> {
-    helm_yaml::parse_documents(text).map_err(|error| {
+    helm::parse_documents(text).map_err(|error| {
         Box::new(match error {
             YamlError::Syntax {
                 line,
