@@ -8,12 +8,12 @@
 
 use std::fmt;
 
-use regex::Regex;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_yaml::Value;
 
 use crate::yaml::helm::{self, UNSURE_QUOTING_TAG};
 use crate::yaml::path::YamlPath;
+use crate::yaml::pattern::Pattern;
 use crate::yaml::value::{json_to_yaml, kind_name, render, untag, values_equal};
 
 /// What must hold for the value at a path.
@@ -31,53 +31,6 @@ pub enum ValueCondition {
     Matches(Pattern),
     /// A text value ending with this text.
     EndsWith(String),
-}
-
-/// A regex compiled when the check file is loaded.
-#[derive(Debug, Clone)]
-pub struct Pattern(Regex);
-
-impl Pattern {
-    /// Compile `source`; the error is the regex crate's explanation.
-    pub fn new(source: &str) -> Result<Pattern, regex::Error> {
-        Regex::new(source).map(Pattern)
-    }
-
-    /// Whether `text` contains a match.
-    pub fn is_match(&self, text: &str) -> bool {
-        self.0.is_match(text)
-    }
-
-    /// The regex as written.
-    pub fn as_str(&self) -> &str {
-        self.0.as_str()
-    }
-}
-
-/// Raised inside `deserialize_str`, so serde_yaml puts the regex's own line and column on the error.
-impl<'de> Deserialize<'de> for Pattern {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PatternVisitor;
-
-        impl Visitor<'_> for PatternVisitor {
-            type Value = Pattern;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a regular expression (Rust regex syntax)")
-            }
-
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Pattern, E> {
-                Pattern::new(text).map_err(|e| {
-                    E::custom(format!(
-                        "`{text}` is not a valid regular expression: {}",
-                        one_line(&e.to_string())
-                    ))
-                })
-            }
-        }
-
-        deserializer.deserialize_str(PatternVisitor)
-    }
 }
 
 /// The verdict of a condition on one value, with both sides written out for the report.
@@ -419,10 +372,6 @@ fn not_text_note(found: &Value) -> Option<String> {
         )),
         _ => None,
     }
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
