@@ -8,7 +8,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_yaml::Value;
 
-use crate::checks::condition::{ConditionFields, ValueCondition};
+use crate::checks::condition::{FileCondition, FileConditionFields, ValueCondition};
 use crate::yaml::helm;
 use crate::yaml::path::YamlPath;
 use crate::yaml::value::values_equal;
@@ -50,29 +50,24 @@ impl<'de> Deserialize<'de> for ChangeSpec {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ChangeSpec, A::Error> {
-                let (mut file, mut path, mut step) = (None, None, None);
-                let mut condition = ConditionFields::default();
+                let mut step = None;
+                let mut fields = FileConditionFields::default();
                 while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "file" => {
-                            let value = map.next_value::<String>()?;
-                            crate::paths::inside_field("file", &value)
-                                .map_err(de::Error::custom)?;
-                            file = Some(value);
-                        }
-                        "path" => path = Some(map.next_value::<YamlPath>()?),
-                        "step" => step = Some(map.next_value::<String>()?),
-                        other => {
-                            if !condition.read(other, &mut map)? {
-                                return Err(de::Error::unknown_field(other, KEYS));
-                            }
-                        }
+                    if key == "step" {
+                        step = Some(map.next_value::<String>()?);
+                    } else if !fields.read(&key, &mut map)? {
+                        return Err(de::Error::unknown_field(&key, KEYS));
                     }
                 }
+                let FileCondition {
+                    file,
+                    path,
+                    condition,
+                } = fields.finish()?;
                 Ok(ChangeSpec {
-                    file: file.ok_or_else(|| de::Error::missing_field("file"))?,
-                    path: path.ok_or_else(|| de::Error::missing_field("path"))?,
-                    condition: condition.finish()?,
+                    file,
+                    path,
+                    condition,
                     step,
                 })
             }

@@ -225,6 +225,56 @@ impl ConditionFields {
     }
 }
 
+/// The keys a condition on a file's value shares wherever it is written (`yaml_value`, a `git`
+/// change): `file` (inside its repo), `path` and one operator. A kind's visitor offers each key
+/// it does not know itself to [`FileConditionFields::read`].
+#[derive(Debug, Default)]
+pub struct FileConditionFields {
+    file: Option<String>,
+    path: Option<YamlPath>,
+    condition: ConditionFields,
+}
+
+/// `file`, `path` and the operators with the values read from a check file.
+pub struct FileCondition {
+    /// The file, relative to the repo root (checked to stay inside it).
+    pub file: String,
+    /// Where in the file's YAML.
+    pub path: YamlPath,
+    /// What must hold there.
+    pub condition: ValueCondition,
+}
+
+impl FileConditionFields {
+    /// If `key` is `file`, `path` or an operator, read its value and return `true`; otherwise
+    /// leave the value unread.
+    pub fn read<'de, A: MapAccess<'de>>(
+        &mut self,
+        key: &str,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match key {
+            "file" => {
+                let value = map.next_value::<String>()?;
+                crate::paths::inside_field("file", &value).map_err(de::Error::custom)?;
+                self.file = Some(value);
+            }
+            "path" => self.path = Some(map.next_value::<YamlPath>()?),
+            other => return self.condition.read(other, map),
+        }
+        Ok(true)
+    }
+
+    /// The three, or the first one missing (`file`, then `path`, then the condition).
+    pub fn finish<E: de::Error>(self) -> Result<FileCondition, E> {
+        Ok(FileCondition {
+            file: self.file.ok_or_else(|| E::missing_field("file"))?,
+            path: self.path.ok_or_else(|| E::missing_field("path"))?,
+            condition: self.condition.finish()?,
+        })
+    }
+}
+
 /// A condition with its path, written nested: `{path: image.tag, equals: "6.7.1"}`.
 #[derive(Debug, Clone)]
 pub struct PathCondition {
