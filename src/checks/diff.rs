@@ -11,12 +11,12 @@ use serde_yaml::Value;
 use similar::{DiffTag, TextDiff};
 
 use crate::checks::Context;
-use crate::checks::condition::{render, values_equal};
 use crate::checks::yaml_value::{parse_learner_yaml, read_learner_file};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
 use crate::probe::files::{self, PathShower};
-use crate::yaml_path::{Segment, YamlPath};
+use crate::yaml::path::{Segment, YamlPath};
+use crate::yaml::value::{render, values_equal};
 
 /// Fields of a `diff` check.
 #[derive(Debug, Clone, Deserialize)]
@@ -286,13 +286,12 @@ impl Files<'_> {
         mode: DiffMode,
         subtree: Option<&YamlPath>,
     ) -> Result<Box<Outcome>, Box<Outcome>> {
-        let reference_docs =
-            crate::checks::helm_yaml::parse_documents(self.reference).map_err(|e| {
-                Box::new(Outcome::could_not_check(format!(
-                    "the reference {} is not valid YAML ({e}); the course needs fixing",
-                    self.reference_shown
-                )))
-            })?;
+        let reference_docs = crate::yaml::helm::parse_documents(self.reference).map_err(|e| {
+            Box::new(Outcome::could_not_check(format!(
+                "the reference {} is not valid YAML ({e}); the course needs fixing",
+                self.reference_shown
+            )))
+        })?;
         let learner_docs = parse_learner_yaml(self.shown, self.learner)?;
         let (reference, learner) = match subtree {
             None if reference_docs.len() == 1 && learner_docs.len() == 1 => {

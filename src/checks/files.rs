@@ -9,11 +9,12 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
 use crate::checks::Context;
-use crate::checks::condition::{PathCondition, Pattern};
+use crate::checks::condition::PathCondition;
 use crate::checks::yaml_value::{file_error_outcome, parse_learner_yaml, read_learner_file};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome, Status};
 use crate::probe::files::{self, PathShower};
+use crate::yaml::pattern::Pattern;
 
 /// Fields of a `files` check.
 #[derive(Debug, Clone, Deserialize)]

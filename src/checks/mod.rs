@@ -9,7 +9,6 @@ pub mod cluster_common;
 pub mod condition;
 pub mod context;
 mod git_change;
-pub mod helm_yaml;
 pub mod revisions;
 pub mod sync_binding;
 

@@ -10,12 +10,13 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_yaml::Value;
 
 use crate::checks::Context;
-use crate::checks::condition::{ConditionFields, ValueCondition, render};
-use crate::checks::helm_yaml::{self, YamlError};
+use crate::checks::condition::{FileCondition, FileConditionFields, ValueCondition};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::Outcome;
 use crate::probe::files::{self, FileError, PathShower};
-use crate::yaml_path::YamlPath;
+use crate::yaml::helm::{self, YamlError};
+use crate::yaml::path::YamlPath;
+use crate::yaml::value::render;
 
 /// Fields of a `yaml_value` check.
 #[derive(Debug, Clone)]
@@ -55,31 +56,30 @@ impl<'de> Deserialize<'de> for YamlValueSpec {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<YamlValueSpec, A::Error> {
-                let (mut repo, mut file, mut path, mut document) = (None, None, None, None);
-                let mut condition = ConditionFields::default();
+                let (mut repo, mut document) = (None, None);
+                let mut fields = FileConditionFields::default();
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
                         "repo" => repo = Some(map.next_value::<String>()?),
-                        "file" => {
-                            let value = map.next_value::<String>()?;
-                            crate::paths::inside_field("file", &value)
-                                .map_err(de::Error::custom)?;
-                            file = Some(value);
-                        }
-                        "path" => path = Some(map.next_value::<YamlPath>()?),
                         "document" => document = Some(map.next_value::<usize>()?),
                         other => {
-                            if !condition.read(other, &mut map)? {
+                            if !fields.read(other, &mut map)? {
                                 return Err(de::Error::unknown_field(other, KEYS));
                             }
                         }
                     }
                 }
+                let repo = repo.ok_or_else(|| de::Error::missing_field("repo"))?;
+                let FileCondition {
+                    file,
+                    path,
+                    condition,
+                } = fields.finish()?;
                 Ok(YamlValueSpec {
-                    repo: repo.ok_or_else(|| de::Error::missing_field("repo"))?,
-                    file: file.ok_or_else(|| de::Error::missing_field("file"))?,
-                    path: path.ok_or_else(|| de::Error::missing_field("path"))?,
-                    condition: condition.finish()?,
+                    repo,
+                    file,
+                    path,
+                    condition,
                     document,
                 })
             }
@@ -179,7 +179,7 @@ pub(crate) struct FlatKey {
 /// Whether the document holds, where the path's keys should nest, one key whose name is the rest
 /// of the path joined with dots.
 pub(crate) fn flat_key_trap(document: &Value, path: &YamlPath) -> Option<FlatKey> {
-    use crate::yaml_path::Segment;
+    use crate::yaml::path::Segment;
     let segments = path.segments();
     let mut here = document;
     for (i, segment) in segments.iter().enumerate() {
@@ -218,7 +218,7 @@ pub(crate) fn flat_key_trap(document: &Value, path: &YamlPath) -> Option<FlatKey
                 });
             }
         }
-        let next = crate::yaml_path::YamlPath::from_segments(vec![segment.clone()]);
+        let next = YamlPath::from_segments(vec![segment.clone()]);
         here = next.lookup(here)?;
     }
     None
@@ -261,7 +261,7 @@ pub(crate) fn read_learner_file(
 
 /// Parse a learner's file; broken YAML is the learner's failure (Helm would refuse it too).
 pub(crate) fn parse_learner_yaml(shown: &str, text: &str) -> Result<Vec<Value>, Box<Outcome>> {
-    helm_yaml::parse_documents(text).map_err(|error| {
+    helm::parse_documents(text).map_err(|error| {
         Box::new(match error {
             YamlError::Syntax {
                 line,
@@ -396,6 +396,41 @@ mod tests {
         )
         .unwrap();
         assert_eq!(found.written, "hooks.enabled");
+    }
+
+    #[test]
+    fn a_yaml_value_check_names_the_first_missing_or_wrong_key() {
+        for (text, words) in [
+            ("file: a.yaml\npath: x\nequals: 1\n", "missing field `repo`"),
+            ("repo: r\npath: x\nequals: 1\n", "missing field `file`"),
+            ("repo: r\nfile: a.yaml\nequals: 1\n", "missing field `path`"),
+            ("repo: r\nfile: a.yaml\npath: x\n", "no condition"),
+            (
+                "repo: r\nfile: ../a.yaml\npath: x\nequals: 1\n",
+                "leaves the folder",
+            ),
+            (
+                "repo: r\nfile: a.yaml\npath: x\nequals: 1\nstep: s\n",
+                "unknown field `step`, expected one of `repo`, `file`, `path`, `document`",
+            ),
+        ] {
+            match serde_yaml::from_str::<YamlValueSpec>(text) {
+                Ok(spec) => panic!("{text}: read as {spec:?}"),
+                Err(e) => assert!(e.to_string().contains(words), "{text}: {e}"),
+            }
+        }
+        let spec: YamlValueSpec =
+            serde_yaml::from_str("repo: r\nfile: a.yaml\npath: x.y\ndocument: 1\npresent: true\n")
+                .unwrap();
+        assert_eq!(
+            (
+                spec.repo.as_str(),
+                spec.file.as_str(),
+                spec.path.to_string(),
+                spec.document
+            ),
+            ("r", "a.yaml", "x.y".to_string(), Some(1))
+        );
     }
 
     #[test]

@@ -1,0 +1,60 @@
+//! A regex a course author writes in a check file, compiled when the file is loaded so a typo is
+//! a `file:line:col` error, never a failure in the middle of a run.
+
+use std::fmt;
+
+use regex::Regex;
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+
+/// A regex compiled when the check file is loaded.
+#[derive(Debug, Clone)]
+pub struct Pattern(Regex);
+
+impl Pattern {
+    /// Compile `source`; the error is the regex crate's explanation.
+    pub fn new(source: &str) -> Result<Pattern, regex::Error> {
+        Regex::new(source).map(Pattern)
+    }
+
+    /// Whether `text` contains a match.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.0.is_match(text)
+    }
+
+    /// The regex as written.
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+}
+
+/// Raised inside `deserialize_str`, so serde_yaml puts the regex's own line and column on the error.
+impl<'de> Deserialize<'de> for Pattern {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PatternVisitor;
+
+        impl Visitor<'_> for PatternVisitor {
+            type Value = Pattern;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a regular expression (Rust regex syntax)")
+            }
+
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Pattern, E> {
+                Pattern::new(text).map_err(|e| {
+                    E::custom(format!(
+                        "`{text}` is not a valid regular expression: {}",
+                        one_line(&e.to_string())
+                    ))
+                })
+            }
+        }
+
+        deserializer.deserialize_str(PatternVisitor)
+    }
+}
+
+/// The regex crate explains an error over several lines (the pattern, a caret, the words); a
+/// `file:line:col` message is one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
