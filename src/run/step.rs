@@ -138,9 +138,6 @@ pub(super) fn unread_for_want_of_a_work_dir(outcome: &Outcome) -> bool {
         && outcome.cause.as_ref().map(Cause::as_str) == Some(NO_WORK_DIR_CAUSE)
 }
 
-/// A step passes, or would as far as it could be read: every check it read passed and the rest
-/// were left unread for want of a work dir (a learner of a class without one). Such a step still
-
 async fn evaluate(ctx: &Context, recall: &Recall, step: &Step, spec: &CheckSpec) -> Outcome {
     if off_track(spec, &ctx.track) {
         return Outcome::skip(format!(
