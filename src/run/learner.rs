@@ -172,6 +172,8 @@ fn mark_replaced_steps(steps: &[&Step], reports: &mut [StepReport]) {
     }
 }
 
+/// A step passes, or would as far as it could be read: every check it read passed and the rest
+/// were left unread for want of a work dir (a learner of a class without one). Such a step still
 /// shows "could not check", but the cluster has moved past earlier transient steps all the same.
 fn passes_as_far_as_read(report: &StepReport) -> bool {
     report.status == Status::Pass
@@ -184,4 +186,88 @@ fn passes_as_far_as_read(report: &StepReport) -> bool {
                 matches!(c.outcome.status, Status::Pass | Status::Skip)
                     || unread_for_want_of_a_work_dir(&c.outcome)
             }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::fixtures::{check, step};
+
+    fn steps_4_and_5(course: &Course) -> Vec<&Step> {
+        let module = course.module("module-10").expect("module 10");
+        vec![
+            module.step("step-4").expect("step 4"),
+            module.step("step-5").expect("step 5"),
+        ]
+    }
+
+    #[test]
+    fn a_failing_transient_step_before_a_passing_one_is_skipped_as_replaced_by_it() {
+        let course = Course::embedded().expect("the built-in course");
+        let steps = steps_4_and_5(&course);
+        let mut reports = vec![
+            step(
+                "step-4",
+                "Release",
+                vec![check("a", Outcome::fail("synced"))],
+            ),
+            step(
+                "step-5",
+                "Revert",
+                vec![check("b", Outcome::pass("reverted"))],
+            ),
+        ];
+        mark_replaced_steps(&steps, &mut reports);
+        assert_eq!(reports[0].status, Status::Skip);
+        assert_eq!(
+            reports[0].skipped,
+            Some(SkipReason::Replaced {
+                by: "step-5".to_string()
+            })
+        );
+        assert_eq!(reports[1].skipped, None);
+    }
+
+    #[test]
+    fn a_step_skipped_for_the_track_keeps_that_reason_when_a_later_step_passes() {
+        let course = Course::embedded().expect("the built-in course");
+        let steps = steps_4_and_5(&course);
+        let not_on_track = SkipReason::NotOnTrack {
+            track: "eks".to_string(),
+        };
+        let mut fourth = step("step-4", "Release", vec![check("a", Outcome::skip("off"))]);
+        fourth.skipped = Some(not_on_track.clone());
+        let mut reports = vec![
+            fourth,
+            step(
+                "step-5",
+                "Revert",
+                vec![check("b", Outcome::pass("reverted"))],
+            ),
+        ];
+        mark_replaced_steps(&steps, &mut reports);
+        assert_eq!(reports[0].status, Status::Skip);
+        assert_eq!(reports[0].skipped, Some(not_on_track));
+    }
+
+    #[test]
+    fn a_failing_transient_step_with_nothing_passing_after_it_is_no_skip() {
+        let course = Course::embedded().expect("the built-in course");
+        let steps = steps_4_and_5(&course);
+        let mut reports = vec![
+            step(
+                "step-4",
+                "Release",
+                vec![check("a", Outcome::fail("synced"))],
+            ),
+            step(
+                "step-5",
+                "Revert",
+                vec![check("b", Outcome::fail("not yet"))],
+            ),
+        ];
+        mark_replaced_steps(&steps, &mut reports);
+        assert_eq!(reports[0].status, Status::Fail);
+        assert_eq!(reports[0].skipped, None);
+    }
 }
