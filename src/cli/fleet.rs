@@ -90,7 +90,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         &steps,
         &track,
         args.cluster.argocd_namespace.clone(),
-        super::wait_policy(args),
+        args.wait_policy(),
         environments,
     )
     .await;
