@@ -328,10 +328,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
     match cli.command {
         Some(Command::Demo(demo_args)) => demo::demo(&demo_args).await,
         Some(Command::List(list_args)) => {
-            let course = load_course(&RunArgs {
-                course_dir: list_args.course_dir,
-                ..RunArgs::default()
-            })?;
+            let course = run::session::load_course(list_args.course_dir.as_deref())?;
             emit(&report::course::list(&course));
             Ok(exit::PASS)
         }

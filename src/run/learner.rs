@@ -193,81 +193,72 @@ mod tests {
     use super::*;
     use crate::run::fixtures::{check, step};
 
-    fn steps_4_and_5(course: &Course) -> Vec<&Step> {
+    /// One case: step 4 (transient) as it came out of its own run (its one check's outcome and
+    /// the reason it was skipped already, if it was), step 5's outcome; what step 4 becomes.
+    struct Case {
+        name: &'static str,
+        fourth: Outcome,
+        fourth_skipped: Option<SkipReason>,
+        fifth: Outcome,
+        status: Status,
+        skipped: Option<SkipReason>,
+    }
+
+    fn replaced() -> Option<SkipReason> {
+        Some(SkipReason::Replaced {
+            by: "step-5".to_string(),
+        })
+    }
+
+    fn not_on_eks() -> Option<SkipReason> {
+        Some(SkipReason::NotOnTrack {
+            track: "eks".to_string(),
+        })
+    }
+
+    #[test]
+    fn a_transient_step_is_skipped_as_replaced_only_by_a_later_step_that_passes() {
+        let cases = [
+            Case {
+                name: "failing step 4 before a passing step 5",
+                fourth: Outcome::fail("synced"),
+                fourth_skipped: None,
+                fifth: Outcome::pass("reverted"),
+                status: Status::Skip,
+                skipped: replaced(),
+            },
+            Case {
+                name: "step 4 skipped for the track keeps that reason",
+                fourth: Outcome::skip("off"),
+                fourth_skipped: not_on_eks(),
+                fifth: Outcome::pass("reverted"),
+                status: Status::Skip,
+                skipped: not_on_eks(),
+            },
+            Case {
+                name: "nothing passes after it",
+                fourth: Outcome::fail("synced"),
+                fourth_skipped: None,
+                fifth: Outcome::fail("not yet"),
+                status: Status::Fail,
+                skipped: None,
+            },
+        ];
+        let course = Course::embedded().expect("the built-in course");
         let module = course.module("module-10").expect("module 10");
-        vec![
+        let steps = [
             module.step("step-4").expect("step 4"),
             module.step("step-5").expect("step 5"),
-        ]
-    }
-
-    #[test]
-    fn a_failing_transient_step_before_a_passing_one_is_skipped_as_replaced_by_it() {
-        let course = Course::embedded().expect("the built-in course");
-        let steps = steps_4_and_5(&course);
-        let mut reports = vec![
-            step(
-                "step-4",
-                "Release",
-                vec![check("a", Outcome::fail("synced"))],
-            ),
-            step(
-                "step-5",
-                "Revert",
-                vec![check("b", Outcome::pass("reverted"))],
-            ),
         ];
-        mark_replaced_steps(&steps, &mut reports);
-        assert_eq!(reports[0].status, Status::Skip);
-        assert_eq!(
-            reports[0].skipped,
-            Some(SkipReason::Replaced {
-                by: "step-5".to_string()
-            })
-        );
-        assert_eq!(reports[1].skipped, None);
-    }
-
-    #[test]
-    fn a_step_skipped_for_the_track_keeps_that_reason_when_a_later_step_passes() {
-        let course = Course::embedded().expect("the built-in course");
-        let steps = steps_4_and_5(&course);
-        let not_on_track = SkipReason::NotOnTrack {
-            track: "eks".to_string(),
-        };
-        let mut fourth = step("step-4", "Release", vec![check("a", Outcome::skip("off"))]);
-        fourth.skipped = Some(not_on_track.clone());
-        let mut reports = vec![
-            fourth,
-            step(
-                "step-5",
-                "Revert",
-                vec![check("b", Outcome::pass("reverted"))],
-            ),
-        ];
-        mark_replaced_steps(&steps, &mut reports);
-        assert_eq!(reports[0].status, Status::Skip);
-        assert_eq!(reports[0].skipped, Some(not_on_track));
-    }
-
-    #[test]
-    fn a_failing_transient_step_with_nothing_passing_after_it_is_no_skip() {
-        let course = Course::embedded().expect("the built-in course");
-        let steps = steps_4_and_5(&course);
-        let mut reports = vec![
-            step(
-                "step-4",
-                "Release",
-                vec![check("a", Outcome::fail("synced"))],
-            ),
-            step(
-                "step-5",
-                "Revert",
-                vec![check("b", Outcome::fail("not yet"))],
-            ),
-        ];
-        mark_replaced_steps(&steps, &mut reports);
-        assert_eq!(reports[0].status, Status::Fail);
-        assert_eq!(reports[0].skipped, None);
+        for case in cases {
+            let mut fourth = step("step-4", "Release", vec![check("a", case.fourth)]);
+            fourth.skipped = case.fourth_skipped;
+            let fifth = step("step-5", "Revert", vec![check("b", case.fifth)]);
+            let mut reports = vec![fourth, fifth];
+            mark_replaced_steps(&steps, &mut reports);
+            assert_eq!(reports[0].status, case.status, "{}", case.name);
+            assert_eq!(reports[0].skipped, case.skipped, "{}", case.name);
+            assert_eq!(reports[1].skipped, None, "{}", case.name);
+        }
     }
 }
