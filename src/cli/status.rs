@@ -4,10 +4,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{RunArgs, emit, load_course, warn};
+use super::{emit, warn};
 use crate::error::{Error, exit};
 use crate::progress::Learner;
 use crate::report::{self, ColorChoice, Styles};
+use crate::run;
 
 /// `labcheck status` options.
 #[derive(Debug, Args, Clone)]
@@ -23,10 +24,7 @@ pub struct StatusArgs {
 
 /// Print the course map.
 pub fn run(args: &StatusArgs) -> Result<u8, Error> {
-    let course = load_course(&RunArgs {
-        course_dir: args.course_dir.clone(),
-        ..RunArgs::default()
-    })?;
+    let course = run::session::load_course(args.course_dir.as_deref())?;
     let learner = Learner::load();
     warn(&learner.warnings);
     emit(&report::course::map(

@@ -24,7 +24,7 @@ pub struct Learner {
 }
 
 impl Learner {
-    /// Load the runner's own progress (their own work dir, see [`workdir`]) and profile from
+    /// Load the runner's own progress (their own work dir, see [`super::workdir`]) and profile from
     /// the XDG dirs. Without a home to keep them in, progress lives in memory for this run only.
     pub fn load() -> Learner {
         match WorkDir::own() {
@@ -100,5 +100,27 @@ impl History for Learner {
     fn remember(&mut self, reports: &[StepReport]) -> Result<(), String> {
         self.progress.record_run(reports, Timestamp::now());
         self.progress.save()
+    }
+}
+
+#[cfg(test)]
+impl Learner {
+    /// A learner kept in memory whose progress shows `passed` steps of module 10 passed.
+    pub(crate) fn having_passed(passed: &[&str]) -> Learner {
+        use crate::outcome::Outcome;
+        use crate::run::fixtures::{check, step};
+        let reports: Vec<StepReport> = passed
+            .iter()
+            .map(|name| step(name, name, vec![check("c", Outcome::pass("ok"))]))
+            .collect();
+        let mut progress = Progress::in_memory();
+        progress.record_run(&reports, Timestamp::UNIX_EPOCH);
+        // No profile read: a test never depends on the machine's own files.
+        Learner {
+            progress,
+            profile: Profile::default(),
+            profile_path: None,
+            warnings: Vec::new(),
+        }
     }
 }

@@ -107,3 +107,29 @@ pub fn map(course: &Course, learner: &Learner, styles: Styles) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_map_shows_a_replaced_step_and_names_the_same_next_step_as_labcheck_next() {
+        let course = Course::embedded().expect("the built-in course");
+        let learner = Learner::having_passed(&["step-1", "step-2", "step-3", "step-5"]);
+        let text = map(&course, &learner, Styles::plain());
+        let step_4 = text
+            .lines()
+            .find(|l| l.contains("step-4"))
+            .expect("a line for step 4");
+        assert!(
+            step_4.contains("(replaced by step-5, which passed)"),
+            "{text}"
+        );
+        assert!(step_4.trim_start().starts_with('·'), "not passed: {text}");
+        assert!(
+            text.contains("next: module-10 break-it/break — `labcheck next` checks it"),
+            "{text}"
+        );
+        assert!(text.contains("(4 of 7 done, track: kind)"), "{text}");
+    }
+}

@@ -282,4 +282,43 @@ mod tests {
         assert!(text.contains("✓ step-1"), "{text}");
         assert!(text.contains("✗ step-2"), "{text}");
     }
+
+    /// Step 4 skipped for `reason` (its one check skipped), after a passing step 1.
+    fn module_with_skipped_step_4(reason: crate::run::SkipReason) -> String {
+        let first = step(vec![check("ok", "ok", Outcome::pass("fine"))]);
+        let mut fourth = step(vec![check("c", "c", Outcome::skip("skipped"))]);
+        fourth.step = "step-4".to_string();
+        fourth.skipped = Some(reason);
+        render_module(&[first, fourth], Styles::plain())
+    }
+
+    #[test]
+    fn a_step_skipped_for_the_track_says_so_and_never_that_a_later_step_replaced_it() {
+        let text = module_with_skipped_step_4(crate::run::SkipReason::NotOnTrack {
+            track: "kind".to_string(),
+        });
+        assert!(text.contains("- step-4 "), "{text}");
+        assert!(text.contains("(not on the kind track)"), "{text}");
+        assert!(
+            text.contains("step-4: skipped, not on the kind track"),
+            "{text}"
+        );
+        assert!(!text.contains("replaced"), "{text}");
+        assert!(
+            !text.contains("next:"),
+            "a skipped step is not next: {text}"
+        );
+    }
+
+    #[test]
+    fn a_replaced_step_names_the_step_that_replaced_it() {
+        let text = module_with_skipped_step_4(crate::run::SkipReason::Replaced {
+            by: "step-5".to_string(),
+        });
+        assert!(
+            text.contains("(replaced by step-5, a later step)"),
+            "{text}"
+        );
+        assert!(!text.contains("not on the"), "{text}");
+    }
 }

@@ -223,4 +223,22 @@ mod tests {
         assert_eq!(xml.matches("<testsuite ").count(), 2, "{xml}");
         assert!(xml.contains(r#"classname="module-10.step-2""#), "{xml}");
     }
+
+    #[test]
+    fn a_skipped_step_suite_has_the_runners_reason_as_a_property() {
+        let mut other = step(
+            "step-2",
+            vec![check("a", Outcome::skip("not on the kind track"))],
+        );
+        other.skipped = Some(crate::run::SkipReason::NotOnTrack {
+            track: "kind".to_string(),
+        });
+        let xml = render(&[other]);
+        assert!(
+            xml.contains(r#"<property name="skipped" value="not on the kind track"/>"#),
+            "{xml}"
+        );
+        let plain = render(&[step("step-1", vec![check("a", Outcome::pass("ok"))])]);
+        assert!(!plain.contains(r#"name="skipped""#), "{plain}");
+    }
 }

@@ -288,4 +288,19 @@ mod tests {
             "{tap}"
         );
     }
+
+    #[test]
+    fn a_skipped_step_carries_the_runners_reason_in_its_skip_directive() {
+        let mut fourth = step("step-4", vec![check("a", Outcome::skip("replaced"))]);
+        fourth.skipped = Some(crate::run::SkipReason::Replaced {
+            by: "step-5".to_string(),
+        });
+        let tap = render(&[fourth], Version::Thirteen);
+        assert!(
+            tap.contains(
+                "\nok 1 - module-10 step-4: Hooks \\#1 # SKIP replaced by step-5, a later step\n"
+            ),
+            "{tap}"
+        );
+    }
 }

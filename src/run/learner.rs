@@ -172,6 +172,8 @@ fn mark_replaced_steps(steps: &[&Step], reports: &mut [StepReport]) {
     }
 }
 
+/// A step passes, or would as far as it could be read: every check it read passed and the rest
+/// were left unread for want of a work dir (a learner of a class without one). Such a step still
 /// shows "could not check", but the cluster has moved past earlier transient steps all the same.
 fn passes_as_far_as_read(report: &StepReport) -> bool {
     report.status == Status::Pass
@@ -184,4 +186,79 @@ fn passes_as_far_as_read(report: &StepReport) -> bool {
                 matches!(c.outcome.status, Status::Pass | Status::Skip)
                     || unread_for_want_of_a_work_dir(&c.outcome)
             }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::fixtures::{check, step};
+
+    /// One case: step 4 (transient) as it came out of its own run (its one check's outcome and
+    /// the reason it was skipped already, if it was), step 5's outcome; what step 4 becomes.
+    struct Case {
+        name: &'static str,
+        fourth: Outcome,
+        fourth_skipped: Option<SkipReason>,
+        fifth: Outcome,
+        status: Status,
+        skipped: Option<SkipReason>,
+    }
+
+    fn replaced() -> Option<SkipReason> {
+        Some(SkipReason::Replaced {
+            by: "step-5".to_string(),
+        })
+    }
+
+    fn not_on_eks() -> Option<SkipReason> {
+        Some(SkipReason::NotOnTrack {
+            track: "eks".to_string(),
+        })
+    }
+
+    #[test]
+    fn a_transient_step_is_skipped_as_replaced_only_by_a_later_step_that_passes() {
+        let cases = [
+            Case {
+                name: "failing step 4 before a passing step 5",
+                fourth: Outcome::fail("synced"),
+                fourth_skipped: None,
+                fifth: Outcome::pass("reverted"),
+                status: Status::Skip,
+                skipped: replaced(),
+            },
+            Case {
+                name: "step 4 skipped for the track keeps that reason",
+                fourth: Outcome::skip("off"),
+                fourth_skipped: not_on_eks(),
+                fifth: Outcome::pass("reverted"),
+                status: Status::Skip,
+                skipped: not_on_eks(),
+            },
+            Case {
+                name: "nothing passes after it",
+                fourth: Outcome::fail("synced"),
+                fourth_skipped: None,
+                fifth: Outcome::fail("not yet"),
+                status: Status::Fail,
+                skipped: None,
+            },
+        ];
+        let course = Course::embedded().expect("the built-in course");
+        let module = course.module("module-10").expect("module 10");
+        let steps = [
+            module.step("step-4").expect("step 4"),
+            module.step("step-5").expect("step 5"),
+        ];
+        for case in cases {
+            let mut fourth = step("step-4", "Release", vec![check("a", case.fourth)]);
+            fourth.skipped = case.fourth_skipped;
+            let fifth = step("step-5", "Revert", vec![check("b", case.fifth)]);
+            let mut reports = vec![fourth, fifth];
+            mark_replaced_steps(&steps, &mut reports);
+            assert_eq!(reports[0].status, case.status, "{}", case.name);
+            assert_eq!(reports[0].skipped, case.skipped, "{}", case.name);
+            assert_eq!(reports[1].skipped, None, "{}", case.name);
+        }
+    }
 }

@@ -69,3 +69,114 @@ pub fn first_open<T>(steps: impl IntoIterator<Item = (T, Standing)>) -> Option<T
         .find(|(_, standing)| *standing == Standing::Open)
         .map(|(step, _)| step)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::course::Course;
+    use crate::outcome::Outcome;
+    use crate::run::fixtures::{check, step};
+    use crate::run::{SkipReason, StepReport};
+
+    fn module_10(passed: &[&str]) -> Vec<(String, Standing)> {
+        let course = Course::embedded().expect("the built-in course");
+        let module = course.module("module-10").expect("module 10");
+        let standings = standings(module, |step| passed.contains(&step));
+        module
+            .steps
+            .iter()
+            .map(|s| s.name.clone())
+            .zip(standings)
+            .collect()
+    }
+
+    #[test]
+    fn a_transient_step_a_later_passed_step_replaced_is_not_next() {
+        // Step 4's failed sync is gone once step 5's revert synced.
+        let standings = module_10(&["step-1", "step-2", "step-3", "step-5"]);
+        assert_eq!(
+            standings[3],
+            (
+                "step-4".to_string(),
+                Standing::Replaced {
+                    by: "step-5".to_string()
+                }
+            )
+        );
+        assert_eq!(
+            first_open(standings).as_deref(),
+            Some("break-it/break"),
+            "the next step is the first one neither passed nor replaced"
+        );
+    }
+
+    #[test]
+    fn a_step_that_is_not_transient_is_next_whatever_passed_after_it() {
+        // Step 1 (the health check) stays checkable: a later pass says nothing about it.
+        let standings = module_10(&["step-2", "step-3", "step-4", "step-5"]);
+        assert_eq!(standings[0].1, Standing::Open);
+        assert_eq!(first_open(standings).as_deref(), Some("step-1"));
+    }
+
+    #[test]
+    fn with_nothing_passed_the_first_step_is_next_and_with_everything_none_is() {
+        assert_eq!(first_open(module_10(&[])).as_deref(), Some("step-1"));
+        let all = [
+            "step-1",
+            "step-2",
+            "step-3",
+            "step-4",
+            "step-5",
+            "break-it/break",
+            "break-it/fix",
+        ];
+        assert_eq!(first_open(module_10(&all)), None);
+    }
+
+    fn skipped(name: &str, reason: SkipReason) -> StepReport {
+        let mut report = step(name, name, vec![check("c", Outcome::skip("skipped"))]);
+        report.skipped = Some(reason);
+        report
+    }
+
+    #[test]
+    fn a_run_s_steps_stand_by_the_runner_s_decisions_never_by_skip_alone() {
+        let reports = [
+            step("step-1", "one", vec![check("c", Outcome::pass("ok"))]),
+            skipped(
+                "step-2",
+                SkipReason::NotOnTrack {
+                    track: "kind".to_string(),
+                },
+            ),
+            skipped(
+                "step-4",
+                SkipReason::Replaced {
+                    by: "step-5".to_string(),
+                },
+            ),
+            step(
+                "step-5",
+                "five",
+                vec![check("c", Outcome::could_not_check("no cluster"))],
+            ),
+            step("step-6", "six", vec![check("c", Outcome::fail("not yet"))]),
+        ];
+        let standings: Vec<Standing> = reports.iter().map(StepReport::standing).collect();
+        assert_eq!(
+            standings,
+            [
+                Standing::Passed,
+                Standing::Skipped,
+                Standing::Replaced {
+                    by: "step-5".to_string()
+                },
+                Standing::Open,
+                Standing::Open,
+            ]
+        );
+        // Could not check is not done: it is next, before the failure after it.
+        let next = first_open(reports.iter().map(|r| (r.step.as_str(), r.standing())));
+        assert_eq!(next, Some("step-5"));
+    }
+}

@@ -102,15 +102,21 @@ pub async fn run_step(
     }
     let mut report = StepReport::new(&ctx.module, &step.name, &step.title, &ctx.track, checks);
     if report.status == Status::Skip {
-        report.skipped = Some(if step.checks.iter().all(|c| off_track(c, &ctx.track)) {
-            SkipReason::NotOnTrack {
-                track: ctx.track.clone(),
-            }
-        } else {
-            SkipReason::NothingToJudge
-        });
+        report.skipped = Some(why_skipped(step, &ctx.track));
     }
     report
+}
+
+/// Why a step whose every check was skipped was skipped: its checks belong to other tracks, or
+/// (should a check ever skip for a reason of its own) nothing was left to judge.
+fn why_skipped(step: &Step, track: &str) -> SkipReason {
+    if step.checks.iter().all(|c| off_track(c, track)) {
+        SkipReason::NotOnTrack {
+            track: track.to_string(),
+        }
+    } else {
+        SkipReason::NothingToJudge
+    }
 }
 
 /// Whether `spec` belongs to other tracks than `track` (and so is not judged on it).
@@ -138,6 +144,9 @@ pub(super) fn unread_for_want_of_a_work_dir(outcome: &Outcome) -> bool {
         && outcome.cause.as_ref().map(Cause::as_str) == Some(NO_WORK_DIR_CAUSE)
 }
 
+/// A check's outcome with the hint level the learner is at: the course's words first, what the
+/// check saw below them. A check off the learner's track is skipped, and one of work repos in a
+/// run without them is "could not check".
 async fn evaluate(ctx: &Context, recall: &Recall, step: &Step, spec: &CheckSpec) -> Outcome {
     if off_track(spec, &ctx.track) {
         return Outcome::skip(format!(
@@ -271,4 +280,52 @@ fn blocker(specs: &[CheckSpec], outcomes: &[Outcome], i: usize) -> Option<usize>
             && !unread_for_want_of_a_work_dir(&outcomes[j]))
         .then_some(j)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step_with_tracks(tracks: &[&[&str]]) -> Step {
+        let checks = tracks
+            .iter()
+            .enumerate()
+            .map(|(i, tracks)| {
+                let text = format!(
+                    "id: c{i}\ntitle: c{i}\ntracks: [{}]\ngit: {{ repo: r, pushed: true }}\n",
+                    tracks.join(", ")
+                );
+                crate::course::parse_yaml::<CheckSpec>("t.yaml", &text).expect("a check")
+            })
+            .collect();
+        Step {
+            name: "step-1".to_string(),
+            title: "step one".to_string(),
+            summary: None,
+            file: "step-1.yaml".to_string(),
+            transient: false,
+            checks,
+            after: None,
+        }
+    }
+
+    #[test]
+    fn a_step_whose_checks_are_all_on_other_tracks_is_skipped_as_not_on_this_track() {
+        let step = step_with_tracks(&[&["eks"], &["eks", "gke"]]);
+        assert_eq!(
+            why_skipped(&step, "kind"),
+            SkipReason::NotOnTrack {
+                track: "kind".to_string()
+            }
+        );
+    }
+
+    #[test]
+    fn a_step_with_a_check_on_this_track_is_not_skipped_for_the_track() {
+        // Had it been skipped anyway, it was not for the track: nothing was left to judge.
+        let step = step_with_tracks(&[&["eks"], &["kind"]]);
+        assert_eq!(why_skipped(&step, "kind"), SkipReason::NothingToJudge);
+        assert!(!off_track(&step.checks[1], "kind"));
+        assert!(off_track(&step.checks[0], "kind"));
+    }
 }
