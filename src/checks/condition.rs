@@ -8,13 +8,23 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, MapAccess};
 use serde_yaml::Value;
 
 use crate::yaml::helm::{self, UNSURE_QUOTING_TAG};
+use crate::yaml::map::{FromMap, deserialize_map};
 use crate::yaml::path::YamlPath;
 use crate::yaml::pattern::Pattern;
 use crate::yaml::value::{json_to_yaml, kind_name, render, untag, values_equal};
+
+/// A key list for serde's "unknown field, expected one of …": a kind's own keys, then the
+/// operators (the order they are named in the message).
+macro_rules! with_operators {
+    ($($key:literal),* $(,)?) => {
+        &[$($key,)* "equals", "one_of", "absent", "present", "matches", "ends_with"]
+    };
+}
+pub(crate) use with_operators;
 
 /// What must hold for the value at a path.
 #[derive(Debug, Clone)]
@@ -47,14 +57,7 @@ pub struct ConditionResult {
 
 impl ValueCondition {
     /// The keys that name an operator in a check file.
-    pub const KEYS: &'static [&'static str] = &[
-        "equals",
-        "one_of",
-        "absent",
-        "present",
-        "matches",
-        "ends_with",
-    ];
+    pub const KEYS: &'static [&'static str] = with_operators![];
 
     /// Test the value found at the path (`None`: the path leads nowhere).
     pub fn test(&self, found: Option<&Value>) -> ConditionResult {
@@ -133,27 +136,23 @@ impl ValueCondition {
 
 impl<'de> Deserialize<'de> for ValueCondition {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ConditionVisitor;
+        deserialize_map(deserializer)
+    }
+}
 
-        impl<'de> Visitor<'de> for ConditionVisitor {
-            type Value = ValueCondition;
+impl FromMap for ValueCondition {
+    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a map with one of {}", ValueCondition::KEYS.join(", "))
+    }
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(f, "a map with one of {}", ValueCondition::KEYS.join(", "))
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ValueCondition, A::Error> {
-                let mut fields = ConditionFields::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    if !fields.read(&key, &mut map)? {
-                        return Err(de::Error::unknown_field(&key, ValueCondition::KEYS));
-                    }
-                }
-                fields.finish()
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut fields = ConditionFields::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if !fields.read(&key, &mut map)? {
+                return Err(de::Error::unknown_field(&key, ValueCondition::KEYS));
             }
         }
-
-        deserializer.deserialize_map(ConditionVisitor)
+        fields.finish()
     }
 }
 
@@ -291,50 +290,38 @@ impl PathCondition {
 
 impl<'de> Deserialize<'de> for PathCondition {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PathConditionVisitor;
-
-        impl<'de> Visitor<'de> for PathConditionVisitor {
-            type Value = PathCondition;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(
-                    f,
-                    "a map with `path` and one of {}",
-                    ValueCondition::KEYS.join(", ")
-                )
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PathCondition, A::Error> {
-                let mut path = None;
-                let mut fields = ConditionFields::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    if key == "path" {
-                        path = Some(map.next_value::<YamlPath>()?);
-                    } else if !fields.read(&key, &mut map)? {
-                        return Err(de::Error::unknown_field(&key, PATH_CONDITION_KEYS));
-                    }
-                }
-                let path = path.ok_or_else(|| de::Error::missing_field("path"))?;
-                Ok(PathCondition {
-                    path,
-                    condition: fields.finish()?,
-                })
-            }
-        }
-
-        deserializer.deserialize_map(PathConditionVisitor)
+        deserialize_map(deserializer)
     }
 }
 
-const PATH_CONDITION_KEYS: &[&str] = &[
-    "path",
-    "equals",
-    "one_of",
-    "absent",
-    "present",
-    "matches",
-    "ends_with",
-];
+impl FromMap for PathCondition {
+    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "a map with `path` and one of {}",
+            ValueCondition::KEYS.join(", ")
+        )
+    }
+
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut path = None;
+        let mut fields = ConditionFields::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "path" {
+                path = Some(map.next_value::<YamlPath>()?);
+            } else if !fields.read(&key, &mut map)? {
+                return Err(de::Error::unknown_field(&key, PATH_CONDITION_KEYS));
+            }
+        }
+        let path = path.ok_or_else(|| de::Error::missing_field("path"))?;
+        Ok(PathCondition {
+            path,
+            condition: fields.finish()?,
+        })
+    }
+}
+
+const PATH_CONDITION_KEYS: &[&str] = with_operators!["path"];
 
 /// `absent: true` / `present: true`: `false` would be a double negative that hides intent.
 struct MustBeTrue;

@@ -7,6 +7,7 @@
 pub mod guard;
 pub mod helm;
 pub mod location;
+pub mod map;
 pub mod one_or_many;
 pub mod path;
 pub mod pattern;

@@ -8,7 +8,7 @@ mod text;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess};
 use serde_yaml::Value;
 
 use crate::checks::Context;
@@ -16,6 +16,7 @@ use crate::checks::yaml_value::{parse_learner_yaml, read_learner_file};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
 use crate::probe::files::{self, PathShower};
+use crate::yaml::map::{FromMap, deserialize_map};
 use crate::yaml::path::YamlPath;
 use data::{compare, diff_per_mistake};
 use text::{significant_lines, trim_line_ends, unified_diff};
@@ -105,46 +106,42 @@ pub enum Reference {
 
 impl<'de> Deserialize<'de> for Reference {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ReferenceVisitor;
+        deserialize_map(deserializer)
+    }
+}
 
-        impl<'de> Visitor<'de> for ReferenceVisitor {
-            type Value = Reference;
+impl FromMap for Reference {
+    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("`{repo: NAME, file: PATH}` or `{expected: FILE}`")
+    }
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("`{repo: NAME, file: PATH}` or `{expected: FILE}`")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Reference, A::Error> {
-                let (mut repo, mut file, mut expected) = (None, None, None);
-                while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "repo" => repo = Some(map.next_value::<String>()?),
-                        "file" => file = Some(map.next_value::<String>()?),
-                        "expected" => expected = Some(map.next_value::<String>()?),
-                        other => {
-                            return Err(de::Error::unknown_field(
-                                other,
-                                &["repo", "file", "expected"],
-                            ));
-                        }
-                    }
-                }
-                for (field, value) in [("file", &file), ("expected", &expected)] {
-                    if let Some(value) = value {
-                        crate::paths::inside_field(field, value).map_err(de::Error::custom)?;
-                    }
-                }
-                match (repo, file, expected) {
-                    (Some(repo), Some(file), None) => Ok(Reference::Repo { repo, file }),
-                    (None, None, Some(expected)) => Ok(Reference::Expected { expected }),
-                    _ => Err(de::Error::custom(
-                        "a reference is either `{repo: NAME, file: PATH}` (a file in a work repo) or `{expected: FILE}` (a file under expected/<track>/<module>/), not a mix",
-                    )),
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let (mut repo, mut file, mut expected) = (None, None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "repo" => repo = Some(map.next_value::<String>()?),
+                "file" => file = Some(map.next_value::<String>()?),
+                "expected" => expected = Some(map.next_value::<String>()?),
+                other => {
+                    return Err(de::Error::unknown_field(
+                        other,
+                        &["repo", "file", "expected"],
+                    ));
                 }
             }
         }
-
-        deserializer.deserialize_map(ReferenceVisitor)
+        for (field, value) in [("file", &file), ("expected", &expected)] {
+            if let Some(value) = value {
+                crate::paths::inside_field(field, value).map_err(de::Error::custom)?;
+            }
+        }
+        match (repo, file, expected) {
+            (Some(repo), Some(file), None) => Ok(Reference::Repo { repo, file }),
+            (None, None, Some(expected)) => Ok(Reference::Expected { expected }),
+            _ => Err(de::Error::custom(
+                "a reference is either `{repo: NAME, file: PATH}` (a file in a work repo) or `{expected: FILE}` (a file under expected/<track>/<module>/), not a mix",
+            )),
+        }
     }
 }
 
