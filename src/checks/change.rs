@@ -11,8 +11,8 @@ use serde_yaml::Value;
 use crate::checks::condition::{
     FileCondition, FileConditionFields, ValueCondition, with_operators,
 };
+use crate::yaml::fields::{FromMap, deserialize_map};
 use crate::yaml::helm;
-use crate::yaml::map::{FromMap, deserialize_map};
 use crate::yaml::path::YamlPath;
 use crate::yaml::value::values_equal;
 

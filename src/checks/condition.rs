@@ -11,8 +11,8 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess};
 use serde_yaml::Value;
 
+use crate::yaml::fields::{FromMap, deserialize_map};
 use crate::yaml::helm::{self, UNSURE_QUOTING_TAG};
-use crate::yaml::map::{FromMap, deserialize_map};
 use crate::yaml::path::YamlPath;
 use crate::yaml::pattern::Pattern;
 use crate::yaml::value::{json_to_yaml, kind_name, render, untag, values_equal};
@@ -522,33 +522,26 @@ mod tests {
         assert_eq!(r.expected, "one of \"Succeeded\"");
     }
 
+    /// Whether each `(condition, path, holds)` row holds as it says in `doc`.
+    fn assert_rows(doc: &Value, rows: &[(&str, &str, bool)]) {
+        for &(text, path, want) in rows {
+            let r = condition(text).test(at(doc, path));
+            assert_eq!(r.holds, want, "{text} at {path}: {r:?}");
+        }
+    }
+
     #[test]
     fn absent_and_present_treat_null_as_unset() {
         let doc = helm("migration:\n  enabled: true\n  fail:\n");
-        assert!(
-            condition("absent: true")
-                .test(at(&doc, "migration.fail"))
-                .holds
-        );
-        assert!(
-            condition("absent: true")
-                .test(at(&doc, "migration.gone"))
-                .holds
-        );
-        assert!(
-            !condition("absent: true")
-                .test(at(&doc, "migration.enabled"))
-                .holds
-        );
-        assert!(
-            condition("present: true")
-                .test(at(&doc, "migration.enabled"))
-                .holds
-        );
-        assert!(
-            !condition("present: true")
-                .test(at(&doc, "migration.fail"))
-                .holds
+        assert_rows(
+            &doc,
+            &[
+                ("absent: true", "migration.fail", true),
+                ("absent: true", "migration.gone", true),
+                ("absent: true", "migration.enabled", false),
+                ("present: true", "migration.enabled", true),
+                ("present: true", "migration.fail", false),
+            ],
         );
     }
 
@@ -557,27 +550,22 @@ mod tests {
         let doc = helm(
             "metadata:\n  annotations:\n    argocd.argoproj.io/sync-wave: \"-2\"\n    other: -2\nimage: ghcr.io/stefanprodan/podinfo:6.7.1\n",
         );
-        let wave = condition("matches: '^-[0-9]+$'");
-        assert!(
-            wave.test(at(
-                &doc,
-                r#"metadata.annotations["argocd.argoproj.io/sync-wave"]"#
-            ))
-            .holds
+        assert_rows(
+            &doc,
+            &[
+                (
+                    "matches: '^-[0-9]+$'",
+                    r#"metadata.annotations["argocd.argoproj.io/sync-wave"]"#,
+                    true,
+                ),
+                ("matches: '^-[0-9]+$'", "metadata.annotations.other", false),
+                ("ends_with: ':6.7.1'", "image", true),
+                ("ends_with: ':6.7.0'", "image", false),
+            ],
         );
-        let unquoted = wave.test(at(&doc, "metadata.annotations.other"));
-        assert!(!unquoted.holds);
+        let unquoted =
+            condition("matches: '^-[0-9]+$'").test(at(&doc, "metadata.annotations.other"));
         assert!(unquoted.note.as_deref().unwrap_or("").contains("quotes"));
-        assert!(
-            condition("ends_with: ':6.7.1'")
-                .test(at(&doc, "image"))
-                .holds
-        );
-        assert!(
-            !condition("ends_with: ':6.7.0'")
-                .test(at(&doc, "image"))
-                .holds
-        );
     }
 
     #[test]

@@ -16,8 +16,8 @@ use crate::checks::condition::{
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::Outcome;
 use crate::probe::files::{self, FileError, PathShower};
+use crate::yaml::fields::{FromMap, deserialize_map};
 use crate::yaml::helm::{self, YamlError};
-use crate::yaml::map::{FromMap, deserialize_map};
 use crate::yaml::path::YamlPath;
 use crate::yaml::value::render;
 

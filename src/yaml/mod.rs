@@ -4,10 +4,10 @@
 //!
 //! Layering: this module imports nothing from `checks`, `course`, `plan` or `run`; they import it.
 
+pub mod fields;
 pub mod guard;
 pub mod helm;
 pub mod location;
-pub mod map;
 pub mod one_or_many;
 pub mod path;
 pub mod pattern;

@@ -4,7 +4,9 @@
 use std::fmt;
 
 use regex::Regex;
-use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde::de::{Deserialize, Deserializer};
+
+use super::fields::{FromText, deserialize_text};
 
 /// A regex compiled when the check file is loaded.
 #[derive(Debug, Clone)]
@@ -27,29 +29,24 @@ impl Pattern {
     }
 }
 
-/// Raised inside `deserialize_str`, so serde_yaml puts the regex's own line and column on the error.
 impl<'de> Deserialize<'de> for Pattern {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PatternVisitor;
+        deserialize_text(deserializer)
+    }
+}
 
-        impl Visitor<'_> for PatternVisitor {
-            type Value = Pattern;
+impl FromText for Pattern {
+    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a regular expression (Rust regex syntax)")
+    }
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a regular expression (Rust regex syntax)")
-            }
-
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Pattern, E> {
-                Pattern::new(text).map_err(|e| {
-                    E::custom(format!(
-                        "`{text}` is not a valid regular expression: {}",
-                        one_line(&e.to_string())
-                    ))
-                })
-            }
-        }
-
-        deserializer.deserialize_str(PatternVisitor)
+    fn from_text(text: &str) -> Result<Self, String> {
+        Pattern::new(text).map_err(|e| {
+            format!(
+                "`{text}` is not a valid regular expression: {}",
+                one_line(&e.to_string())
+            )
+        })
     }
 }
 

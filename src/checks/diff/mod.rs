@@ -16,7 +16,7 @@ use crate::checks::yaml_value::{parse_learner_yaml, read_learner_file};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
 use crate::probe::files::{self, PathShower};
-use crate::yaml::map::{FromMap, deserialize_map};
+use crate::yaml::fields::{FromMap, deserialize_map};
 use crate::yaml::path::YamlPath;
 use data::{compare, diff_per_mistake};
 use text::{significant_lines, trim_line_ends, unified_diff};
