@@ -3,15 +3,13 @@
 //! it), never by its message, so a learner's own commit messages and `git revert`'s `Revert "…"`
 //! messages cannot mislead it. Used by `git: {made: …}`, `git: {undoes: …}` and a stage's `after:`.
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess};
+use serde::de::{self, MapAccess};
 use serde_yaml::Value;
 
 use crate::checks::condition::{
     FileCondition, FileConditionFields, ValueCondition, with_operators,
 };
-use crate::yaml::fields::{FromMap, deserialize_map};
+use crate::yaml::fields::{FromMap, deserialize_via};
 use crate::yaml::helm;
 use crate::yaml::path::YamlPath;
 use crate::yaml::value::values_equal;
@@ -31,16 +29,10 @@ pub struct ChangeSpec {
 
 const KEYS: &[&str] = with_operators!["file", "path", "step"];
 
-impl<'de> Deserialize<'de> for ChangeSpec {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_map(deserializer)
-    }
-}
+deserialize_via!(FromMap, ChangeSpec);
 
 impl FromMap for ChangeSpec {
-    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a change: a map with `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with), and optionally `step`")
-    }
+    const EXPECTING: &'static str = "a change: a map with `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with), and optionally `step`";
 
     fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut step = None;

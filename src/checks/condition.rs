@@ -6,12 +6,10 @@
 //! (`yaml_value: {…, path: x, equals: true}`, read with [`ConditionFields`]) or nested with its
 //! path (`yaml: {path: x, matches: '^-'}`, read as [`PathCondition`]).
 
-use std::fmt;
-
 use serde::de::{self, Deserialize, Deserializer, MapAccess};
 use serde_yaml::Value;
 
-use crate::yaml::fields::{FromMap, deserialize_map};
+use crate::yaml::fields::{FromMap, deserialize_via};
 use crate::yaml::helm::{self, UNSURE_QUOTING_TAG};
 use crate::yaml::path::YamlPath;
 use crate::yaml::pattern::Pattern;
@@ -134,16 +132,11 @@ impl ValueCondition {
     }
 }
 
-impl<'de> Deserialize<'de> for ValueCondition {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_map(deserializer)
-    }
-}
+deserialize_via!(FromMap, ValueCondition);
 
 impl FromMap for ValueCondition {
-    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "a map with one of {}", ValueCondition::KEYS.join(", "))
-    }
+    const EXPECTING: &'static str =
+        "a map with one of equals, one_of, absent, present, matches, ends_with";
 
     fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut fields = ConditionFields::default();
@@ -288,20 +281,11 @@ impl PathCondition {
     }
 }
 
-impl<'de> Deserialize<'de> for PathCondition {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_map(deserializer)
-    }
-}
+deserialize_via!(FromMap, PathCondition);
 
 impl FromMap for PathCondition {
-    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
-        write!(
-            f,
-            "a map with `path` and one of {}",
-            ValueCondition::KEYS.join(", ")
-        )
-    }
+    const EXPECTING: &'static str =
+        "a map with `path` and one of equals, one_of, absent, present, matches, ends_with";
 
     fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut path = None;

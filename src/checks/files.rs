@@ -2,8 +2,6 @@
 //! each satisfies a text regex and/or a condition on every YAML document in it (step 1:
 //! `apps/projects.yaml` and `apps/namespaces.yaml` carry a negative sync-wave).
 
-use std::fmt;
-
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
@@ -14,7 +12,7 @@ use crate::checks::yaml_value::{file_error_outcome, parse_learner_yaml, read_lea
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome, Status};
 use crate::probe::files::{self, PathShower};
-use crate::yaml::fields::{FromText, deserialize_text};
+use crate::yaml::fields::{FromText, deserialize_via};
 use crate::yaml::pattern::Pattern;
 
 /// Fields of a `files` check.
@@ -80,16 +78,10 @@ impl RepoGlob {
     }
 }
 
-impl<'de> Deserialize<'de> for RepoGlob {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_text(deserializer)
-    }
-}
+deserialize_via!(FromText, RepoGlob);
 
 impl FromText for RepoGlob {
-    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a glob such as `apps/*.yaml`")
-    }
+    const EXPECTING: &'static str = "a glob such as `apps/*.yaml`";
 
     fn from_text(text: &str) -> Result<Self, String> {
         RepoGlob::new(text)

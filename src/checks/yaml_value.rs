@@ -4,9 +4,7 @@
 //! Also home of the helpers the file kinds share: reading a learner's file and turning what went
 //! wrong into an outcome (a missing file is the learner's, a missing repo is the environment's).
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess};
+use serde::de::{self, MapAccess};
 use serde_yaml::Value;
 
 use crate::checks::Context;
@@ -16,7 +14,7 @@ use crate::checks::condition::{
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::Outcome;
 use crate::probe::files::{self, FileError, PathShower};
-use crate::yaml::fields::{FromMap, deserialize_map};
+use crate::yaml::fields::{FromMap, deserialize_via};
 use crate::yaml::helm::{self, YamlError};
 use crate::yaml::path::YamlPath;
 use crate::yaml::value::render;
@@ -36,16 +34,10 @@ pub struct YamlValueSpec {
 
 const KEYS: &[&str] = with_operators!["repo", "file", "path", "document"];
 
-impl<'de> Deserialize<'de> for YamlValueSpec {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_map(deserializer)
-    }
-}
+deserialize_via!(FromMap, YamlValueSpec);
 
 impl FromMap for YamlValueSpec {
-    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a map with `repo`, `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with)")
-    }
+    const EXPECTING: &'static str = "a map with `repo`, `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with)";
 
     fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let (mut repo, mut document) = (None, None);

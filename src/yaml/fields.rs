@@ -12,12 +12,31 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 /// A value read from a map, one key at a time.
 pub trait FromMap: Sized {
     /// What the map should hold, for serde's "invalid type: …, expected …" message.
-    fn expecting(f: &mut fmt::Formatter) -> fmt::Result;
+    const EXPECTING: &'static str;
 
     /// Read the keys; an unknown key, a missing one or a bad value is an error raised while the
     /// deserializer still knows where it is (so the author gets `file:line:col`).
     fn from_map<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
 }
+
+/// `impl Deserialize` for a type through its [`FromMap`] or [`FromText`] impl (the glue each
+/// would otherwise write again).
+macro_rules! deserialize_via {
+    (FromMap, $ty:ty) => {
+        deserialize_via!(@read deserialize_map, $ty);
+    };
+    (FromText, $ty:ty) => {
+        deserialize_via!(@read deserialize_text, $ty);
+    };
+    (@read $read:ident, $ty:ty) => {
+        impl<'de> ::serde::Deserialize<'de> for $ty {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                $crate::yaml::fields::$read(deserializer)
+            }
+        }
+    };
+}
+pub(crate) use deserialize_via;
 
 /// Deserialize a [`FromMap`] value: the body of its `Deserialize::deserialize`.
 pub fn deserialize_map<'de, T: FromMap, D: Deserializer<'de>>(
@@ -32,7 +51,7 @@ impl<'de, T: FromMap> Visitor<'de> for MapVisitor<T> {
     type Value = T;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        T::expecting(f)
+        f.write_str(T::EXPECTING)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
@@ -43,7 +62,7 @@ impl<'de, T: FromMap> Visitor<'de> for MapVisitor<T> {
 /// A value written in a check file as one text and parsed as it is read (a path, a regex).
 pub trait FromText: Sized {
     /// What the text should be, for serde's "invalid type: …, expected …" message.
-    fn expecting(f: &mut fmt::Formatter) -> fmt::Result;
+    const EXPECTING: &'static str;
 
     /// Parse the text; the error is the whole message the author sees after `file:line:col: `.
     fn from_text(text: &str) -> Result<Self, String>;
@@ -62,7 +81,7 @@ impl<T: FromText> Visitor<'_> for TextVisitor<T> {
     type Value = T;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        T::expecting(f)
+        f.write_str(T::EXPECTING)
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<T, E> {

@@ -8,9 +8,7 @@
 
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer};
-
-use super::fields::{FromText, deserialize_text};
+use super::fields::{FromText, deserialize_via};
 
 /// One step of a path.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -147,18 +145,12 @@ impl std::str::FromStr for YamlPath {
     }
 }
 
-/// Read from a check file as a string; a bad path becomes a `file:line:col` error at load, because
-/// the error is raised while serde_yaml still knows where the string is.
-impl<'de> Deserialize<'de> for YamlPath {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_text(deserializer)
-    }
-}
+// Read from a check file as a string; a bad path becomes a `file:line:col` error at load, because
+// the error is raised while serde_yaml still knows where the string is.
+deserialize_via!(FromText, YamlPath);
 
 impl FromText for YamlPath {
-    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a path such as `image.tag` or `metadata.annotations[\"a/b\"]`")
-    }
+    const EXPECTING: &'static str = "a path such as `image.tag` or `metadata.annotations[\"a/b\"]`";
 
     fn from_text(text: &str) -> Result<Self, String> {
         YamlPath::parse(text).map_err(|e| e.to_string())

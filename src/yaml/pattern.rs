@@ -1,12 +1,9 @@
 //! A regex a course author writes in a check file, compiled when the file is loaded so a typo is
 //! a `file:line:col` error, never a failure in the middle of a run.
 
-use std::fmt;
-
 use regex::Regex;
-use serde::de::{Deserialize, Deserializer};
 
-use super::fields::{FromText, deserialize_text};
+use super::fields::{FromText, deserialize_via};
 
 /// A regex compiled when the check file is loaded.
 #[derive(Debug, Clone)]
@@ -29,16 +26,10 @@ impl Pattern {
     }
 }
 
-impl<'de> Deserialize<'de> for Pattern {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_text(deserializer)
-    }
-}
+deserialize_via!(FromText, Pattern);
 
 impl FromText for Pattern {
-    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a regular expression (Rust regex syntax)")
-    }
+    const EXPECTING: &'static str = "a regular expression (Rust regex syntax)";
 
     fn from_text(text: &str) -> Result<Self, String> {
         Pattern::new(text).map_err(|e| {

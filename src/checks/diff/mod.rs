@@ -8,7 +8,7 @@ mod text;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess};
+use serde::de::{self, MapAccess};
 use serde_yaml::Value;
 
 use crate::checks::Context;
@@ -16,7 +16,7 @@ use crate::checks::yaml_value::{parse_learner_yaml, read_learner_file};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
 use crate::probe::files::{self, PathShower};
-use crate::yaml::fields::{FromMap, deserialize_map};
+use crate::yaml::fields::{FromMap, deserialize_via};
 use crate::yaml::path::YamlPath;
 use data::{compare, diff_per_mistake};
 use text::{significant_lines, trim_line_ends, unified_diff};
@@ -104,16 +104,10 @@ pub enum Reference {
     Expected { expected: String },
 }
 
-impl<'de> Deserialize<'de> for Reference {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_map(deserializer)
-    }
-}
+deserialize_via!(FromMap, Reference);
 
 impl FromMap for Reference {
-    fn expecting(f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("`{repo: NAME, file: PATH}` or `{expected: FILE}`")
-    }
+    const EXPECTING: &'static str = "`{repo: NAME, file: PATH}` or `{expected: FILE}`";
 
     fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let (mut repo, mut file, mut expected) = (None, None, None);
