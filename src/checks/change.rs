@@ -3,12 +3,13 @@
 //! it), never by its message, so a learner's own commit messages and `git revert`'s `Revert "…"`
 //! messages cannot mislead it. Used by `git: {made: …}`, `git: {undoes: …}` and a stage's `after:`.
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{self, MapAccess};
 use serde_yaml::Value;
 
-use crate::checks::condition::{FileCondition, FileConditionFields, ValueCondition};
+use crate::checks::condition::{
+    FileCondition, FileConditionFields, ValueCondition, with_operators,
+};
+use crate::yaml::fields::{FromMap, deserialize_via};
 use crate::yaml::helm;
 use crate::yaml::path::YamlPath;
 use crate::yaml::value::values_equal;
@@ -26,54 +27,34 @@ pub struct ChangeSpec {
     pub step: Option<String>,
 }
 
-const KEYS: &[&str] = &[
-    "file",
-    "path",
-    "step",
-    "equals",
-    "one_of",
-    "absent",
-    "present",
-    "matches",
-    "ends_with",
-];
+const KEYS: &[&str] = with_operators!["file", "path", "step"];
 
-impl<'de> Deserialize<'de> for ChangeSpec {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ChangeVisitor;
+deserialize_via!(FromMap, ChangeSpec);
 
-        impl<'de> Visitor<'de> for ChangeVisitor {
-            type Value = ChangeSpec;
+impl FromMap for ChangeSpec {
+    const EXPECTING: &'static str = "a change: a map with `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with), and optionally `step`";
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a change: a map with `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with), and optionally `step`")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ChangeSpec, A::Error> {
-                let mut step = None;
-                let mut fields = FileConditionFields::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    if key == "step" {
-                        step = Some(map.next_value::<String>()?);
-                    } else if !fields.read(&key, &mut map)? {
-                        return Err(de::Error::unknown_field(&key, KEYS));
-                    }
-                }
-                let FileCondition {
-                    file,
-                    path,
-                    condition,
-                } = fields.finish()?;
-                Ok(ChangeSpec {
-                    file,
-                    path,
-                    condition,
-                    step,
-                })
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut step = None;
+        let mut fields = FileConditionFields::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "step" {
+                step = Some(map.next_value::<String>()?);
+            } else if !fields.read(&key, &mut map)? {
+                return Err(de::Error::unknown_field(&key, KEYS));
             }
         }
-
-        deserializer.deserialize_map(ChangeVisitor)
+        let FileCondition {
+            file,
+            path,
+            condition,
+        } = fields.finish()?;
+        Ok(ChangeSpec {
+            file,
+            path,
+            condition,
+            step,
+        })
     }
 }
 

@@ -6,15 +6,23 @@
 //! (`yaml_value: {…, path: x, equals: true}`, read with [`ConditionFields`]) or nested with its
 //! path (`yaml: {path: x, matches: '^-'}`, read as [`PathCondition`]).
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, MapAccess};
 use serde_yaml::Value;
 
+use crate::yaml::fields::{FromMap, deserialize_via};
 use crate::yaml::helm::{self, UNSURE_QUOTING_TAG};
 use crate::yaml::path::YamlPath;
 use crate::yaml::pattern::Pattern;
 use crate::yaml::value::{json_to_yaml, kind_name, render, untag, values_equal};
+
+/// A key list for serde's "unknown field, expected one of …": a kind's own keys, then the
+/// operators (the order they are named in the message).
+macro_rules! with_operators {
+    ($($key:literal),* $(,)?) => {
+        &[$($key,)* "equals", "one_of", "absent", "present", "matches", "ends_with"]
+    };
+}
+pub(crate) use with_operators;
 
 /// What must hold for the value at a path.
 #[derive(Debug, Clone)]
@@ -47,14 +55,7 @@ pub struct ConditionResult {
 
 impl ValueCondition {
     /// The keys that name an operator in a check file.
-    pub const KEYS: &'static [&'static str] = &[
-        "equals",
-        "one_of",
-        "absent",
-        "present",
-        "matches",
-        "ends_with",
-    ];
+    pub const KEYS: &'static [&'static str] = with_operators![];
 
     /// Test the value found at the path (`None`: the path leads nowhere).
     pub fn test(&self, found: Option<&Value>) -> ConditionResult {
@@ -131,29 +132,20 @@ impl ValueCondition {
     }
 }
 
-impl<'de> Deserialize<'de> for ValueCondition {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ConditionVisitor;
+deserialize_via!(FromMap, ValueCondition);
 
-        impl<'de> Visitor<'de> for ConditionVisitor {
-            type Value = ValueCondition;
+impl FromMap for ValueCondition {
+    const EXPECTING: &'static str =
+        "a map with one of equals, one_of, absent, present, matches, ends_with";
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(f, "a map with one of {}", ValueCondition::KEYS.join(", "))
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ValueCondition, A::Error> {
-                let mut fields = ConditionFields::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    if !fields.read(&key, &mut map)? {
-                        return Err(de::Error::unknown_field(&key, ValueCondition::KEYS));
-                    }
-                }
-                fields.finish()
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut fields = ConditionFields::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if !fields.read(&key, &mut map)? {
+                return Err(de::Error::unknown_field(&key, ValueCondition::KEYS));
             }
         }
-
-        deserializer.deserialize_map(ConditionVisitor)
+        fields.finish()
     }
 }
 
@@ -289,52 +281,31 @@ impl PathCondition {
     }
 }
 
-impl<'de> Deserialize<'de> for PathCondition {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PathConditionVisitor;
+deserialize_via!(FromMap, PathCondition);
 
-        impl<'de> Visitor<'de> for PathConditionVisitor {
-            type Value = PathCondition;
+impl FromMap for PathCondition {
+    const EXPECTING: &'static str =
+        "a map with `path` and one of equals, one_of, absent, present, matches, ends_with";
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(
-                    f,
-                    "a map with `path` and one of {}",
-                    ValueCondition::KEYS.join(", ")
-                )
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PathCondition, A::Error> {
-                let mut path = None;
-                let mut fields = ConditionFields::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    if key == "path" {
-                        path = Some(map.next_value::<YamlPath>()?);
-                    } else if !fields.read(&key, &mut map)? {
-                        return Err(de::Error::unknown_field(&key, PATH_CONDITION_KEYS));
-                    }
-                }
-                let path = path.ok_or_else(|| de::Error::missing_field("path"))?;
-                Ok(PathCondition {
-                    path,
-                    condition: fields.finish()?,
-                })
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut path = None;
+        let mut fields = ConditionFields::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "path" {
+                path = Some(map.next_value::<YamlPath>()?);
+            } else if !fields.read(&key, &mut map)? {
+                return Err(de::Error::unknown_field(&key, PATH_CONDITION_KEYS));
             }
         }
-
-        deserializer.deserialize_map(PathConditionVisitor)
+        let path = path.ok_or_else(|| de::Error::missing_field("path"))?;
+        Ok(PathCondition {
+            path,
+            condition: fields.finish()?,
+        })
     }
 }
 
-const PATH_CONDITION_KEYS: &[&str] = &[
-    "path",
-    "equals",
-    "one_of",
-    "absent",
-    "present",
-    "matches",
-    "ends_with",
-];
+const PATH_CONDITION_KEYS: &[&str] = with_operators!["path"];
 
 /// `absent: true` / `present: true`: `false` would be a double negative that hides intent.
 struct MustBeTrue;
@@ -535,33 +506,26 @@ mod tests {
         assert_eq!(r.expected, "one of \"Succeeded\"");
     }
 
+    /// Whether each `(condition, path, holds)` row holds as it says in `doc`.
+    fn assert_rows(doc: &Value, rows: &[(&str, &str, bool)]) {
+        for &(text, path, want) in rows {
+            let r = condition(text).test(at(doc, path));
+            assert_eq!(r.holds, want, "{text} at {path}: {r:?}");
+        }
+    }
+
     #[test]
     fn absent_and_present_treat_null_as_unset() {
         let doc = helm("migration:\n  enabled: true\n  fail:\n");
-        assert!(
-            condition("absent: true")
-                .test(at(&doc, "migration.fail"))
-                .holds
-        );
-        assert!(
-            condition("absent: true")
-                .test(at(&doc, "migration.gone"))
-                .holds
-        );
-        assert!(
-            !condition("absent: true")
-                .test(at(&doc, "migration.enabled"))
-                .holds
-        );
-        assert!(
-            condition("present: true")
-                .test(at(&doc, "migration.enabled"))
-                .holds
-        );
-        assert!(
-            !condition("present: true")
-                .test(at(&doc, "migration.fail"))
-                .holds
+        assert_rows(
+            &doc,
+            &[
+                ("absent: true", "migration.fail", true),
+                ("absent: true", "migration.gone", true),
+                ("absent: true", "migration.enabled", false),
+                ("present: true", "migration.enabled", true),
+                ("present: true", "migration.fail", false),
+            ],
         );
     }
 
@@ -570,27 +534,22 @@ mod tests {
         let doc = helm(
             "metadata:\n  annotations:\n    argocd.argoproj.io/sync-wave: \"-2\"\n    other: -2\nimage: ghcr.io/stefanprodan/podinfo:6.7.1\n",
         );
-        let wave = condition("matches: '^-[0-9]+$'");
-        assert!(
-            wave.test(at(
-                &doc,
-                r#"metadata.annotations["argocd.argoproj.io/sync-wave"]"#
-            ))
-            .holds
+        assert_rows(
+            &doc,
+            &[
+                (
+                    "matches: '^-[0-9]+$'",
+                    r#"metadata.annotations["argocd.argoproj.io/sync-wave"]"#,
+                    true,
+                ),
+                ("matches: '^-[0-9]+$'", "metadata.annotations.other", false),
+                ("ends_with: ':6.7.1'", "image", true),
+                ("ends_with: ':6.7.0'", "image", false),
+            ],
         );
-        let unquoted = wave.test(at(&doc, "metadata.annotations.other"));
-        assert!(!unquoted.holds);
+        let unquoted =
+            condition("matches: '^-[0-9]+$'").test(at(&doc, "metadata.annotations.other"));
         assert!(unquoted.note.as_deref().unwrap_or("").contains("quotes"));
-        assert!(
-            condition("ends_with: ':6.7.1'")
-                .test(at(&doc, "image"))
-                .holds
-        );
-        assert!(
-            !condition("ends_with: ':6.7.0'")
-                .test(at(&doc, "image"))
-                .holds
-        );
     }
 
     #[test]

@@ -4,16 +4,17 @@
 //! Also home of the helpers the file kinds share: reading a learner's file and turning what went
 //! wrong into an outcome (a missing file is the learner's, a missing repo is the environment's).
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{self, MapAccess};
 use serde_yaml::Value;
 
 use crate::checks::Context;
-use crate::checks::condition::{FileCondition, FileConditionFields, ValueCondition};
+use crate::checks::condition::{
+    FileCondition, FileConditionFields, ValueCondition, with_operators,
+};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::Outcome;
 use crate::probe::files::{self, FileError, PathShower};
+use crate::yaml::fields::{FromMap, deserialize_via};
 use crate::yaml::helm::{self, YamlError};
 use crate::yaml::path::YamlPath;
 use crate::yaml::value::render;
@@ -31,61 +32,40 @@ pub struct YamlValueSpec {
     pub document: Option<usize>,
 }
 
-const KEYS: &[&str] = &[
-    "repo",
-    "file",
-    "path",
-    "document",
-    "equals",
-    "one_of",
-    "absent",
-    "present",
-    "matches",
-    "ends_with",
-];
+const KEYS: &[&str] = with_operators!["repo", "file", "path", "document"];
 
-impl<'de> Deserialize<'de> for YamlValueSpec {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct SpecVisitor;
+deserialize_via!(FromMap, YamlValueSpec);
 
-        impl<'de> Visitor<'de> for SpecVisitor {
-            type Value = YamlValueSpec;
+impl FromMap for YamlValueSpec {
+    const EXPECTING: &'static str = "a map with `repo`, `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with)";
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a map with `repo`, `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with)")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<YamlValueSpec, A::Error> {
-                let (mut repo, mut document) = (None, None);
-                let mut fields = FileConditionFields::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "repo" => repo = Some(map.next_value::<String>()?),
-                        "document" => document = Some(map.next_value::<usize>()?),
-                        other => {
-                            if !fields.read(other, &mut map)? {
-                                return Err(de::Error::unknown_field(other, KEYS));
-                            }
-                        }
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let (mut repo, mut document) = (None, None);
+        let mut fields = FileConditionFields::default();
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "repo" => repo = Some(map.next_value::<String>()?),
+                "document" => document = Some(map.next_value::<usize>()?),
+                other => {
+                    if !fields.read(other, &mut map)? {
+                        return Err(de::Error::unknown_field(other, KEYS));
                     }
                 }
-                let repo = repo.ok_or_else(|| de::Error::missing_field("repo"))?;
-                let FileCondition {
-                    file,
-                    path,
-                    condition,
-                } = fields.finish()?;
-                Ok(YamlValueSpec {
-                    repo,
-                    file,
-                    path,
-                    condition,
-                    document,
-                })
             }
         }
-
-        deserializer.deserialize_map(SpecVisitor)
+        let repo = repo.ok_or_else(|| de::Error::missing_field("repo"))?;
+        let FileCondition {
+            file,
+            path,
+            condition,
+        } = fields.finish()?;
+        Ok(YamlValueSpec {
+            repo,
+            file,
+            path,
+            condition,
+            document,
+        })
     }
 }
 

@@ -4,6 +4,7 @@
 //!
 //! Layering: this module imports nothing from `checks`, `course`, `plan` or `run`; they import it.
 
+pub mod fields;
 pub mod guard;
 pub mod helm;
 pub mod location;

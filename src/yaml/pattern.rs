@@ -1,10 +1,9 @@
 //! A regex a course author writes in a check file, compiled when the file is loaded so a typo is
 //! a `file:line:col` error, never a failure in the middle of a run.
 
-use std::fmt;
-
 use regex::Regex;
-use serde::de::{self, Deserialize, Deserializer, Visitor};
+
+use super::fields::{FromText, deserialize_via};
 
 /// A regex compiled when the check file is loaded.
 #[derive(Debug, Clone)]
@@ -27,29 +26,18 @@ impl Pattern {
     }
 }
 
-/// Raised inside `deserialize_str`, so serde_yaml puts the regex's own line and column on the error.
-impl<'de> Deserialize<'de> for Pattern {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PatternVisitor;
+deserialize_via!(FromText, Pattern);
 
-        impl Visitor<'_> for PatternVisitor {
-            type Value = Pattern;
+impl FromText for Pattern {
+    const EXPECTING: &'static str = "a regular expression (Rust regex syntax)";
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a regular expression (Rust regex syntax)")
-            }
-
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Pattern, E> {
-                Pattern::new(text).map_err(|e| {
-                    E::custom(format!(
-                        "`{text}` is not a valid regular expression: {}",
-                        one_line(&e.to_string())
-                    ))
-                })
-            }
-        }
-
-        deserializer.deserialize_str(PatternVisitor)
+    fn from_text(text: &str) -> Result<Self, String> {
+        Pattern::new(text).map_err(|e| {
+            format!(
+                "`{text}` is not a valid regular expression: {}",
+                one_line(&e.to_string())
+            )
+        })
     }
 }
 
