@@ -4,13 +4,15 @@
 //! module 10's real check files.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::world::{CoursePoint, LabWorld};
 use labcheck::serve::{self, RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
+
+use crate::harness::Labcheck;
 
 const MODULE: &str = r#"format: labcheck/v1
 module: m10
@@ -162,35 +164,15 @@ impl Lab {
 
     /// Run `labcheck m10 STEP --format json` with `extra` arguments; (exit code, report, elapsed).
     async fn run(&self, step: &str, extra: &[&str]) -> (i32, Value, Duration) {
-        let started = Instant::now();
-        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
-            .arg("m10")
-            .arg(step)
-            .arg("--format")
-            .arg("json")
-            .arg("--course-dir")
+        let run = Labcheck::new(self.dir.path())
+            .args(["m10", step, "--format", "json", "--course-dir"])
             .arg(self.course())
             .arg("--work-dir")
             .arg(self.world.work_dir())
             .args(extra)
-            .env_remove("KUBECONFIG")
-            .env("HOME", self.dir.path())
-            .env("NO_COLOR", "1")
-            .output()
-            .await
-            .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
-        let text = String::from_utf8_lossy(&output.stdout).to_string();
-        let report: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
-            panic!(
-                "not JSON ({e}): {text}\nstderr: {}",
-                String::from_utf8_lossy(&output.stderr)
-            )
-        });
-        (
-            output.status.code().unwrap_or(-1),
-            report,
-            started.elapsed(),
-        )
+            .run_async()
+            .await;
+        (run.code, run.json(), run.elapsed)
     }
 
     /// Serve `snapshot` and run `step` against it through a kubeconfig.
@@ -618,7 +600,7 @@ async fn run_module_10(lab: &Lab, step: &str, snapshot: Snapshot) -> (i32, Value
     let file = lab.dir.path().join("state.yaml");
     let yaml = snapshot.to_yaml().unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(&file, yaml).unwrap_or_else(|e| panic!("{e}"));
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+    let run = Labcheck::new(lab.dir.path())
         .args([
             "module-10",
             step,
@@ -630,15 +612,9 @@ async fn run_module_10(lab: &Lab, step: &str, snapshot: Snapshot) -> (i32, Value
         .arg(&file)
         .arg("--work-dir")
         .arg(lab.world.work_dir())
-        .env_remove("KUBECONFIG")
-        .env("HOME", lab.dir.path())
-        .output()
-        .await
-        .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
-    let text = String::from_utf8_lossy(&output.stdout).to_string();
-    let report: Value =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
-    (output.status.code().unwrap_or(-1), report)
+        .run_async()
+        .await;
+    (run.code, run.json())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -681,22 +657,15 @@ async fn a_captured_snapshot_replays_the_cluster_it_was_taken_from() {
     .await;
     let kubeconfig = lab.kubeconfig(&server);
     let out = lab.dir.path().join("captured.yaml");
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+    let run = Labcheck::new(lab.dir.path())
         .args(["snapshot", "module-10", "--out"])
         .arg(&out)
         .arg("--kubeconfig")
         .arg(&kubeconfig)
-        .env("HOME", lab.dir.path())
-        .output()
-        .await
-        .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{stdout} {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .run_async()
+        .await;
+    let stdout = &run.stdout;
+    assert_eq!(run.code, 0, "{stdout} {}", run.stderr);
     assert!(stdout.contains("logs from context lab"), "{stdout}");
     assert!(server.requests.writes().is_empty(), "capturing only reads");
     let captured = Snapshot::load(&out).unwrap_or_else(|e| panic!("{e}"));

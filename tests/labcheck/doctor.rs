@@ -10,6 +10,8 @@ use labcheck::serve::{self, RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::{Value, json};
 
+use crate::harness::Labcheck;
+
 /// A learner's machine: HOME, a bin folder on PATH, maybe the lab's repos.
 struct Machine {
     home: tempfile::TempDir,
@@ -85,24 +87,18 @@ impl Machine {
         let path =
             std::env::join_paths([self.bin.as_path(), Path::new("/usr/bin"), Path::new("/bin")])
                 .unwrap_or_else(|e| panic!("{e}"));
-        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+        let run = Labcheck::new(self.home.path())
             .arg("doctor")
             .args(args)
             .arg("--work-dir")
             .arg(&self.work_dir)
-            .env_clear()
-            .env("HOME", self.home.path())
             .env("PATH", path)
-            .env("NO_COLOR", "1")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .current_dir(self.home.path())
-            .output()
-            .await
-            .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
+            .run_async()
+            .await;
         Doctor {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            code: run.code,
+            stdout: run.stdout,
+            stderr: run.stderr,
         }
     }
 }

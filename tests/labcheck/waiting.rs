@@ -3,13 +3,15 @@
 //! and naming a timeout in every format.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::world::{CoursePoint, LabWorld};
 use labcheck::serve::{self, RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
+
+use crate::harness::Labcheck;
 
 const APP: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
 const APPS: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications";
@@ -61,24 +63,19 @@ impl Lab {
 
     /// `labcheck module-10 STEP ARGS…` against the cluster given in `args`.
     async fn run(&self, step: &str, args: &[&str]) -> Ran {
-        let started = Instant::now();
-        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+        let run = Labcheck::new(self.dir.path())
             .arg("module-10")
             .arg(step)
             .arg("--work-dir")
             .arg(self.world.work_dir())
             .args(args)
-            .env_remove("KUBECONFIG")
-            .env("HOME", self.dir.path())
-            .env("NO_COLOR", "1")
-            .output()
-            .await
-            .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
+            .run_async()
+            .await;
         Ran {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).to_string(),
-            stderr: String::from_utf8_lossy(&output.stderr).to_string(),
-            elapsed: started.elapsed(),
+            code: run.code,
+            stdout: run.stdout,
+            stderr: run.stderr,
+            elapsed: run.elapsed,
         }
     }
 }
