@@ -788,7 +788,7 @@ fn a_server_error_is_could_not_check() {
     let revs = Revisions::of_world(&case.world.lab).unwrap_or_else(|e| panic!("{e}"));
     let server = serve(
         &rt,
-        cluster::solved(CoursePoint::Step1, &revs),
+        cluster::solved(CoursePoint::Step1, &revs).expect("a fixture state"),
         ServeOptions {
             fail_with: Some(500),
             ..ServeOptions::default()
@@ -824,7 +824,7 @@ fn forbidden_names_what_may_not_be_read_and_how_to_ask() {
     let revs = Revisions::of_world(&case.world.lab).unwrap_or_else(|e| panic!("{e}"));
     let server = serve(
         &rt,
-        cluster::solved(CoursePoint::Step1, &revs),
+        cluster::solved(CoursePoint::Step1, &revs).expect("a fixture state"),
         ServeOptions {
             fail_with: Some(403),
             ..ServeOptions::default()
@@ -837,7 +837,11 @@ fn forbidden_names_what_may_not_be_read_and_how_to_ask() {
 fn argo_cd_not_installed_is_could_not_check() {
     let case = Case::new(CoursePoint::Step1, CLUSTER_CHECKS);
     let rt = runtime();
-    let server = serve(&rt, cluster::argo_cd_missing(), ServeOptions::default());
+    let server = serve(
+        &rt,
+        cluster::argo_cd_missing().expect("a fixture state"),
+        ServeOptions::default(),
+    );
     let config = kubeconfig(&case, &server.url());
     let run = case.run(&["--kubeconfig", &config]);
     let app = run.check("app");
@@ -891,7 +895,7 @@ fn a_snapshot_file_that_is_not_a_snapshot_says_how_to_fix_it() {
 
 /// Step 4's solved cluster with the migration pod's log replaced by `log`.
 fn with_migrate_log(revs: &Revisions, log: &str) -> Snapshot {
-    let mut snapshot = cluster::solved(CoursePoint::Step4, revs);
+    let mut snapshot = cluster::solved(CoursePoint::Step4, revs).expect("a fixture state");
     let key = snapshot
         .logs
         .keys()
@@ -962,7 +966,11 @@ fn ctrl_c_while_waiting_ends_cleanly_with_exit_130() {
     );
     let rt = runtime();
     let revs = Revisions::of_world(&case.world.lab).unwrap_or_else(|e| panic!("{e}"));
-    let server = serve(&rt, cluster::sync_running(&revs), ServeOptions::default());
+    let server = serve(
+        &rt,
+        cluster::state("step-4-sync-running", &revs).expect("a fixture state"),
+        ServeOptions::default(),
+    );
     let config = kubeconfig(&case, &server.url());
     let before = files_with_bytes(case.world.home());
     let labcheck = case

@@ -10,7 +10,7 @@ use crate::harness::{Run, World, labcheck};
 pub(crate) fn cluster_file(world: &World, point: CoursePoint) -> String {
     let revs = Revisions::of_world(&world.lab).expect("pushed revisions");
     let path = world.home().join("cluster.yaml");
-    let snapshot = cluster::solved(point, &revs);
+    let snapshot = cluster::solved(point, &revs).expect("a fixture state");
     std::fs::write(&path, snapshot.to_yaml().expect("snapshot as YAML")).expect("write snapshot");
     path.display().to_string()
 }

@@ -225,7 +225,12 @@ async fn every_step_done_right_passes_against_its_solved_cluster() {
         (CoursePoint::BreakItFixed, "fix"),
     ] {
         let lab = Lab::at(point);
-        let (code, report, server) = lab.check(step, cluster::solved(point, &lab.revs)).await;
+        let (code, report, server) = lab
+            .check(
+                step,
+                cluster::solved(point, &lab.revs).expect("a fixture state"),
+            )
+            .await;
         assert_eq!(report["status"], "pass", "{step}: {report:#}");
         assert_eq!(code, 0, "{step}");
         assert!(server.requests.writes().is_empty(), "labcheck only reads");
@@ -238,7 +243,7 @@ async fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
     let (code, report, _server) = lab
         .check(
             "step-4",
-            cluster::not_seen_yet(CoursePoint::Step4, &lab.revs),
+            cluster::not_seen_yet(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
         )
         .await;
     assert_eq!(code, 1);
@@ -258,7 +263,10 @@ async fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
 async fn a_job_left_by_the_previous_sync_neither_passes_nor_fails_step_4_on_its_state() {
     let lab = Lab::at(CoursePoint::Step4);
     let (code, report, _server) = lab
-        .check("step-4", cluster::seen_not_synced(&lab.revs))
+        .check(
+            "step-4",
+            cluster::state("step-4-seen-not-synced", &lab.revs).expect("a fixture state"),
+        )
         .await;
     assert_eq!(code, 1);
     let job = check(&report, "migrate");
@@ -283,7 +291,12 @@ async fn a_job_left_by_the_previous_sync_neither_passes_nor_fails_step_4_on_its_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sync_still_running_fails_without_waiting_when_told_not_to() {
     let lab = Lab::at(CoursePoint::Step4);
-    let (code, report, _server) = lab.check("step-4", cluster::sync_running(&lab.revs)).await;
+    let (code, report, _server) = lab
+        .check(
+            "step-4",
+            cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"),
+        )
+        .await;
     assert_eq!(code, 1);
     let app = check(&report, "sync-failed");
     assert!(
@@ -301,9 +314,9 @@ async fn sync_still_running_fails_without_waiting_when_told_not_to() {
 async fn waiting_sees_the_running_sync_end_in_presync_failure() {
     let lab = Lab::at(CoursePoint::Step4);
     let timeline = cluster::then(
-        cluster::sync_running(&lab.revs),
+        cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"),
         Duration::from_secs(2),
-        cluster::solved(CoursePoint::Step4, &lab.revs),
+        cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
     );
     let server = start(timeline, ServeOptions::default()).await;
     let kubeconfig = lab.kubeconfig(&server);
@@ -329,7 +342,10 @@ async fn waiting_sees_the_running_sync_end_in_presync_failure() {
 async fn hooks_switched_on_but_never_synced_fails_with_a_hint_to_sync() {
     let lab = Lab::at(CoursePoint::Step2);
     let (code, report, _server) = lab
-        .check("step-2", cluster::hooks_never_synced(&lab.revs))
+        .check(
+            "step-2",
+            cluster::state("step-2-hooks-never-synced", &lab.revs).expect("a fixture state"),
+        )
         .await;
     assert_eq!(code, 1);
     let app = check(&report, "synced");
@@ -349,7 +365,10 @@ async fn hooks_switched_on_but_never_synced_fails_with_a_hint_to_sync() {
 async fn a_syncfail_hook_that_never_ran_fails_the_break_stage() {
     let lab = Lab::at(CoursePoint::BreakIt);
     let (code, report, _server) = lab
-        .check("break", cluster::postsync_failed(&lab.revs, false))
+        .check(
+            "break",
+            cluster::state("break-it-syncfail-never-ran", &lab.revs).expect("a fixture state"),
+        )
         .await;
     assert_eq!(code, 1);
     assert_eq!(check(&report, "postsync-failed")["status"], "pass");
@@ -367,7 +386,10 @@ async fn postsync_failed_while_healthy_names_the_smoke_test_and_shows_its_log() 
     // The learner runs the fix stage before fixing anything.
     let lab = Lab::at(CoursePoint::BreakIt);
     let (code, report, _server) = lab
-        .check("fix", cluster::solved(CoursePoint::BreakIt, &lab.revs))
+        .check(
+            "fix",
+            cluster::solved(CoursePoint::BreakIt, &lab.revs).expect("a fixture state"),
+        )
         .await;
     assert_eq!(code, 1);
     let fixed = check(&report, "fixed");
@@ -398,7 +420,10 @@ async fn postsync_failed_while_healthy_names_the_smoke_test_and_shows_its_log() 
 async fn a_pod_that_cannot_find_its_configmap_is_named_in_the_diagnosis() {
     let lab = Lab::at(CoursePoint::Step5);
     let (code, report, _server) = lab
-        .check("step-5", cluster::config_missing(&lab.revs))
+        .check(
+            "step-5",
+            cluster::state("step-5-config-missing", &lab.revs).expect("a fixture state"),
+        )
         .await;
     assert_eq!(code, 1);
     let app = check(&report, "recovered");
@@ -414,7 +439,10 @@ async fn a_pod_that_cannot_find_its_configmap_is_named_in_the_diagnosis() {
 async fn each_object_is_fetched_once_however_many_checks_read_it() {
     let lab = Lab::at(CoursePoint::Step4);
     let (_, report, server) = lab
-        .check("step-4", cluster::solved(CoursePoint::Step4, &lab.revs))
+        .check(
+            "step-4",
+            cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
+        )
         .await;
     assert_eq!(report["status"], "pass", "{report:#}");
     let requests = server.requests.entries();
@@ -437,6 +465,7 @@ async fn a_snapshot_file_is_read_like_a_cluster() {
     let lab = Lab::at(CoursePoint::Step4);
     let file = lab.dir.path().join("step-4.yaml");
     let yaml = cluster::solved(CoursePoint::Step4, &lab.revs)
+        .expect("a fixture state")
         .to_yaml()
         .unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(&file, yaml).unwrap_or_else(|e| panic!("{e}"));
@@ -450,7 +479,12 @@ async fn a_snapshot_file_is_read_like_a_cluster() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cluster_without_argo_cd_cannot_be_checked() {
     let lab = Lab::at(CoursePoint::Step4);
-    let (code, report, _server) = lab.check("step-4", cluster::argo_cd_missing()).await;
+    let (code, report, _server) = lab
+        .check(
+            "step-4",
+            cluster::argo_cd_missing().expect("a fixture state"),
+        )
+        .await;
     let app = check(&report, "sync-failed");
     assert_eq!(app["status"], "error", "{app:#}");
     assert!(
@@ -540,7 +574,11 @@ async fn forbidden_names_the_verb_and_the_resource() {
         fail_resources: vec!["jobs".to_string()],
         ..ServeOptions::default()
     };
-    let server = start(cluster::solved(CoursePoint::Step4, &lab.revs), options).await;
+    let server = start(
+        cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
+        options,
+    )
+    .await;
     let kubeconfig = lab.kubeconfig(&server);
     let (code, report, _) = lab
         .run(
@@ -569,7 +607,11 @@ async fn a_server_error_is_an_error_not_a_verdict() {
         fail_with: Some(500),
         ..ServeOptions::default()
     };
-    let server = start(cluster::solved(CoursePoint::Step1, &lab.revs), options).await;
+    let server = start(
+        cluster::solved(CoursePoint::Step1, &lab.revs).expect("a fixture state"),
+        options,
+    )
+    .await;
     let kubeconfig = lab.kubeconfig(&server);
     let (code, report, _) = lab
         .run(
@@ -587,7 +629,10 @@ async fn a_server_error_is_an_error_not_a_verdict() {
 async fn step_1_without_the_health_key_fails() {
     let lab = Lab::at(CoursePoint::Step1);
     let (code, report, _server) = lab
-        .check("step-1", cluster::solved(CoursePoint::Fresh, &lab.revs))
+        .check(
+            "step-1",
+            cluster::solved(CoursePoint::Fresh, &lab.revs).expect("a fixture state"),
+        )
         .await;
     let key = check(&report, "health-key");
     assert_eq!(key["status"], "fail");
@@ -620,7 +665,12 @@ async fn run_module_10(lab: &Lab, step: &str, snapshot: Snapshot) -> (i32, Value
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn module_10_step_4_before_argo_cd_synced_fails_only_its_cluster_checks() {
     let lab = Lab::at(CoursePoint::Step4);
-    let (code, report) = run_module_10(&lab, "step-4", cluster::seen_not_synced(&lab.revs)).await;
+    let (code, report) = run_module_10(
+        &lab,
+        "step-4",
+        cluster::state("step-4-seen-not-synced", &lab.revs).expect("a fixture state"),
+    )
+    .await;
     assert_eq!(code, 1);
     let sync = check(&report, "sync-failed");
     assert_eq!(sync["status"], "fail", "{sync:#}");
@@ -651,7 +701,7 @@ async fn module_10_step_4_before_argo_cd_synced_fails_only_its_cluster_checks() 
 async fn a_captured_snapshot_replays_the_cluster_it_was_taken_from() {
     let lab = Lab::at(CoursePoint::Step4);
     let server = start(
-        cluster::solved(CoursePoint::Step4, &lab.revs),
+        cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
         ServeOptions::default(),
     )
     .await;

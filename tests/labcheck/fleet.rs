@@ -73,7 +73,10 @@ impl Class {
                 Did::Step4 => {
                     let world = LabWorld::at(&at, CoursePoint::Step4).expect("lab");
                     let revs = Revisions::of_world(&world).expect("revisions");
-                    (world, lab_cluster::solved(CoursePoint::Step4, &revs))
+                    (
+                        world,
+                        lab_cluster::solved(CoursePoint::Step4, &revs).expect("a fixture state"),
+                    )
                 }
                 Did::Step4NotPushed => {
                     let world = LabWorld::at(&at, CoursePoint::Step3).expect("lab");
@@ -82,12 +85,18 @@ impl Class {
                         .expect("edit");
                     repo.commit_all(content::messages::STEP_4).expect("commit");
                     let revs = Revisions::of_world(&world).expect("revisions");
-                    (world, lab_cluster::solved(CoursePoint::Step3, &revs))
+                    (
+                        world,
+                        lab_cluster::solved(CoursePoint::Step3, &revs).expect("a fixture state"),
+                    )
                 }
                 Did::Step5 => {
                     let world = LabWorld::at(&at, CoursePoint::Step5).expect("lab");
                     let revs = Revisions::of_world(&world).expect("revisions");
-                    (world, lab_cluster::solved(CoursePoint::Step5, &revs))
+                    (
+                        world,
+                        lab_cluster::solved(CoursePoint::Step5, &revs).expect("a fixture state"),
+                    )
                 }
             };
             drop(world);

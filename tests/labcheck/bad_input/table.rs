@@ -89,7 +89,11 @@ impl Env {
     /// Serve the solved cluster at the row's point with `options`; its URL.
     fn served(&mut self, point: CoursePoint, options: ServeOptions) -> String {
         let revs = Revisions::of_world(&self.case.world.lab).unwrap_or_else(|e| panic!("{e}"));
-        let server = serve(&self.rt, cluster::solved(point, &revs), options);
+        let server = serve(
+            &self.rt,
+            cluster::solved(point, &revs).expect("a fixture state"),
+            options,
+        );
         let url = server.url();
         self.servers.push(server);
         url
