@@ -6,5 +6,6 @@ pub mod cluster;
 pub mod content;
 pub mod fixtures;
 pub mod module_11;
+mod point;
 pub mod repo;
 pub mod world;

@@ -13,10 +13,8 @@ const FIRST_COMMIT_EPOCH: u64 = 1_736_154_000;
 /// What went wrong while building a lab world.
 #[derive(Debug, thiserror::Error)]
 pub enum LabError {
-    #[error(
-        "`{0}` is not a point of the course; use one of: fresh, step-1, step-2, step-3, step-4, step-5, break-it, break-it-fixed"
-    )]
-    UnknownPoint(String),
+    #[error("`{name}` is not a point of the course; use one of: {points}")]
+    UnknownPoint { name: String, points: String },
     #[error("cannot run `git {args}` in {}: {source}. Is git installed and on PATH?", dir.display())]
     Spawn {
         args: String,
@@ -36,9 +34,7 @@ pub enum LabError {
     },
     #[error("{} already holds files; a lab world needs an empty folder", path.display())]
     NotEmpty { path: PathBuf },
-    #[error(
-        "no work repo `{0}` in the lab world; it has argocd-platform, checkout-config, argocd-gitops"
-    )]
+    #[error("no work repo `{0}` in the lab world; its repos are the module's `repos:`")]
     UnknownRepo(String),
     #[error("the built-in course's fixtures cannot build this lab: {0}")]
     Fixtures(String),

@@ -7,13 +7,12 @@
 //! that advances one minute per commit, and the user's own git config is ignored, so the same
 //! point of the course always has the same SHAs (cluster snapshots carry the synced revision).
 
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use super::fixtures;
+use super::point::lab_points;
 pub use super::repo::{LabError, LabRepo};
 use crate::course::fixtures::{Base, State};
 
@@ -23,54 +22,29 @@ pub const MODULE: &str = "module-10";
 /// The work repos of module 10, in the order the world creates them.
 pub const REPOS: [&str; 3] = ["argocd-platform", "checkout-config", "argocd-gitops"];
 
-/// A point of module 10 at which the work repos are in a known state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum CoursePoint {
-    /// Before step 1: the repos as earlier modules left them.
-    Fresh,
-    /// Step 1 done: the Application health check committed and pushed to argocd-platform.
-    Step1,
-    /// Step 2 done: migration and smoke test switched on in checkout-config.
-    Step2,
-    /// Step 3 done: only reads the cluster, so the repos are as after step 2.
-    Step3,
-    /// Step 4 done: 6.7.0 with a failing migration, pushed.
-    Step4,
-    /// Step 5 done: step 4's commit reverted and pushed.
-    Step5,
-    /// Break-it, "break" stage: the smoke test points at /status/503, pushed.
-    BreakIt,
-    /// Break-it, "fix" stage: the break reverted and pushed.
-    BreakItFixed,
+lab_points! {
+    /// A point of module 10 at which the work repos are in a known state.
+    pub enum CoursePoint {
+        /// Before step 1: the repos as earlier modules left them.
+        Fresh => "fresh",
+        /// Step 1 done: the Application health check committed and pushed to argocd-platform.
+        Step1 => "step-1",
+        /// Step 2 done: migration and smoke test switched on in checkout-config.
+        Step2 => "step-2",
+        /// Step 3 done: only reads the cluster, so the repos are as after step 2.
+        Step3 => "step-3",
+        /// Step 4 done: 6.7.0 with a failing migration, pushed.
+        Step4 => "step-4",
+        /// Step 5 done: step 4's commit reverted and pushed.
+        Step5 => "step-5",
+        /// Break-it, "break" stage: the smoke test points at /status/503, pushed.
+        BreakIt => "break-it",
+        /// Break-it, "fix" stage: the break reverted and pushed.
+        BreakItFixed => "break-it-fixed",
+    }
 }
 
 impl CoursePoint {
-    /// Every point, in course order.
-    pub const ALL: [CoursePoint; 8] = [
-        CoursePoint::Fresh,
-        CoursePoint::Step1,
-        CoursePoint::Step2,
-        CoursePoint::Step3,
-        CoursePoint::Step4,
-        CoursePoint::Step5,
-        CoursePoint::BreakIt,
-        CoursePoint::BreakItFixed,
-    ];
-
-    /// The name used on the command line (`--at step-4`) and in fixture file names.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CoursePoint::Fresh => "fresh",
-            CoursePoint::Step1 => "step-1",
-            CoursePoint::Step2 => "step-2",
-            CoursePoint::Step3 => "step-3",
-            CoursePoint::Step4 => "step-4",
-            CoursePoint::Step5 => "step-5",
-            CoursePoint::BreakIt => "break-it",
-            CoursePoint::BreakItFixed => "break-it-fixed",
-        }
-    }
-
     /// The step (or break-it stage) whose solved state this point is; none for `fresh`.
     pub fn step(self) -> Option<&'static str> {
         match self {
@@ -88,23 +62,6 @@ impl CoursePoint {
             .position(|p| p.step() == Some(step))
             .ok_or_else(|| LabError::Fixtures(format!("{step} is not a step of {MODULE}")))?;
         Ok(CoursePoint::ALL[solves.saturating_sub(1)])
-    }
-}
-
-impl fmt::Display for CoursePoint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for CoursePoint {
-    type Err = LabError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        CoursePoint::ALL
-            .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| LabError::UnknownPoint(s.to_string()))
     }
 }
 
@@ -135,10 +92,7 @@ impl LabWorld {
     /// The world with every step up to and including `point` done, as the course does them.
     pub fn at(root: &Path, point: CoursePoint) -> Result<LabWorld, LabError> {
         let world = LabWorld::create(root)?;
-        for step in CoursePoint::ALL {
-            if step > point {
-                break;
-            }
+        for step in point.up_to() {
             world.do_step(step)?;
         }
         Ok(world)
