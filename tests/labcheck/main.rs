@@ -5,6 +5,7 @@ mod ci_output;
 mod cli;
 mod cluster_checks;
 mod course_test;
+mod docs_run;
 mod doctor;
 mod file_checks;
 mod fleet;
