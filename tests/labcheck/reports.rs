@@ -410,13 +410,14 @@ async fn request_timeout_bounds_each_request_to_a_slow_cluster() {
         took < Duration::from_millis(1500),
         "gave up before the answer: {took:?}"
     );
-    let unreachable = short.json()["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .filter(|c| c["kind"] != "git" && c["status"] == "error")
-        .count();
-    assert!(unreachable > 0, "{}", short.stdout);
+    // Every check that asks the slow cluster gave up (could not check); the repo checks,
+    // which never wait for it, still pass.
+    for check in short.json()["checks"].as_array().expect("checks") {
+        let reads_repos_only =
+            ["git", "yaml_value"].contains(&check["kind"].as_str().unwrap_or(""));
+        let wanted = if reads_repos_only { "pass" } else { "error" };
+        assert_eq!(check["status"], wanted, "{check:#}");
+    }
 
     let (long, _) = check("10s").await.expect("the run");
     assert_eq!(
