@@ -27,5 +27,4 @@ pub mod serve;
 pub mod shell;
 pub mod snapshot;
 pub mod watch;
-pub mod yaml_guard;
-pub mod yaml_path;
+pub mod yaml;

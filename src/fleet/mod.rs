@@ -314,21 +314,22 @@ mod tests {
         for_learner(step, "alice", &renames, "argocd")
     }
 
-    fn names(step: &Step) -> Vec<String> {
-        step.checks
-            .iter()
-            .filter_map(|c| match &c.kind {
-                CheckKind::Job(j) => Some(format!("{}/{:?}", j.namespace, j.app)),
-                CheckKind::Object(o) => o.namespace.clone(),
-                CheckKind::ArgocdApp(a) => Some(a.name.clone()),
-                CheckKind::Git(_)
-                | CheckKind::YamlValue(_)
-                | CheckKind::Files(_)
-                | CheckKind::Diff(_)
-                | CheckKind::Logs(_)
-                | CheckKind::Manifests(_) => None,
-            })
-            .collect()
+    /// What the step's checks read of the cluster, by name: `ns` of an object, `Job ns/name`,
+    /// `app NAME` of an Application (through each kind's own declaration).
+    fn names(step: &Step) -> std::collections::BTreeSet<String> {
+        let mut names = std::collections::BTreeSet::new();
+        for check in &step.checks {
+            let reads = check.kind.cluster_reads();
+            names.extend(reads.objects.iter().filter_map(|o| o.namespace.clone()));
+            names.extend(
+                reads
+                    .jobs
+                    .iter()
+                    .map(|(ns, name)| format!("Job {ns}/{name}")),
+            );
+            names.extend(reads.apps.iter().map(|app| format!("app {app}")));
+        }
+        names
     }
 
     #[test]
@@ -337,12 +338,13 @@ mod tests {
         assert_eq!(
             names(&step),
             [
-                "checkout-dev",
-                "checkout-dev",
+                "Job alice-checkout-dev/checkout-migrate",
+                "Job alice-checkout-dev/checkout-sync-failed",
                 "alice-checkout-dev",
-                "alice-checkout-dev/Some(\"checkout-dev\")",
-                "alice-checkout-dev/Some(\"checkout-dev\")",
+                "app checkout-dev",
             ]
+            .map(String::from)
+            .into()
         );
     }
 
@@ -352,12 +354,13 @@ mod tests {
         assert_eq!(
             names(&step),
             [
+                "Job alice-checkout-dev/checkout-migrate",
+                "Job alice-checkout-dev/checkout-sync-failed",
                 "alice-checkout-dev",
-                "alice-checkout-dev",
-                "alice-checkout-dev",
-                "alice-checkout-dev/Some(\"alice-checkout-dev\")",
-                "alice-checkout-dev/Some(\"alice-checkout-dev\")",
+                "app alice-checkout-dev",
             ]
+            .map(String::from)
+            .into()
         );
     }
 }
