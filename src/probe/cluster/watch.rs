@@ -229,7 +229,7 @@ async fn list(client: &kube::Client, collection: &str) -> Result<Store, Ended> {
         _ => return Err(Ended::Broken),
     }
     let deadline = tokio::time::Instant::now() + super::REQUEST_TIMEOUT;
-    let bytes = super::read_bounded(response.into_body(), None, deadline)
+    let bytes = super::transport::read_bounded(response.into_body(), None, deadline)
         .await
         .map_err(|_| Ended::Broken)?
         .0;
@@ -300,7 +300,7 @@ async fn watch(feed: &Feed, collection: &str, store: &mut Store) -> Ended {
             continue;
         };
         pending.extend_from_slice(&data);
-        if pending.len() > super::MAX_BODY_BYTES {
+        if pending.len() > super::transport::MAX_BODY_BYTES {
             return Ended::Broken;
         }
         while let Some(end) = pending.iter().position(|b| *b == b'\n') {
