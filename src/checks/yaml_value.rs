@@ -355,27 +355,27 @@ mod tests {
     }
 
     #[test]
-    fn a_dotted_key_at_the_top_is_the_flat_key_trap() {
-        let found = trap(
-            "image:\n  tag: \"6.7.1\"\nmigration.enabled: true\n",
-            "migration.enabled",
-        )
-        .unwrap();
-        assert_eq!(found.written, "migration.enabled");
+    fn a_dotted_key_at_the_top_or_one_level_down_is_the_flat_key_trap() {
+        for (yaml, path, written) in [
+            (
+                "image:\n  tag: \"6.7.1\"\nmigration.enabled: true\n",
+                "migration.enabled",
+                "migration.enabled",
+            ),
+            (
+                "migration:\n  hooks.enabled: true\n",
+                "migration.hooks.enabled",
+                "hooks.enabled",
+            ),
+        ] {
+            let found = trap(yaml, path).unwrap();
+            assert_eq!(found.written, written, "{yaml}");
+        }
+        let top = trap("migration.enabled: true\n", "migration.enabled").unwrap();
         assert_eq!(
-            found.nested,
+            top.nested,
             "`migration:` then `  enabled: …`, each on its own line"
         );
-    }
-
-    #[test]
-    fn a_dotted_key_one_level_down_is_found_too() {
-        let found = trap(
-            "migration:\n  hooks.enabled: true\n",
-            "migration.hooks.enabled",
-        )
-        .unwrap();
-        assert_eq!(found.written, "hooks.enabled");
     }
 
     #[test]
