@@ -5,7 +5,7 @@ use k8s_openapi::api::batch::v1::Job;
 use serde::Deserialize;
 
 use crate::checks::Context;
-use crate::checks::cluster_common::{self, stale_job_outcome, sync_entry};
+use crate::checks::cluster_common::{self, sync_entry};
 use crate::checks::sync_binding;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{Cause, Outcome};
@@ -193,7 +193,7 @@ impl JobSpec {
                 .with_actual(shown);
         }
         if let (Some(app), Some(app_name)) = (app, &self.app)
-            && let Some(stale) = stale_job_outcome(job, app, app_name)
+            && let Some(stale) = sync_binding::job_outcome(job, app, app_name)
         {
             return stale;
         }

@@ -7,9 +7,8 @@ use regex::Regex;
 use serde::Deserialize;
 
 use crate::checks::Context;
-use crate::checks::cluster_common::{
-    self, LOG_TAIL_LINES, could_not_check, stale_job_outcome, tail,
-};
+use crate::checks::cluster_common::{self, LOG_TAIL_LINES, could_not_check, tail};
+use crate::checks::sync_binding;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{Cause, DetailKind, Outcome};
 use crate::probe::cluster::argocd::Application;
@@ -172,7 +171,7 @@ impl LogsSpec {
             };
         };
         if let (Some(app), Some(name)) = (app, &self.app)
-            && let Some(stale) = stale_job_outcome(job, app, name)
+            && let Some(stale) = sync_binding::job_outcome(job, app, name)
         {
             return stale;
         }
