@@ -286,18 +286,11 @@ impl JobSpec {
 
 impl KindReads for JobSpec {
     fn cluster_reads(&self) -> ClusterReads {
-        ClusterReads {
-            jobs: vec![(self.namespace.clone(), self.name.clone())],
-            apps: self.app.iter().cloned().collect(),
-            ..ClusterReads::none()
-        }
+        ClusterReads::job_of_app(&self.namespace, &self.name, self.app.as_ref())
     }
 
     fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
-        names.namespace(&mut self.namespace);
-        if let Some(app) = &mut self.app {
-            names.app(app);
-        }
+        names.job_of_app(&mut self.namespace, self.app.as_mut());
     }
 }
 
