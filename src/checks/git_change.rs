@@ -9,7 +9,7 @@
 //! before or after it is never "the one to revert".
 
 use crate::checks::change::{ChangeSpec, same_meaning};
-use crate::checks::git::{Repo, Verdict, broken};
+use crate::checks::git::repo::{Repo, Verdict, broken};
 use crate::outcome::{Cause, Outcome};
 use crate::probe::git::{CommitInfo, GitProbeError, RepoReader, RevertFinding, reverted_sha};
 

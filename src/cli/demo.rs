@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{CheckRun, RunArgs, emit, render, run_checks};
+use super::{RunArgs, emit};
 use crate::error::{Error, exit};
 use crate::lab::cluster::{self as lab_cluster, Revisions};
 use crate::lab::fixtures;
 use crate::lab::world::{CoursePoint, LabError, LabWorld, MODULE};
 use crate::outcome::Status;
-use crate::report::{ColorChoice, Format, HumanOrJson, Styles};
+use crate::report::{ColorChoice, Format, HumanOrJson, Styles, render};
+use crate::run::{Session, SessionRun};
 use crate::snapshot::Snapshot;
 
 /// `labcheck demo` options.
@@ -113,12 +114,12 @@ async fn at_point(
     let world = LabWorld::at(&root.join("lab"), point).map_err(lab_error)?;
     let revisions = Revisions::of_world(&world).map_err(lab_error)?;
     let cluster = lab_cluster::solved(point, &revisions).map_err(lab_error)?;
-    let args = lab_args(run, &world, root, &cluster, "lab")?;
+    let session = lab_session(run, &world, root, &cluster, "lab", None)?;
     emit(&format!(
         "Demo lab at {point}: work repos in {}\n\n",
         world.work_dir().display()
     ));
-    let result = run_checks(&args, "module-10", None, &|_| {}).await?;
+    let result = session.run(None, &|_| {}).await?;
     emit(&render(&result.reports, true, run.report.format, styles));
     Ok(exit::PASS)
 }
@@ -133,9 +134,10 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
         let state = fixtures::state(MODULE, scenario.step, scenario.state).map_err(lab_error)?;
         let revisions = Revisions::of_world(&world).map_err(lab_error)?;
         let cluster = lab_cluster::of_state(state, &revisions).map_err(lab_error)?;
-        let args = lab_args(run, &world, root, &cluster, &name)?;
-        let CheckRun { reports, .. } =
-            run_checks(&args, "module-10", Some(scenario.step), &|_| {}).await?;
+        let session = lab_session(run, &world, root, &cluster, &name, Some(scenario.step))?;
+        let SessionRun {
+            reports, verdict, ..
+        } = session.run(None, &|_| {}).await?;
         if run.report.format == Format::Human {
             emit(&format!(
                 "── {}/{}  {}\n   $ labcheck module-10 {}\n\n",
@@ -144,19 +146,17 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
                 scenario.story,
                 scenario.step
             ));
-        }
-        if run.report.format == Format::Human {
             emit(&render(&reports, false, run.report.format, styles));
             emit("\n");
         } else {
-            documents.push(serde_json::json!({
-                "story": scenario.story,
-                "step": scenario.step,
-                "expected": scenario.expect,
-                "reports": reports.iter().map(crate::report::json::step_value).collect::<Vec<_>>(),
-            }));
+            documents.push(crate::report::json::scenario(
+                scenario.story,
+                scenario.step,
+                scenario.expect,
+                &reports,
+            ));
         }
-        let got = Status::fold(reports.iter().map(|r| r.status));
+        let got = verdict;
         if got != scenario.expect {
             surprises.push(format!(
                 "scenario {} ({}) ended {} instead of {}",
@@ -184,14 +184,16 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
     }
 }
 
-/// Run arguments pointing at the lab world and at its cluster snapshot (written next to it).
-fn lab_args(
+/// A session of module 10 (`step`, or all of it) on the lab world and its cluster snapshot
+/// (written next to it), never waiting.
+fn lab_session(
     run: &RunArgs,
     world: &LabWorld,
     root: &Path,
     snapshot: &Snapshot,
     name: &str,
-) -> Result<RunArgs, Error> {
+    step: Option<&str>,
+) -> Result<Session, Error> {
     let path = root.join(format!("{name}-cluster.yaml"));
     let text = snapshot.to_yaml().map_err(|e| {
         Error::Environment(format!("cannot write the demo's cluster snapshot: {e}"))
@@ -199,14 +201,13 @@ fn lab_args(
     std::fs::write(&path, text)
         .map_err(|e| Error::Environment(format!("cannot write {}: {e}", path.display())))?;
     let mut args = run.clone();
-    args.work_dir = Some(world.work_dir());
     args.course_dir = None;
     args.no_wait = true;
     args.wait = None;
     args.cluster.snapshot = Some(path);
     args.cluster.kubeconfig = None;
     args.cluster.context = None;
-    Ok(args)
+    Ok(args.session("module-10", step, world.work_dir()))
 }
 
 fn lab_error(e: LabError) -> Error {

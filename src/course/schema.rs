@@ -13,6 +13,11 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 use crate::checks::CheckKind;
 
+mod names;
+
+pub use names::{RESERVED_STEP_NAMES, inside_path};
+use names::{inside_work_dir, repo_name, step_names};
+
 /// The only format this labcheck reads; bump it when a change would misread older files.
 pub const FORMAT_VERSION: &str = "labcheck/v1";
 
@@ -197,7 +202,7 @@ pub struct CheckSpec {
     pub kind: CheckKind,
 }
 
-#[cfg(test)]
+/// The keys every check may have, whatever its kind.
 const COMMON_KEYS: &[&str] = &["id", "title", "hint", "tracks", "wait", "after"];
 
 impl<'de> Deserialize<'de> for CheckSpec {
@@ -383,199 +388,29 @@ impl<'de> Deserialize<'de> for HintLevels {
     }
 }
 
-/// Every key a check may have: the common keys, then [`CheckKind::NAMES`], spelled out because
-/// serde's `unknown_field` wants a `&'static` list (building one leaked memory on every error,
-/// which the fuzzer reported).
-const CHECK_KEYS: &[&str] = &[
-    "id",
-    "title",
-    "hint",
-    "tracks",
-    "wait",
-    "after",
-    "git",
-    "yaml_value",
-    "files",
-    "diff",
-    "object",
-    "job",
-    "logs",
-    "argocd_app",
-    "manifests",
-];
+/// Every key a check may have: the common keys, then [`CheckKind::NAMES`], built at compile time
+/// because serde's `unknown_field` wants a `&'static` list (building one on every error leaked
+/// memory, which the fuzzer reported).
+const CHECK_KEYS: &[&str] =
+    &concat_keys::<{ COMMON_KEYS.len() + CheckKind::NAMES.len() }>(COMMON_KEYS, CheckKind::NAMES);
 
-/// A path a check file names inside a repo or the course: relative, and never leaving it (the
-/// rule itself is [`crate::paths::relative_inside`], shared by everything that reads a path).
-pub fn inside_path(field: &str, value: &str) -> Result<(), String> {
-    crate::paths::inside_field(field, value)
-}
-
-/// Step names that are files of their own in a module folder, or commands.
-pub const RESERVED_STEP_NAMES: &[(&str, &str)] = &[
-    (
-        "module",
-        "`module.yaml` is the module's own file, not a step file",
-    ),
-    (
-        "quiz",
-        "`labcheck MODULE quiz` runs the module's quiz, so a step of that name could never be checked",
-    ),
-];
-
-/// A repo's `path:` stays under the work dir.
-fn inside_work_dir<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    let value = Option::<String>::deserialize(deserializer)?;
-    if let Some(path) = &value {
-        inside_path("path", path)
-            .map_err(|m| de::Error::custom(crate::course::about_value(path, m)))?;
+/// `first` then `second` as one array of `N` (their lengths' sum) keys.
+const fn concat_keys<const N: usize>(
+    first: &[&'static str],
+    second: &[&'static str],
+) -> [&'static str; N] {
+    let mut keys = [""; N];
+    let mut i = 0;
+    while i < first.len() {
+        keys[i] = first[i];
+        i += 1;
     }
-    Ok(value)
-}
-
-/// A repo's name: its folder under the work dir unless `path:` says otherwise.
-fn repo_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    let name = String::deserialize(deserializer)?;
-    inside_path("name", &name)
-        .map_err(|m| de::Error::custom(crate::course::about_value(&name, m)))?;
-    Ok(name)
-}
-
-/// One entry of `steps:`, checked where it is read so the error has its line.
-struct StepName(String);
-
-impl<'de> Deserialize<'de> for StepName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(deserializer)?;
-        let refuse =
-            |message: String| de::Error::custom(crate::course::about_value(&name, message));
-        inside_path("steps", &name).map_err(refuse)?;
-        if name.contains(['/', '\\']) || name.starts_with('.') {
-            return Err(refuse(format!(
-                "step `{name}` is not a file name: a step is `NAME.yaml` in the module's folder (no `/`, no leading `.`)"
-            )));
-        }
-        if let Some((_, why)) = RESERVED_STEP_NAMES.iter().find(|(n, _)| *n == name) {
-            return Err(refuse(format!(
-                "a step may not be called `{name}`: {why}; rename the step"
-            )));
-        }
-        Ok(StepName(name))
+    while i < N {
+        keys[i] = second[i - first.len()];
+        i += 1;
     }
-}
-
-/// `steps:` in module.yaml: at least one, each a file in the module folder, none twice.
-fn step_names<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
-    struct ListVisitor;
-    impl<'de> Visitor<'de> for ListVisitor {
-        type Value = Vec<String>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a list of step names")
-        }
-        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let mut names: Vec<String> = Vec::new();
-            while let Some(StepName(name)) = seq.next_element()? {
-                if names.contains(&name) {
-                    return Err(de::Error::custom(crate::course::about_value(
-                        &name,
-                        format!("step `{name}` is listed twice under steps:"),
-                    )));
-                }
-                names.push(name);
-            }
-            if names.is_empty() {
-                return Err(de::Error::custom(
-                    "`steps:` is empty: a module lists at least one step (the file names without .yaml)",
-                ));
-            }
-            Ok(names)
-        }
-    }
-    deserializer.deserialize_seq(ListVisitor)
+    keys
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_keys_named_in_errors_are_the_common_keys_and_every_kind() {
-        let mut all = COMMON_KEYS.to_vec();
-        all.extend_from_slice(CheckKind::NAMES);
-        assert_eq!(CHECK_KEYS, all.as_slice());
-    }
-
-    /// The fuzzer's input that found the leak (a check file cut mid-key): an error at a position.
-    #[test]
-    fn a_check_file_cut_mid_key_is_an_error_with_a_position() {
-        let text = "format: labcheck/v1\ntitle: t\nchecks:\n  - id: a\n    title: b\n    yamloks only run: x\n";
-        let error = crate::course::parse_yaml::<StepFile>("step.yaml", text)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(
-            error.starts_with("step.yaml:4:5: checks[0]: unknown field `yamloks only run`"),
-            "{error}"
-        );
-    }
-
-    fn module_error(text: &str) -> String {
-        crate::course::parse_yaml::<ModuleManifest>("module.yaml", text)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default()
-    }
-
-    const MODULE_HEAD: &str = "format: labcheck/v1\nmodule: m\ntitle: t\ntracks: {default: kind, available: [kind]}\nrepos:\n  - name: r\n    get: git clone r\n";
-
-    #[test]
-    fn a_steps_entry_that_leaves_the_folder_or_is_reserved_is_named_at_its_line() {
-        let cases = [
-            (
-                "steps:\n  - step-1\n  - ../../etc/passwd\n",
-                "module.yaml:10:5:",
-                "leaves the folder",
-            ),
-            (
-                "steps: [step-1, /etc/x]\n",
-                "module.yaml:8:",
-                "it is absolute",
-            ),
-            ("steps: [sub/step]\n", "module.yaml:8:", "not a file name"),
-            (
-                "steps:\n  - quiz\n",
-                "module.yaml:9:5:",
-                "`labcheck MODULE quiz` runs the module's quiz",
-            ),
-            ("steps: [module]\n", "module.yaml:8:", "module's own file"),
-            ("steps: [a, b, a]\n", "module.yaml:8:", "listed twice"),
-            ("steps: []\n", "module.yaml:8:", "`steps:` is empty"),
-        ];
-        for (steps, at, words) in cases {
-            let error = module_error(&format!("{MODULE_HEAD}{steps}"));
-            assert!(error.starts_with(at), "{steps}: {error}");
-            assert!(error.contains(words), "{steps}: {error}");
-        }
-    }
-
-    #[test]
-    fn a_repo_path_that_leaves_the_work_dir_is_refused_at_its_line() {
-        let text = "format: labcheck/v1\nmodule: m\ntitle: t\ntracks: {default: kind, available: [kind]}\nrepos:\n  - name: r\n    path: ../../etc\n    get: x\nsteps: [s]\n";
-        let error = module_error(text);
-        assert!(error.starts_with("module.yaml:7:11:"), "{error}");
-        assert!(
-            error.contains("`path: ../../etc` leaves the folder"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn a_duplicate_check_id_is_refused_at_the_second_one() {
-        let text = "format: labcheck/v1\ntitle: t\nchecks:\n  - id: a\n    title: x\n    git: {repo: r, branch: main}\n  - id: a\n    title: y\n    git: {repo: r, branch: main}\n";
-        let error = crate::course::parse_yaml::<StepFile>("step.yaml", text)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        assert!(error.starts_with("step.yaml:7:"), "{error}");
-        assert!(error.contains("two checks have the id `a`"), "{error}");
-    }
-}
+mod tests;

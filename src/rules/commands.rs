@@ -1,5 +1,5 @@
 //! Rules on what a migration container runs: Laravel's `artisan migrate` and Magento's
-//! `setup:upgrade`. Commands come from [`shell`](super::shell): a `sh -c` script is parsed as a
+//! `setup:upgrade`. Commands come from [`shell`]: a `sh -c` script is parsed as a
 //! shell parses it, and only commands that run are looked at.
 
 use crate::plan::{Object, Plan};

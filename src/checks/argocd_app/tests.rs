@@ -2,7 +2,10 @@
 
 use serde_json::{Value, json};
 
-use super::*;
+use super::{ArgocdAppSpec, Pushed};
+use crate::outcome::{Cause, Status};
+use crate::probe::cluster::argocd::Application;
+use crate::probe::git::OriginView;
 
 const PUSHED: &str = "9b7e4d2c5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c";
 const OLD: &str = "3f2a1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b";
@@ -28,6 +31,36 @@ fn pushed() -> Pushed {
             containing: vec!["main".to_string()],
         }),
     }
+}
+
+/// The entries of the module-10 story (migrate, config, rollout, smoke test, SyncFail hook).
+#[rustfmt::skip]
+mod rows {
+    /// A syncResult entry as a row: kind, name, sync phase, hook?, hookPhase, message.
+    pub type Row = (&'static str, &'static str, &'static str, bool, &'static str, &'static str);
+
+    const REACHED: &str = "Reached expected number of succeeded pods";
+    const BACKOFF: &str = "Job has reached the specified backoff limit";
+
+    pub const MIGRATE_OK: Row = ("Job", "checkout-migrate", "PreSync", true, "Succeeded", REACHED);
+    pub const MIGRATE_FAILED: Row = ("Job", "checkout-migrate", "PreSync", true, "Failed", BACKOFF);
+    pub const CONFIG_UNCHANGED: Row = ("ConfigMap", "checkout-config", "Sync", false, "Succeeded", "configmap/checkout-config unchanged");
+    pub const DEPLOY_CONFIGURED: Row = ("Deployment", "checkout", "Sync", false, "Succeeded", "deployment.apps/checkout configured");
+    pub const DEPLOY_UNCHANGED: Row = ("Deployment", "checkout", "Sync", false, "Succeeded", "deployment.apps/checkout unchanged");
+    pub const DEPLOY_ROLLING: Row = ("Deployment", "checkout", "Sync", false, "Running", "deployment.apps/checkout configured");
+    pub const SMOKE_OK: Row = ("Job", "checkout-smoke-test", "PostSync", true, "Succeeded", REACHED);
+    pub const SMOKE_FAILED: Row = ("Job", "checkout-smoke-test", "PostSync", true, "Failed", BACKOFF);
+    pub const SYNC_FAILED_HOOK_OK: Row = ("Job", "checkout-sync-failed", "SyncFail", true, "Succeeded", REACHED);
+}
+use rows::*;
+
+/// syncResult entries in the shape Argo CD writes them (group, version, hookType for hooks).
+fn entries(rows: &[Row]) -> Vec<Value> {
+    rows.iter()
+        .map(|&(kind, name, phase, hook, hook_phase, message)| {
+            entry(kind, name, phase, hook, hook_phase, message)
+        })
+        .collect()
 }
 
 fn entry(
@@ -80,40 +113,7 @@ fn succeeded_sync(revision: &str) -> Value {
         "Succeeded",
         "successfully synced (no more tasks)",
         revision,
-        vec![
-            entry(
-                "Job",
-                "checkout-migrate",
-                "PreSync",
-                true,
-                "Succeeded",
-                "Reached expected number of succeeded pods",
-            ),
-            entry(
-                "ConfigMap",
-                "checkout-config",
-                "Sync",
-                false,
-                "Succeeded",
-                "configmap/checkout-config unchanged",
-            ),
-            entry(
-                "Deployment",
-                "checkout",
-                "Sync",
-                false,
-                "Succeeded",
-                "deployment.apps/checkout configured",
-            ),
-            entry(
-                "Job",
-                "checkout-smoke-test",
-                "PostSync",
-                true,
-                "Succeeded",
-                "Reached expected number of succeeded pods",
-            ),
-        ],
+        entries(&[MIGRATE_OK, CONFIG_UNCHANGED, DEPLOY_CONFIGURED, SMOKE_OK]),
     )
 }
 
@@ -122,71 +122,14 @@ fn presync_failed(revision: &str) -> Value {
         "Failed",
         "one or more synchronization tasks completed unsuccessfully",
         revision,
-        vec![
-            entry(
-                "Job",
-                "checkout-migrate",
-                "PreSync",
-                true,
-                "Failed",
-                "Job has reached the specified backoff limit",
-            ),
-            entry(
-                "Job",
-                "checkout-sync-failed",
-                "SyncFail",
-                true,
-                "Succeeded",
-                "Reached expected number of succeeded pods",
-            ),
-        ],
+        entries(&[MIGRATE_FAILED, SYNC_FAILED_HOOK_OK]),
     )
 }
 
 fn postsync_failed(revision: &str, sync_fail_ran: bool) -> Value {
-    let mut resources = vec![
-        entry(
-            "Job",
-            "checkout-migrate",
-            "PreSync",
-            true,
-            "Succeeded",
-            "Reached expected number of succeeded pods",
-        ),
-        entry(
-            "ConfigMap",
-            "checkout-config",
-            "Sync",
-            false,
-            "Succeeded",
-            "configmap/checkout-config unchanged",
-        ),
-        entry(
-            "Deployment",
-            "checkout",
-            "Sync",
-            false,
-            "Succeeded",
-            "deployment.apps/checkout unchanged",
-        ),
-        entry(
-            "Job",
-            "checkout-smoke-test",
-            "PostSync",
-            true,
-            "Failed",
-            "Job has reached the specified backoff limit",
-        ),
-    ];
+    let mut resources = entries(&[MIGRATE_OK, CONFIG_UNCHANGED, DEPLOY_UNCHANGED, SMOKE_FAILED]);
     if sync_fail_ran {
-        resources.push(entry(
-            "Job",
-            "checkout-sync-failed",
-            "SyncFail",
-            true,
-            "Succeeded",
-            "Reached expected number of succeeded pods",
-        ));
+        resources.extend(entries(&[SYNC_FAILED_HOOK_OK]));
     }
     op(
         "Failed",
@@ -278,14 +221,7 @@ fn a_sync_still_running_is_a_failure_in_progress() {
         "Running",
         "waiting for completion of hook batch/Job/checkout-migrate",
         PUSHED,
-        vec![entry(
-            "Job",
-            "checkout-migrate",
-            "PreSync",
-            true,
-            "Running",
-            "",
-        )],
+        entries(&[("Job", "checkout-migrate", "PreSync", true, "Running", "")]),
     );
     let outcome = s.decide(&app("OutOfSync", "Healthy", PUSHED, Some(running)), None);
     assert_eq!(outcome.status, Status::Fail);
@@ -462,8 +398,7 @@ fn multi_source(values_first: bool, values_rev: &str) -> Application {
                 "startedAt": "2026-05-02T10:14:58Z", "finishedAt": "2026-05-02T10:15:40Z",
                 "operation": {"sync": {"revisions": revisions, "sources": sources}},
                 "syncResult": {"revision": "", "revisions": revisions, "source": {"repoURL": ""},
-                               "sources": sources, "resources": [
-                    entry("Job", "checkout-migrate", "PreSync", true, "Succeeded", "Reached expected number of succeeded pods")]}}
+                               "sources": sources, "resources": entries(&[MIGRATE_OK])}}
         }
     }))
     .unwrap_or_default()
@@ -565,14 +500,7 @@ fn a_retrying_sync_is_still_going_not_failed() {
         "Running",
         "one or more synchronization tasks completed unsuccessfully. Retrying attempt #2 at 10:16AM.",
         PUSHED,
-        vec![entry(
-            "Job",
-            "checkout-migrate",
-            "PreSync",
-            true,
-            "Failed",
-            "Job has reached the specified backoff limit",
-        )],
+        entries(&[MIGRATE_FAILED]),
     );
     state["retryCount"] = json!(2);
     state["finishedAt"] = json!("2026-05-02T10:16:10Z");
@@ -599,14 +527,14 @@ fn a_terminated_sync_does_not_pass_as_the_failed_sync_of_step_4() {
         "Failed",
         "Operation terminated",
         PUSHED,
-        vec![entry(
+        entries(&[(
             "Job",
             "checkout-migrate",
             "PreSync",
             true,
             "Succeeded",
             "Deleted",
-        )],
+        )]),
     );
     let outcome = s.decide(
         &app("OutOfSync", "Healthy", PUSHED, Some(state)),
@@ -628,14 +556,7 @@ fn degraded_after_a_failed_sync_names_the_resource_and_does_not_say_start_a_sync
             "Failed",
             "one or more synchronization tasks completed unsuccessfully",
             PUSHED,
-            vec![entry(
-                "Deployment",
-                "checkout",
-                "Sync",
-                false,
-                "Running",
-                "deployment.apps/checkout configured",
-            )],
+            entries(&[DEPLOY_ROLLING]),
         )),
     );
     app.status.resources = serde_json::from_value(json!([
@@ -665,14 +586,7 @@ fn a_failed_sync_without_its_syncfail_hook_names_the_missing_hook_not_a_resync()
         "Failed",
         "one or more synchronization tasks completed unsuccessfully",
         PUSHED,
-        vec![entry(
-            "Job",
-            "checkout-smoke-test",
-            "PostSync",
-            true,
-            "Failed",
-            "Job has reached the specified backoff limit",
-        )],
+        entries(&[SMOKE_FAILED]),
     );
     let outcome = s.decide(&app("Synced", "Healthy", PUSHED, Some(state)), None);
     assert_eq!(
@@ -737,14 +651,7 @@ fn a_self_heal_after_the_full_sync_is_could_not_check_for_hooks_never_a_fail() {
         "Succeeded",
         "successfully synced (all tasks run)",
         PUSHED,
-        vec![entry(
-            "Deployment",
-            "checkout",
-            "Sync",
-            false,
-            "Running",
-            "deployment.apps/checkout configured",
-        )],
+        entries(&[DEPLOY_ROLLING]),
     );
     state["operation"]["sync"]["resources"] =
         json!([{"group": "apps", "kind": "Deployment", "name": "checkout"}]);

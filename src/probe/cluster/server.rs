@@ -5,7 +5,8 @@ use jiff::Timestamp;
 use serde::Deserialize;
 
 use super::api::ProbeError;
-use super::{Access, Cluster, REQUEST_TIMEOUT, chain};
+use super::transport::chain;
+use super::{Access, Cluster, REQUEST_TIMEOUT};
 
 /// What `GET /version` told.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +39,8 @@ impl Cluster {
                 client, describe, ..
             } => (client, describe),
         };
-        let unreachable = |reason: String| super::unreachable_or_untrusted(describe, reason);
+        let unreachable =
+            |reason: String| super::transport::unreachable_or_untrusted(describe, reason);
         let request = http::Request::get("/version")
             .header(http::header::ACCEPT, "application/json")
             .body(kube::client::Body::empty())

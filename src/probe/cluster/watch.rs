@@ -229,7 +229,7 @@ async fn list(client: &kube::Client, collection: &str) -> Result<Store, Ended> {
         _ => return Err(Ended::Broken),
     }
     let deadline = tokio::time::Instant::now() + super::REQUEST_TIMEOUT;
-    let bytes = super::read_bounded(response.into_body(), None, deadline)
+    let bytes = super::transport::read_bounded(response.into_body(), None, deadline)
         .await
         .map_err(|_| Ended::Broken)?
         .0;
@@ -300,7 +300,7 @@ async fn watch(feed: &Feed, collection: &str, store: &mut Store) -> Ended {
             continue;
         };
         pending.extend_from_slice(&data);
-        if pending.len() > super::MAX_BODY_BYTES {
+        if pending.len() > super::transport::MAX_BODY_BYTES {
             return Ended::Broken;
         }
         while let Some(end) = pending.iter().position(|b| *b == b'\n') {
@@ -558,13 +558,7 @@ mod tests {
             "{:#?}",
             server.requests.entries()
         );
-        let watches: Vec<_> = server
-            .requests
-            .entries()
-            .into_iter()
-            .filter(|r| r.path == collection)
-            .map(|r| r.query.unwrap_or_default())
-            .collect();
+        let watches = queries_to(&server, collection);
         // One list, then one watch from its resourceVersion, with bookmarks.
         assert_eq!(watches.len(), 2, "{watches:?}");
         assert_eq!(watches[0], "");
@@ -573,6 +567,17 @@ mod tests {
             "{watches:?}"
         );
         assert_eq!(cluster.watched(), [collection]);
+    }
+
+    /// The query strings of the requests the server got for `collection`, in order.
+    fn queries_to(server: &crate::serve::RunningServer, collection: &str) -> Vec<String> {
+        server
+            .requests
+            .entries()
+            .into_iter()
+            .filter(|r| r.path == collection)
+            .map(|r| r.query.unwrap_or_default())
+            .collect()
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -622,13 +627,7 @@ mod tests {
             done.is_ok(),
             "the relisted stream never saw the Job complete"
         );
-        let queries: Vec<String> = server
-            .requests
-            .entries()
-            .into_iter()
-            .filter(|r| r.path == collection)
-            .map(|r| r.query.unwrap_or_default())
-            .collect();
+        let queries = queries_to(&server, &collection);
         assert!(queries[0].contains("resourceVersion=7"), "{queries:?}");
         assert_eq!(queries[1], "", "410 Gone, so a new list: {queries:?}");
         assert!(queries[2].contains("resourceVersion=1000"), "{queries:?}");

@@ -1,0 +1,247 @@
+//! Evidence for a failed `argocd_app` check: why the last sync failed (from its entries), which
+//! resources are not Healthy, and what the cluster shows (the failed hook's log, a stuck pod, a
+//! rollout past its deadline).
+
+use crate::checks::Context;
+use crate::checks::cluster_common::{self, LOG_TAIL_LINES, tail};
+use crate::outcome::{Cause, DetailKind, Outcome};
+use crate::probe::cluster::LogRead;
+use crate::probe::cluster::argocd::{Application, ResourceResult};
+
+/// The app's resources that are not Healthy, as `Deployment checkout: Degraded (message)`, from
+/// `status.resources[].health` (persisted up to v2.x; v3.0+ keeps health in the resource tree,
+/// so `enrich` reads the pods and Deployments instead).
+pub(super) fn unhealthy_resources(app: &Application) -> Vec<(String, String)> {
+    app.status
+        .resources
+        .iter()
+        .filter(|r| r.hook != Some(true))
+        .filter_map(|r| {
+            let health = r.health.as_ref()?;
+            let status = health.status.as_deref()?;
+            if status == "Healthy" {
+                return None;
+            }
+            let text = match health.message.as_deref().filter(|m| !m.is_empty()) {
+                Some(m) => format!("{} {}: {status} ({m})", r.kind, r.name),
+                None => format!("{} {}: {status}", r.kind, r.name),
+            };
+            Some((format!("{}/{}", r.kind, r.name), text))
+        })
+        .collect()
+}
+
+/// Why the last sync failed, from its entries: which hook failed and where, what that means,
+/// whether the SyncFail hook ran. `None` when the last operation did not fail.
+pub(super) fn failure_story(app: &Application) -> Option<String> {
+    let op = app.last_operation()?;
+    let phase = op.phase.as_deref()?;
+    if phase != "Failed" && phase != "Error" {
+        return None;
+    }
+    let entries = app.sync_results();
+    let failed: Vec<&ResourceResult> = entries
+        .iter()
+        .filter(|e| {
+            e.sync_phase.as_deref() != Some("SyncFail")
+                && (matches!(e.hook_phase.as_deref(), Some("Failed" | "Error"))
+                    || e.status.as_deref() == Some("SyncFailed"))
+        })
+        .collect();
+    let mut parts = Vec::new();
+    let generic = op.message.as_deref().unwrap_or("");
+    match failed.first() {
+        Some(entry) => {
+            let what = format!(
+                "{} failed: {}",
+                entry.describe(),
+                entry.message.as_deref().unwrap_or("no message")
+            );
+            let stage = entry.sync_phase.as_deref().or(entry.hook_type.as_deref());
+            let synced = app.status.sync.status.as_deref() == Some("Synced");
+            let healthy = app.status.health.status.as_deref() == Some("Healthy");
+            parts.push(match stage {
+                Some("PostSync") if synced && healthy => format!(
+                    "The sync failed after the deploy: the PostSync hook {what}. The app still shows Synced and Healthy because hooks count for neither."
+                ),
+                Some("PreSync") => format!(
+                    "The sync stopped in PreSync: {what}. Nothing of the Sync phase was applied, so the running version is unchanged."
+                ),
+                _ => format!("The sync failed: {what}."),
+            });
+            if !generic.is_empty() {
+                parts.push(format!("(Argo CD's own message is the generic \"{generic}\"; the hook's entry says what failed.)"));
+            }
+        }
+        None if !generic.is_empty() => {
+            parts.push(format!("The last sync ended {phase}: {generic}"))
+        }
+        None => parts.push(format!("The last sync ended {phase}.")),
+    }
+    let sync_fail: Vec<&ResourceResult> = entries
+        .iter()
+        .filter(|e| {
+            e.sync_phase.as_deref() == Some("SyncFail")
+                || e.hook_type.as_deref() == Some("SyncFail")
+        })
+        .collect();
+    parts.push(match sync_fail.as_slice() {
+        [] => "No SyncFail hook ran.".to_string(),
+        hooks => hooks
+            .iter()
+            .map(|h| {
+                format!(
+                    "The SyncFail hook {} ran: {}.",
+                    h.name,
+                    h.hook_phase.as_deref().unwrap_or("no phase")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+    });
+    Some(parts.join(" "))
+}
+
+/// Evidence for a failure, read from the cluster: the failed hook's last log lines, or the pod
+/// that cannot start.
+pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -> Outcome {
+    let cluster = &ctx.cluster;
+    let failed_job = app.sync_results().iter().find(|e| {
+        e.kind == "Job"
+            && e.is_hook()
+            && matches!(e.hook_phase.as_deref(), Some("Failed" | "Error"))
+    });
+    if outcome.detail.is_none()
+        && let Some(entry) = failed_job
+    {
+        let ns = if entry.namespace.is_empty() {
+            app.spec.destination.namespace.clone().unwrap_or_default()
+        } else {
+            entry.namespace.clone()
+        };
+        match cluster.job(&ns, &entry.name).await {
+            Ok(Some(job)) => {
+                if let Ok(Some((pod, LogRead::Text(text) | LogRead::Tail { text, .. }))) =
+                    cluster_common::job_log(cluster, &ns, &job, None).await
+                {
+                    let pod_name = pod.metadata.name.unwrap_or_default();
+                    // The line the hook died on is the evidence the learner is asked to find.
+                    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+                    let last_line = lines
+                        .iter()
+                        .rev()
+                        .find(|l| l.to_ascii_lowercase().contains("error"))
+                        .or(lines.last())
+                        .map(|l| format!(" Its log says \"{}\".", l.trim()))
+                        .unwrap_or_default();
+                    let diagnosis = format!(
+                        "{}\n{} failed.{last_line} Last lines of {} (pod {pod_name}, `kubectl -n {ns} logs job/{}`) below.",
+                        outcome.diagnosis.clone().unwrap_or_default(),
+                        entry.describe(),
+                        entry.name,
+                        entry.name
+                    );
+                    return outcome
+                        .with_diagnosis(diagnosis.trim_start().to_string())
+                        .with_detail(DetailKind::Log, tail(&text, LOG_TAIL_LINES));
+                }
+            }
+            Ok(None) => {
+                let diagnosis = format!(
+                    "{}\nThe Job {} is gone: its hook delete policy removed it (HookFailed deletes hooks after a failed sync), so its log is gone too.",
+                    outcome.diagnosis.clone().unwrap_or_default(),
+                    entry.name
+                );
+                return outcome.with_diagnosis(diagnosis.trim_start().to_string());
+            }
+            Err(_) => {}
+        }
+    }
+    // A sync waiting on a hook Job whose pod cannot start (a PreSync migration without its
+    // config): say why, with the manifest rule's reason.
+    let waiting_hook = app
+        .last_operation()
+        .filter(|_| app.operation_running())
+        .and_then(|op| op.message.as_deref())
+        .and_then(|m| m.split("waiting for completion of hook batch/Job/").nth(1))
+        .and_then(|rest| rest.split_whitespace().next());
+    if let Some(job_name) = waiting_hook
+        && let Some(ns) = app.spec.destination.namespace.as_deref()
+        && let Ok(Some(job)) = cluster.job(ns, job_name).await
+        && let Ok(pods) = cluster.job_pods(ns, &job).await
+        && let Some(stuck) = cluster_common::job_stuck_diagnosis(&job, &pods)
+    {
+        let diagnosis = match &outcome.diagnosis {
+            Some(d) => format!("{d}\n{stuck}"),
+            None => stuck,
+        };
+        return outcome.with_diagnosis(diagnosis);
+    }
+    let unhealthy = matches!(
+        app.status.health.status.as_deref(),
+        Some("Progressing" | "Degraded")
+    );
+    let Some(ns) = app
+        .spec
+        .destination
+        .namespace
+        .as_deref()
+        .filter(|_| unhealthy)
+    else {
+        return outcome;
+    };
+    // Named causes that waiting will not fix: a pod that cannot start, a rollout past its deadline.
+    let deployments =
+        crate::probe::cluster::api::ApiPath::new("apps/v1", "deployments").in_namespace(ns);
+    let (pods, deployments) = futures::join!(
+        cluster.pods(ns, ""),
+        cluster.list(&deployments, "the apps/v1 API")
+    );
+    let mut found = Vec::new();
+    let mut cause = None;
+    if let Ok(pods) = &pods
+        && let Some(stuck) = pods
+            .iter()
+            .find_map(crate::probe::cluster::pods::stuck_container)
+    {
+        found.push(cluster_common::explain_stuck(&stuck));
+        cause = Some(Cause::about("pod-stuck", &stuck.reason));
+    }
+    for deployment in deployments.iter().flatten() {
+        let name = deployment["metadata"]["name"].as_str().unwrap_or("");
+        let past_deadline = deployment["status"]["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["type"] == "Progressing" && c["reason"] == "ProgressDeadlineExceeded");
+        if let Some(condition) = past_deadline {
+            found.push(format!(
+                "Deployment {name}: ProgressDeadlineExceeded ({})",
+                condition["message"].as_str().unwrap_or("")
+            ));
+            cause.get_or_insert_with(|| Cause::about("progress-deadline-exceeded", name));
+        }
+    }
+    if found.is_empty() {
+        return outcome;
+    }
+    let text = found.join("\n");
+    let diagnosis = match &outcome.diagnosis {
+        Some(d) => format!("{d}\n{text}"),
+        None => text,
+    };
+    let mut outcome = outcome.with_diagnosis(diagnosis);
+    if !app.operation_running() {
+        // Waiting does not fix these: the change in git does.
+        outcome.pending = false;
+        if outcome.hint.as_deref().is_some_and(|h| h.contains("wait")) {
+            outcome.hint = Some(
+                "waiting will not fix this: change what the diagnosis names in git, push, and let Argo CD sync it".to_string(),
+            );
+        }
+        if let Some(cause) = cause {
+            outcome = outcome.with_cause(cause);
+        }
+    }
+    outcome
+}

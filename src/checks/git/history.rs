@@ -1,0 +1,152 @@
+//! The conditions that walk a work repo's pushed history: a commit whose message matches, a
+//! commit that changed a path.
+
+use crate::outcome::{Cause, Outcome};
+use crate::probe::git::{GitProbeError, RepoReader};
+
+use super::repo::{Repo, Verdict, broken};
+use super::{Pattern, Touched};
+
+impl Repo<'_> {
+    pub(super) fn has_commit(
+        &self,
+        reader: &RepoReader,
+        pattern: &Pattern,
+    ) -> Result<Verdict, GitProbeError> {
+        let tip = match self.pushed_tip() {
+            Ok(tip) => tip,
+            Err(outcome) => return Ok(Err(outcome)),
+        };
+        let upstream = self.upstream_name();
+        if let Some(found) = reader.newest_matching(tip, &pattern.0)? {
+            return Ok(Ok(format!(
+                "{upstream} has {} \"{}\"",
+                found.short(),
+                found.summary
+            )));
+        }
+        let expected = format!("a commit matching /{}/ on {upstream}", pattern.as_str());
+        if let Some(head) = &self.snap.head
+            && let Some(local) = reader.newest_matching(&head.sha, &pattern.0)?
+        {
+            return Ok(broken(
+                Outcome::fail(format!(
+                    "{} \"{}\" is committed in {} but not pushed to {upstream}",
+                    local.short(),
+                    local.summary,
+                    self.shown
+                ))
+                .with_expected(expected)
+                .with_actual("committed, not pushed")
+                .with_cause(Cause::new("not-pushed"))
+                .with_hint(format!("{} && git push", self.cd())),
+            ));
+        }
+        Ok(broken(
+            Outcome::fail(format!(
+                "{upstream} in {} has no commit matching /{}/",
+                self.shown,
+                pattern.as_str()
+            ))
+            .with_expected(expected)
+            .with_actual("no such commit")
+            .with_cause(Cause::new("commit-missing"))
+            .with_hint(self.commit_hint(pattern)),
+        ))
+    }
+
+    pub(super) fn touched(
+        &self,
+        reader: &RepoReader,
+        touched: &Touched,
+    ) -> Result<Verdict, GitProbeError> {
+        let tip = match self.pushed_tip() {
+            Ok(tip) => tip,
+            Err(outcome) => return Ok(Err(outcome)),
+        };
+        let upstream = self.upstream_name();
+        let path = touched.path.as_str();
+        let since = match &touched.since {
+            None => None,
+            Some(pattern) => match reader.newest_matching(tip, &pattern.0)? {
+                Some(commit) => Some(commit),
+                None => {
+                    return Ok(broken(Outcome::fail(format!(
+                        "{upstream} in {} has no commit matching /{}/, the change this step builds on",
+                        self.shown,
+                        pattern.as_str()
+                    ))
+                    .with_expected(format!("a commit matching /{}/ on {upstream}", pattern.as_str()))
+                    .with_cause(Cause::new("earlier-step-missing"))
+                    .with_hint("do the earlier step that makes that commit (and push it) first")));
+                }
+            },
+        };
+        let found = match &since {
+            Some(since) => reader.commits_touching(tip, Some(&since.sha), path)?,
+            // Only the pushed tip itself: compare it with its parent.
+            None => reader.tip_touches(tip, path)?.into_iter().collect(),
+        };
+        if let Some(newest) = found.first() {
+            return Ok(Ok(format!(
+                "{} \"{}\" on {upstream} changed {path}",
+                newest.short(),
+                newest.summary
+            )));
+        }
+        let after = match &since {
+            Some(since) => format!("after {} \"{}\"", since.short(), since.summary),
+            None => format!("at the tip of {upstream}"),
+        };
+        let expected = format!("a commit {after} that changes {path}");
+        let not_pushed = match &self.snap.head {
+            Some(head) => reader.commits_touching(&head.sha, Some(tip), path)?,
+            None => Vec::new(),
+        };
+        if let Some(local) = not_pushed.first() {
+            return Ok(broken(
+                Outcome::fail(format!(
+                    "{} \"{}\" changes {path} but is not pushed to {upstream}",
+                    local.short(),
+                    local.summary
+                ))
+                .with_expected(expected)
+                .with_actual("committed, not pushed")
+                .with_cause(Cause::new("not-pushed"))
+                .with_hint(format!("{} && git push", self.cd())),
+            ));
+        }
+        let uncommitted = self.snap.dirty.iter().any(|d| {
+            d == path || (d.ends_with('/') && path.starts_with(d.as_str())) || {
+                let dir = format!("{}/", path.trim_end_matches('/'));
+                d.starts_with(&dir)
+            }
+        });
+        if uncommitted {
+            return Ok(broken(
+                Outcome::fail(format!(
+                    "you changed {path} in {} but have not committed it",
+                    self.shown
+                ))
+                .with_expected(expected)
+                .with_actual("changed, not committed")
+                .with_cause(Cause::new("not-committed"))
+                .with_hint(format!(
+                    "{} && git add -A && git commit -m \"…\" && git push",
+                    self.cd()
+                )),
+            ));
+        }
+        Ok(broken(
+            Outcome::fail(format!("no commit {after} on {upstream} changes {path}"))
+                .with_expected(expected)
+                .with_actual(format!("{path} unchanged"))
+                .with_cause(Cause::new("file-unchanged"))
+                .with_hint(format!(
+                    "edit {path} in {} as the step says, then {} && git add -A && git commit -m \"…\" && git push",
+                    self.shown,
+                    self.cd()
+                )),
+        ))
+    }
+}

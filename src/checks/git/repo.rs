@@ -1,0 +1,308 @@
+//! The conditions on a work repo's state — branch, clean tree, pushed, HEAD's message — each
+//! a pass summary or the failing outcome with its hint.
+
+use std::path::Path;
+
+use crate::outcome::{Cause, DetailKind, Outcome};
+use crate::probe::git::{CommitInfo, RepoSnapshot};
+
+use super::Pattern;
+
+/// How many dirty paths a summary names before "and N more".
+const DIRTY_SHOWN: usize = 5;
+
+/// One repo's snapshot with the path to show; each method checks one condition and returns a
+/// pass summary or the failing outcome.
+pub(crate) struct Repo<'a> {
+    pub(crate) shown: &'a str,
+    pub(crate) snap: &'a RepoSnapshot,
+    /// The repo's folder, for the working-tree version of a file.
+    pub(crate) dir: &'a Path,
+    /// The module being checked, for `labcheck MODULE STEP` in hints.
+    pub(crate) module: &'a str,
+}
+
+/// A condition holds (with a summary) or fails (with the outcome to report). Boxed: an outcome
+/// is large and mostly travels the rare path.
+pub(crate) type Verdict = Result<String, Box<Outcome>>;
+
+pub(crate) fn broken(outcome: Outcome) -> Verdict {
+    Err(Box::new(outcome))
+}
+
+impl Repo<'_> {
+    /// `cd <repo>`, quoted so it pastes (a work dir with a space).
+    pub(crate) fn cd(&self) -> String {
+        crate::shell::cd(self.shown)
+    }
+
+    pub(super) fn branch_name(&self) -> &str {
+        self.snap.branch.as_deref().unwrap_or("main")
+    }
+
+    pub(super) fn operation_in_progress(&self, operation: &str) -> Outcome {
+        let hint = match operation {
+            "bisect" => format!("{} && git bisect reset", self.cd()),
+            "merge" => format!(
+                "resolve the conflicts, then `git add -A && git commit --no-edit` (or give up with `git merge --abort`) in {}",
+                self.shown
+            ),
+            op => format!(
+                "resolve the conflicts and `git add -A && git {op} --continue` (or give up with `git {op} --abort`) in {}",
+                self.shown
+            ),
+        };
+        Outcome::fail(format!(
+            "a {operation} is in progress in {}, so the step's commit is not finished",
+            self.shown
+        ))
+        .with_actual(format!("{operation} in progress"))
+        .with_cause(Cause::new("operation-in-progress"))
+        .with_hint(hint)
+    }
+
+    pub(super) fn branch(&self, expected: &str) -> Verdict {
+        match (&self.snap.branch, &self.snap.head) {
+            (Some(branch), _) if branch == expected => Ok(format!("on {branch}")),
+            (Some(branch), _) => broken(
+                Outcome::fail(format!(
+                    "{} is on branch {branch}, not {expected}",
+                    self.shown
+                ))
+                .with_expected(expected)
+                .with_actual(branch.as_str())
+                .with_cause(Cause::new("wrong-branch"))
+                .with_hint(format!("{} && git switch {expected}", self.cd())),
+            ),
+            (None, head) => {
+                let at = head.as_ref().map(CommitInfo::short).unwrap_or("?");
+                broken(
+                    Outcome::fail(format!(
+                        "{} is not on a branch: HEAD is detached at {at}",
+                        self.shown
+                    ))
+                    .with_expected(expected)
+                    .with_actual(format!("detached HEAD at {at}"))
+                    .with_cause(Cause::new("detached-head"))
+                    .with_hint(format!("{} && git switch {expected}", self.cd())),
+                )
+            }
+        }
+    }
+
+    pub(super) fn clean(&self) -> Verdict {
+        let dirty = &self.snap.dirty;
+        if dirty.is_empty() {
+            return Ok("nothing uncommitted".to_string());
+        }
+        let mut named = dirty
+            .iter()
+            .take(DIRTY_SHOWN)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if dirty.len() > DIRTY_SHOWN {
+            named.push_str(&format!(" and {} more", dirty.len() - DIRTY_SHOWN));
+        }
+        // A submodule is dirty from inside (edits or a new commit there); `git add -A` in the
+        // outer repo would record a half-done submodule, so send the learner into it.
+        if let Some(sub) = self.snap.dirty_submodules.first() {
+            let inside = format!("{}/{}", self.shown, sub.trim_end_matches('/'));
+            return broken(
+                Outcome::fail(format!(
+                    "{} has uncommitted changes inside its submodule {sub} (edited files, or a commit there the outer repo does not record yet)",
+                    self.shown
+                ))
+                .with_expected("a clean working tree")
+                .with_actual(format!("submodule {sub} changed"))
+                .with_hint(format!(
+                    "{} && git status   # commit (or undo) what changed in the submodule; then record it from {}: git add {} && git commit -m \"…\"",
+                    crate::shell::cd(&inside),
+                    crate::shell::quote_path(self.shown),
+                    crate::shell::quote(sub.trim_end_matches('/'))
+                ))
+                .with_cause(Cause::about("submodule-dirty", sub.trim_end_matches('/'))),
+            );
+        }
+        let count = plural(dirty.len(), "uncommitted change");
+        let mut outcome = Outcome::fail(format!("{} has {count}: {named}", self.shown))
+            .with_expected("a clean working tree")
+            .with_actual(count)
+            .with_cause(Cause::new("uncommitted-changes"))
+            .with_hint(format!(
+                "{} && git add -A && git commit -m \"…\" (or undo what you did not mean to change)",
+                self.cd()
+            ));
+        if dirty.len() > DIRTY_SHOWN {
+            outcome = outcome.with_detail(DetailKind::Text, dirty.join("\n"));
+        }
+        broken(outcome)
+    }
+
+    pub(crate) fn unborn(&self) -> Outcome {
+        let branch = self.branch_name();
+        Outcome::fail(format!("{} has no commit yet on {branch}", self.shown))
+            .with_actual("no commits")
+            .with_cause(Cause::new("no-commits"))
+            .with_hint(format!(
+                "{} && git add -A && git commit -m \"…\" && git push -u origin {branch}",
+                self.cd()
+            ))
+    }
+
+    pub(super) fn pushed(&self) -> Verdict {
+        let Some(head) = &self.snap.head else {
+            return broken(self.unborn());
+        };
+        let branch = self.branch_name();
+        if !self.snap.has_origin && self.snap.upstream.is_none() {
+            return broken(
+                Outcome::fail(format!(
+                    "{} has no remote `origin`, so nothing can be pushed",
+                    self.shown
+                ))
+                .with_expected(format!("{branch} pushed to origin/{branch}"))
+                .with_actual("no remote origin")
+                .with_cause(Cause::new("no-remote"))
+                .with_hint(format!(
+                    "{} && git remote add origin <the repo's URL on your Git server> && git push -u origin {branch}",
+                    self.cd()
+                )),
+            );
+        }
+        let Some(up) = &self.snap.upstream else {
+            return broken(
+                Outcome::fail(format!(
+                    "{branch} in {} has no upstream: nothing was pushed to origin/{branch}",
+                    self.shown
+                ))
+                .with_expected(format!("{branch} pushed to origin/{branch}"))
+                .with_actual("no upstream branch")
+                .with_cause(Cause::new("not-pushed"))
+                .with_hint(format!("{} && git push -u origin {branch}", self.cd())),
+            );
+        };
+        let expected = format!("{branch} equal to {}", up.name);
+        let cause = match (up.ahead, up.behind) {
+            (_, 0) => "not-pushed",
+            (0, _) => "behind-upstream",
+            _ => "diverged",
+        };
+        let (summary, actual, hint) = match (up.ahead, up.behind) {
+            (0, 0) => {
+                return Ok(format!(
+                    "{branch} is pushed ({} at {})",
+                    up.name,
+                    head.short()
+                ));
+            }
+            (ahead, 0) => (
+                format!(
+                    "{branch} is {} ahead of {}: committed but not pushed",
+                    plural(ahead, "commit"),
+                    up.name
+                ),
+                format!("{} ahead", plural(ahead, "commit")),
+                format!("{} && git push", self.cd()),
+            ),
+            (0, behind) => (
+                format!(
+                    "{branch} is {} behind {}: someone pushed after your last pull",
+                    plural(behind, "commit"),
+                    up.name
+                ),
+                format!("{} behind", plural(behind, "commit")),
+                format!("{} && git pull", self.cd()),
+            ),
+            (ahead, behind) => (
+                format!(
+                    "{branch} and {} have diverged: {} not pushed, {} not pulled",
+                    up.name,
+                    plural(ahead, "local commit"),
+                    plural(behind, "commit")
+                ),
+                format!("{ahead} ahead, {behind} behind"),
+                format!("{} && git pull --rebase && git push", self.cd()),
+            ),
+        };
+        broken(
+            Outcome::fail(summary)
+                .with_expected(expected)
+                .with_actual(actual)
+                .with_hint(hint)
+                .with_cause(Cause::new(cause)),
+        )
+    }
+
+    pub(super) fn head_message(&self, pattern: &Pattern) -> Verdict {
+        let Some(head) = &self.snap.head else {
+            return broken(self.unborn());
+        };
+        if pattern.is_match(&head.message) {
+            return Ok(format!("HEAD is {} \"{}\"", head.short(), head.summary));
+        }
+        broken(
+            Outcome::fail(format!(
+                "HEAD of {} is {} \"{}\", not the step's commit",
+                self.shown,
+                head.short(),
+                head.summary
+            ))
+            .with_expected(format!("HEAD's message matching /{}/", pattern.as_str()))
+            .with_actual(head.summary.as_str())
+            .with_cause(Cause::new("wrong-head-commit"))
+            .with_hint(self.commit_hint(pattern)),
+        )
+    }
+
+    /// `git add -A && git commit -m "<message>" && git push`, with the message when the pattern
+    /// is plain text.
+    pub(super) fn commit_hint(&self, pattern: &Pattern) -> String {
+        match pattern.literal() {
+            Some(message) => format!(
+                "make the step's change, then {} && git add -A && git commit -m \"{message}\" && git push",
+                self.cd()
+            ),
+            None => format!(
+                "make the step's change, then commit it (message matching /{}/) and push: {} && git add -A && git commit -m \"…\" && git push",
+                pattern.as_str(),
+                self.cd()
+            ),
+        }
+    }
+
+    /// The pushed tip: the upstream, what the Git server (and so Argo CD) has.
+    pub(super) fn pushed_tip(&self) -> Result<&str, Box<Outcome>> {
+        match &self.snap.upstream {
+            Some(up) => Ok(up.sha.as_str()),
+            None => {
+                let branch = self.branch_name();
+                Err(Box::new(
+                    Outcome::fail(format!(
+                        "nothing of {} is pushed to origin/{branch} yet",
+                        self.shown
+                    ))
+                    .with_actual("no upstream branch")
+                    .with_cause(Cause::new("not-pushed"))
+                    .with_hint(format!("{} && git push -u origin {branch}", self.cd())),
+                ))
+            }
+        }
+    }
+
+    pub(super) fn upstream_name(&self) -> String {
+        self.snap
+            .upstream
+            .as_ref()
+            .map(|u| u.name.clone())
+            .unwrap_or_else(|| format!("origin/{}", self.branch_name()))
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}

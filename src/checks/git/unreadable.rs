@@ -1,0 +1,91 @@
+//! A work repo that could not be read (missing, not a repo, shallow, bare, not owned, damaged):
+//! "could not check", with the fix, never a fail.
+
+use std::path::Path;
+
+use crate::checks::Context;
+use crate::outcome::{Cause, Outcome};
+use crate::probe::git::GitProbeError;
+
+use super::GitSpec;
+
+impl GitSpec {
+    /// The repo is missing or unreadable: labcheck could not look, which is not a verdict.
+    pub(super) fn unreadable(&self, ctx: &Context, shown: &str, error: &GitProbeError) -> Outcome {
+        let repo = &self.repo;
+        let (summary, cause) = match error {
+            GitProbeError::Missing { .. } => (
+                format!("{repo}: labcheck looked in {shown}, and it does not exist"),
+                "repo-missing",
+            ),
+            GitProbeError::NotARepo { .. } => (
+                format!("{repo}: {shown} exists but is not a git repository (no .git folder)"),
+                "not-a-repo",
+            ),
+            GitProbeError::Shallow { .. } => (
+                format!(
+                    "{repo}: {shown} is a shallow clone (git clone --depth), so the commits this check looks for may be in the history that was not fetched"
+                ),
+                "shallow-clone",
+            ),
+            GitProbeError::Bare { .. } => (
+                format!(
+                    "{repo}: {shown} is a bare repository (made by `git clone --bare` or `git init --bare`): it has no working tree, so there is nothing to check in it"
+                ),
+                "bare-repo",
+            ),
+            GitProbeError::GitdirGone { gitdir, .. } => (
+                format!(
+                    "{repo}: {shown}/.git is a file pointing at {}, which no longer exists, so git cannot read this repo",
+                    gitdir.display()
+                ),
+                "gitdir-gone",
+            ),
+            GitProbeError::NotOwned { .. } => (
+                format!(
+                    "{repo}: {shown} belongs to another user, and git refuses to read such a repository unless it is listed in safe.directory"
+                ),
+                "repo-not-owned",
+            ),
+            GitProbeError::Corrupt { source, .. } => (
+                format!(
+                    "{repo}: {shown} is damaged: an object git needs is missing or broken ({}), so labcheck cannot tell what it holds",
+                    source.message()
+                ),
+                "repo-damaged",
+            ),
+            GitProbeError::Git { source, .. } => (
+                format!(
+                    "{repo}: cannot read the git repository in {shown}: {}",
+                    source.message()
+                ),
+                "repo-unreadable",
+            ),
+        };
+        let mut outcome = Outcome::could_not_check(summary).with_cause(Cause::new(cause));
+        match error.fix(shown) {
+            Some(fix) => outcome = outcome.with_hint(fix),
+            None => {
+                outcome = outcome.with_diagnosis(
+                    "labcheck looks for work repos in --work-dir (default ~/work, or $LABCHECK_WORK_DIR)",
+                );
+                if let Some(spec) = ctx.repo(&self.repo) {
+                    outcome = outcome.with_hint(format!("get {}", spec.get));
+                }
+            }
+        }
+        outcome
+    }
+}
+
+/// `~/work/<dir>` when the work dir is `$HOME/work` (as the course writes it), else the real path.
+pub(super) fn shown_path(ctx: &Context, repo: &str) -> String {
+    let dir = ctx.repo_dir(repo);
+    let home_work = std::env::var_os("HOME").map(|home| Path::new(&home).join("work"));
+    match (home_work, dir.strip_prefix(&ctx.work_dir)) {
+        (Some(home_work), Ok(rest)) if home_work == ctx.work_dir => {
+            format!("~/work/{}", rest.display())
+        }
+        _ => dir.display().to_string(),
+    }
+}

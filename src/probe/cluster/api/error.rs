@@ -1,0 +1,145 @@
+//! Why the cluster could not be read, what the learner runs to fix it, and its stable cause id.
+
+/// Why the cluster could not be read. Every variant becomes "could not check", never a verdict.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeError {
+    /// No usable configuration (no kubeconfig, unknown context, bad file).
+    #[error("{reason}")]
+    NotConfigured { reason: String, fix: String },
+    /// The API server did not answer (connection refused, DNS, TLS, timeout).
+    #[error("cannot reach the Kubernetes API at {server}: {reason}")]
+    Unreachable { server: String, reason: String },
+    /// 401: the credentials in the kubeconfig were not accepted.
+    #[error("unauthorized: the Kubernetes API at {server} did not accept your credentials")]
+    Unauthorized { server: String },
+    /// 403: RBAC refuses a read.
+    #[error("forbidden: cannot {verb} {target}")]
+    Forbidden {
+        verb: String,
+        target: String,
+        message: String,
+    },
+    /// The resource type is not served: its CRD is not installed.
+    #[error("the cluster does not serve {resource}: {what} is not installed")]
+    ResourceNotServed { resource: String, what: String },
+    /// The namespace of the object does not exist.
+    #[error("namespace {namespace} does not exist in this cluster")]
+    NamespaceMissing { namespace: String },
+    /// 5xx or another unexpected status.
+    #[error("the Kubernetes API answered {code} to GET {url}: {message}")]
+    Server {
+        code: u16,
+        url: String,
+        message: String,
+    },
+    /// The body is not what the API returns.
+    #[error(
+        "the Kubernetes API answered GET {url} with something that is not {expected}: {reason}"
+    )]
+    Garbage {
+        url: String,
+        expected: String,
+        reason: String,
+    },
+    /// An object of a known kind whose fields have the wrong types (a ConfigMap whose `data` is
+    /// a list): no check can read it, so none may judge it.
+    #[error("the API returned a {kind} labcheck cannot read: {reason} (GET {url})")]
+    Unreadable {
+        kind: String,
+        url: String,
+        reason: String,
+    },
+    /// 3xx: something between labcheck and the API (or a wrong `server:`) sends it elsewhere.
+    #[error(
+        "the Kubernetes API at {server} answered {code} to GET {url}, sending labcheck to {location}; labcheck, like kubectl, does not follow redirects"
+    )]
+    Redirected {
+        server: String,
+        code: u16,
+        url: String,
+        location: String,
+    },
+    /// 429: the API server's rate limits (API priority and fairness) refuse more requests now.
+    #[error("the Kubernetes API is rate-limiting requests: it answered 429 Too Many Requests to GET {url}{}", retry_after.as_ref().map(|s| format!(" and asked to retry after {s} s")).unwrap_or_default())]
+    RateLimited {
+        url: String,
+        retry_after: Option<String>,
+    },
+    /// The answer started and then stopped coming.
+    #[error(
+        "the Kubernetes API began answering GET {url} and then stopped: no byte for {stall_secs} s after {received} bytes"
+    )]
+    Stalled {
+        url: String,
+        received: u64,
+        stall_secs: u64,
+    },
+    /// The answer kept coming and never ended (a followed log, a streaming proxy).
+    #[error(
+        "the answer to GET {url} never ended: labcheck read {received} bytes for {limit_secs} s and stopped there"
+    )]
+    Endless {
+        url: String,
+        received: u64,
+        limit_secs: u64,
+    },
+    /// TLS: the server's certificate does not chain to the kubeconfig's CA.
+    #[error(
+        "the cluster's certificate is not signed by a CA in your kubeconfig ({server}): {detail}"
+    )]
+    UntrustedCertificate { server: String, detail: String },
+}
+
+impl ProbeError {
+    /// What the learner can do about it.
+    pub fn fix(&self) -> String {
+        match self {
+            ProbeError::NotConfigured { fix, .. } => fix.clone(),
+            ProbeError::Unreachable { .. } => "start the course cluster (`kind get clusters`; `docker ps`) and check that `kubectl get nodes` answers, or pass --kubeconfig/--context for the right cluster".to_string(),
+            ProbeError::Unauthorized { .. } => "your kubeconfig's credentials are expired or wrong: fetch a fresh one (`kind export kubeconfig --name <cluster>`) and try `kubectl get nodes`".to_string(),
+            ProbeError::Forbidden { verb, target, .. } => format!(
+                "labcheck only reads, but your user may not {verb} {target}; use the course's admin kubeconfig, or ask for read access (`kubectl auth can-i {verb} {}`)",
+                target.split(' ').next().unwrap_or(target)
+            ),
+            ProbeError::ResourceNotServed { what, .. } => format!(
+                "install {what} as in the course's setup module, or point labcheck at the course cluster with --kubeconfig/--context"
+            ),
+            ProbeError::NamespaceMissing { namespace } => format!(
+                "check that labcheck reads the course cluster (`kubectl config current-context`); if it does, the namespace {namespace} was never created: sync the Application that creates it"
+            ),
+            ProbeError::Server { .. } => "the API server is in trouble; wait a moment and run labcheck again (`kubectl get --raw /readyz` shows its state)".to_string(),
+            ProbeError::Garbage { .. } => "labcheck may be talking to something that is not a Kubernetes API (a proxy?); check the server in your kubeconfig".to_string(),
+            ProbeError::Unreadable { url, .. } => format!(
+                "the object does not have the shape Kubernetes gives it: look at it with `kubectl get --raw '{url}'`, and check what serves this API (a proxy or a mock?)"
+            ),
+            ProbeError::Redirected { .. } => "put the API server's own address in your kubeconfig's `server:` (`kubectl config view --minify` shows it), or remove the proxy that redirects".to_string(),
+            ProbeError::RateLimited { retry_after, .. } => format!(
+                "wait {} and run labcheck again: the API server is busy (other clients may be flooding it; `kubectl get --raw /readyz` shows its state)",
+                retry_after.as_ref().map(|s| format!("{s} s")).unwrap_or_else(|| "a moment".to_string())
+            ),
+            ProbeError::Stalled { .. } => "the API server or the network in between is stuck; run labcheck again, and check `kubectl get --raw /readyz`".to_string(),
+            ProbeError::Endless { .. } => "labcheck reads answers that end; if a proxy streams this path, point --kubeconfig at the API server itself".to_string(),
+            ProbeError::UntrustedCertificate { .. } => "get the course cluster's kubeconfig again (`kind export kubeconfig --name <cluster>`): its certificate-authority-data must be the CA of this cluster".to_string(),
+        }
+    }
+
+    /// A stable id for what went wrong (for grouping a class's results; never parsed from text).
+    pub fn cause_id(&self) -> &'static str {
+        match self {
+            ProbeError::NotConfigured { .. } => "cluster-not-configured",
+            ProbeError::Unreachable { .. } => "cluster-unreachable",
+            ProbeError::Unauthorized { .. } => "cluster-unauthorized",
+            ProbeError::Forbidden { .. } => "cluster-forbidden",
+            ProbeError::ResourceNotServed { .. } => "resource-not-served",
+            ProbeError::NamespaceMissing { .. } => "namespace-missing",
+            ProbeError::Server { .. } => "api-server-error",
+            ProbeError::Garbage { .. } => "api-garbage",
+            ProbeError::Unreadable { .. } => "api-unreadable-object",
+            ProbeError::Redirected { .. } => "api-redirected",
+            ProbeError::RateLimited { .. } => "api-rate-limited",
+            ProbeError::Stalled { .. } => "api-stalled",
+            ProbeError::Endless { .. } => "api-endless-answer",
+            ProbeError::UntrustedCertificate { .. } => "cluster-untrusted-certificate",
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Waiting for the cluster to change: a watch stream per kind and namespace read so far keeps
+//! the cache current; what no stream keeps current is read again about once a second.
+
+use super::{Access, Cluster, WAIT_POLL, watch};
+
+impl Cluster {
+    /// How many changes this run has seen so far; give it to [`Cluster::wait_for_change`].
+    pub fn generation(&self) -> u64 {
+        *self.changes.borrow()
+    }
+
+    /// Wait until the cluster changes after `seen` (a watch event on a kind read so far), or
+    /// until `deadline`; then make the cache answer the next reads with the current state.
+    ///
+    /// Every kind and namespace read so far gets one watch stream (list, then watch) that keeps
+    /// its reads in the cache current. Reads no stream keeps current (pod logs, a kind the server
+    /// will not watch, a stream still connecting) are looked at again about once a second, as
+    /// they always were. Returns the generation to give next time.
+    pub async fn wait_for_change(&self, seen: u64, deadline: std::time::Instant) -> u64 {
+        let polled = self.start_watches();
+        let deadline = tokio::time::Instant::from_std(deadline);
+        let until = if polled {
+            deadline.min(tokio::time::Instant::now() + WAIT_POLL)
+        } else {
+            deadline
+        };
+        let mut changes = self.changes.subscribe();
+        let _ = tokio::time::timeout_at(until, changes.wait_for(|n| *n > seen)).await;
+        self.forget_unwatched();
+        self.generation()
+    }
+
+    /// Start a stream for every collection read so far; whether some read stays polled.
+    fn start_watches(&self) -> bool {
+        let Access::Api {
+            watch_client,
+            config,
+            ..
+        } = &self.access
+        else {
+            return true;
+        };
+        let client = watch_client.get_or_init(|| {
+            let mut config = (**config).clone();
+            config.read_timeout = None;
+            kube::Client::try_from(config).ok()
+        });
+        let urls: Vec<String> = self.cache_lock().keys().cloned().collect();
+        let mut polled = false;
+        for url in &urls {
+            let Some(target) = watch::target(url) else {
+                polled = true;
+                continue;
+            };
+            if let Some(client) = client {
+                self.watches.ensure(
+                    &target.collection,
+                    watch::Feed {
+                        client: client.clone(),
+                        cache: self.cache.clone(),
+                        changes: self.changes.clone(),
+                    },
+                );
+            }
+            polled |= !self.kept_current(url);
+        }
+        polled
+    }
+
+    /// Whether a live stream keeps the cached read at `url` current.
+    fn kept_current(&self, url: &str) -> bool {
+        watch::target(url).is_some_and(|t| {
+            t.subresource.is_none()
+                && self.watches.state(&t.collection) == Some(watch::StreamState::Live)
+        })
+    }
+
+    /// Drop every cached read that no live stream keeps current and that is a poll interval
+    /// old, so the next look reads it anew (about once a second, as before there were streams).
+    fn forget_unwatched(&self) {
+        let entries: Vec<(String, std::time::Instant)> = self
+            .cache_lock()
+            .iter()
+            .map(|(url, (sent, _))| (url.clone(), *sent))
+            .collect();
+        let stale: Vec<String> = entries
+            .into_iter()
+            .filter(|(url, sent)| sent.elapsed() >= WAIT_POLL && !self.kept_current(url))
+            .map(|(url, _)| url)
+            .collect();
+        let mut cache = self.cache_lock();
+        for url in stale {
+            cache.remove(&url);
+        }
+    }
+
+    /// The collections watched so far (`/apis/batch/v1/namespaces/ns/jobs`).
+    pub fn watched(&self) -> Vec<String> {
+        self.watches.started()
+    }
+}

@@ -1,0 +1,321 @@
+//! Reading real repositories built by the lab driver (real commits, pushes, `git revert`).
+
+use std::path::{Path, PathBuf};
+
+use git2::{ErrorClass, ErrorCode};
+use regex::Regex;
+
+use super::*;
+use crate::lab::world::{CoursePoint, LabRepo, LabWorld};
+use std::process::Command;
+
+fn world(point: CoursePoint) -> (tempfile::TempDir, LabWorld) {
+    let dir = tempfile::tempdir().unwrap();
+    let world = LabWorld::at(&dir.path().join("lab"), point).unwrap();
+    (dir, world)
+}
+
+fn snapshot(repo: &LabRepo) -> RepoSnapshot {
+    read_repo(repo.path()).unwrap()
+}
+
+#[test]
+fn a_fresh_clone_is_on_main_clean_and_level_with_origin() {
+    let (_dir, world) = world(CoursePoint::Fresh);
+    let repo = world.repo("checkout-config").unwrap();
+    let snap = snapshot(&repo);
+    assert_eq!(snap.branch.as_deref(), Some("main"));
+    assert_eq!(
+        snap.head.as_ref().map(|h| h.sha.clone()),
+        Some(repo.head_sha().unwrap())
+    );
+    let upstream = snap.upstream.unwrap();
+    assert_eq!(
+        (upstream.name.as_str(), upstream.ahead, upstream.behind),
+        ("origin/main", 0, 0)
+    );
+    assert!(snap.dirty.is_empty(), "{:?}", snap.dirty);
+    assert_eq!(snap.operation, None);
+}
+
+#[test]
+fn committed_but_not_pushed_is_one_ahead() {
+    let (_dir, world) = world(CoursePoint::Step2);
+    let repo = world.repo("checkout-config").unwrap();
+    repo.write("helm/dev.yaml", "image:\n  tag: \"6.7.0\"\n")
+        .unwrap();
+    repo.commit_all("not pushed").unwrap();
+    let upstream = snapshot(&repo).upstream.unwrap();
+    assert_eq!((upstream.ahead, upstream.behind), (1, 0));
+    assert_eq!(upstream.sha, repo.upstream_sha().unwrap());
+}
+
+#[test]
+fn reset_behind_then_committed_again_has_diverged() {
+    let (_dir, world) = world(CoursePoint::Step4);
+    let repo = world.repo("checkout-config").unwrap();
+    repo.git(&["reset", "--quiet", "--hard", "HEAD~1"]).unwrap();
+    assert_eq!(
+        snapshot(&repo).upstream.map(|u| (u.ahead, u.behind)),
+        Some((0, 1))
+    );
+    repo.write("notes.txt", "mine\n").unwrap();
+    repo.commit_all("local only").unwrap();
+    assert_eq!(
+        snapshot(&repo).upstream.map(|u| (u.ahead, u.behind)),
+        Some((1, 1))
+    );
+}
+
+#[test]
+fn dirty_lists_changed_staged_and_untracked_paths_like_porcelain() {
+    let (_dir, world) = world(CoursePoint::Fresh);
+    let repo = world.repo("argocd-platform").unwrap();
+    repo.write("argocd/values.yaml", "changed: true\n").unwrap();
+    repo.write("apps/new.yaml", "staged: true\n").unwrap();
+    repo.git(&["add", "apps/new.yaml"]).unwrap();
+    repo.write("scratch/a.txt", "untracked\n").unwrap();
+    repo.write("scratch/b.txt", "untracked\n").unwrap();
+    let porcelain: Vec<String> = repo
+        .git(&["status", "--porcelain"])
+        .unwrap()
+        .lines()
+        .map(|l| l[3..].to_string())
+        .collect();
+    let mut expected = porcelain.clone();
+    expected.sort();
+    assert_eq!(snapshot(&repo).dirty, expected);
+    assert_eq!(
+        expected,
+        ["apps/new.yaml", "argocd/values.yaml", "scratch/"]
+    );
+}
+
+#[test]
+fn detached_head_has_no_branch_and_a_fresh_repo_no_head() {
+    let (dir, world) = world(CoursePoint::Step2);
+    let repo = world.repo("checkout-config").unwrap();
+    repo.git(&["switch", "--quiet", "--detach", "HEAD~1"])
+        .unwrap();
+    let snap = snapshot(&repo);
+    assert_eq!(snap.branch, None);
+    assert!(snap.head.is_some());
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let init = Command::new("git")
+        .args(["-c", "init.defaultBranch=main", "init", "--quiet"])
+        .current_dir(&empty)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .unwrap();
+    assert!(init.success());
+    let snap = read_repo(&empty).unwrap();
+    assert_eq!(
+        (snap.branch.as_deref(), snap.head, snap.upstream),
+        (Some("main"), None, None)
+    );
+}
+
+#[test]
+fn a_revert_left_half_done_is_reported_as_an_operation() {
+    let (_dir, world) = world(CoursePoint::Step4);
+    let repo = world.repo("checkout-config").unwrap();
+    repo.git(&["revert", "--no-commit", "HEAD"]).unwrap();
+    assert_eq!(snapshot(&repo).operation.as_deref(), Some("revert"));
+}
+
+#[test]
+fn a_repo_owned_by_another_user_gets_the_safe_directory_fix() {
+    let error = GitProbeError::classify(
+        Path::new("/srv/class/ana work"),
+        git2::Error::new(
+            ErrorCode::Owner,
+            ErrorClass::Config,
+            "repository path '/srv/class/ana work' is not owned by current user",
+        ),
+    );
+    assert!(matches!(error, GitProbeError::NotOwned { .. }), "{error:?}");
+    assert_eq!(
+        error.fix("/srv/class/ana work").as_deref(),
+        Some(
+            "if you trust it, mark it safe: `git config --global --add safe.directory '/srv/class/ana work'` (or work in a clone you own)"
+        )
+    );
+}
+
+/// Where the tests may change a file's owner (as root in CI containers), a real repo owned
+/// by another user is refused by libgit2 the way git refuses it.
+#[test]
+fn a_real_repo_owned_by_another_user_is_not_owned() {
+    let (_dir, world) = world(CoursePoint::Fresh);
+    let repo = world.repo("checkout-config").unwrap();
+    let chowned = Command::new("chown")
+        .args(["-R", "4242:4242"])
+        .arg(repo.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    let result = read_repo(repo.path());
+    if chowned {
+        assert!(
+            matches!(result, Err(GitProbeError::NotOwned { .. })),
+            "{result:?}"
+        );
+    } else {
+        // Not allowed to give it away: then it is ours, and reads.
+        assert!(result.is_ok(), "{result:?}");
+    }
+}
+
+#[test]
+fn missing_and_plain_folders_are_told_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    assert!(matches!(
+        read_repo(&missing),
+        Err(GitProbeError::Missing { .. })
+    ));
+    assert!(matches!(
+        read_repo(dir.path()),
+        Err(GitProbeError::NotARepo { .. })
+    ));
+}
+
+#[test]
+fn git_revert_of_the_step_4_commit_is_detected_as_a_revert() {
+    let (_dir, world) = world(CoursePoint::Step5);
+    let reader = RepoReader::open(world.repo("checkout-config").unwrap().path()).unwrap();
+    let head = reader.snapshot().unwrap().head.unwrap();
+    // HEAD's own message ("Revert \"checkout: 6.7.0 …\"") matches too: search below it.
+    let parent = reader.history(&head.sha, 2).unwrap()[1].sha.clone();
+    let target = reader
+        .newest_matching(&parent, &Regex::new("6\\.7\\.0 with a broken").unwrap())
+        .unwrap()
+        .unwrap();
+    assert_ne!(target.sha, head.sha);
+    assert_eq!(
+        reader.revert_finding(&head.sha, &target.sha).unwrap(),
+        RevertFinding::Reverts
+    );
+}
+
+#[test]
+fn a_revert_message_without_the_change_is_not_a_revert() {
+    let (_dir, world) = world(CoursePoint::Step4);
+    let repo = world.repo("checkout-config").unwrap();
+    let target = repo.head_sha().unwrap();
+    repo.write("notes.txt", "reverted, honest\n").unwrap();
+    repo.commit_all(&format!(
+        "Revert \"checkout: 6.7.0 with a broken migration\"\n\nThis reverts commit {target}."
+    ))
+    .unwrap();
+    let reader = RepoReader::open(repo.path()).unwrap();
+    let finding = reader
+        .revert_finding(&repo.head_sha().unwrap(), &target)
+        .unwrap();
+    assert_eq!(
+        finding,
+        RevertFinding::MessageOnly {
+            differing: vec!["helm/dev.yaml".to_string(), "notes.txt".to_string()]
+        }
+    );
+}
+
+#[test]
+fn undoing_by_hand_restores_the_files_but_is_not_a_revert_commit() {
+    let (_dir, world) = world(CoursePoint::Step4);
+    let repo = world.repo("checkout-config").unwrap();
+    let target = repo.head_sha().unwrap();
+    repo.write(
+        "helm/dev.yaml",
+        &crate::lab::content::checkout_dev_hooks_on(),
+    )
+    .unwrap();
+    repo.commit_all("back to 6.7.1").unwrap();
+    let reader = RepoReader::open(repo.path()).unwrap();
+    assert_eq!(
+        reader
+            .revert_finding(&repo.head_sha().unwrap(), &target)
+            .unwrap(),
+        RevertFinding::ChangesOnly
+    );
+}
+
+#[test]
+fn commits_touching_a_path_stop_at_the_since_commit() {
+    let (_dir, world) = world(CoursePoint::Step4);
+    let repo = world.repo("checkout-config").unwrap();
+    let reader = RepoReader::open(repo.path()).unwrap();
+    let tip = repo.upstream_sha().unwrap();
+    let since = reader
+        .newest_matching(
+            &tip,
+            &Regex::new("^checkout: migration and smoke test").unwrap(),
+        )
+        .unwrap()
+        .unwrap();
+    let touching = reader
+        .commits_touching(&tip, Some(&since.sha), "helm/dev.yaml")
+        .unwrap();
+    let summaries: Vec<&str> = touching.iter().map(|c| c.summary.as_str()).collect();
+    assert_eq!(summaries, ["checkout: 6.7.0 with a broken migration"]);
+    assert!(
+        reader
+            .commits_touching(&tip, Some(&since.sha), "helm/prod.yaml")
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        reader.read_blob(&tip, "helm/dev.yaml").unwrap(),
+        Some(crate::lab::content::checkout_dev_broken_migration().into_bytes())
+    );
+    assert_eq!(reader.read_blob(&tip, "helm/none.yaml").unwrap(), None);
+}
+
+#[test]
+fn the_same_course_point_always_has_the_same_shas() {
+    let (_a, one) = world(CoursePoint::Step5);
+    let (_b, two) = world(CoursePoint::Step5);
+    for name in crate::lab::world::REPOS {
+        assert_eq!(
+            one.repo(name).unwrap().head_sha().unwrap(),
+            two.repo(name).unwrap().head_sha().unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn reading_a_dirty_repo_leaves_its_git_folder_byte_identical() {
+    let (_dir, world) = world(CoursePoint::Step2);
+    let repo = world.repo("checkout-config").unwrap();
+    // Same content, new mtime: the index entry is stat-dirty, which tempts a refresh.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    repo.write(
+        "helm/dev.yaml",
+        &crate::lab::content::checkout_dev_hooks_on(),
+    )
+    .unwrap();
+    repo.write("untracked.txt", "x\n").unwrap();
+    let before = tree_bytes(&repo.path().join(".git"));
+    let snap = snapshot(&repo);
+    assert_eq!(snap.dirty, ["untracked.txt"]);
+    assert_eq!(tree_bytes(&repo.path().join(".git")), before);
+}
+
+fn tree_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push((path.clone(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
