@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::world::CoursePoint;
-use labcheck::serve::{self, RunningServer, ServeOptions};
+use labcheck::serve::{self, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
 
@@ -628,22 +628,7 @@ const LOG_CHECK: &str = r#"  - id: migrate-log
 "#;
 
 /// A runtime for the in-process servers (the binary runs as a child process).
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn serve(rt: &tokio::runtime::Runtime, snapshot: Snapshot, options: ServeOptions) -> RunningServer {
-    rt.block_on(serve::start(
-        snapshot,
-        "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
-        options,
-    ))
-    .unwrap_or_else(|e| panic!("server: {e}"))
-}
+use crate::harness::{runtime, serve_on as serve};
 
 /// Write a kubeconfig for `url` into HOME (so the no-write assertion covers it) and return its path.
 fn kubeconfig(case: &Case, url: &str) -> String {

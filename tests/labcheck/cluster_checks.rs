@@ -156,10 +156,7 @@ impl Lab {
 
     /// A kubeconfig for `server` in the lab folder.
     fn kubeconfig(&self, server: &RunningServer) -> PathBuf {
-        let path = self.dir.path().join("kubeconfig");
-        serve::write_kubeconfig(&path, &server.url(), "lab")
-            .unwrap_or_else(|e| panic!("kubeconfig: {e}"));
-        path
+        crate::harness::kubeconfig_at(&self.dir.path().join("kubeconfig"), &server.url(), "lab")
     }
 
     /// Run `labcheck m10 STEP --format json` with `extra` arguments; (exit code, report, elapsed).
@@ -187,13 +184,7 @@ impl Lab {
 }
 
 async fn start(snapshot: Snapshot, options: ServeOptions) -> RunningServer {
-    serve::start(
-        snapshot,
-        "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
-        options,
-    )
-    .await
-    .unwrap_or_else(|e| panic!("server: {e}"))
+    crate::harness::serve(snapshot, options).await
 }
 
 fn path_str(path: &Path) -> &str {

@@ -11,9 +11,9 @@ use std::time::Duration;
 use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::module_11::{Point, ShopWorld};
 use labcheck::lab::world::CoursePoint;
-use labcheck::serve::{self, ServeOptions};
+use labcheck::serve::ServeOptions;
 
-use crate::harness::{Labcheck, World};
+use crate::harness::{Labcheck, World, kubeconfig_at, runtime, serve_on};
 
 /// What a documented command must do in the lab.
 enum Expect {
@@ -220,21 +220,9 @@ fn every_documented_command_runs_in_the_fixture_lab_and_exits_as_documented() {
     // The cluster as step 4 left it, served as the learner's ~/.kube/config.
     let revs = Revisions::of_world(&world.lab).expect("pushed revisions");
     let snapshot = cluster::solved(CoursePoint::Step4, &revs).expect("a fixture state");
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let server = rt
-        .block_on(serve::start(
-            snapshot,
-            "127.0.0.1:0".parse().expect("an address"),
-            ServeOptions::default(),
-        ))
-        .expect("the cluster is served");
-    std::fs::create_dir_all(home.join(".kube")).expect("~/.kube");
-    serve::write_kubeconfig(&home.join(".kube/config"), &server.url(), "lab")
-        .expect("~/.kube/config");
+    let rt = runtime();
+    let server = serve_on(&rt, snapshot, ServeOptions::default());
+    kubeconfig_at(&home.join(".kube/config"), &server.url(), "lab");
 
     let mut problems = Vec::new();
     for (shown, expect) in DOCUMENTED {

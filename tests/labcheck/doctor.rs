@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::world::{CoursePoint, LabWorld};
-use labcheck::serve::{self, RunningServer, ServeOptions};
+use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::{Value, json};
 
@@ -76,10 +76,11 @@ impl Machine {
     }
 
     fn kubeconfig(&self, server: &RunningServer) -> PathBuf {
-        let path = self.home.path().join("kubeconfig");
-        serve::write_kubeconfig(&path, &server.url(), "kind-course")
-            .unwrap_or_else(|e| panic!("{e}"));
-        path
+        crate::harness::kubeconfig_at(
+            &self.home.path().join("kubeconfig"),
+            &server.url(),
+            "kind-course",
+        )
     }
 
     /// `labcheck doctor ARGS` with this machine's HOME and PATH (kubectl from /usr/bin).
@@ -104,13 +105,7 @@ impl Machine {
 }
 
 async fn serve(snapshot: Snapshot) -> RunningServer {
-    serve::start(
-        snapshot,
-        "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
-        ServeOptions::default(),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("server: {e}"))
+    crate::harness::serve(snapshot, ServeOptions::default()).await
 }
 
 /// Argo CD's three parts as `kubectl apply -f install.yaml` leaves them, `controller_ready` of 1

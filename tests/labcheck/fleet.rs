@@ -9,23 +9,19 @@ use labcheck::course::Course;
 use labcheck::lab::cluster::{self as lab_cluster, Revisions};
 use labcheck::lab::fixtures;
 use labcheck::lab::world::{LabWorld, MODULE};
-use labcheck::serve::{self, RunningServer, ServeOptions};
+use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 
-use crate::harness::{Run, files_with_bytes, labcheck};
+use crate::harness::{Run, files_with_bytes, kubeconfig_at, labcheck};
 use crate::report_snapshots::assert_report_snapshot;
 
 async fn serve_for(dir: &Path, learner: &str, snapshot: Snapshot) -> RunningServer {
-    let loopback = "127.0.0.1:0".parse().expect("an address");
-    let server = serve::start(snapshot, loopback, ServeOptions::default())
-        .await
-        .expect("the snapshot serves");
-    serve::write_kubeconfig(
+    let server = crate::harness::serve(snapshot, ServeOptions::default()).await;
+    kubeconfig_at(
         &dir.join(format!("{learner}.yaml")),
         &server.url(),
         "labcheck",
-    )
-    .expect("kubeconfig written");
+    );
     server
 }
 

@@ -63,12 +63,7 @@ fn reverting_the_broken_release_and_pushing_passes_every_git_condition() {
 
 #[test]
 fn committed_but_not_pushed_fails_with_a_hint_to_push() {
-    let world = World::at(CoursePoint::Fresh);
-    let platform = world.repo("argocd-platform");
-    platform
-        .write("argocd/values.yaml", &content::platform_values_solved())
-        .unwrap();
-    platform.commit_all(messages::STEP_1).unwrap();
+    let world = World::in_state("step-1", "not-pushed");
     let course = one_check("argocd-platform", "      pushed: true\n");
     let run = run_json(&world, &course);
     assert_eq!(run.code, 1, "{}", run.stdout);
@@ -262,11 +257,7 @@ fn a_commit_that_only_says_revert_is_not_a_revert() {
 
 #[test]
 fn a_step_commit_made_but_not_pushed_fails_has_commit_with_a_hint_to_push() {
-    let world = World::at(CoursePoint::Step1);
-    let repo = world.repo("checkout-config");
-    repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())
-        .unwrap();
-    repo.commit_all(messages::STEP_2).unwrap();
+    let world = World::in_state("step-2", "not-pushed");
     let course = one_check(
         "checkout-config",
         "      has_commit: \"^checkout: migration and smoke test in dev$\"\n",
@@ -281,7 +272,7 @@ fn a_step_commit_made_but_not_pushed_fails_has_commit_with_a_hint_to_push() {
     );
     assert_eq!(check["hint"], "cd ~/work/checkout-config && git push");
 
-    repo.push().unwrap();
+    world.repo("checkout-config").push().unwrap();
     let check = run_json(&world, &course).check("the-check");
     assert_eq!(check["status"], "pass", "{check:#}");
 }

@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use labcheck::lab::world::{CoursePoint, LabWorld};
+use labcheck::serve::{RunningServer, ServeOptions};
 
 /// What one run of labcheck printed and returned.
 #[derive(Debug)]
@@ -584,4 +585,40 @@ pub fn prove(dir: &Path, tap: &str) -> (i32, String) {
     let text = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
     (output.status.code().unwrap_or(-1), text)
+}
+
+/// Serve `snapshot` on loopback as the read-only Kubernetes API `labcheck serve` is.
+pub async fn serve(snapshot: labcheck::snapshot::Snapshot, options: ServeOptions) -> RunningServer {
+    let loopback = "127.0.0.1:0".parse().expect("a loopback address");
+    labcheck::serve::start(snapshot, loopback, options)
+        .await
+        .unwrap_or_else(|e| panic!("the snapshot does not serve: {e}"))
+}
+
+/// A runtime for a test that is not async: it keeps serving while the test waits for labcheck.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("no runtime: {e}"))
+}
+
+/// [`serve`] from a test that is not async, on `rt`.
+pub fn serve_on(
+    rt: &tokio::runtime::Runtime,
+    snapshot: labcheck::snapshot::Snapshot,
+    options: ServeOptions,
+) -> RunningServer {
+    rt.block_on(serve(snapshot, options))
+}
+
+/// Write a kubeconfig at `path` (creating its folder) whose context `context` points at `url`.
+pub fn kubeconfig_at(path: &Path, url: &str, context: &str) -> PathBuf {
+    if let Some(folder) = path.parent() {
+        std::fs::create_dir_all(folder).expect("the kubeconfig's folder");
+    }
+    labcheck::serve::write_kubeconfig(path, url, context)
+        .unwrap_or_else(|e| panic!("cannot write the kubeconfig: {e}"));
+    path.to_path_buf()
 }

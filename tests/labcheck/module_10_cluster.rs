@@ -2,8 +2,6 @@
 //! Kubernetes-API server and read through kube: each step passes on the solved state and fails on the
 //! broken states learners meet, with the check and hint that name the cause.
 
-use std::net::SocketAddr;
-
 use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::world::CoursePoint;
 use labcheck::serve::{self, ServeOptions};
@@ -276,18 +274,15 @@ fn forbidden_names_the_verb_and_resource_and_reads_nothing_twice() {
     let world = World::at(CoursePoint::Step4);
     let snapshot =
         cluster::solved(CoursePoint::Step4, &revisions(&world)).expect("a fixture state");
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let listen: SocketAddr = "127.0.0.1:0".parse().expect("address");
+    let runtime = crate::harness::runtime();
     let options = ServeOptions {
         fail_with: Some(403),
         fail_resources: vec!["jobs".to_string()],
         ..ServeOptions::default()
     };
-    let server = runtime
-        .block_on(serve::start(snapshot, listen, options))
-        .expect("server starts");
+    let server = crate::harness::serve_on(&runtime, snapshot, options);
     let kubeconfig = world.home().join("served.kubeconfig");
-    serve::write_kubeconfig(&kubeconfig, &server.url(), "lab").expect("kubeconfig");
+    crate::harness::kubeconfig_at(&kubeconfig, &server.url(), "lab");
     let run = labcheck(
         world.home(),
         &[

@@ -5,10 +5,10 @@
 
 use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::world::CoursePoint;
-use labcheck::serve::{self, ServeOptions};
+use labcheck::serve::ServeOptions;
 use labcheck::snapshot::Snapshot;
 
-use crate::harness::{World, files_with_bytes, labcheck};
+use crate::harness::{World, files_with_bytes, kubeconfig_at, labcheck, runtime, serve_on};
 
 /// Every step and stage of module 10, one by one, then the whole module in one run.
 const RUNS: &[&[&str]] = &[
@@ -42,27 +42,14 @@ fn states(point: CoursePoint, revs: &Revisions) -> Vec<(String, Snapshot)> {
 
 #[test]
 fn checking_every_step_against_worlds_and_served_clusters_writes_nothing() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let runtime = runtime();
     let mut requests_seen = 0;
     for point in CoursePoint::ALL {
         let world = World::at(point);
         let revs = Revisions::of_world(&world.lab).unwrap_or_else(|e| panic!("{e}"));
         for (state, snapshot) in states(point, &revs) {
-            let server = runtime
-                .block_on(serve::start(
-                    snapshot,
-                    "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
-                    ServeOptions::default(),
-                ))
-                .unwrap_or_else(|e| panic!("server: {e}"));
-            let kubeconfig = world.home().join(".kube").join("config");
-            std::fs::create_dir_all(world.home().join(".kube")).unwrap_or_else(|e| panic!("{e}"));
-            serve::write_kubeconfig(&kubeconfig, &server.url(), "lab")
-                .unwrap_or_else(|e| panic!("{e}"));
+            let server = serve_on(&runtime, snapshot, ServeOptions::default());
+            kubeconfig_at(&world.home().join(".kube/config"), &server.url(), "lab");
             let before = files_with_bytes(world.home());
             for args in RUNS {
                 let mut all = args.to_vec();

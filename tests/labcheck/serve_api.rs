@@ -23,9 +23,7 @@ fn presync_failed() -> Snapshot {
 }
 
 async fn serve_with(snapshot: Snapshot, options: ServeOptions) -> RunningServer {
-    serve::start(snapshot, SocketAddr::from(([127, 0, 0, 1], 0)), options)
-        .await
-        .expect("the server starts")
+    crate::harness::serve(snapshot, options).await
 }
 
 async fn serve_fixture() -> RunningServer {

@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::world::{CoursePoint, LabWorld};
-use labcheck::serve::{self, RunningServer, ServeOptions};
+use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
 
-use crate::harness::Labcheck;
+use crate::harness::{Labcheck, Run, kubeconfig_at};
 
 const APP: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
 const APPS: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications";
@@ -21,21 +21,6 @@ struct Lab {
     dir: tempfile::TempDir,
     world: LabWorld,
     revs: Revisions,
-}
-
-/// What one run of the binary gave.
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-}
-
-impl Ran {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", self.stdout, self.stderr))
-    }
 }
 
 impl Lab {
@@ -48,10 +33,7 @@ impl Lab {
     }
 
     fn kubeconfig(&self, server: &RunningServer) -> PathBuf {
-        let path = self.dir.path().join("kubeconfig");
-        serve::write_kubeconfig(&path, &server.url(), "lab")
-            .unwrap_or_else(|e| panic!("kubeconfig: {e}"));
-        path
+        kubeconfig_at(&self.dir.path().join("kubeconfig"), &server.url(), "lab")
     }
 
     fn snapshot_file(&self, snapshot: &Snapshot) -> PathBuf {
@@ -62,32 +44,20 @@ impl Lab {
     }
 
     /// `labcheck module-10 STEP ARGS…` against the cluster given in `args`.
-    async fn run(&self, step: &str, args: &[&str]) -> Ran {
-        let run = Labcheck::new(self.dir.path())
+    async fn run(&self, step: &str, args: &[&str]) -> Run {
+        Labcheck::new(self.dir.path())
             .arg("module-10")
             .arg(step)
             .arg("--work-dir")
             .arg(self.world.work_dir())
             .args(args)
             .run_async()
-            .await;
-        Ran {
-            code: run.code,
-            stdout: run.stdout,
-            stderr: run.stderr,
-            elapsed: run.elapsed,
-        }
+            .await
     }
 }
 
 async fn start(snapshot: Snapshot) -> RunningServer {
-    serve::start(
-        snapshot,
-        "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
-        ServeOptions::default(),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("server: {e}"))
+    crate::harness::serve(snapshot, ServeOptions::default()).await
 }
 
 fn path_str(path: &Path) -> &str {
