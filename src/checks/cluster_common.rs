@@ -121,14 +121,6 @@ pub fn tail(text: &str, n: usize) -> String {
     lines[start..].join("\n")
 }
 
-/// The failure for a Job that is not from the sync the step is about: it must neither pass nor
-/// fail the step on its own state. `None` when the Job is that sync's (see [`sync_binding`]).
-///
-/// [`sync_binding`]: crate::checks::sync_binding
-pub fn stale_job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outcome> {
-    crate::checks::sync_binding::job_outcome(job, app, app_name)
-}
-
 /// The last sync's entry for `kind`/`name`, if it ran it.
 pub fn sync_entry<'a>(app: &'a Application, kind: &str, name: &str) -> Option<&'a ResourceResult> {
     app.sync_results()

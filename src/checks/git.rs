@@ -25,7 +25,7 @@ use crate::probe::git::{GitProbeError, RepoReader};
 use crate::yaml::fields::{FromText, deserialize_via};
 use crate::yaml::pattern::Pattern as YamlPattern;
 
-use repo::Repo;
+use repo::{Repo, Verdict};
 use unreadable::shown_path;
 
 /// Fields of a `git` check. At least one condition besides `repo`; all must hold.
@@ -289,33 +289,31 @@ impl GitSpec {
         repo: &Repo<'_>,
         reader: &RepoReader,
     ) -> Result<Result<Vec<String>, Box<Outcome>>, GitProbeError> {
+        // Each condition asked for, in the fixed order; the first that fails ends the check.
+        type Condition<'a> = Box<dyn Fn() -> Result<Verdict, GitProbeError> + 'a>;
+        let conditions: Vec<Condition<'_>> = [
+            self.head_message
+                .as_ref()
+                .map(|p| Box::new(move || Ok(repo.head_message(p))) as Condition<'_>),
+            self.made
+                .as_ref()
+                .map(|c| Box::new(move || repo.made(reader, c)) as Condition<'_>),
+            self.undoes
+                .as_ref()
+                .map(|c| Box::new(move || repo.undoes(reader, c)) as Condition<'_>),
+            self.has_commit
+                .as_ref()
+                .map(|p| Box::new(move || repo.has_commit(reader, p)) as Condition<'_>),
+            self.touched
+                .as_ref()
+                .map(|t| Box::new(move || repo.touched(reader, t)) as Condition<'_>),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         let mut passed = Vec::new();
-        if let Some(pattern) = &self.head_message {
-            match repo.head_message(pattern) {
-                Ok(summary) => passed.push(summary),
-                Err(outcome) => return Ok(Err(outcome)),
-            }
-        }
-        if let Some(change) = &self.made {
-            match repo.made(reader, change)? {
-                Ok(summary) => passed.push(summary),
-                Err(outcome) => return Ok(Err(outcome)),
-            }
-        }
-        if let Some(change) = &self.undoes {
-            match repo.undoes(reader, change)? {
-                Ok(summary) => passed.push(summary),
-                Err(outcome) => return Ok(Err(outcome)),
-            }
-        }
-        if let Some(pattern) = &self.has_commit {
-            match repo.has_commit(reader, pattern)? {
-                Ok(summary) => passed.push(summary),
-                Err(outcome) => return Ok(Err(outcome)),
-            }
-        }
-        if let Some(touched) = &self.touched {
-            match repo.touched(reader, touched)? {
+        for condition in conditions {
+            match condition()? {
                 Ok(summary) => passed.push(summary),
                 Err(outcome) => return Ok(Err(outcome)),
             }

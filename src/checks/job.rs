@@ -5,7 +5,7 @@ use k8s_openapi::api::batch::v1::Job;
 use serde::Deserialize;
 
 use crate::checks::Context;
-use crate::checks::cluster_common::{self, stale_job_outcome, sync_entry};
+use crate::checks::cluster_common::{self, sync_entry};
 use crate::checks::sync_binding;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{Cause, Outcome};
@@ -193,7 +193,7 @@ impl JobSpec {
                 .with_actual(shown);
         }
         if let (Some(app), Some(app_name)) = (app, &self.app)
-            && let Some(stale) = stale_job_outcome(job, app, app_name)
+            && let Some(stale) = sync_binding::job_outcome(job, app, app_name)
         {
             return stale;
         }
@@ -286,18 +286,11 @@ impl JobSpec {
 
 impl KindReads for JobSpec {
     fn cluster_reads(&self) -> ClusterReads {
-        ClusterReads {
-            jobs: vec![(self.namespace.clone(), self.name.clone())],
-            apps: self.app.iter().cloned().collect(),
-            ..ClusterReads::none()
-        }
+        ClusterReads::job_of_app(&self.namespace, &self.name, self.app.as_ref())
     }
 
     fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
-        names.namespace(&mut self.namespace);
-        if let Some(app) = &mut self.app {
-            names.app(app);
-        }
+        names.job_of_app(&mut self.namespace, self.app.as_mut());
     }
 }
 

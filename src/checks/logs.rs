@@ -7,9 +7,8 @@ use regex::Regex;
 use serde::Deserialize;
 
 use crate::checks::Context;
-use crate::checks::cluster_common::{
-    self, LOG_TAIL_LINES, could_not_check, stale_job_outcome, tail,
-};
+use crate::checks::cluster_common::{self, LOG_TAIL_LINES, could_not_check, tail};
+use crate::checks::sync_binding;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{Cause, DetailKind, Outcome};
 use crate::probe::cluster::argocd::Application;
@@ -172,7 +171,7 @@ impl LogsSpec {
             };
         };
         if let (Some(app), Some(name)) = (app, &self.app)
-            && let Some(stale) = stale_job_outcome(job, app, name)
+            && let Some(stale) = sync_binding::job_outcome(job, app, name)
         {
             return stale;
         }
@@ -258,18 +257,11 @@ impl LogsSpec {
 
 impl KindReads for LogsSpec {
     fn cluster_reads(&self) -> ClusterReads {
-        ClusterReads {
-            jobs: vec![(self.namespace.clone(), self.job.clone())],
-            apps: self.app.iter().cloned().collect(),
-            ..ClusterReads::none()
-        }
+        ClusterReads::job_of_app(&self.namespace, &self.job, self.app.as_ref())
     }
 
     fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
-        names.namespace(&mut self.namespace);
-        if let Some(app) = &mut self.app {
-            names.app(app);
-        }
+        names.job_of_app(&mut self.namespace, self.app.as_mut());
     }
 }
 

@@ -32,6 +32,15 @@ impl ClusterReads {
         ClusterReads::default()
     }
 
+    /// One Job (with its pods and logs) and, when named, the Application whose sync ran it.
+    pub fn job_of_app(namespace: &str, job: &str, app: Option<&String>) -> Self {
+        ClusterReads {
+            jobs: vec![(namespace.to_string(), job.to_string())],
+            apps: app.into_iter().cloned().collect(),
+            ..ClusterReads::none()
+        }
+    }
+
     /// True when the check reads nothing of the cluster.
     pub fn is_empty(&self) -> bool {
         self.objects.is_empty() && self.jobs.is_empty() && self.apps.is_empty() && !self.every_app
@@ -53,6 +62,13 @@ pub trait LearnerNames {
     fn namespace(&mut self, namespace: &mut String);
     /// An Application the check reads.
     fn app(&mut self, app: &mut String);
+    /// A Job's namespace and, when named, the Application whose sync ran it.
+    fn job_of_app(&mut self, namespace: &mut String, app: Option<&mut String>) {
+        self.namespace(namespace);
+        if let Some(app) = app {
+            self.app(app);
+        }
+    }
 }
 
 #[cfg(test)]

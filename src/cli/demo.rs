@@ -135,7 +135,9 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
         let revisions = Revisions::of_world(&world).map_err(lab_error)?;
         let cluster = lab_cluster::of_state(state, &revisions).map_err(lab_error)?;
         let session = lab_session(run, &world, root, &cluster, &name, Some(scenario.step))?;
-        let SessionRun { reports, .. } = session.run(None, &|_| {}).await?;
+        let SessionRun {
+            reports, verdict, ..
+        } = session.run(None, &|_| {}).await?;
         if run.report.format == Format::Human {
             emit(&format!(
                 "── {}/{}  {}\n   $ labcheck module-10 {}\n\n",
@@ -144,19 +146,17 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
                 scenario.story,
                 scenario.step
             ));
-        }
-        if run.report.format == Format::Human {
             emit(&render(&reports, false, run.report.format, styles));
             emit("\n");
         } else {
-            documents.push(serde_json::json!({
-                "story": scenario.story,
-                "step": scenario.step,
-                "expected": scenario.expect,
-                "reports": reports.iter().map(crate::report::json::step_value).collect::<Vec<_>>(),
-            }));
+            documents.push(crate::report::json::scenario(
+                scenario.story,
+                scenario.step,
+                scenario.expect,
+                &reports,
+            ));
         }
-        let got = Status::fold(reports.iter().map(|r| r.status));
+        let got = verdict;
         if got != scenario.expect {
             surprises.push(format!(
                 "scenario {} ({}) ended {} instead of {}",

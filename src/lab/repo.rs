@@ -13,29 +13,52 @@ const FIRST_COMMIT_EPOCH: u64 = 1_736_154_000;
 /// What went wrong while building a lab world.
 #[derive(Debug, thiserror::Error)]
 pub enum LabError {
+    /// A point name that is not one of the module's points.
     #[error("`{name}` is not a point of the course; use one of: {points}")]
-    UnknownPoint { name: String, points: String },
+    UnknownPoint {
+        /// What was asked for.
+        name: String,
+        /// The module's points, comma-separated.
+        points: String,
+    },
+    /// git could not be started.
     #[error("cannot run `git {args}` in {}: {source}. Is git installed and on PATH?", dir.display())]
     Spawn {
+        /// The git arguments.
         args: String,
+        /// Where git was to run.
         dir: PathBuf,
+        /// Why it could not start.
         source: std::io::Error,
     },
+    /// git ran and failed.
     #[error("`git {args}` failed in {}: {stderr}", dir.display())]
     Git {
+        /// The git arguments.
         args: String,
+        /// Where git ran.
         dir: PathBuf,
+        /// What git said.
         stderr: String,
     },
+    /// A file or folder of the world could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Io {
+        /// The file or folder.
         path: PathBuf,
+        /// Why.
         source: std::io::Error,
     },
+    /// The world's folder is not empty.
     #[error("{} already holds files; a lab world needs an empty folder", path.display())]
-    NotEmpty { path: PathBuf },
+    NotEmpty {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// A repo the world does not have.
     #[error("no work repo `{0}` in the lab world; its repos are the module's `repos:`")]
     UnknownRepo(String),
+    /// The built-in course's fixtures do not load or do not declare what was asked for.
     #[error("the built-in course's fixtures cannot build this lab: {0}")]
     Fixtures(String),
 }

@@ -137,8 +137,13 @@ impl Cluster {
     }
 
     fn from_error(error: ProbeError) -> Cluster {
+        Cluster::with_access(Access::Unavailable(error))
+    }
+
+    /// A fresh run's state (empty cache, no change seen, no stream) around `access`.
+    fn with_access(access: Access) -> Cluster {
         Cluster {
-            access: Access::Unavailable(error),
+            access,
             cache: watch::Cache::default(),
             read_log: None,
             _keep_alive: None,
@@ -178,20 +183,12 @@ impl Cluster {
             config.root_cert = Some(Vec::new());
         }
         match kube::Client::try_from(config.clone()) {
-            Ok(client) => Cluster {
-                access: Access::Api {
-                    client,
-                    describe,
-                    watch_client: std::sync::OnceLock::new(),
-                    config: Box::new(config),
-                },
-                cache: watch::Cache::default(),
-                read_log: None,
-                _keep_alive: None,
-                frozen: None,
-                changes: Arc::new(tokio::sync::watch::Sender::new(0)),
-                watches: watch::Watches::default(),
-            },
+            Ok(client) => Cluster::with_access(Access::Api {
+                client,
+                describe,
+                watch_client: std::sync::OnceLock::new(),
+                config: Box::new(config),
+            }),
             Err(e) => Cluster::from_error(ProbeError::NotConfigured {
                 reason: format!("cannot build a Kubernetes client for {describe}: {e}"),
                 fix: "check the kubeconfig with `kubectl config view --minify`".to_string(),

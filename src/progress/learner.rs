@@ -15,7 +15,9 @@ use crate::run::{History, Recall, StepReport};
 /// What labcheck keeps about the learner, loaded once per run.
 #[derive(Debug)]
 pub struct Learner {
+    /// What is kept for the work dir checked.
     pub progress: Progress,
+    /// The learner's choices (their track).
     pub profile: Profile,
     /// Where the profile lives (`None` without HOME or XDG dirs).
     pub profile_path: Option<PathBuf>,

@@ -118,6 +118,22 @@ pub fn step_value(step: &StepReport) -> serde_json::Value {
     serde_json::to_value(step_document(step)).unwrap_or(serde_json::Value::Null)
 }
 
+/// One situation of `labcheck demo`'s tour: its story, the step checked, the status the tour
+/// expects, and the step documents of the run.
+pub fn scenario(
+    story: &str,
+    step: &str,
+    expected: Status,
+    reports: &[StepReport],
+) -> serde_json::Value {
+    serde_json::json!({
+        "story": story,
+        "step": step,
+        "expected": expected,
+        "reports": reports.iter().map(step_value).collect::<Vec<_>>(),
+    })
+}
+
 /// One step as one JSON document; several steps (a module run) as a module document.
 pub fn render(steps: &[StepReport], module_run: bool) -> String {
     let text = if let (false, [step]) = (module_run, steps) {

@@ -1,10 +1,12 @@
 //! Reading YAML the way the course's tools do, in one place: Helm's YAML 1.1 reader ([`helm`]),
 //! the path grammar of check files ([`path`]), value equality and rendering ([`value`]), where a
-//! parse error is ([`location`]) and the cheap looks at text before any parser runs ([`guard`]).
+//! parse error is ([`location`]), the cheap looks at text before any parser runs ([`guard`]), and
+//! reading a course file into typed data with `file:line:col` errors ([`file`](mod@file)).
 //!
 //! Layering: this module imports nothing from `checks`, `course`, `plan` or `run`; they import it.
 
 pub mod fields;
+pub mod file;
 pub mod guard;
 pub mod helm;
 pub mod location;

@@ -107,24 +107,71 @@ const VALUE_CHECK: &str = "  - id: the-check\n    title: \"migration is on\"\n  
 // ---------------------------------------------------------------------------------------------
 // Check files (exit 2, `file:line:col`)
 
-#[test]
-fn a_step_file_that_is_not_yaml_names_its_line_and_column() {
-    let case = Case::new(
+/// A check file a course author got wrong: (what is wrong, the point, the checks, where the
+/// message must point, what it must say).
+const BROKEN_CHECK_FILES: &[(&str, CoursePoint, &str, &str, &[&str])] = &[
+    (
+        "a step file that is not yaml names its line and column",
         CoursePoint::Fresh,
         "  - id: a\n    title: \"never closed\n    git: {repo: checkout-config}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(&run, "step-1.yaml:7:1", &["while scanning a quoted scalar"]);
-}
-
-#[test]
-fn a_field_of_the_wrong_type_says_what_was_expected() {
-    let case = Case::new(
+        "step-1.yaml:7:1",
+        &["while scanning a quoted scalar"],
+    ),
+    (
+        "a field of the wrong type says what was expected",
         CoursePoint::Fresh,
         "  - id: a\n    title: \"two files\"\n    files: {repo: checkout-config, glob: \"helm/*.yaml\", min_count: many}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(&run, "step-1.yaml:6:", &["invalid type", "expected"]);
+        "step-1.yaml:6:",
+        &["invalid type", "expected"],
+    ),
+    (
+        "an unknown check kind lists the kinds there are",
+        CoursePoint::Fresh,
+        "  - id: a\n    title: \"typo\"\n    gti: {repo: checkout-config, pushed: true}\n",
+        "step-1.yaml:4:5",
+        &["checks[0]: unknown field `gti`", "`git`", "`argocd_app`"],
+    ),
+    (
+        "a bad regex is refused at its line",
+        CoursePoint::Fresh,
+        "  - id: a\n    title: \"message\"\n    git: {repo: checkout-config, head_message: \"^checkout: (6.7\"}\n",
+        "step-1.yaml:6:",
+        &["head_message", "is not a valid regex", "unclosed group"],
+    ),
+    (
+        "a reference outside the course is refused",
+        CoursePoint::Step1,
+        "  - id: the-check\n    title: \"values as the reference\"\n    diff: {repo: argocd-platform, file: argocd/values.yaml, reference: {expected: ../../../../etc/passwd}, mode: text}\n",
+        "step-1.yaml:6:",
+        &[
+            "`expected: ../../../../etc/passwd` leaves the folder",
+            "without `..`",
+        ],
+    ),
+    (
+        "a file outside the repo is refused",
+        CoursePoint::Fresh,
+        "  - id: the-check\n    title: \"outside\"\n    yaml_value: {repo: checkout-config, file: ../argocd-platform/argocd/values.yaml, path: a, present: true}\n",
+        "step-1.yaml:",
+        &["`file: ../argocd-platform/argocd/values.yaml` leaves the folder"],
+    ),
+    (
+        "a check that would read a secret value is refused",
+        CoursePoint::Fresh,
+        "  - id: the-check\n    title: \"the password\"\n    object: {api: v1, kind: Secret, namespace: checkout-dev, name: db,\n             field: {path: data.password, equals: c2VjcmV0}}\n",
+        "step-1.yaml:4:5",
+        &["never reads Secret data", "present: true"],
+    ),
+];
+
+#[test]
+fn every_broken_check_file_is_refused_at_its_file_line_and_column_saying_what_is_wrong() {
+    for (what, point, checks, at, words) in BROKEN_CHECK_FILES {
+        let case = Case::new(*point, checks);
+        let run = case.run(&[]);
+        assert_eq!(run.code, 2, "{what}: {}", run.stderr);
+        assert_course_error(&run, at, words);
+    }
 }
 
 #[test]
@@ -138,20 +185,6 @@ fn an_unknown_key_in_module_yaml_is_refused_at_its_line() {
         &run,
         "module.yaml:",
         &["unknown field `colour`", "expected one of"],
-    );
-}
-
-#[test]
-fn an_unknown_check_kind_lists_the_kinds_there_are() {
-    let case = Case::new(
-        CoursePoint::Fresh,
-        "  - id: a\n    title: \"typo\"\n    gti: {repo: checkout-config, pushed: true}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(
-        &run,
-        "step-1.yaml:4:5",
-        &["checks[0]: unknown field `gti`", "`git`", "`argocd_app`"],
     );
 }
 
@@ -210,51 +243,6 @@ fn a_missing_reference_file_is_could_not_check_naming_it() {
 }
 
 #[test]
-fn a_bad_regex_is_refused_at_its_line() {
-    let case = Case::new(
-        CoursePoint::Fresh,
-        "  - id: a\n    title: \"message\"\n    git: {repo: checkout-config, head_message: \"^checkout: (6.7\"}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(
-        &run,
-        "step-1.yaml:6:",
-        &["head_message", "is not a valid regex", "unclosed group"],
-    );
-}
-
-#[test]
-fn a_reference_outside_the_course_is_refused() {
-    let case = Case::new(
-        CoursePoint::Step1,
-        "  - id: the-check\n    title: \"values as the reference\"\n    diff: {repo: argocd-platform, file: argocd/values.yaml, reference: {expected: ../../../../etc/passwd}, mode: text}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(
-        &run,
-        "step-1.yaml:6:",
-        &[
-            "`expected: ../../../../etc/passwd` leaves the folder",
-            "without `..`",
-        ],
-    );
-}
-
-#[test]
-fn a_file_outside_the_repo_is_refused() {
-    let case = Case::new(
-        CoursePoint::Fresh,
-        "  - id: the-check\n    title: \"outside\"\n    yaml_value: {repo: checkout-config, file: ../argocd-platform/argocd/values.yaml, path: a, present: true}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(
-        &run,
-        "step-1.yaml:",
-        &["`file: ../argocd-platform/argocd/values.yaml` leaves the folder"],
-    );
-}
-
-#[test]
 fn a_check_file_of_another_format_version_says_to_update() {
     let case = Case::new(CoursePoint::Fresh, GIT_CHECK);
     let step = case.course_file("modules/module-t/step-1.yaml");
@@ -285,20 +273,6 @@ fn a_course_dir_without_modules_is_a_usage_error() {
             .contains("is not a course folder: it has no modules/ folder"),
         "{}",
         run.stderr
-    );
-}
-
-#[test]
-fn a_check_that_would_read_a_secret_value_is_refused() {
-    let case = Case::new(
-        CoursePoint::Fresh,
-        "  - id: the-check\n    title: \"the password\"\n    object: {api: v1, kind: Secret, namespace: checkout-dev, name: db,\n             field: {path: data.password, equals: c2VjcmV0}}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(
-        &run,
-        "step-1.yaml:4:5",
-        &["never reads Secret data", "present: true"],
     );
 }
 

@@ -468,6 +468,14 @@ impl World {
         World { _dir: dir, lab }
     }
 
+    /// The world of one state of a step's fixtures (`("step-2", "not-pushed")`), as `labcheck
+    /// course test` builds it.
+    pub fn in_state(step: &str, state: &str) -> World {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let lab = LabWorld::in_state(dir.path(), step, state).expect("the lab world builds");
+        World { _dir: dir, lab }
+    }
+
     /// The temp dir standing in for `HOME`.
     pub fn home(&self) -> &Path {
         self.lab.root()

@@ -1,6 +1,5 @@
 //! Module 10's real check files against lab worlds: what a learner did → what labcheck says.
 
-use labcheck::lab::content;
 use labcheck::lab::world::CoursePoint;
 
 use crate::harness::{World, labcheck};
@@ -57,11 +56,7 @@ fn step_1_done_passes_every_repo_and_file_check() {
 
 #[test]
 fn step_1_committed_but_not_pushed_fails_the_push_check_with_a_hint_to_push() {
-    let world = World::at(CoursePoint::Fresh);
-    let repo = world.repo("argocd-platform");
-    repo.write("argocd/values.yaml", &content::platform_values_solved())
-        .expect("edit");
-    repo.commit_all(content::messages::STEP_1).expect("commit");
+    let world = World::in_state("step-1", "not-pushed");
     let run = step(&world, "step-1", &[]);
     let pushed = run.check("platform-pushed");
     assert_eq!(pushed["status"], "fail", "{}", run.stdout);
@@ -86,16 +81,7 @@ fn step_1_committed_but_not_pushed_fails_the_push_check_with_a_hint_to_push() {
 
 #[test]
 fn step_1_with_a_different_values_file_fails_the_diff_with_the_diff_in_detail() {
-    let world = World::at(CoursePoint::Fresh);
-    let repo = world.repo("argocd-platform");
-    let typo = content::platform_values_solved().replacen(
-        "hs.status = obj.status.health.status",
-        "hs.status = obj.status.health",
-        1,
-    );
-    repo.write("argocd/values.yaml", &typo).expect("edit");
-    repo.commit_all(content::messages::STEP_1).expect("commit");
-    repo.push().expect("push");
+    let world = World::in_state("step-1", "typo-in-lua");
     let run = step(&world, "step-1", &[]);
     let diff = run.check("same-as-reference");
     assert_eq!(diff["status"], "fail", "{}", run.stdout);

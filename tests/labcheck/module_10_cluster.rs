@@ -351,17 +351,8 @@ fn the_human_report_of_a_passing_step_4() {
 
 #[test]
 fn the_human_report_of_step_2_committed_but_not_pushed() {
-    let world = World::at(CoursePoint::Step1);
-    let repo = world.repo("checkout-config");
-    repo.write(
-        "helm/dev.yaml",
-        &labcheck::lab::content::checkout_dev_hooks_on(),
-    )
-    .expect("edit");
-    repo.commit_all(labcheck::lab::content::messages::STEP_2)
-        .expect("commit");
-    let snapshot =
-        cluster::solved(CoursePoint::Step1, &revisions(&world)).expect("a fixture state");
+    let world = World::in_state("step-2", "not-pushed");
+    let snapshot = cluster::state("step-1-solved", &revisions(&world)).expect("a fixture state");
     insta::assert_snapshot!(human(&world, &snapshot, "step-2"));
 }
 

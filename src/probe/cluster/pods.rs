@@ -138,28 +138,30 @@ mod tests {
     }
 
     #[test]
-    fn kubectl_reads_the_oldest_of_several_failed_pods() {
-        let pods = vec![
-            pod("b", "Failed", "2026-05-02T10:15:10Z", true),
-            pod("a", "Failed", "2026-05-02T10:15:00Z", true),
+    fn kubectl_reads_the_running_scheduled_pod_else_the_oldest_failed_one() {
+        let cases = [
+            (
+                vec![
+                    pod("b", "Failed", "2026-05-02T10:15:10Z", true),
+                    pod("a", "Failed", "2026-05-02T10:15:00Z", true),
+                ],
+                "a",
+            ),
+            (
+                vec![
+                    pod("old-failed", "Failed", "2026-05-02T10:15:00Z", true),
+                    pod("pending", "Pending", "2026-05-02T10:14:00Z", false),
+                    pod("running", "Running", "2026-05-02T10:16:00Z", true),
+                ],
+                "running",
+            ),
         ];
-        assert_eq!(
-            pod_for_logs(&pods).and_then(|p| p.metadata.name.as_deref()),
-            Some("a")
-        );
-    }
-
-    #[test]
-    fn kubectl_prefers_a_running_scheduled_pod() {
-        let pods = vec![
-            pod("old-failed", "Failed", "2026-05-02T10:15:00Z", true),
-            pod("pending", "Pending", "2026-05-02T10:14:00Z", false),
-            pod("running", "Running", "2026-05-02T10:16:00Z", true),
-        ];
-        assert_eq!(
-            pod_for_logs(&pods).and_then(|p| p.metadata.name.as_deref()),
-            Some("running")
-        );
+        for (pods, expected) in cases {
+            assert_eq!(
+                pod_for_logs(&pods).and_then(|p| p.metadata.name.as_deref()),
+                Some(expected)
+            );
+        }
     }
 
     #[test]
