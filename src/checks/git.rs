@@ -12,7 +12,6 @@ mod history;
 pub(crate) mod repo;
 mod unreadable;
 
-use regex::Regex;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -23,6 +22,8 @@ use crate::checks::change::ChangeSpec;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::Outcome;
 use crate::probe::git::{GitProbeError, RepoReader};
+use crate::yaml::fields::{FromText, deserialize_via};
+use crate::yaml::pattern::Pattern as YamlPattern;
 
 use repo::{Repo, Verdict};
 use unreadable::shown_path;
@@ -145,14 +146,20 @@ pub struct Touched {
 }
 
 /// A regex on commit messages, compiled when the check file is loaded so a typo is reported
-/// with its file:line:col.
+/// with its file:line:col. The regex is the yaml module's one [`YamlPattern`]; this adds how a
+/// commit message is matched and the plain text a hint can show.
 #[derive(Clone)]
-pub struct Pattern(Regex);
+pub struct Pattern(YamlPattern);
 
 impl Pattern {
     /// The regex as written.
     pub fn as_str(&self) -> &str {
         self.0.as_str()
+    }
+
+    /// The compiled regex, for the history walk (which matches each message itself).
+    pub(crate) fn regex(&self) -> &regex::Regex {
+        self.0.regex()
     }
 
     /// Matches a commit message without its trailing newline (see [`RepoReader::newest_matching`]).
@@ -185,28 +192,17 @@ impl fmt::Debug for Pattern {
     }
 }
 
-impl<'de> Deserialize<'de> for Pattern {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(PatternVisitor)
-    }
-}
+deserialize_via!(FromText, Pattern);
 
-/// Compiles inside `visit_str`, so serde_yaml gives a bad regex the line and column of its value.
-struct PatternVisitor;
+impl FromText for Pattern {
+    const EXPECTING: &'static str = "a regular expression (a string)";
 
-impl Visitor<'_> for PatternVisitor {
-    type Value = Pattern;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a regular expression (a string)")
-    }
-
-    fn visit_str<E: de::Error>(self, text: &str) -> Result<Pattern, E> {
-        Regex::new(text).map(Pattern).map_err(|e| {
-            E::custom(format!(
+    fn from_text(text: &str) -> Result<Self, String> {
+        YamlPattern::new(text).map(Pattern).map_err(|e| {
+            format!(
                 "`{text}` is not a valid regex: {}",
                 e.to_string().lines().last().unwrap_or("invalid").trim()
-            ))
+            )
         })
     }
 }

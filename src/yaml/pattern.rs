@@ -24,6 +24,11 @@ impl Pattern {
     pub fn as_str(&self) -> &str {
         self.0.as_str()
     }
+
+    /// The compiled regex, for callers that match in their own way (a commit history walk).
+    pub fn regex(&self) -> &Regex {
+        &self.0
+    }
 }
 
 deserialize_via!(FromText, Pattern);

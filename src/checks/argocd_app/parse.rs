@@ -5,6 +5,7 @@ use regex::Regex;
 use serde::Deserialize;
 
 use super::{ArgocdAppSpec, EntrySpec, HookSpec};
+use crate::yaml::one_or_many::OneOrMany;
 
 const SYNC_WORDS: &[&str] = &["Synced", "OutOfSync", "Unknown"];
 const HEALTH_WORDS: &[&str] = &[
@@ -17,14 +18,6 @@ const HEALTH_WORDS: &[&str] = &[
 ];
 const PHASE_WORDS: &[&str] = &["Running", "Terminating", "Succeeded", "Failed", "Error"];
 const SYNC_PHASES: &[&str] = &["PreSync", "Sync", "PostSync", "SyncFail"];
-
-/// `phase: Failed` or `phase: [Failed, Error]`.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum OneOrMany {
-    One(String),
-    Many(Vec<String>),
-}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -39,8 +32,9 @@ pub(super) struct RawAppSpec {
     health: Option<String>,
     #[serde(default)]
     revision_of: Option<String>,
+    /// `phase: Failed` or `phase: [Failed, Error]`.
     #[serde(default)]
-    phase: Option<OneOrMany>,
+    phase: Option<OneOrMany<String>>,
     #[serde(default)]
     message: Option<String>,
     #[serde(default)]
@@ -70,11 +64,7 @@ impl TryFrom<RawAppSpec> for ArgocdAppSpec {
         if let Some(health) = &raw.health {
             one_of("health", health, HEALTH_WORDS)?;
         }
-        let phase = match raw.phase {
-            None => Vec::new(),
-            Some(OneOrMany::One(p)) => vec![p],
-            Some(OneOrMany::Many(ps)) => ps,
-        };
+        let phase = raw.phase.map(OneOrMany::into_vec).unwrap_or_default();
         for p in &phase {
             one_of("phase", p, PHASE_WORDS)?;
         }

@@ -18,7 +18,7 @@ impl Repo<'_> {
             Err(outcome) => return Ok(Err(outcome)),
         };
         let upstream = self.upstream_name();
-        if let Some(found) = reader.newest_matching(tip, &pattern.0)? {
+        if let Some(found) = reader.newest_matching(tip, pattern.regex())? {
             return Ok(Ok(format!(
                 "{upstream} has {} \"{}\"",
                 found.short(),
@@ -27,7 +27,7 @@ impl Repo<'_> {
         }
         let expected = format!("a commit matching /{}/ on {upstream}", pattern.as_str());
         if let Some(head) = &self.snap.head
-            && let Some(local) = reader.newest_matching(&head.sha, &pattern.0)?
+            && let Some(local) = reader.newest_matching(&head.sha, pattern.regex())?
         {
             return Ok(broken(
                 Outcome::fail(format!(
@@ -68,7 +68,7 @@ impl Repo<'_> {
         let path = touched.path.as_str();
         let since = match &touched.since {
             None => None,
-            Some(pattern) => match reader.newest_matching(tip, &pattern.0)? {
+            Some(pattern) => match reader.newest_matching(tip, pattern.regex())? {
                 Some(commit) => Some(commit),
                 None => {
                     return Ok(broken(Outcome::fail(format!(

@@ -48,7 +48,7 @@ fn an_unknown_field_is_rejected() {
 
 #[test]
 fn plain_patterns_become_the_commit_message_in_hints() {
-    let p = |s: &str| Pattern(Regex::new(s).unwrap());
+    let p = |s: &str| Pattern(YamlPattern::new(s).unwrap());
     assert_eq!(
         p("^checkout: 6\\.7\\.0 with a broken migration$")
             .literal()
