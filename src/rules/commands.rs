@@ -1,5 +1,5 @@
 //! Rules on what a migration container runs: Laravel's `artisan migrate` and Magento's
-//! `setup:upgrade`. Commands come from [`shell`](super::shell): a `sh -c` script is parsed as a
+//! `setup:upgrade`. Commands come from [`shell`]: a `sh -c` script is parsed as a
 //! shell parses it, and only commands that run are looked at.
 
 use crate::plan::{Object, Plan};
@@ -49,7 +49,7 @@ fn base(word: &str) -> &str {
 const INTERPRETERS: &[&str] = &["php", "python", "python3", "ruby", "node", "npx", "bunx"];
 
 /// The program a command runs and the words after it: `php -d x=1 artisan migrate` →
-/// (`artisan`, [`migrate`]); `bundle exec rails db:migrate` → (`rails`, [`db:migrate`]).
+/// (`artisan`, `["migrate"]`); `bundle exec rails db:migrate` → (`rails`, `["db:migrate"]`).
 fn program(command: &RunCommand) -> Option<(&str, &[String])> {
     let words = &command.words;
     let mut i = 0;
