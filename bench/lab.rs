@@ -45,16 +45,11 @@ fn build(dir: &Path, wait: Duration) -> Result<(), String> {
         let world = LabWorld::at(&dir.join(point.as_str()), point)
             .map_err(|e| format!("cannot build the lab at {point}: {e}"))?;
         let revs = Revisions::of_world(&world).map_err(|e| format!("{point}: {e}"))?;
-        write(
-            &dir.join(format!("{point}.yaml")),
-            &cluster::solved(point, &revs),
-        )?;
+        let state = |name: &str| cluster::state(name, &revs).map_err(|e| format!("{point}: {e}"));
+        let solved = state(&format!("{point}-solved"))?;
+        write(&dir.join(format!("{point}.yaml")), &solved)?;
         if point == CoursePoint::Step4 {
-            let waiting = cluster::then(
-                cluster::sync_running(&revs),
-                wait,
-                cluster::solved(point, &revs),
-            );
+            let waiting = cluster::then(state("step-4-sync-running")?, wait, solved);
             write(&dir.join("wait.yaml"), &waiting)?;
         }
     }

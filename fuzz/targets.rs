@@ -2,10 +2,10 @@
 //! and by the stable-toolchain driver (`fuzz/stable.rs`, run by `scripts/fuzz.sh` when cargo-fuzz
 //! cannot run). Each takes any bytes and panics only on a real bug.
 
-use labcheck::checks::helm_yaml;
 use labcheck::course::parse_yaml;
 use labcheck::course::schema::{ModuleManifest, StepFile};
-use labcheck::yaml_path::YamlPath;
+use labcheck::yaml::helm;
+use labcheck::yaml::path::YamlPath;
 
 /// Any text as a check file (step or module.yaml): an error naming the file, never a panic.
 pub fn check_file(data: &[u8]) {
@@ -44,7 +44,7 @@ pub fn yaml_path(data: &[u8]) {
         panic!("`{path_text}` parsed, but its written form `{written}` does not: {e}")
     });
     assert_eq!(again, path, "`{path_text}` → `{written}`");
-    if let Ok(documents) = helm_yaml::parse_documents(document) {
+    if let Ok(documents) = helm::parse_documents(document) {
         for doc in &documents {
             let found = path.lookup(doc);
             // The deepest existing prefix of a path that leads somewhere is the path itself.
@@ -64,10 +64,10 @@ pub fn values_file(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let _ = labcheck::yaml_guard::check_depth(text);
-    let _ = labcheck::yaml_guard::find_merge_key(text);
-    let _ = labcheck::yaml_guard::find_duplicate_key(text, "a");
-    let _ = helm_yaml::parse_documents(text);
+    let _ = labcheck::yaml::guard::check_depth(text);
+    let _ = labcheck::yaml::guard::find_merge_key(text);
+    let _ = labcheck::yaml::guard::find_duplicate_key(text, "a");
+    let _ = helm::parse_documents(text);
 }
 
 /// Any text as a course or repo-relative path: what [`labcheck::paths::relative_inside`] accepts

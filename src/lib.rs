@@ -1,7 +1,10 @@
 //! labcheck: checks whether a learner really did a step of the GitOps course.
 //!
-//! Layout: `cli` (command line) → `course` (modules, steps, references) → `run` (runner) →
-//! `checks` (one file per check kind) → `probe` (git and Kubernetes reads) → `report` (output).
+//! Layers, top to bottom: `cli` (parses, prints, maps the verdict to an exit code) → `run` (the
+//! application layer: a session runs the steps and returns data) → `checks` (one file per check
+//! kind) → `probe` (git and Kubernetes reads). `course` is data below the checks' evaluation;
+//! `report` sits beside (it renders `run`'s data and never decides); `progress` keeps the
+//! learner's history and hands the runner a read-only view. No import runs upward.
 
 pub mod checks;
 pub mod cli;
@@ -24,5 +27,4 @@ pub mod serve;
 pub mod shell;
 pub mod snapshot;
 pub mod watch;
-pub mod yaml_guard;
-pub mod yaml_path;
+pub mod yaml;

@@ -3,14 +3,16 @@
 //! it), never by its message, so a learner's own commit messages and `git revert`'s `Revert "…"`
 //! messages cannot mislead it. Used by `git: {made: …}`, `git: {undoes: …}` and a stage's `after:`.
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{self, MapAccess};
 use serde_yaml::Value;
 
-use crate::checks::condition::{ConditionFields, ValueCondition, values_equal};
-use crate::checks::helm_yaml;
-use crate::yaml_path::YamlPath;
+use crate::checks::condition::{
+    FileCondition, FileConditionFields, ValueCondition, with_operators,
+};
+use crate::yaml::fields::{FromMap, deserialize_via};
+use crate::yaml::helm;
+use crate::yaml::path::YamlPath;
+use crate::yaml::value::values_equal;
 
 /// `{file, path, <condition>, step?}`: the change a commit makes when the condition holds for the
 /// file after it and not before it.
@@ -25,59 +27,34 @@ pub struct ChangeSpec {
     pub step: Option<String>,
 }
 
-const KEYS: &[&str] = &[
-    "file",
-    "path",
-    "step",
-    "equals",
-    "one_of",
-    "absent",
-    "present",
-    "matches",
-    "ends_with",
-];
+const KEYS: &[&str] = with_operators!["file", "path", "step"];
 
-impl<'de> Deserialize<'de> for ChangeSpec {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ChangeVisitor;
+deserialize_via!(FromMap, ChangeSpec);
 
-        impl<'de> Visitor<'de> for ChangeVisitor {
-            type Value = ChangeSpec;
+impl FromMap for ChangeSpec {
+    const EXPECTING: &'static str = "a change: a map with `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with), and optionally `step`";
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a change: a map with `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with), and optionally `step`")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ChangeSpec, A::Error> {
-                let (mut file, mut path, mut step) = (None, None, None);
-                let mut condition = ConditionFields::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "file" => {
-                            let value = map.next_value::<String>()?;
-                            crate::paths::inside_field("file", &value)
-                                .map_err(de::Error::custom)?;
-                            file = Some(value);
-                        }
-                        "path" => path = Some(map.next_value::<YamlPath>()?),
-                        "step" => step = Some(map.next_value::<String>()?),
-                        other => {
-                            if !condition.read(other, &mut map)? {
-                                return Err(de::Error::unknown_field(other, KEYS));
-                            }
-                        }
-                    }
-                }
-                Ok(ChangeSpec {
-                    file: file.ok_or_else(|| de::Error::missing_field("file"))?,
-                    path: path.ok_or_else(|| de::Error::missing_field("path"))?,
-                    condition: condition.finish()?,
-                    step,
-                })
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut step = None;
+        let mut fields = FileConditionFields::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "step" {
+                step = Some(map.next_value::<String>()?);
+            } else if !fields.read(&key, &mut map)? {
+                return Err(de::Error::unknown_field(&key, KEYS));
             }
         }
-
-        deserializer.deserialize_map(ChangeVisitor)
+        let FileCondition {
+            file,
+            path,
+            condition,
+        } = fields.finish()?;
+        Ok(ChangeSpec {
+            file,
+            path,
+            condition,
+            step,
+        })
     }
 }
 
@@ -110,14 +87,14 @@ impl ChangeSpec {
 /// The first YAML document of a file as Helm reads it; `None` when it cannot be read.
 fn first_document(bytes: &[u8]) -> Option<Value> {
     let text = std::str::from_utf8(bytes).ok()?;
-    helm_yaml::parse_documents(text).ok()?.into_iter().next()
+    helm::parse_documents(text).ok()?.into_iter().next()
 }
 
 /// Whether two versions of a YAML file mean the same to Helm (comments, key order and quoting
 /// style aside). `None` when either cannot be read as YAML.
 pub fn same_meaning(a: &[u8], b: &[u8]) -> Option<bool> {
     let read = |bytes: &[u8]| -> Option<Vec<Value>> {
-        helm_yaml::parse_documents(std::str::from_utf8(bytes).ok()?).ok()
+        helm::parse_documents(std::str::from_utf8(bytes).ok()?).ok()
     };
     let (a, b) = (read(a)?, read(b)?);
     Some(a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| values_equal(x, y)))

@@ -1,19 +1,28 @@
 //! Conditions on one value found at a path: `equals`, `one_of`, `absent`, `present`, `matches`,
 //! `ends_with`. Shared by the file checks (values read as Helm reads them, see
-//! [`crate::checks::helm_yaml`]) and the cluster checks (Kubernetes objects as JSON).
+//! [`crate::yaml::helm`]) and the cluster checks (Kubernetes objects as JSON).
 //!
 //! In a check file a condition is written either flattened into a kind's fields
 //! (`yaml_value: {…, path: x, equals: true}`, read with [`ConditionFields`]) or nested with its
 //! path (`yaml: {path: x, matches: '^-'}`, read as [`PathCondition`]).
 
-use std::fmt;
-
-use regex::Regex;
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, MapAccess};
 use serde_yaml::Value;
 
-use crate::checks::helm_yaml::{self, UNSURE_QUOTING_TAG};
-use crate::yaml_path::YamlPath;
+use crate::yaml::fields::{FromMap, deserialize_via};
+use crate::yaml::helm::{self, UNSURE_QUOTING_TAG};
+use crate::yaml::path::YamlPath;
+use crate::yaml::pattern::Pattern;
+use crate::yaml::value::{json_to_yaml, kind_name, render, untag, values_equal};
+
+/// A key list for serde's "unknown field, expected one of …": a kind's own keys, then the
+/// operators (the order they are named in the message).
+macro_rules! with_operators {
+    ($($key:literal),* $(,)?) => {
+        &[$($key,)* "equals", "one_of", "absent", "present", "matches", "ends_with"]
+    };
+}
+pub(crate) use with_operators;
 
 /// What must hold for the value at a path.
 #[derive(Debug, Clone)]
@@ -32,53 +41,6 @@ pub enum ValueCondition {
     EndsWith(String),
 }
 
-/// A regex compiled when the check file is loaded.
-#[derive(Debug, Clone)]
-pub struct Pattern(Regex);
-
-impl Pattern {
-    /// Compile `source`; the error is the regex crate's explanation.
-    pub fn new(source: &str) -> Result<Pattern, regex::Error> {
-        Regex::new(source).map(Pattern)
-    }
-
-    /// Whether `text` contains a match.
-    pub fn is_match(&self, text: &str) -> bool {
-        self.0.is_match(text)
-    }
-
-    /// The regex as written.
-    pub fn as_str(&self) -> &str {
-        self.0.as_str()
-    }
-}
-
-/// Raised inside `deserialize_str`, so serde_yaml puts the regex's own line and column on the error.
-impl<'de> Deserialize<'de> for Pattern {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PatternVisitor;
-
-        impl Visitor<'_> for PatternVisitor {
-            type Value = Pattern;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a regular expression (Rust regex syntax)")
-            }
-
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Pattern, E> {
-                Pattern::new(text).map_err(|e| {
-                    E::custom(format!(
-                        "`{text}` is not a valid regular expression: {}",
-                        one_line(&e.to_string())
-                    ))
-                })
-            }
-        }
-
-        deserializer.deserialize_str(PatternVisitor)
-    }
-}
-
 /// The verdict of a condition on one value, with both sides written out for the report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConditionResult {
@@ -93,14 +55,7 @@ pub struct ConditionResult {
 
 impl ValueCondition {
     /// The keys that name an operator in a check file.
-    pub const KEYS: &'static [&'static str] = &[
-        "equals",
-        "one_of",
-        "absent",
-        "present",
-        "matches",
-        "ends_with",
-    ];
+    pub const KEYS: &'static [&'static str] = with_operators![];
 
     /// Test the value found at the path (`None`: the path leads nowhere).
     pub fn test(&self, found: Option<&Value>) -> ConditionResult {
@@ -113,7 +68,7 @@ impl ValueCondition {
             let as_helm = tagged
                 .value
                 .as_str()
-                .map(|word| self.test_plain(Some(&helm_yaml::resolve_plain(word))));
+                .map(|word| self.test_plain(Some(&helm::resolve_plain(word))));
             return match as_helm {
                 Some(as_helm) if as_helm.holds == as_text.holds => as_text,
                 _ => ConditionResult {
@@ -177,29 +132,20 @@ impl ValueCondition {
     }
 }
 
-impl<'de> Deserialize<'de> for ValueCondition {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ConditionVisitor;
+deserialize_via!(FromMap, ValueCondition);
 
-        impl<'de> Visitor<'de> for ConditionVisitor {
-            type Value = ValueCondition;
+impl FromMap for ValueCondition {
+    const EXPECTING: &'static str =
+        "a map with one of equals, one_of, absent, present, matches, ends_with";
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(f, "a map with one of {}", ValueCondition::KEYS.join(", "))
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ValueCondition, A::Error> {
-                let mut fields = ConditionFields::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    if !fields.read(&key, &mut map)? {
-                        return Err(de::Error::unknown_field(&key, ValueCondition::KEYS));
-                    }
-                }
-                fields.finish()
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut fields = ConditionFields::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if !fields.read(&key, &mut map)? {
+                return Err(de::Error::unknown_field(&key, ValueCondition::KEYS));
             }
         }
-
-        deserializer.deserialize_map(ConditionVisitor)
+        fields.finish()
     }
 }
 
@@ -271,6 +217,56 @@ impl ConditionFields {
     }
 }
 
+/// The keys a condition on a file's value shares wherever it is written (`yaml_value`, a `git`
+/// change): `file` (inside its repo), `path` and one operator. A kind's visitor offers each key
+/// it does not know itself to [`FileConditionFields::read`].
+#[derive(Debug, Default)]
+pub struct FileConditionFields {
+    file: Option<String>,
+    path: Option<YamlPath>,
+    condition: ConditionFields,
+}
+
+/// `file`, `path` and the operators with the values read from a check file.
+pub struct FileCondition {
+    /// The file, relative to the repo root (checked to stay inside it).
+    pub file: String,
+    /// Where in the file's YAML.
+    pub path: YamlPath,
+    /// What must hold there.
+    pub condition: ValueCondition,
+}
+
+impl FileConditionFields {
+    /// If `key` is `file`, `path` or an operator, read its value and return `true`; otherwise
+    /// leave the value unread.
+    pub fn read<'de, A: MapAccess<'de>>(
+        &mut self,
+        key: &str,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        match key {
+            "file" => {
+                let value = map.next_value::<String>()?;
+                crate::paths::inside_field("file", &value).map_err(de::Error::custom)?;
+                self.file = Some(value);
+            }
+            "path" => self.path = Some(map.next_value::<YamlPath>()?),
+            other => return self.condition.read(other, map),
+        }
+        Ok(true)
+    }
+
+    /// The three, or the first one missing (`file`, then `path`, then the condition).
+    pub fn finish<E: de::Error>(self) -> Result<FileCondition, E> {
+        Ok(FileCondition {
+            file: self.file.ok_or_else(|| E::missing_field("file"))?,
+            path: self.path.ok_or_else(|| E::missing_field("path"))?,
+            condition: self.condition.finish()?,
+        })
+    }
+}
+
 /// A condition with its path, written nested: `{path: image.tag, equals: "6.7.1"}`.
 #[derive(Debug, Clone)]
 pub struct PathCondition {
@@ -285,52 +281,31 @@ impl PathCondition {
     }
 }
 
-impl<'de> Deserialize<'de> for PathCondition {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PathConditionVisitor;
+deserialize_via!(FromMap, PathCondition);
 
-        impl<'de> Visitor<'de> for PathConditionVisitor {
-            type Value = PathCondition;
+impl FromMap for PathCondition {
+    const EXPECTING: &'static str =
+        "a map with `path` and one of equals, one_of, absent, present, matches, ends_with";
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(
-                    f,
-                    "a map with `path` and one of {}",
-                    ValueCondition::KEYS.join(", ")
-                )
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PathCondition, A::Error> {
-                let mut path = None;
-                let mut fields = ConditionFields::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    if key == "path" {
-                        path = Some(map.next_value::<YamlPath>()?);
-                    } else if !fields.read(&key, &mut map)? {
-                        return Err(de::Error::unknown_field(&key, PATH_CONDITION_KEYS));
-                    }
-                }
-                let path = path.ok_or_else(|| de::Error::missing_field("path"))?;
-                Ok(PathCondition {
-                    path,
-                    condition: fields.finish()?,
-                })
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut path = None;
+        let mut fields = ConditionFields::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "path" {
+                path = Some(map.next_value::<YamlPath>()?);
+            } else if !fields.read(&key, &mut map)? {
+                return Err(de::Error::unknown_field(&key, PATH_CONDITION_KEYS));
             }
         }
-
-        deserializer.deserialize_map(PathConditionVisitor)
+        let path = path.ok_or_else(|| de::Error::missing_field("path"))?;
+        Ok(PathCondition {
+            path,
+            condition: fields.finish()?,
+        })
     }
 }
 
-const PATH_CONDITION_KEYS: &[&str] = &[
-    "path",
-    "equals",
-    "one_of",
-    "absent",
-    "present",
-    "matches",
-    "ends_with",
-];
+const PATH_CONDITION_KEYS: &[&str] = with_operators!["path"];
 
 /// `absent: true` / `present: true`: `false` would be a double negative that hides intent.
 struct MustBeTrue;
@@ -357,7 +332,7 @@ impl<'de> Deserialize<'de> for Expected {
         if let Some(word) = first_ambiguous_string(&value) {
             return Err(de::Error::custom(format!(
                 "`{word}` is text in a check file but Helm reads it unquoted as {}; write the value Helm should see (e.g. `true`), or use `matches: '^{word}$'` for the text",
-                render(&helm_yaml::resolve_plain(word))
+                render(&helm::resolve_plain(word))
             )));
         }
         Ok(Expected(value))
@@ -370,7 +345,7 @@ fn first_ambiguous_string(value: &Value) -> Option<&str> {
         // or `true` written in quotes in a check file can only mean the text.
         Value::String(text) => {
             let yaml12_text = matches!(serde_yaml::from_str::<Value>(text), Ok(Value::String(_)));
-            (yaml12_text && !helm_yaml::resolve_plain(text).is_string()).then_some(text.as_str())
+            (yaml12_text && !helm::resolve_plain(text).is_string()).then_some(text.as_str())
         }
         Value::Sequence(items) => items.iter().find_map(first_ambiguous_string),
         Value::Mapping(map) => map.values().find_map(first_ambiguous_string),
@@ -379,45 +354,12 @@ fn first_ambiguous_string(value: &Value) -> Option<&str> {
     }
 }
 
-fn untag(value: &Value) -> &Value {
-    match value {
-        Value::Tagged(tagged) => untag(&tagged.value),
-        other => other,
-    }
-}
-
-/// Equality as Helm sees values: every number becomes a float64 in Helm (values pass through
-/// JSON), so `2` equals `2.0`; mappings compare regardless of key order; `null` inside a mapping
-/// counts as an unset key.
-pub fn values_equal(a: &Value, b: &Value) -> bool {
-    match (untag(a), untag(b)) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-            (Some(x), Some(y)) => x == y,
-            _ => match (x.as_u64(), y.as_u64()) {
-                (Some(x), Some(y)) => x == y,
-                _ => x.as_f64().zip(y.as_f64()).is_some_and(|(x, y)| x == y),
-            },
-        },
-        (Value::Sequence(x), Value::Sequence(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| values_equal(a, b))
-        }
-        (Value::Mapping(x), Value::Mapping(y)) => {
-            let set = |m: &serde_yaml::Mapping| m.iter().filter(|(_, v)| !v.is_null()).count();
-            set(x) == set(y)
-                && x.iter()
-                    .filter(|(_, v)| !v.is_null())
-                    .all(|(k, v)| y.get(k).is_some_and(|w| values_equal(v, w)))
-        }
-        (x, y) => x == y,
-    }
-}
-
 /// Explain a mismatch that is only about the type: the learner wrote the right characters, but
 /// Helm reads them as another kind of value.
 fn type_note(want: &Value, found: &Value) -> Option<String> {
     match (untag(want), untag(found)) {
         (Value::String(text), found @ (Value::Number(_) | Value::Bool(_)))
-            if values_equal(&helm_yaml::resolve_plain(text), found) =>
+            if values_equal(&helm::resolve_plain(text), found) =>
         {
             Some(format!(
                 "Helm reads {} unquoted as a {}, not as the text \"{text}\" (6.10 would even become 6.1); put it in quotes: \"{text}\"",
@@ -426,7 +368,7 @@ fn type_note(want: &Value, found: &Value) -> Option<String> {
             ))
         }
         (want @ (Value::Number(_) | Value::Bool(_)), Value::String(text))
-            if values_equal(&helm_yaml::resolve_plain(text), want) =>
+            if values_equal(&helm::resolve_plain(text), want) =>
         {
             Some(format!(
                 "it is written in quotes, so Helm reads the text \"{text}\", not the {} {}; remove the quotes",
@@ -453,63 +395,6 @@ fn not_text_note(found: &Value) -> Option<String> {
     }
 }
 
-fn kind_name(value: &Value) -> &'static str {
-    match untag(value) {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "text",
-        Value::Sequence(_) => "list",
-        Value::Mapping(_) => "map",
-        Value::Tagged(_) => "tagged value",
-    }
-}
-
-/// A value for a report: JSON, so text (`"6.7"`) and numbers (`6.7`) look different; long values
-/// are cut.
-pub fn render(value: &Value) -> String {
-    const LIMIT: usize = 200;
-    let text = serde_json::to_string(untag(value)).unwrap_or_else(|_| {
-        serde_yaml::to_string(value)
-            .map(|t| t.trim_end().to_string())
-            .unwrap_or_else(|_| format!("{value:?}"))
-    });
-    match text.char_indices().nth(LIMIT) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
-    }
-}
-
-/// A JSON value as the equivalent YAML value.
-pub fn json_to_yaml(value: &serde_json::Value) -> Value {
-    match value {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::Number(i.into())
-            } else if let Some(u) = n.as_u64() {
-                Value::Number(u.into())
-            } else {
-                Value::Number(n.as_f64().unwrap_or(f64::NAN).into())
-            }
-        }
-        serde_json::Value::String(s) => Value::String(s.clone()),
-        serde_json::Value::Array(items) => {
-            Value::Sequence(items.iter().map(json_to_yaml).collect())
-        }
-        serde_json::Value::Object(map) => Value::Mapping(
-            map.iter()
-                .map(|(k, v)| (Value::String(k.clone()), json_to_yaml(v)))
-                .collect(),
-        ),
-    }
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -522,7 +407,7 @@ mod tests {
     }
 
     fn helm(text: &str) -> Value {
-        match helm_yaml::parse_documents(text) {
+        match helm::parse_documents(text) {
             Ok(mut docs) if docs.len() == 1 => docs.remove(0),
             other => panic!("{other:?}"),
         }
@@ -621,33 +506,26 @@ mod tests {
         assert_eq!(r.expected, "one of \"Succeeded\"");
     }
 
+    /// Whether each `(condition, path, holds)` row holds as it says in `doc`.
+    fn assert_rows(doc: &Value, rows: &[(&str, &str, bool)]) {
+        for &(text, path, want) in rows {
+            let r = condition(text).test(at(doc, path));
+            assert_eq!(r.holds, want, "{text} at {path}: {r:?}");
+        }
+    }
+
     #[test]
     fn absent_and_present_treat_null_as_unset() {
         let doc = helm("migration:\n  enabled: true\n  fail:\n");
-        assert!(
-            condition("absent: true")
-                .test(at(&doc, "migration.fail"))
-                .holds
-        );
-        assert!(
-            condition("absent: true")
-                .test(at(&doc, "migration.gone"))
-                .holds
-        );
-        assert!(
-            !condition("absent: true")
-                .test(at(&doc, "migration.enabled"))
-                .holds
-        );
-        assert!(
-            condition("present: true")
-                .test(at(&doc, "migration.enabled"))
-                .holds
-        );
-        assert!(
-            !condition("present: true")
-                .test(at(&doc, "migration.fail"))
-                .holds
+        assert_rows(
+            &doc,
+            &[
+                ("absent: true", "migration.fail", true),
+                ("absent: true", "migration.gone", true),
+                ("absent: true", "migration.enabled", false),
+                ("present: true", "migration.enabled", true),
+                ("present: true", "migration.fail", false),
+            ],
         );
     }
 
@@ -656,27 +534,22 @@ mod tests {
         let doc = helm(
             "metadata:\n  annotations:\n    argocd.argoproj.io/sync-wave: \"-2\"\n    other: -2\nimage: ghcr.io/stefanprodan/podinfo:6.7.1\n",
         );
-        let wave = condition("matches: '^-[0-9]+$'");
-        assert!(
-            wave.test(at(
-                &doc,
-                r#"metadata.annotations["argocd.argoproj.io/sync-wave"]"#
-            ))
-            .holds
+        assert_rows(
+            &doc,
+            &[
+                (
+                    "matches: '^-[0-9]+$'",
+                    r#"metadata.annotations["argocd.argoproj.io/sync-wave"]"#,
+                    true,
+                ),
+                ("matches: '^-[0-9]+$'", "metadata.annotations.other", false),
+                ("ends_with: ':6.7.1'", "image", true),
+                ("ends_with: ':6.7.0'", "image", false),
+            ],
         );
-        let unquoted = wave.test(at(&doc, "metadata.annotations.other"));
-        assert!(!unquoted.holds);
+        let unquoted =
+            condition("matches: '^-[0-9]+$'").test(at(&doc, "metadata.annotations.other"));
         assert!(unquoted.note.as_deref().unwrap_or("").contains("quotes"));
-        assert!(
-            condition("ends_with: ':6.7.1'")
-                .test(at(&doc, "image"))
-                .holds
-        );
-        assert!(
-            !condition("ends_with: ':6.7.0'")
-                .test(at(&doc, "image"))
-                .holds
-        );
     }
 
     #[test]

@@ -1,8 +1,8 @@
-//! What a check may read: the module, the learner's work dir, the cluster, and what the
-//! learner's progress says about hint levels and earlier passes. The runner builds one per run
-//! and hands it to every check; checks never reach back into the runner.
+//! What a check may read: the module, the learner's work dir and the cluster. The runner builds
+//! one per run and hands it to every check; checks never reach back into the runner. (What the
+//! learner's progress says, hint levels and earlier passes, is the runner's business: see
+//! `run::Recall`.)
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -56,12 +56,6 @@ pub struct Context {
     pub argocd_namespace: String,
     /// Work repos read so far in this run (each is read once).
     pub git: GitCache,
-    /// Which hint level to show per `(step, check id)` (from the learner's progress); level 1
-    /// when absent.
-    pub hint_levels: HashMap<(String, String), usize>,
-    /// Steps labcheck saw pass before, with the day (from the learner's progress), for stages
-    /// that count only after an earlier one.
-    pub seen_passed: HashMap<String, String>,
     /// Why this run has no work repos to read (a learner of a class without a work dir): every
     /// check of a work repo is then "could not check" with this hint, never read from an empty
     /// path. `None` for a learner's own run, which always has a work dir.
@@ -85,8 +79,6 @@ impl Context {
             cluster,
             argocd_namespace: module.argocd_namespace,
             git: GitCache::new(),
-            hint_levels: HashMap::new(),
-            seen_passed: HashMap::new(),
             no_work_dir: None,
         }
     }

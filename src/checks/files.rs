@@ -2,18 +2,18 @@
 //! each satisfies a text regex and/or a condition on every YAML document in it (step 1:
 //! `apps/projects.yaml` and `apps/namespaces.yaml` carry a negative sync-wave).
 
-use std::fmt;
-
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
-use serde::de::{self, Deserializer, Visitor};
+use serde::de::{self, Deserializer};
 
 use crate::checks::Context;
-use crate::checks::condition::{PathCondition, Pattern};
+use crate::checks::condition::PathCondition;
 use crate::checks::yaml_value::{file_error_outcome, parse_learner_yaml, read_learner_file};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome, Status};
 use crate::probe::files::{self, PathShower};
+use crate::yaml::fields::{FromText, deserialize_via};
+use crate::yaml::pattern::Pattern;
 
 /// Fields of a `files` check.
 #[derive(Debug, Clone, Deserialize)]
@@ -78,23 +78,13 @@ impl RepoGlob {
     }
 }
 
-impl<'de> Deserialize<'de> for RepoGlob {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct GlobVisitor;
+deserialize_via!(FromText, RepoGlob);
 
-        impl Visitor<'_> for GlobVisitor {
-            type Value = RepoGlob;
+impl FromText for RepoGlob {
+    const EXPECTING: &'static str = "a glob such as `apps/*.yaml`";
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a glob such as `apps/*.yaml`")
-            }
-
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<RepoGlob, E> {
-                RepoGlob::new(text).map_err(E::custom)
-            }
-        }
-
-        deserializer.deserialize_str(GlobVisitor)
+    fn from_text(text: &str) -> Result<Self, String> {
+        RepoGlob::new(text)
     }
 }
 

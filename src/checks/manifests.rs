@@ -12,6 +12,7 @@ use crate::plan::{Plan, PlanOptions, parse_manifests};
 use crate::probe::files::PathShower;
 use crate::probe::manifests::read_manifests;
 use crate::rules::{self, RULES};
+use crate::yaml::one_or_many::OneOrMany;
 
 /// Fields of a `manifests` check.
 #[derive(Debug, Clone, Deserialize)]
@@ -29,19 +30,12 @@ pub struct ManifestsSpec {
     pub namespace: Option<String>,
 }
 
-/// One path or a list of them.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum OneOrMany {
-    One(String),
-    Many(Vec<String>),
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawManifestsSpec {
     repo: String,
-    path: OneOrMany,
+    /// One path or a list of them.
+    path: OneOrMany<String>,
     #[serde(default)]
     rules: Vec<String>,
     #[serde(default)]
@@ -54,10 +48,7 @@ impl TryFrom<RawManifestsSpec> for ManifestsSpec {
     type Error = String;
 
     fn try_from(raw: RawManifestsSpec) -> Result<Self, Self::Error> {
-        let paths = match raw.path {
-            OneOrMany::One(p) => vec![p],
-            OneOrMany::Many(p) => p,
-        };
+        let paths = raw.path.into_vec();
         if paths.is_empty() {
             return Err("`path` names no file or folder; give one or a list".to_string());
         }

@@ -12,7 +12,7 @@ use crate::outcome::Cause;
 use crate::outcome::Outcome;
 use crate::probe::cluster::ApiPath;
 use crate::probe::cluster::api::plural_of;
-use crate::yaml_path::Segment;
+use crate::yaml::path::Segment;
 
 /// Fields of an `object` check.
 #[derive(Debug, Clone, Deserialize)]

@@ -4,18 +4,20 @@
 //! Also home of the helpers the file kinds share: reading a learner's file and turning what went
 //! wrong into an outcome (a missing file is the learner's, a missing repo is the environment's).
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{self, MapAccess};
 use serde_yaml::Value;
 
 use crate::checks::Context;
-use crate::checks::condition::{ConditionFields, ValueCondition, render};
-use crate::checks::helm_yaml::{self, YamlError};
+use crate::checks::condition::{
+    FileCondition, FileConditionFields, ValueCondition, with_operators,
+};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::Outcome;
 use crate::probe::files::{self, FileError, PathShower};
-use crate::yaml_path::YamlPath;
+use crate::yaml::fields::{FromMap, deserialize_via};
+use crate::yaml::helm::{self, YamlError};
+use crate::yaml::path::YamlPath;
+use crate::yaml::value::render;
 
 /// Fields of a `yaml_value` check.
 #[derive(Debug, Clone)]
@@ -30,62 +32,40 @@ pub struct YamlValueSpec {
     pub document: Option<usize>,
 }
 
-const KEYS: &[&str] = &[
-    "repo",
-    "file",
-    "path",
-    "document",
-    "equals",
-    "one_of",
-    "absent",
-    "present",
-    "matches",
-    "ends_with",
-];
+const KEYS: &[&str] = with_operators!["repo", "file", "path", "document"];
 
-impl<'de> Deserialize<'de> for YamlValueSpec {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct SpecVisitor;
+deserialize_via!(FromMap, YamlValueSpec);
 
-        impl<'de> Visitor<'de> for SpecVisitor {
-            type Value = YamlValueSpec;
+impl FromMap for YamlValueSpec {
+    const EXPECTING: &'static str = "a map with `repo`, `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with)";
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a map with `repo`, `file`, `path` and one condition (equals, one_of, absent, present, matches, ends_with)")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<YamlValueSpec, A::Error> {
-                let (mut repo, mut file, mut path, mut document) = (None, None, None, None);
-                let mut condition = ConditionFields::default();
-                while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "repo" => repo = Some(map.next_value::<String>()?),
-                        "file" => {
-                            let value = map.next_value::<String>()?;
-                            crate::paths::inside_field("file", &value)
-                                .map_err(de::Error::custom)?;
-                            file = Some(value);
-                        }
-                        "path" => path = Some(map.next_value::<YamlPath>()?),
-                        "document" => document = Some(map.next_value::<usize>()?),
-                        other => {
-                            if !condition.read(other, &mut map)? {
-                                return Err(de::Error::unknown_field(other, KEYS));
-                            }
-                        }
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let (mut repo, mut document) = (None, None);
+        let mut fields = FileConditionFields::default();
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "repo" => repo = Some(map.next_value::<String>()?),
+                "document" => document = Some(map.next_value::<usize>()?),
+                other => {
+                    if !fields.read(other, &mut map)? {
+                        return Err(de::Error::unknown_field(other, KEYS));
                     }
                 }
-                Ok(YamlValueSpec {
-                    repo: repo.ok_or_else(|| de::Error::missing_field("repo"))?,
-                    file: file.ok_or_else(|| de::Error::missing_field("file"))?,
-                    path: path.ok_or_else(|| de::Error::missing_field("path"))?,
-                    condition: condition.finish()?,
-                    document,
-                })
             }
         }
-
-        deserializer.deserialize_map(SpecVisitor)
+        let repo = repo.ok_or_else(|| de::Error::missing_field("repo"))?;
+        let FileCondition {
+            file,
+            path,
+            condition,
+        } = fields.finish()?;
+        Ok(YamlValueSpec {
+            repo,
+            file,
+            path,
+            condition,
+            document,
+        })
     }
 }
 
@@ -179,7 +159,7 @@ pub(crate) struct FlatKey {
 /// Whether the document holds, where the path's keys should nest, one key whose name is the rest
 /// of the path joined with dots.
 pub(crate) fn flat_key_trap(document: &Value, path: &YamlPath) -> Option<FlatKey> {
-    use crate::yaml_path::Segment;
+    use crate::yaml::path::Segment;
     let segments = path.segments();
     let mut here = document;
     for (i, segment) in segments.iter().enumerate() {
@@ -218,7 +198,7 @@ pub(crate) fn flat_key_trap(document: &Value, path: &YamlPath) -> Option<FlatKey
                 });
             }
         }
-        let next = crate::yaml_path::YamlPath::from_segments(vec![segment.clone()]);
+        let next = YamlPath::from_segments(vec![segment.clone()]);
         here = next.lookup(here)?;
     }
     None
@@ -261,7 +241,7 @@ pub(crate) fn read_learner_file(
 
 /// Parse a learner's file; broken YAML is the learner's failure (Helm would refuse it too).
 pub(crate) fn parse_learner_yaml(shown: &str, text: &str) -> Result<Vec<Value>, Box<Outcome>> {
-    helm_yaml::parse_documents(text).map_err(|error| {
+    helm::parse_documents(text).map_err(|error| {
         Box::new(match error {
             YamlError::Syntax {
                 line,
@@ -375,27 +355,62 @@ mod tests {
     }
 
     #[test]
-    fn a_dotted_key_at_the_top_is_the_flat_key_trap() {
-        let found = trap(
-            "image:\n  tag: \"6.7.1\"\nmigration.enabled: true\n",
-            "migration.enabled",
-        )
-        .unwrap();
-        assert_eq!(found.written, "migration.enabled");
+    fn a_dotted_key_at_the_top_or_one_level_down_is_the_flat_key_trap() {
+        for (yaml, path, written) in [
+            (
+                "image:\n  tag: \"6.7.1\"\nmigration.enabled: true\n",
+                "migration.enabled",
+                "migration.enabled",
+            ),
+            (
+                "migration:\n  hooks.enabled: true\n",
+                "migration.hooks.enabled",
+                "hooks.enabled",
+            ),
+        ] {
+            let found = trap(yaml, path).unwrap();
+            assert_eq!(found.written, written, "{yaml}");
+        }
+        let top = trap("migration.enabled: true\n", "migration.enabled").unwrap();
         assert_eq!(
-            found.nested,
+            top.nested,
             "`migration:` then `  enabled: …`, each on its own line"
         );
     }
 
     #[test]
-    fn a_dotted_key_one_level_down_is_found_too() {
-        let found = trap(
-            "migration:\n  hooks.enabled: true\n",
-            "migration.hooks.enabled",
-        )
-        .unwrap();
-        assert_eq!(found.written, "hooks.enabled");
+    fn a_yaml_value_check_names_the_first_missing_or_wrong_key() {
+        for (text, words) in [
+            ("file: a.yaml\npath: x\nequals: 1\n", "missing field `repo`"),
+            ("repo: r\npath: x\nequals: 1\n", "missing field `file`"),
+            ("repo: r\nfile: a.yaml\nequals: 1\n", "missing field `path`"),
+            ("repo: r\nfile: a.yaml\npath: x\n", "no condition"),
+            (
+                "repo: r\nfile: ../a.yaml\npath: x\nequals: 1\n",
+                "leaves the folder",
+            ),
+            (
+                "repo: r\nfile: a.yaml\npath: x\nequals: 1\nstep: s\n",
+                "unknown field `step`, expected one of `repo`, `file`, `path`, `document`",
+            ),
+        ] {
+            match serde_yaml::from_str::<YamlValueSpec>(text) {
+                Ok(spec) => panic!("{text}: read as {spec:?}"),
+                Err(e) => assert!(e.to_string().contains(words), "{text}: {e}"),
+            }
+        }
+        let spec: YamlValueSpec =
+            serde_yaml::from_str("repo: r\nfile: a.yaml\npath: x.y\ndocument: 1\npresent: true\n")
+                .unwrap();
+        assert_eq!(
+            (
+                spec.repo.as_str(),
+                spec.file.as_str(),
+                spec.path.to_string(),
+                spec.document
+            ),
+            ("r", "a.yaml", "x.y".to_string(), Some(1))
+        );
     }
 
     #[test]

@@ -78,14 +78,7 @@ pub async fn run(args: &CourseArgs) -> Result<u8, Error> {
             let mut problems = lint::lint(&course);
             // The one rule that needs the fresh lab built: a title that claims an action must
             // not pass where nothing happened.
-            let scratch = tempfile::Builder::new()
-                .prefix("labcheck-course-lint-")
-                .tempdir()
-                .map_err(|e| {
-                    Error::Environment(format!(
-                        "cannot make a temporary folder for the fresh lab: {e}"
-                    ))
-                })?;
+            let scratch = scratch("labcheck-course-lint-", "the fresh lab")?;
             problems.extend(crate::selftest::fresh::lint_fresh(&course, scratch.path()).await);
             emit(&match lint_args.options.format {
                 HumanOrJson::Json => report::selftest::json_lint(&problems),
@@ -110,14 +103,7 @@ async fn run_test(args: &TestArgs) -> Result<u8, Error> {
         Some(name) => vec![course.module(name)?],
         None => course.modules.iter().collect(),
     };
-    let scratch = tempfile::Builder::new()
-        .prefix("labcheck-course-test-")
-        .tempdir()
-        .map_err(|e| {
-            Error::Environment(format!(
-                "cannot make a temporary folder for the fixture worlds: {e}"
-            ))
-        })?;
+    let scratch = scratch("labcheck-course-test-", "the fixture worlds")?;
     let mut results = Vec::new();
     for module in modules {
         let dir = scratch.path().join(&module.manifest.module);
@@ -134,4 +120,12 @@ async fn run_test(args: &TestArgs) -> Result<u8, Error> {
     } else {
         exit::FAIL
     })
+}
+
+/// A temporary folder (named `prefix…`) for `what`, removed when dropped.
+fn scratch(prefix: &str, what: &str) -> Result<tempfile::TempDir, Error> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|e| Error::Environment(format!("cannot make a temporary folder for {what}: {e}")))
 }

@@ -5,13 +5,15 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{CheckRun, RunArgs, emit, render, run_checks};
+use super::{RunArgs, emit};
 use crate::error::{Error, exit};
 use crate::lab::cluster::{self as lab_cluster, Revisions};
-use crate::lab::content;
-use crate::lab::world::{CoursePoint, LabError, LabWorld};
+use crate::lab::fixtures;
+use crate::lab::world::{CoursePoint, LabError, LabWorld, MODULE};
 use crate::outcome::Status;
-use crate::report::{ColorChoice, Format, HumanOrJson, Styles};
+use crate::report::{ColorChoice, Format, HumanOrJson, Styles, render};
+use crate::run::{Session, SessionRun};
+use crate::snapshot::Snapshot;
 
 /// `labcheck demo` options.
 #[derive(Debug, Args, Clone)]
@@ -34,73 +36,39 @@ pub struct DemoArgs {
     pub color: ColorChoice,
 }
 
-/// One situation of the tour: what the learner did, which step is checked, what labcheck must say.
+/// One situation of the tour: a state the course's fixtures declare for a step (its work repos
+/// and its cluster), and what labcheck must say about it.
 struct Scenario {
     story: &'static str,
-    point: CoursePoint,
-    /// What the learner did beyond `point` (or instead of part of it).
-    learner: fn(&LabWorld) -> Result<(), LabError>,
-    /// The cluster as it stands for this story.
-    cluster: CoursePoint,
     step: &'static str,
+    /// `solved` or the name of a broken variant in `modules/module-10/fixtures/<step>.yaml`.
+    state: &'static str,
     expect: Status,
-}
-
-fn nothing_more(_: &LabWorld) -> Result<(), LabError> {
-    Ok(())
-}
-
-/// Step 1 with a typo in the Lua script, committed and pushed.
-fn typo_in_health_check(world: &LabWorld) -> Result<(), LabError> {
-    let repo = world.repo("argocd-platform")?;
-    let typo = content::platform_values_solved().replacen(
-        "hs.status = obj.status.health.status",
-        "hs.status = obj.status.health",
-        1,
-    );
-    repo.write("argocd/values.yaml", &typo)?;
-    repo.commit_all(content::messages::STEP_1)?;
-    repo.push()
-}
-
-/// Step 2 edited and committed, but `git push` forgotten.
-fn step_2_not_pushed(world: &LabWorld) -> Result<(), LabError> {
-    let repo = world.repo("checkout-config")?;
-    repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())?;
-    repo.commit_all(content::messages::STEP_2)
 }
 
 const TOUR: &[Scenario] = &[
     Scenario {
         story: "A learner did step 1 as the course says: the health check is in, committed and pushed.",
-        point: CoursePoint::Step1,
-        learner: nothing_more,
-        cluster: CoursePoint::Step1,
         step: "step-1",
+        state: "solved",
         expect: Status::Pass,
     },
     Scenario {
         story: "A learner typed step 1's Lua script with a mistake and pushed it.",
-        point: CoursePoint::Fresh,
-        learner: typo_in_health_check,
-        cluster: CoursePoint::Fresh,
         step: "step-1",
+        state: "typo-in-lua",
         expect: Status::Fail,
     },
     Scenario {
         story: "A learner switched the hooks on in step 2 and committed, but forgot to push.",
-        point: CoursePoint::Step1,
-        learner: step_2_not_pushed,
-        cluster: CoursePoint::Step1,
         step: "step-2",
+        state: "not-pushed",
         expect: Status::Fail,
     },
     Scenario {
         story: "A learner released 6.7.0 with a failing migration in step 4: the sync stopped in PreSync, as intended.",
-        point: CoursePoint::Step4,
-        learner: nothing_more,
-        cluster: CoursePoint::Step4,
         step: "step-4",
+        state: "solved",
         expect: Status::Pass,
     },
 ];
@@ -144,12 +112,14 @@ async fn at_point(
     styles: Styles,
 ) -> Result<u8, Error> {
     let world = LabWorld::at(&root.join("lab"), point).map_err(lab_error)?;
-    let args = lab_args(run, &world, root, point, "lab")?;
+    let revisions = Revisions::of_world(&world).map_err(lab_error)?;
+    let cluster = lab_cluster::solved(point, &revisions).map_err(lab_error)?;
+    let session = lab_session(run, &world, root, &cluster, "lab", None)?;
     emit(&format!(
         "Demo lab at {point}: work repos in {}\n\n",
         world.work_dir().display()
     ));
-    let result = run_checks(&args, "module-10", None, &|_| {}).await?;
+    let result = session.run(None, &|_| {}).await?;
     emit(&render(&result.reports, true, run.report.format, styles));
     Ok(exit::PASS)
 }
@@ -159,11 +129,15 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
     let mut documents = Vec::new();
     for (i, scenario) in TOUR.iter().enumerate() {
         let name = format!("scenario-{}", i + 1);
-        let world = LabWorld::at(&root.join(&name), scenario.point).map_err(lab_error)?;
-        (scenario.learner)(&world).map_err(lab_error)?;
-        let args = lab_args(run, &world, root, scenario.cluster, &name)?;
-        let CheckRun { reports, .. } =
-            run_checks(&args, "module-10", Some(scenario.step), &|_| {}).await?;
+        let world = LabWorld::in_state(&root.join(&name), scenario.step, scenario.state)
+            .map_err(lab_error)?;
+        let state = fixtures::state(MODULE, scenario.step, scenario.state).map_err(lab_error)?;
+        let revisions = Revisions::of_world(&world).map_err(lab_error)?;
+        let cluster = lab_cluster::of_state(state, &revisions).map_err(lab_error)?;
+        let session = lab_session(run, &world, root, &cluster, &name, Some(scenario.step))?;
+        let SessionRun {
+            reports, verdict, ..
+        } = session.run(None, &|_| {}).await?;
         if run.report.format == Format::Human {
             emit(&format!(
                 "── {}/{}  {}\n   $ labcheck module-10 {}\n\n",
@@ -172,19 +146,17 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
                 scenario.story,
                 scenario.step
             ));
-        }
-        if run.report.format == Format::Human {
             emit(&render(&reports, false, run.report.format, styles));
             emit("\n");
         } else {
-            documents.push(serde_json::json!({
-                "story": scenario.story,
-                "step": scenario.step,
-                "expected": scenario.expect,
-                "reports": reports.iter().map(crate::report::json::step_value).collect::<Vec<_>>(),
-            }));
+            documents.push(crate::report::json::scenario(
+                scenario.story,
+                scenario.step,
+                scenario.expect,
+                &reports,
+            ));
         }
-        let got = Status::fold(reports.iter().map(|r| r.status));
+        let got = verdict;
         if got != scenario.expect {
             surprises.push(format!(
                 "scenario {} ({}) ended {} instead of {}",
@@ -212,16 +184,16 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
     }
 }
 
-/// Run arguments pointing at the lab world and at its cluster snapshot.
-fn lab_args(
+/// A session of module 10 (`step`, or all of it) on the lab world and its cluster snapshot
+/// (written next to it), never waiting.
+fn lab_session(
     run: &RunArgs,
     world: &LabWorld,
     root: &Path,
-    cluster: CoursePoint,
+    snapshot: &Snapshot,
     name: &str,
-) -> Result<RunArgs, Error> {
-    let revisions = Revisions::of_world(world).map_err(lab_error)?;
-    let snapshot = lab_cluster::solved(cluster, &revisions);
+    step: Option<&str>,
+) -> Result<Session, Error> {
     let path = root.join(format!("{name}-cluster.yaml"));
     let text = snapshot.to_yaml().map_err(|e| {
         Error::Environment(format!("cannot write the demo's cluster snapshot: {e}"))
@@ -229,14 +201,13 @@ fn lab_args(
     std::fs::write(&path, text)
         .map_err(|e| Error::Environment(format!("cannot write {}: {e}", path.display())))?;
     let mut args = run.clone();
-    args.work_dir = Some(world.work_dir());
     args.course_dir = None;
     args.no_wait = true;
     args.wait = None;
     args.cluster.snapshot = Some(path);
     args.cluster.kubeconfig = None;
     args.cluster.context = None;
-    Ok(args)
+    Ok(args.session("module-10", step, world.work_dir()))
 }
 
 fn lab_error(e: LabError) -> Error {

@@ -90,7 +90,7 @@ pub async fn run(args: &DoctorArgs) -> Result<u8, Error> {
     let report = doctor::examine(&setup).await;
     let reports = [report];
     output::deliver(&outputs, &protected, styles, |format, styles| {
-        super::render(&reports, false, format, styles)
+        crate::report::render(&reports, false, format, styles)
     })?;
-    Ok(exit_code(&reports))
+    Ok(exit_code(crate::run::verdict(&reports)))
 }

@@ -90,14 +90,16 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         &steps,
         &track,
         args.cluster.argocd_namespace.clone(),
-        super::wait_policy(args),
+        args.wait_policy(),
         environments,
     )
     .await;
+    // The class's failures grouped by cause: decided by the class code, printed by reporters.
+    let causes = fleet::causes::group(&runs);
     let render = |format: Format, styles: Styles| match format {
-        Format::Human => report::matrix::human(&runs, styles),
-        Format::Json => report::matrix::json(&runs),
-        Format::Yaml => report::json_as_yaml(&report::matrix::json(&runs)),
+        Format::Human => report::matrix::human(&runs, &causes, styles),
+        Format::Json => report::matrix::json(&runs, &causes),
+        Format::Yaml => report::json_as_yaml(&report::matrix::json(&runs, &causes)),
         Format::Junit => report::matrix::junit(&runs),
         Format::Tap => report::matrix::tap(&runs, report::tap::Version::Thirteen),
         Format::Tap14 => report::matrix::tap(&runs, report::tap::Version::Fourteen),
@@ -109,7 +111,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
         render,
     )?;
     let reports: Vec<_> = runs.into_iter().flat_map(|r| r.steps).collect();
-    Ok(exit_code(&reports))
+    Ok(exit_code(crate::run::verdict(&reports)))
 }
 
 fn environments(args: &RunArgs) -> Result<Vec<Environment>, Error> {

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{RunArgs, emit, load_course, save, warn};
+use super::{emit, save, warn};
 use crate::error::{Error, exit};
 use crate::progress::Learner;
+use crate::run;
 
 /// `labcheck hint` options.
 #[derive(Debug, Args, Clone)]
@@ -31,10 +32,7 @@ pub struct HintArgs {
 
 /// Show the next hint level and remember it was shown.
 pub fn run(args: &HintArgs) -> Result<u8, Error> {
-    let course = load_course(&RunArgs {
-        course_dir: args.course_dir.clone(),
-        ..RunArgs::default()
-    })?;
+    let course = run::session::load_course(args.course_dir.as_deref())?;
     let module = course.module(&args.module)?;
     let step = module.step(&args.step)?;
     let mut learner = Learner::load();

@@ -1,14 +1,14 @@
 //! The command line: clap definitions and dispatch. It parses, calls the library, hands results to
 //! a reporter and maps the outcome to an exit code.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+mod check;
 pub mod completions;
 pub mod course;
 pub mod demo;
@@ -26,14 +26,16 @@ pub mod status;
 pub mod track;
 pub mod watch;
 
+pub use check::check;
+
 use crate::course::Course;
 use crate::error::{Error, exit};
 use crate::outcome::Status;
-use crate::probe::cluster::{ClusterOptions, ReadLog};
+use crate::probe::cluster::ClusterOptions;
 use crate::progress::Learner;
 use crate::progress::workdir::WorkDir;
-use crate::report::{self, ColorChoice, Format, Styles};
-use crate::run::{self, StepReport, WaitPolicy};
+use crate::report::{self, ColorChoice};
+use crate::run::{self, WaitPolicy};
 
 /// The examples `--help` shows and the man page renders: (command, what it does).
 pub const EXAMPLES: &[(&str, &str)] = &[
@@ -326,11 +328,8 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
     match cli.command {
         Some(Command::Demo(demo_args)) => demo::demo(&demo_args).await,
         Some(Command::List(list_args)) => {
-            let course = load_course(&RunArgs {
-                course_dir: list_args.course_dir,
-                ..RunArgs::default()
-            })?;
-            emit(&list(&course));
+            let course = run::session::load_course(list_args.course_dir.as_deref())?;
+            emit(&report::course::list(&course));
             Ok(exit::PASS)
         }
         Some(Command::Serve(args)) => serve::run(&args).await,
@@ -382,74 +381,12 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
 }
 
 pub(crate) fn load_course(args: &RunArgs) -> Result<Course, Error> {
-    match &args.course_dir {
-        Some(dir) => Course::from_dir(dir),
-        None => Course::embedded(),
-    }
+    run::session::load_course(args.course_dir.as_deref())
 }
 
 /// The work dir: `--work-dir` (or `$LABCHECK_WORK_DIR`), else `~/work` as the course sets it up.
 pub(crate) fn work_dir(args: &RunArgs) -> Result<PathBuf, Error> {
     Ok(WorkDir::resolve(args.work_dir.as_deref())?.path)
-}
-
-/// Check a step, an exercise or a whole module; print the report; return the exit code.
-pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u8, Error> {
-    if args.fleet.active() {
-        return fleet::check(args, module, step).await;
-    }
-    let styles = Styles::decide(args.color).quiet(args.quiet);
-    let outputs = args.report.outputs()?;
-    // A refused report file is said before any check runs (or waits).
-    let protected = if outputs.files.is_empty() {
-        output::Protected::default()
-    } else {
-        let course = load_course(args)?;
-        let repos = &course.module(module)?.manifest.repos;
-        let protected = output::Protected::work_repos(&work_dir(args)?, repos);
-        outputs.check_destinations(&protected)?;
-        protected
-    };
-    // Progress goes to stderr: a status line where a person watches it, one line per state
-    // change where stderr is a log (CI), nothing for a machine format nobody watches.
-    let progress = if !std::io::stderr().is_terminal() {
-        report::waiting::Progress::lines(Box::new(std::io::stderr()))
-    } else if outputs.terminal == Format::Human {
-        report::waiting::Progress::terminal()
-    } else {
-        report::waiting::Progress::Silent
-    };
-    let on_wait = |p: &run::WaitProgress| progress.show(p);
-    // A person's run on their own work dir counts for their progress (and so raises hint levels
-    // next time). A machine report (CI, a script) reads the same progress but never moves it, so
-    // asking twice gives the same document; a run on someone else's work dir (`--work-dir` of a
-    // learner) reads what is kept for that folder and writes nothing.
-    let work = WorkDir::resolve(args.work_dir.as_deref())?;
-    let mut learner = Learner::load_for(&work);
-    warn(&learner.warnings);
-    // Ctrl-C ends the run cleanly: the progress line is wiped (the terminal is never put in raw
-    // mode, so that is all there is to restore) and the exit code says no verdict was reached.
-    let started = std::time::Instant::now();
-    let read_log = args.verbose.then(ReadLog::default);
-    let outcome = tokio::select! {
-        run = run_checks_with(args, module, step, &on_wait, Some(&learner), read_log.clone()) => Some(run),
-        _ = tokio::signal::ctrl_c() => None,
-    };
-    progress.finish();
-    let run = outcome.ok_or(Error::Interrupted)??;
-    if let Some(log) = &read_log {
-        eprint!("{}", what_was_read(&run, log, started.elapsed()));
-    }
-    if !args.report.asked_for_more_than_human() && work.own {
-        learner
-            .progress
-            .record_run(&run.reports, jiff::Timestamp::now());
-        save(&mut learner);
-    }
-    output::deliver(&outputs, &protected, styles, |format, styles| {
-        render(&run.reports, run.module_run, format, styles)
-    })?;
-    Ok(exit_code(&run.reports))
 }
 
 /// Print warnings about the learner's own files (progress, profile) to stderr.
@@ -461,186 +398,30 @@ pub(crate) fn warn(warnings: &[String]) {
 
 /// Save progress; failing to save is worth a warning, never a lost verdict.
 pub(crate) fn save(learner: &mut Learner) {
-    if let Err(e) = learner.progress.save() {
+    if let Err(e) = learner.save() {
         warn(&[e]);
     }
 }
 
-/// The reports of one run and whether it covered more than one step.
-pub struct CheckRun {
-    pub reports: Vec<StepReport>,
-    pub module_run: bool,
-    /// Where the course came from and how long loading it took (`-v`).
-    pub course: (String, Duration),
-    /// The work repos the run's checks read, as folders (`-v`).
-    pub repos: Vec<PathBuf>,
-}
-
-/// `-v`: what a run read and how long it took, for stderr. Cluster requests are the ones sent
-/// (a read shared by several checks is one request); repos are read by git, not timed one by one.
-fn what_was_read(run: &CheckRun, log: &ReadLog, total: Duration) -> String {
-    let ms = |d: Duration| format!("{} ms", d.as_millis());
-    let mut out = format!(
-        "labcheck: read the course from {} in {}\n",
-        run.course.0,
-        ms(run.course.1)
-    );
-    for repo in &run.repos {
-        out.push_str(&format!("labcheck: read the repo {}\n", repo.display()));
-    }
-    let reads = log.lock().unwrap_or_else(|p| p.into_inner());
-    for read in reads.iter() {
-        out.push_str(&format!(
-            "labcheck: read GET {} → {} in {}\n",
-            read.url,
-            read.answer,
-            ms(read.took)
-        ));
-    }
-    let checks: usize = run.reports.iter().map(|r| r.checks.len()).sum();
-    out.push_str(&format!(
-        "labcheck: {} step(s), {checks} check(s), {} request(s) to the cluster, in {}\n",
-        run.reports.len(),
-        reads.len(),
-        ms(total)
-    ));
-    out
-}
-
-/// Load the course, connect to the cluster lazily and run the selected steps.
-pub async fn run_checks(
-    args: &RunArgs,
-    module: &str,
-    step: Option<&str>,
-    on_wait: &(dyn Fn(&run::WaitProgress) + Sync),
-) -> Result<CheckRun, Error> {
-    run_checks_for(args, module, step, on_wait, None).await
-}
-
-/// [`run_checks`] for a learner: their saved track, hint levels and the steps they passed.
-pub async fn run_checks_for(
-    args: &RunArgs,
-    module: &str,
-    step: Option<&str>,
-    on_wait: &(dyn Fn(&run::WaitProgress) + Sync),
-    learner: Option<&Learner>,
-) -> Result<CheckRun, Error> {
-    run_checks_with(args, module, step, on_wait, learner, None).await
-}
-
-/// [`run_checks_for`], noting each cluster request in `read_log` when given (`-v`).
-async fn run_checks_with(
-    args: &RunArgs,
-    module: &str,
-    step: Option<&str>,
-    on_wait: &(dyn Fn(&run::WaitProgress) + Sync),
-    learner: Option<&Learner>,
-    read_log: Option<ReadLog>,
-) -> Result<CheckRun, Error> {
-    let loading = std::time::Instant::now();
-    let course = Arc::new(load_course(args)?);
-    let course_read = (
-        match &args.course_dir {
-            Some(dir) => dir.display().to_string(),
-            None => "the built-in course".to_string(),
-        },
-        loading.elapsed(),
-    );
-    let module = course.module(module)?;
-    let steps = module.select(step)?;
-    let track = match learner {
-        Some(learner) => learner.track(module, args.track.as_deref())?,
-        None => module.track(args.track.as_deref())?,
-    }
-    .to_string();
-    let policy = wait_policy(args);
-    let work_dir = work_dir(args)?;
-    let mut repos: Vec<PathBuf> = steps
-        .iter()
-        .flat_map(|s| s.checks.iter().flat_map(|c| c.kind.repos()))
-        .map(|name| {
-            let dir = module
-                .manifest
-                .repos
-                .iter()
-                .find(|r| r.name == name)
-                .map_or(name, |r| r.dir_name());
-            work_dir.join(dir)
-        })
-        .collect();
-    repos.sort();
-    repos.dedup();
-    let cluster = ClusterOptions {
-        read_log,
-        ..args.cluster.options()
-    };
-    let world = run::LearnerWorld {
-        course: course.clone(),
-        module,
-        track: &track,
-        work_dir: run::WorkDir::At(work_dir),
-        cluster: &cluster,
-        argocd_namespace: args.cluster.argocd_namespace.clone(),
-    };
-    let reports = run::run_learner(world, &steps, policy, on_wait, |ctx| {
-        if let Some(learner) = learner {
-            learner.prepare(ctx, module);
+impl RunArgs {
+    /// `--wait`/`--no-wait` as the runner's policy.
+    pub fn wait_policy(&self) -> WaitPolicy {
+        match (self.no_wait, self.wait) {
+            (true, _) => WaitPolicy::Never,
+            (false, Some(limit)) => WaitPolicy::UpTo(limit),
+            (false, None) => WaitPolicy::CourseDefault,
         }
-    })
-    .await;
-    Ok(CheckRun {
-        module_run: step.is_none() || steps.len() > 1,
-        reports,
-        course: course_read,
-        repos,
-    })
-}
-
-/// `--wait`/`--no-wait` as the runner's policy.
-pub(crate) fn wait_policy(args: &RunArgs) -> WaitPolicy {
-    match (args.no_wait, args.wait) {
-        (true, _) => WaitPolicy::Never,
-        (false, Some(limit)) => WaitPolicy::UpTo(limit),
-        (false, None) => WaitPolicy::CourseDefault,
     }
 }
 
-/// Render reports in the chosen format.
-pub fn render(reports: &[StepReport], module_run: bool, format: Format, styles: Styles) -> String {
-    match (format, reports) {
-        (Format::Json, _) => report::json::render(reports, module_run),
-        (Format::Yaml, _) => report::json_as_yaml(&report::json::render(reports, module_run)),
-        (Format::Junit, _) => report::junit::render(reports),
-        (Format::Tap, _) => report::tap::render(reports, report::tap::Version::Thirteen),
-        (Format::Tap14, _) => report::tap::render(reports, report::tap::Version::Fourteen),
-        (Format::Human, [one]) if !module_run => report::human::render_step(one, styles),
-        (Format::Human, _) => report::human::render_module(reports, styles),
-    }
-}
-
-/// 0 all passed, 1 something failed, 3 nothing failed but something could not be checked.
-pub fn exit_code(reports: &[StepReport]) -> u8 {
-    match Status::fold(reports.iter().map(|r| r.status)) {
+/// 0 all passed (or skipped), 1 something failed, 3 nothing failed but something could not be
+/// checked.
+pub fn exit_code(verdict: Status) -> u8 {
+    match verdict {
         Status::Fail => exit::FAIL,
         Status::Error => exit::COULD_NOT_CHECK,
         Status::Pass | Status::Skip => exit::PASS,
     }
-}
-
-fn list(course: &Course) -> String {
-    let mut out = String::new();
-    for module in &course.modules {
-        out.push_str(&format!(
-            "{}  {}  (tracks: {})\n",
-            module.manifest.module,
-            module.manifest.title,
-            module.manifest.tracks.available.join(", ")
-        ));
-        for step in &module.steps {
-            out.push_str(&format!("  {:<18} {}\n", step.name, step.title));
-        }
-    }
-    out
 }
 
 /// The first error writing stdout (other than a closed pipe), kept for [`main`] to report.

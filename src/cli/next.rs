@@ -2,12 +2,12 @@
 
 use clap::Args;
 
-use super::status::replaced_by;
 use super::{RunArgs, check, emit, load_course, watch};
 use crate::error::{Error, exit};
-use crate::outcome::Status;
 use crate::progress::Learner;
 use crate::progress::workdir::WorkDir;
+use crate::run::Session;
+use crate::run::next::{Standing, first_open, standings};
 
 /// `labcheck next` options.
 #[derive(Debug, Args, Clone)]
@@ -39,65 +39,75 @@ pub async fn run(args: &NextArgs) -> Result<u8, Error> {
     };
     for module in modules {
         let name = module.manifest.module.clone();
-        // With --recheck, the whole module is checked once, as `labcheck MODULE` does: a step a
-        // later passing step replaced comes back as skipped.
-        let rechecked = if args.recheck {
-            let quiet = RunArgs {
-                report: super::output::ReportArgs {
-                    format: crate::report::Format::Json,
-                    ..Default::default()
-                },
-                ..args.run.clone()
+        let standings: Vec<(Standing, Option<String>)> = if args.recheck {
+            // The whole module is checked once, as `labcheck MODULE` does (without the
+            // learner's progress: nothing of it is trusted): a step a later passing step
+            // replaced comes back as skipped, with the reason.
+            let session = Session {
+                log_reads: false,
+                ..args.run.session(&name, None, work.path.clone())
             };
-            Some(
-                super::run_checks(&quiet, &name, None, &|_| {})
-                    .await?
-                    .reports,
-            )
+            let reports = session.run(None, &|_| {}).await?.reports;
+            module
+                .steps
+                .iter()
+                .map(|step| match reports.iter().find(|r| r.step == step.name) {
+                    Some(report) => {
+                        let note = match (report.standing(), &report.skipped) {
+                            (Standing::Passed, _) => {
+                                Some(format!("✓ {name} {} still passes", step.name))
+                            }
+                            (_, Some(reason)) => {
+                                Some(format!("- {name} {} {}", step.name, reason.describe()))
+                            }
+                            _ => None,
+                        };
+                        (report.standing(), note)
+                    }
+                    None => (Standing::Open, None),
+                })
+                .collect()
         } else {
-            None
+            standings(module, |step| {
+                learner.progress.passed(&name, step).is_some()
+            })
+            .into_iter()
+            .zip(&module.steps)
+            .map(|(standing, step)| {
+                let note = match &standing {
+                    Standing::Replaced { by } => Some(format!(
+                        "- {name} {} replaced by {by}, which passed",
+                        step.name
+                    )),
+                    _ => None,
+                };
+                (standing, note)
+            })
+            .collect()
         };
-        for (i, step) in module.steps.iter().enumerate() {
-            match &rechecked {
-                None => {
-                    if learner.progress.passed(&name, &step.name).is_some() {
-                        continue;
-                    }
-                    if let Some(later) = replaced_by(module, &learner.progress, i) {
-                        say(
-                            &args.run,
-                            &format!("- {name} {} replaced by {later}, which passed\n", step.name),
-                        );
-                        continue;
-                    }
-                }
-                Some(reports) => match reports.iter().find(|r| r.step == step.name) {
-                    Some(report) if report.status == Status::Pass => {
-                        say(&args.run, &format!("✓ {name} {} still passes\n", step.name));
-                        continue;
-                    }
-                    Some(report) if report.status == Status::Skip => {
-                        say(
-                            &args.run,
-                            &format!(
-                                "- {name} {} replaced by a later step that passes\n",
-                                report.step
-                            ),
-                        );
-                        continue;
-                    }
-                    _ => {}
-                },
+        let next = first_open(
+            standings
+                .iter()
+                .enumerate()
+                .map(|(i, (s, _))| (i, s.clone())),
+        );
+        let passed_over = next.unwrap_or(standings.len());
+        for (_, note) in &standings[..passed_over] {
+            if let Some(note) = note {
+                say(&args.run, &format!("{note}\n"));
             }
-            if args.watch {
-                return watch::run(&args.run, &name, Some(&step.name), args.recheck).await;
-            }
-            say(
-                &args.run,
-                &format!("next: {name} {} · {}\n\n", step.name, step.title),
-            );
-            return check(&args.run, &name, Some(&step.name)).await;
         }
+        let Some(step) = next.and_then(|i| module.steps.get(i)) else {
+            continue;
+        };
+        if args.watch {
+            return watch::run(&args.run, &name, Some(&step.name), args.recheck).await;
+        }
+        say(
+            &args.run,
+            &format!("next: {name} {} · {}\n\n", step.name, step.title),
+        );
+        return check(&args.run, &name, Some(&step.name)).await;
     }
     say(
         &args.run,

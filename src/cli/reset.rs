@@ -7,10 +7,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{RunArgs, emit, load_course, warn};
+use super::{emit, warn};
 use crate::error::{Error, exit};
 use crate::progress::Progress;
 use crate::progress::workdir::WorkDir;
+use crate::run;
 
 /// `labcheck reset` options.
 #[derive(Debug, Args, Clone)]
@@ -36,10 +37,7 @@ pub struct ResetArgs {
 
 /// Forget what was asked; 0 when done (or nothing to forget), 1 when the learner said no.
 pub fn run(args: &ResetArgs) -> Result<u8, Error> {
-    let course = load_course(&RunArgs {
-        course_dir: args.course_dir.clone(),
-        ..RunArgs::default()
-    })?;
+    let course = run::session::load_course(args.course_dir.as_deref())?;
     // Names are checked against the course, so a typo never silently forgets nothing.
     if let Some(module) = &args.module {
         let module = course.module(module)?;

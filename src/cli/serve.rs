@@ -122,11 +122,31 @@ pub async fn run(args: &ServeArgs) -> Result<u8, Error> {
         None => text.push_str(&format!("  try: kubectl --server {url} get jobs -A\n")),
     }
     text.push_str("Press Ctrl-C to stop.\n");
+    // Listen before saying so: a Ctrl-C that comes right after the banner must stop the server,
+    // not kill it (`ctrl_c()` would only start listening when first awaited).
+    let stop = listen_for_ctrl_c()?;
     super::emit(&text);
-    tokio::signal::ctrl_c()
-        .await
-        .map_err(|e| Error::Environment(format!("cannot wait for Ctrl-C: {e}")))?;
+    stop.await;
     server.shutdown().await;
     super::emit("labcheck serve: stopped\n");
     Ok(exit::PASS)
+}
+
+/// Start listening for Ctrl-C now; the returned future ends when it comes.
+#[cfg(unix)]
+fn listen_for_ctrl_c() -> Result<impl std::future::Future<Output = ()>, Error> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())
+        .map_err(|e| Error::Environment(format!("cannot wait for Ctrl-C: {e}")))?;
+    Ok(async move {
+        interrupt.recv().await;
+    })
+}
+
+/// Start listening for Ctrl-C; the returned future ends when it comes.
+#[cfg(not(unix))]
+fn listen_for_ctrl_c() -> Result<impl std::future::Future<Output = ()>, Error> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }

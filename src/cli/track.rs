@@ -4,9 +4,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{RunArgs, emit, load_course, warn};
+use super::{emit, warn};
 use crate::error::{Error, exit};
 use crate::progress::Learner;
+use crate::run;
 
 /// `labcheck track` options.
 #[derive(Debug, Args, Clone)]
@@ -21,10 +22,7 @@ pub struct TrackArgs {
 
 /// Show or switch the track.
 pub fn run(args: &TrackArgs) -> Result<u8, Error> {
-    let course = load_course(&RunArgs {
-        course_dir: args.course_dir.clone(),
-        ..RunArgs::default()
-    })?;
+    let course = run::session::load_course(args.course_dir.as_deref())?;
     let mut learner = Learner::load();
     warn(&learner.warnings);
     if let Some(name) = &args.name {

@@ -8,16 +8,16 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use super::{RunArgs, emit, exit_code, load_course, save, warn};
-use crate::checks::Context;
+use super::{RunArgs, emit, exit_code, load_course, warn};
 use crate::course::{Module, Step};
 use crate::error::{Error, exit};
 use crate::outcome::Status;
 use crate::probe::cluster::Cluster;
 use crate::progress::Learner;
-use crate::report::{Styles, human};
-use crate::run::{self, StepReport, WaitPolicy};
-use crate::watch::{self, Mode, Screen, Trigger};
+use crate::report::{self, Styles, human};
+use crate::run::next::{Standing, first_open, standings};
+use crate::run::{self, History, StepReport, WaitPolicy};
+use crate::watch::{self, Screen, Trigger};
 
 /// Changes arriving this close together are one change (a commit touches many files).
 const SETTLE: Duration = Duration::from_millis(300);
@@ -35,27 +35,23 @@ pub async fn run(
     let mut learner = Learner::load_for(&work);
     warn(&learner.warnings);
     let Some(step) = pick(module, step, &learner, recheck)? else {
-        emit(&format!(
-            "every step of {module_name} passed (from your progress; --recheck checks them again)\n{}",
-            after_module(module)
-        ));
+        emit(&report::watch::all_passed(module));
         return Ok(exit::PASS);
     };
     let track = learner.track(module, args.track.as_deref())?.to_string();
-    let work_dir = work.path.clone();
-    let cluster = Arc::new(Cluster::connect(&args.cluster.options()).await);
-    let new_context = |learner: &Learner| {
-        let mut ctx = Context::new(
-            module.check_facts(&course, args.cluster.argocd_namespace.clone()),
-            &track,
-            work_dir.clone(),
-            cluster.clone(),
-        );
-        learner.prepare(&mut ctx, module);
-        ctx
+    let recall = learner.recall(module);
+    let options = args.cluster.options();
+    let world = run::LearnerWorld {
+        course: course.clone(),
+        module,
+        track: &track,
+        work_dir: run::WorkDir::At(work.path.clone()),
+        cluster: &options,
+        argocd_namespace: args.cluster.argocd_namespace.clone(),
     };
+    let cluster = Arc::new(Cluster::connect(&options).await);
 
-    let probe = new_context(&learner);
+    let probe = world.context(cluster.clone());
     let repos: BTreeSet<String> = step
         .checks
         .iter()
@@ -73,7 +69,7 @@ pub async fn run(
     let ticks = reads_cluster.then(|| watch::spawn_cluster_changes(cluster.clone(), tx.clone()));
     let tty = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
     let styles = Styles::decide(args.color);
-    let footer = footer(&repos, &watcher.mode, reads_cluster, tty);
+    let footer = report::watch::footer(&repos, &watcher.mode, reads_cluster, tty);
 
     let screen =
         if tty {
@@ -89,17 +85,14 @@ pub async fn run(
     let mut round = 0u32;
     let quit = loop {
         round += 1;
-        let ctx = new_context(&learner);
-        let report = run::run_step(&ctx, step, WaitPolicy::Never, &|_| {}).await;
+        // A fresh context each round: the work repos are read again.
+        let ctx = world.context(cluster.clone());
+        let report = run::run_step(&ctx, &recall, step, WaitPolicy::Never, &|_| {}).await;
         match &screen {
             Some(screen) => {
-                let text = format!(
-                    "{}\n{footer} · check #{round}\n",
-                    human::render_step(&report, styles)
-                );
-                let _ = screen.draw(&text);
+                let _ = screen.draw(&report::watch::screen(&report, &footer, round, styles));
             }
-            None => emit(&changes(last.as_ref(), &report, styles)),
+            None => emit(&report::watch::changes(last.as_ref(), &report, styles)),
         }
         let passed = report.status == Status::Pass;
         last = Some(report);
@@ -123,27 +116,23 @@ pub async fn run(
         return Ok(exit::PASS);
     };
     // Only the runner's own work dir is their progress (see progress::workdir).
-    if work.own {
-        learner
-            .progress
-            .record_run(std::slice::from_ref(&report), jiff::Timestamp::now());
-        save(&mut learner);
+    if work.own
+        && let Err(e) = learner.remember(std::slice::from_ref(&report))
+    {
+        warn(&[e]);
     }
     let mut out = String::new();
     if tty {
         // The live screen is gone: leave the final state in the scrollback.
         out.push_str(&human::render_step(&report, styles));
     }
-    if quit {
-        out.push_str(&format!(
-            "stopped watching; `labcheck {module_name} {} --watch` carries on\n",
-            step.name
-        ));
+    out.push_str(&if quit {
+        report::watch::stopped(module, step)
     } else {
-        out.push_str(&next_line(module, step));
-    }
+        report::watch::next_line(module, step)
+    });
     emit(&out);
-    Ok(exit_code(std::slice::from_ref(&report)))
+    Ok(exit_code(report.status))
 }
 
 /// Wait for a trigger, then let a burst of changes settle into one re-check; a quit wins.
@@ -165,7 +154,8 @@ async fn next_trigger(rx: &mut mpsc::UnboundedReceiver<Trigger>) -> Option<Trigg
 }
 
 /// The step to watch: the one named (an exercise: its first stage not yet passed), or the
-/// module's first step not passed. Passed steps are skipped unless `recheck`.
+/// module's first step not passed. Passed steps, and steps a later passed step replaced, are
+/// skipped unless `recheck` (the rule of `labcheck next`, see [`crate::run::next`]).
 fn pick<'a>(
     module: &'a Module,
     step: Option<&str>,
@@ -179,87 +169,57 @@ fn pick<'a>(
     {
         return Ok(Some(one));
     }
-    let unfinished = candidates
-        .iter()
-        .find(|s| recheck || learner.progress.passed(name, &s.name).is_none());
-    Ok(unfinished.copied())
+    if recheck {
+        return Ok(candidates.first().copied());
+    }
+    let standings = standings(module, |s| learner.progress.passed(name, s).is_some());
+    let standing_of = |step: &Step| {
+        module
+            .steps
+            .iter()
+            .position(|s| s.name == step.name)
+            .map_or(Standing::Open, |i| standings[i].clone())
+    };
+    Ok(first_open(
+        candidates.into_iter().map(|s| (s, standing_of(s))),
+    ))
 }
 
-/// What the footer says: what is watched, how, and how to stop.
-fn footer(repos: &BTreeSet<String>, mode: &Mode, reads_cluster: bool, tty: bool) -> String {
-    let mut parts = Vec::new();
-    if !repos.is_empty() {
-        let names = repos.iter().cloned().collect::<Vec<_>>().join(", ");
-        parts.push(match mode {
-            Mode::Events => format!("watching {names} for changes"),
-            Mode::Polling(why) => format!(
-                "looking at {names} every {}s ({why})",
-                watch::POLL_INTERVAL.as_secs()
-            ),
-        });
-    }
-    if reads_cluster {
-        parts.push(format!(
-            "following the cluster's changes (re-reading what it cannot watch every {}s)",
-            watch::CLUSTER_INTERVAL.as_secs()
-        ));
-    }
-    parts.push(if tty { "q quits" } else { "Ctrl-C stops" }.to_string());
-    parts.join(" · ")
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::course::Course;
 
-/// Line output (not a terminal): the checks whose status changed since the last round.
-fn changes(before: Option<&StepReport>, now: &StepReport, styles: Styles) -> String {
-    let mut out = String::new();
-    for check in &now.checks {
-        let was = before
-            .and_then(|b| b.checks.iter().find(|c| c.id == check.id))
-            .map(|c| c.outcome.status);
-        if was == Some(check.outcome.status) {
-            continue;
-        }
-        let mark = human::mark(check.outcome.status, styles);
-        out.push_str(&format!("{mark} {}", check.title));
-        if check.outcome.status != Status::Pass {
-            out.push_str(&format!(": {}", check.outcome.summary));
-            if let Some(hint) = check.outcome.hint.as_deref().and_then(|h| h.lines().next()) {
-                out.push_str(&format!(" (hint: {hint})"));
-            }
-        }
-        out.push('\n');
+    fn picked(passed: &[&str], step: Option<&str>, recheck: bool) -> Option<String> {
+        let course = Course::embedded().expect("the built-in course");
+        let module = course.module("module-10").expect("module 10");
+        pick(module, step, &Learner::having_passed(passed), recheck)
+            .expect("a known step")
+            .map(|s| s.name.clone())
     }
-    out
-}
 
-/// "next: step-5 — its first line", or what comes after the module's last step.
-pub fn next_line(module: &Module, step: &Step) -> String {
-    let name = &module.manifest.module;
-    let position = module.steps.iter().position(|s| s.name == step.name);
-    let next = position.and_then(|i| module.steps.get(i + 1));
-    match next {
-        Some(next) => {
-            let first_line = next
-                .summary
-                .as_deref()
-                .unwrap_or(&next.title)
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_string();
-            format!(
-                "{}: done\nnext: {} — {first_line}\n  `labcheck {name} {} --watch`\n",
-                step.name, next.name, next.name
-            )
-        }
-        None => format!("{}: done\n{}", step.name, after_module(module)),
+    #[test]
+    fn watch_picks_the_step_next_and_status_name_skipping_one_a_later_pass_replaced() {
+        // Step 4's failed sync is gone once step 5 passed: watching it could never end.
+        let done = ["step-1", "step-2", "step-3", "step-5"];
+        assert_eq!(
+            picked(&done, None, false).as_deref(),
+            Some("break-it/break")
+        );
+        // Named, it is watched all the same; --recheck starts from the first step.
+        assert_eq!(
+            picked(&done, Some("step-4"), false).as_deref(),
+            Some("step-4")
+        );
+        assert_eq!(picked(&done, None, true).as_deref(), Some("step-1"));
+        assert_eq!(picked(&[], None, false).as_deref(), Some("step-1"));
     }
-}
 
-fn after_module(module: &Module) -> String {
-    let name = &module.manifest.module;
-    if module.quiz.is_some() {
-        format!("{name} is done: take its quiz with `labcheck {name} quiz`\n")
-    } else {
-        format!("{name} is done\n")
+    #[test]
+    fn watch_on_an_exercise_picks_its_first_stage_not_passed() {
+        assert_eq!(
+            picked(&["break-it/break"], Some("break-it"), false).as_deref(),
+            Some("break-it/fix")
+        );
     }
 }

@@ -149,8 +149,7 @@ impl Course {
         Ok(files)
     }
 
-    /// A reference file under `expected/<track>/<module>/` (see
-    /// [`ReferenceFiles`](crate::checks::context::ReferenceFiles)).
+    /// A reference file under `expected/<track>/<module>/` (see [`ReferenceFiles`](crate::checks::context::ReferenceFiles)).
     pub fn expected_file(
         &self,
         track: &str,

@@ -198,10 +198,10 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Res
         column,
         message,
     };
-    if let Err(deep) = crate::yaml_guard::check_depth(text) {
+    if let Err(deep) = crate::yaml::guard::check_depth(text) {
         return Err(at(deep.line, deep.column, deep.message()));
     }
-    if let Some((line, column)) = crate::yaml_guard::find_merge_key(text) {
+    if let Some((line, column)) = crate::yaml::guard::find_merge_key(text) {
         return Err(at(
             line,
             column,
@@ -210,11 +210,8 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Res
         ));
     }
     serde_yaml::from_str(text).map_err(|e| {
-        let (mut line, mut column) = e
-            .location()
-            .map(|l| (l.line(), l.column()))
-            .unwrap_or((1, 1));
-        let mut message = strip_location(&e.to_string());
+        let (mut line, mut column) = crate::yaml::location::line_column(&e);
+        let mut message = crate::yaml::location::strip_trailing_location(&e.to_string());
         // A value checked while it was read names itself: point at it, not at its map.
         if let Some((clean, scalar)) = take_marker(&message) {
             if let Some(found) = find_after(text, line, column, &scalar) {
@@ -226,7 +223,7 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Res
             .split("duplicate field `")
             .nth(1)
             .and_then(|rest| rest.split('`').next())
-            && let Some(found) = crate::yaml_guard::find_duplicate_key(text, key)
+            && let Some(found) = crate::yaml::guard::find_duplicate_key(text, key)
         {
             (line, column) = found;
             message = format!("the key `{key}` appears twice in this map; keep one");
@@ -235,7 +232,7 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Res
             .split('\n')
             .nth(line.saturating_sub(1))
             .and_then(|l| l.chars().nth(column.saturating_sub(1)));
-        if let Some(words) = crate::yaml_guard::explain(&message, char_at) {
+        if let Some(words) = crate::yaml::guard::explain(&message, char_at) {
             message = format!("{words} ({message})");
         }
         at(line, column, message)
@@ -278,12 +275,4 @@ fn find_after(text: &str, line: usize, column: usize, scalar: &str) -> Option<(u
         }
     }
     None
-}
-
-/// serde_yaml appends " at line L column C"; labcheck puts the position in front instead.
-fn strip_location(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(at) => message[..at].to_string(),
-        None => message.to_string(),
-    }
 }

@@ -202,7 +202,7 @@ pub struct CheckSpec {
     pub kind: CheckKind,
 }
 
-#[cfg(test)]
+/// The keys every check may have, whatever its kind.
 const COMMON_KEYS: &[&str] = &["id", "title", "hint", "tracks", "wait", "after"];
 
 impl<'de> Deserialize<'de> for CheckSpec {
@@ -388,26 +388,29 @@ impl<'de> Deserialize<'de> for HintLevels {
     }
 }
 
-/// Every key a check may have: the common keys, then [`CheckKind::NAMES`], spelled out because
-/// serde's `unknown_field` wants a `&'static` list (building one leaked memory on every error,
-/// which the fuzzer reported).
-const CHECK_KEYS: &[&str] = &[
-    "id",
-    "title",
-    "hint",
-    "tracks",
-    "wait",
-    "after",
-    "git",
-    "yaml_value",
-    "files",
-    "diff",
-    "object",
-    "job",
-    "logs",
-    "argocd_app",
-    "manifests",
-];
+/// Every key a check may have: the common keys, then [`CheckKind::NAMES`], built at compile time
+/// because serde's `unknown_field` wants a `&'static` list (building one on every error leaked
+/// memory, which the fuzzer reported).
+const CHECK_KEYS: &[&str] =
+    &concat_keys::<{ COMMON_KEYS.len() + CheckKind::NAMES.len() }>(COMMON_KEYS, CheckKind::NAMES);
+
+/// `first` then `second` as one array of `N` (their lengths' sum) keys.
+const fn concat_keys<const N: usize>(
+    first: &[&'static str],
+    second: &[&'static str],
+) -> [&'static str; N] {
+    let mut keys = [""; N];
+    let mut i = 0;
+    while i < first.len() {
+        keys[i] = first[i];
+        i += 1;
+    }
+    while i < N {
+        keys[i] = second[i - first.len()];
+        i += 1;
+    }
+    keys
+}
 
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use crate::course::Module;
 use crate::course::schema::ToolNeed;
-use crate::outcome::{Outcome, Status};
+use crate::outcome::Outcome;
 use crate::probe::cluster::ClusterOptions;
 use crate::run::{CheckReport, StepReport};
 
@@ -54,14 +54,7 @@ pub async fn examine(setup: &Setup) -> StepReport {
             "Can this machine and cluster run the course?".to_string(),
         ),
     };
-    StepReport {
-        module,
-        step: STEP.to_string(),
-        title,
-        track: setup.track.clone(),
-        status: Status::fold(checks.iter().map(|c| c.outcome.status)),
-        checks,
-    }
+    StepReport::new(module, STEP, title, &setup.track, checks)
 }
 
 /// One prerequisite's result.

@@ -181,28 +181,14 @@ mod tests {
 
     use super::*;
     use crate::outcome::{Cause, Outcome};
-    use crate::run::{CheckReport, StepReport};
+    use crate::run::CheckReport;
 
-    fn check(id: &str, outcome: Outcome) -> CheckReport {
-        CheckReport {
-            id: id.to_string(),
-            kind: "git",
-            title: format!("title of {id}"),
-            outcome,
-        }
-    }
+    use crate::run::fixtures::{check, step};
 
     /// A learner with work dir `/class/NAME` and one step of `checks`.
     fn learner(name: &str, checks: Vec<CheckReport>) -> LearnerRun {
         let work_dir = PathBuf::from(format!("/class/{name}"));
-        let step = StepReport {
-            module: "module-10".to_string(),
-            step: "step-4".to_string(),
-            title: "Release".to_string(),
-            track: "kind".to_string(),
-            status: Status::fold(checks.iter().map(|c| c.outcome.status)),
-            checks,
-        };
+        let step = step("step-4", "Release", checks);
         LearnerRun {
             learner: name.to_string(),
             status: step.status,

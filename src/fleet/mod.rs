@@ -21,7 +21,7 @@ use crate::course::{Course, Module, Step};
 use crate::error::Error;
 use crate::outcome::Status;
 use crate::probe::cluster::ClusterOptions;
-use crate::run::{self, StepReport, WaitPolicy, WorkDir};
+use crate::run::{self, Recall, StepReport, WaitPolicy, WorkDir};
 
 /// How many learners are checked at once. The reads wait on the network, not the CPU, so a whole
 /// class goes in one wave; 64 learners × about 5 reads a step stays under kube-apiserver's default
@@ -206,7 +206,8 @@ pub async fn run(
                     cluster: &env.cluster,
                     argocd_namespace,
                 };
-                let reports = run::run_learner(world, &mine, policy, &|_| {}, |_| {}).await;
+                let reports =
+                    run::run_learner(world, &Recall::default(), &mine, policy, &|_| {}).await;
                 LearnerRun {
                     placeholders: placeholders(&env, steps, &argocd_ns),
                     learner: env.learner,
@@ -313,21 +314,22 @@ mod tests {
         for_learner(step, "alice", &renames, "argocd")
     }
 
-    fn names(step: &Step) -> Vec<String> {
-        step.checks
-            .iter()
-            .filter_map(|c| match &c.kind {
-                CheckKind::Job(j) => Some(format!("{}/{:?}", j.namespace, j.app)),
-                CheckKind::Object(o) => o.namespace.clone(),
-                CheckKind::ArgocdApp(a) => Some(a.name.clone()),
-                CheckKind::Git(_)
-                | CheckKind::YamlValue(_)
-                | CheckKind::Files(_)
-                | CheckKind::Diff(_)
-                | CheckKind::Logs(_)
-                | CheckKind::Manifests(_) => None,
-            })
-            .collect()
+    /// What the step's checks read of the cluster, by name: `ns` of an object, `Job ns/name`,
+    /// `app NAME` of an Application (through each kind's own declaration).
+    fn names(step: &Step) -> std::collections::BTreeSet<String> {
+        let mut names = std::collections::BTreeSet::new();
+        for check in &step.checks {
+            let reads = check.kind.cluster_reads();
+            names.extend(reads.objects.iter().filter_map(|o| o.namespace.clone()));
+            names.extend(
+                reads
+                    .jobs
+                    .iter()
+                    .map(|(ns, name)| format!("Job {ns}/{name}")),
+            );
+            names.extend(reads.apps.iter().map(|app| format!("app {app}")));
+        }
+        names
     }
 
     #[test]
@@ -336,12 +338,13 @@ mod tests {
         assert_eq!(
             names(&step),
             [
-                "checkout-dev",
-                "checkout-dev",
+                "Job alice-checkout-dev/checkout-migrate",
+                "Job alice-checkout-dev/checkout-sync-failed",
                 "alice-checkout-dev",
-                "alice-checkout-dev/Some(\"checkout-dev\")",
-                "alice-checkout-dev/Some(\"checkout-dev\")",
+                "app checkout-dev",
             ]
+            .map(String::from)
+            .into()
         );
     }
 
@@ -351,12 +354,13 @@ mod tests {
         assert_eq!(
             names(&step),
             [
+                "Job alice-checkout-dev/checkout-migrate",
+                "Job alice-checkout-dev/checkout-sync-failed",
                 "alice-checkout-dev",
-                "alice-checkout-dev",
-                "alice-checkout-dev",
-                "alice-checkout-dev/Some(\"alice-checkout-dev\")",
-                "alice-checkout-dev/Some(\"alice-checkout-dev\")",
+                "app alice-checkout-dev",
             ]
+            .map(String::from)
+            .into()
         );
     }
 }

@@ -1,21 +1,27 @@
-//! The files of module 10's work repos at each point of the course, as the course text describes
-//! them. The demo and the tests build lab worlds from these; the reference repo's copy is what
-//! step 1 diffs against.
+//! The files of module 10's work repos at each point of the course, as the course's fixtures
+//! declare them (`modules/module-10/fixtures/`, read at compile time). Tests that edit a repo by
+//! hand write these, so what they write is what the course test vouches for.
+
+/// The fixture file `modules/module-10/fixtures/$path`.
+macro_rules! fixture {
+    ($path:literal) => {
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/modules/module-10/fixtures/",
+            $path
+        ))
+    };
+}
 
 /// `argocd-platform/argocd/values.yaml` before step 1.
-pub const PLATFORM_VALUES_FRESH: &str = r#"# Argo CD, installed and configured by the platform team (module 1).
-# Helm values for the argo-cd chart.
-configs:
-  cm:
-    # Banner lines: shown at the top of the Argo CD UI.
-    ui.bannercontent: "Course cluster: every change goes through git"
-    ui.bannerpermanent: "true"
-    timeout.reconciliation: 60s
-  params:
-    server.insecure: true
-server:
-  replicas: 1
-"#;
+pub const PLATFORM_VALUES_FRESH: &str = fixture!("repos/argocd-platform/argocd/values.yaml");
+
+/// `argocd-platform/argocd/values.yaml` after step 1 (also the reference repo's
+/// `platform/argocd/values.yaml`).
+const PLATFORM_VALUES_SOLVED: &str = fixture!("files/platform-values-step-1.yaml");
+
+/// Step 1 typed with a mistake in the Lua script (`obj.status.health` for `….health.status`).
+const PLATFORM_VALUES_TYPO: &str = fixture!("files/platform-values-typo.yaml");
 
 /// The health-check block step 1 adds under `cm:`, after the banner lines.
 pub const PLATFORM_HEALTH_BLOCK: &str = r#"    # Module 10: Applications get a health status, so sync waves between
@@ -33,118 +39,52 @@ pub const PLATFORM_HEALTH_BLOCK: &str = r#"    # Module 10: Applications get a h
       return hs
 "#;
 
-/// `argocd-platform/argocd/values.yaml` after step 1 (also the reference repo's
-/// `platform/argocd/values.yaml`).
+/// `argocd-platform/argocd/values.yaml` after step 1.
 pub fn platform_values_solved() -> String {
-    let banner_end = "    ui.bannerpermanent: \"true\"\n";
-    PLATFORM_VALUES_FRESH.replacen(
-        banner_end,
-        &format!("{banner_end}{PLATFORM_HEALTH_BLOCK}"),
-        1,
-    )
+    PLATFORM_VALUES_SOLVED.to_string()
+}
+
+/// Step 1 with a typo in the Lua script, as the `typo-in-lua` fixture writes it.
+pub fn platform_values_typo() -> String {
+    PLATFORM_VALUES_TYPO.to_string()
 }
 
 /// `argocd-platform/apps/projects.yaml`: AppProjects go first.
-pub const PLATFORM_APP_PROJECTS: &str = r#"apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: projects
-  namespace: argocd
-  annotations:
-    argocd.argoproj.io/sync-wave: "-2"
-spec:
-  project: platform
-  source:
-    repoURL: http://git.course.local/platform/argocd-platform.git
-    targetRevision: main
-    path: projects
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: argocd
-"#;
+pub const PLATFORM_APP_PROJECTS: &str = fixture!("repos/argocd-platform/apps/projects.yaml");
 
 /// `argocd-platform/apps/namespaces.yaml`: namespaces right after the projects.
-pub const PLATFORM_APP_NAMESPACES: &str = r#"apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: namespaces
-  namespace: argocd
-  annotations:
-    argocd.argoproj.io/sync-wave: "-1"
-spec:
-  project: platform
-  source:
-    repoURL: http://git.course.local/platform/argocd-platform.git
-    targetRevision: main
-    path: namespaces
-  destination:
-    server: https://kubernetes.default.svc
-"#;
+pub const PLATFORM_APP_NAMESPACES: &str = fixture!("repos/argocd-platform/apps/namespaces.yaml");
 
 /// `argocd-platform/apps/checkout-dev.yaml`: team-checkout's app, default wave 0.
-pub const PLATFORM_APP_CHECKOUT: &str = r#"apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: checkout-dev
-  namespace: argocd
-spec:
-  project: team-checkout
-  source:
-    repoURL: http://git.course.local/team-checkout/checkout-config.git
-    targetRevision: main
-    path: helm
-    helm:
-      valueFiles: [dev.yaml]
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: checkout-dev
-  syncPolicy:
-    automated: {}
-"#;
+pub const PLATFORM_APP_CHECKOUT: &str = fixture!("repos/argocd-platform/apps/checkout-dev.yaml");
 
 /// `checkout-config/helm/dev.yaml` before step 2.
-pub const CHECKOUT_DEV_FRESH: &str = r#"# team-checkout: values for dev (the chart lives in checkout-app/chart)
-image:
-  repository: ghcr.io/stefanprodan/podinfo
-  tag: "6.7.1"
-replicaCount: 1
-"#;
-
-/// What step 2 adds at the end of `helm/dev.yaml`.
-pub const CHECKOUT_HOOKS_BLOCK: &str = r#"migration:
-  enabled: true                # module 10
-smokeTest:
-  enabled: true                # module 10
-"#;
+pub const CHECKOUT_DEV_FRESH: &str = fixture!("repos/checkout-config/helm/dev.yaml");
 
 /// `checkout-config/helm/dev.yaml` after step 2 (and again after step 5's revert).
 pub fn checkout_dev_hooks_on() -> String {
-    format!("{CHECKOUT_DEV_FRESH}{CHECKOUT_HOOKS_BLOCK}")
+    fixture!("files/dev-step-2.yaml").to_string()
 }
 
 /// `checkout-config/helm/dev.yaml` after step 4: 6.7.0 with a migration that fails.
 pub fn checkout_dev_broken_migration() -> String {
-    checkout_dev_hooks_on()
-        .replacen("tag: \"6.7.1\"", "tag: \"6.7.0\"", 1)
-        .replacen(
-            "  enabled: true                # module 10\nsmokeTest:",
-            "  enabled: true                # module 10\n  fail: true\nsmokeTest:",
-            1,
-        )
+    fixture!("files/dev-step-4.yaml").to_string()
 }
 
 /// `checkout-config/helm/dev.yaml` after the break-it exercise's "break" stage.
 pub fn checkout_dev_smoke_test_503() -> String {
-    let mut text = checkout_dev_hooks_on();
-    text.push_str("  path: /status/503\n");
-    text
+    fixture!("files/dev-break-it.yaml").to_string()
 }
 
-/// Commit messages the course text uses, in order.
+/// Commit messages the course text uses, in order (the fixtures commit with the same).
 pub mod messages {
+    /// Step 1's commit.
     pub const STEP_1: &str = "Argo CD: health status for Applications";
+    /// Step 2's commit.
     pub const STEP_2: &str = "checkout: migration and smoke test in dev";
+    /// Step 4's commit.
     pub const STEP_4: &str = "checkout: 6.7.0 with a broken migration";
+    /// The break-it exercise's "break" commit.
     pub const BREAK_IT: &str = "checkout: smoke test endpoint";
 }
 
@@ -155,12 +95,29 @@ mod tests {
     #[test]
     fn step_1_puts_the_health_check_after_the_banner_lines() {
         let solved = platform_values_solved();
-        let banner = solved.find("ui.bannerpermanent").unwrap_or(usize::MAX);
-        let health = solved
-            .find("resource.customizations.health.argoproj.io_Application")
-            .unwrap_or(0);
-        assert!(banner < health, "{solved}");
+        let banner_end = "    ui.bannerpermanent: \"true\"\n";
+        assert_eq!(
+            solved,
+            PLATFORM_VALUES_FRESH.replacen(
+                banner_end,
+                &format!("{banner_end}{PLATFORM_HEALTH_BLOCK}"),
+                1
+            ),
+            "step 1 adds exactly the health block, right after the banner lines"
+        );
         assert!(solved.contains("timeout.reconciliation"));
+    }
+
+    #[test]
+    fn the_typo_differs_from_step_1_only_in_the_health_status_line() {
+        assert_eq!(
+            platform_values_typo(),
+            platform_values_solved().replacen(
+                "hs.status = obj.status.health.status",
+                "hs.status = obj.status.health",
+                1
+            )
+        );
     }
 
     #[test]
@@ -170,5 +127,28 @@ mod tests {
         assert!(
             broken.contains("  enabled: true                # module 10\n  fail: true\nsmokeTest:")
         );
+    }
+
+    #[test]
+    fn the_fixtures_commit_with_the_course_messages() {
+        let steps = ["step-1.yaml", "step-2.yaml", "step-4.yaml", "break-it.yaml"];
+        let messages = [
+            messages::STEP_1,
+            messages::STEP_2,
+            messages::STEP_4,
+            messages::BREAK_IT,
+        ];
+        let texts = [
+            fixture!("step-1.yaml"),
+            fixture!("step-2.yaml"),
+            fixture!("step-4.yaml"),
+            fixture!("break-it.yaml"),
+        ];
+        for ((step, message), text) in steps.iter().zip(messages).zip(texts) {
+            assert!(
+                text.contains(&format!("commit: \"{message}\"")),
+                "{step} commits with `{message}`"
+            );
+        }
     }
 }

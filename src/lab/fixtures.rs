@@ -1,178 +1,112 @@
-//! Module 10's course-test fixtures, generated from the lab worlds and cluster states in Rust.
-//! They were written once into `modules/module-10/fixtures/` and are data from then on: `labcheck
-//! course test` reads only the files. A test compares these with the files so the two cannot
-//! drift; `LABCHECK_WRITE_FIXTURES=1` makes that test rewrite them.
+//! The course's own fixtures (`modules/<module>/fixtures`, embedded in the binary) as the one
+//! source of every lab world: the repos before the first step, what the learner changes in each
+//! step and in each broken variant, and the cluster of each state. `labcheck course test` already
+//! proves that every solved state passes and every broken one fails where it says, so a world
+//! built from them is a world the course vouches for. The demo and the tests build their worlds
+//! here; nothing of a state is written twice.
 
-use std::path::Path;
+use std::sync::OnceLock;
 
-use super::cluster::{self, Revisions};
-use super::content;
-use super::world::{CoursePoint, LabError, LabWorld, REPOS, fresh_files};
-use crate::snapshot::Snapshot;
+use super::repo::{LabError, LabRepo};
+use crate::course::Course;
+use crate::course::fixtures::{ModuleFixtures, ResolvedChange, State, StepFixtures};
 
-/// A generated file: its path under `fixtures/` and its text.
-pub type Generated = (String, String);
-
-/// What makes one cluster snapshot: the point whose pushed revisions it names, and the state.
-struct SnapshotRecipe {
-    file: &'static str,
-    point: CoursePoint,
-    state: fn(CoursePoint, &Revisions) -> Snapshot,
+/// The built-in course and each module's fixtures, loaded once per process.
+struct Loaded {
+    course: Course,
+    modules: Vec<(String, ModuleFixtures)>,
 }
 
-fn solved(point: CoursePoint, revs: &Revisions) -> Snapshot {
-    cluster::solved(point, revs)
+static LOADED: OnceLock<Result<Loaded, String>> = OnceLock::new();
+
+fn loaded() -> Result<&'static Loaded, LabError> {
+    LOADED
+        .get_or_init(|| {
+            let course = Course::embedded().map_err(|e| e.to_string())?;
+            let mut modules = Vec::new();
+            for module in &course.modules {
+                let fixtures = ModuleFixtures::load(&course, module).map_err(|e| e.to_string())?;
+                modules.push((module.manifest.module.clone(), fixtures));
+            }
+            Ok(Loaded { course, modules })
+        })
+        .as_ref()
+        .map_err(|e| LabError::Fixtures(e.clone()))
 }
 
-fn not_seen_yet(point: CoursePoint, revs: &Revisions) -> Snapshot {
-    cluster::not_seen_yet(point, revs)
+/// The fixtures of `module` in the built-in course.
+pub fn module(module: &str) -> Result<&'static ModuleFixtures, LabError> {
+    loaded()?
+        .modules
+        .iter()
+        .find(|(name, _)| name == module)
+        .map(|(_, fixtures)| fixtures)
+        .ok_or_else(|| LabError::Fixtures(format!("the course has no module `{module}`")))
 }
 
-const SNAPSHOTS: &[SnapshotRecipe] = &[
-    SnapshotRecipe {
-        file: "cluster/fresh-solved.yaml",
-        point: CoursePoint::Fresh,
-        state: solved,
-    },
-    SnapshotRecipe {
-        file: "cluster/step-1-solved.yaml",
-        point: CoursePoint::Step1,
-        state: solved,
-    },
-    SnapshotRecipe {
-        file: "cluster/step-2-solved.yaml",
-        point: CoursePoint::Step2,
-        state: solved,
-    },
-    SnapshotRecipe {
-        file: "cluster/step-2-not-seen-yet.yaml",
-        point: CoursePoint::Step2,
-        state: not_seen_yet,
-    },
-    SnapshotRecipe {
-        file: "cluster/step-2-hooks-never-synced.yaml",
-        point: CoursePoint::Step2,
-        state: |_, r| cluster::hooks_never_synced(r),
-    },
-    SnapshotRecipe {
-        file: "cluster/step-3-solved.yaml",
-        point: CoursePoint::Step3,
-        state: solved,
-    },
-    SnapshotRecipe {
-        file: "cluster/step-4-solved.yaml",
-        point: CoursePoint::Step4,
-        state: solved,
-    },
-    SnapshotRecipe {
-        file: "cluster/step-4-not-seen-yet.yaml",
-        point: CoursePoint::Step4,
-        state: not_seen_yet,
-    },
-    SnapshotRecipe {
-        file: "cluster/step-4-seen-not-synced.yaml",
-        point: CoursePoint::Step4,
-        state: |_, r| cluster::seen_not_synced(r),
-    },
-    SnapshotRecipe {
-        file: "cluster/step-4-sync-running.yaml",
-        point: CoursePoint::Step4,
-        state: |_, r| cluster::sync_running(r),
-    },
-    SnapshotRecipe {
-        file: "cluster/step-5-solved.yaml",
-        point: CoursePoint::Step5,
-        state: solved,
-    },
-    SnapshotRecipe {
-        file: "cluster/step-5-not-seen-yet.yaml",
-        point: CoursePoint::Step5,
-        state: not_seen_yet,
-    },
-    SnapshotRecipe {
-        file: "cluster/step-5-config-missing.yaml",
-        point: CoursePoint::Step5,
-        state: |_, r| cluster::config_missing(r),
-    },
-    SnapshotRecipe {
-        file: "cluster/break-it-solved.yaml",
-        point: CoursePoint::BreakIt,
-        state: solved,
-    },
-    SnapshotRecipe {
-        file: "cluster/break-it-not-seen-yet.yaml",
-        point: CoursePoint::BreakIt,
-        state: not_seen_yet,
-    },
-    SnapshotRecipe {
-        file: "cluster/break-it-syncfail-never-ran.yaml",
-        point: CoursePoint::BreakIt,
-        state: |_, r| cluster::postsync_failed(r, false),
-    },
-    SnapshotRecipe {
-        file: "cluster/break-it-fixed-solved.yaml",
-        point: CoursePoint::BreakItFixed,
-        state: solved,
-    },
-    SnapshotRecipe {
-        file: "cluster/break-it-fixed-not-seen-yet.yaml",
-        point: CoursePoint::BreakItFixed,
-        state: not_seen_yet,
-    },
-];
+/// The fixtures of one step (`step-4`, `break-it/fix`) of `module`.
+pub fn step(module_name: &str, step: &str) -> Result<&'static StepFixtures, LabError> {
+    module(module_name)?
+        .steps
+        .iter()
+        .find(|s| s.step == step)
+        .ok_or_else(|| {
+            LabError::Fixtures(format!("{module_name} declares no fixtures for `{step}`"))
+        })
+}
 
-/// Every generated fixture file of module 10: the initial repos, the texts the steps write,
-/// and the cluster snapshots with revisions turned into placeholders. Builds lab worlds (real
-/// git) in folders under `scratch`.
-pub fn module_10(scratch: &Path) -> Result<Vec<Generated>, LabError> {
-    let mut out = Vec::new();
-    for repo in REPOS {
-        for (rel, text) in fresh_files(repo) {
-            out.push((format!("repos/{repo}/{rel}"), text));
+/// One state of a step: `solved` or a broken variant's name.
+pub fn state(module_name: &str, step_name: &str, name: &str) -> Result<&'static State, LabError> {
+    let fixtures = step(module_name, step_name)?;
+    std::iter::once(&fixtures.solved)
+        .chain(&fixtures.broken)
+        .find(|s| s.name == name)
+        .ok_or_else(|| {
+            LabError::Fixtures(format!(
+                "{module_name} {step_name} has no state `{name}`; it has solved{}",
+                fixtures
+                    .broken
+                    .iter()
+                    .map(|s| format!(", {}", s.name))
+                    .collect::<String>()
+            ))
+        })
+}
+
+/// The text of a file under `modules/<module>/fixtures/` (`cluster/step-4-solved.yaml`), with
+/// its placeholders still in; `(name for messages, text)`.
+pub fn file(module: &str, relative: &str) -> Result<(String, String), LabError> {
+    loaded()?
+        .course
+        .read_file(&format!("modules/{module}/fixtures/{relative}"))
+        .map_err(|e| LabError::Fixtures(e.to_string()))
+}
+
+/// The files under `modules/<module>/fixtures/<dir>/`, relative to it, sorted.
+pub fn files_under(module: &str, dir: &str) -> Result<Vec<String>, LabError> {
+    loaded()?
+        .course
+        .files_under(&format!("modules/{module}/fixtures/{dir}"))
+        .map_err(|e| LabError::Fixtures(e.to_string()))
+}
+
+/// Do what the learner does, in order; `repo` finds a clone by its repo name.
+pub fn apply(
+    changes: &[ResolvedChange],
+    repo: impl Fn(&str) -> Result<LabRepo, LabError>,
+) -> Result<(), LabError> {
+    for change in changes {
+        match change {
+            ResolvedChange::Write {
+                repo: r,
+                path,
+                text,
+            } => repo(r)?.write(path, text)?,
+            ResolvedChange::Delete { repo: r, path } => repo(r)?.delete(path)?,
+            ResolvedChange::Commit { repo: r, message } => repo(r)?.commit_all(message)?,
+            ResolvedChange::Push { repo: r } => repo(r)?.push()?,
+            ResolvedChange::RevertHead { repo: r } => repo(r)?.revert_head()?,
         }
     }
-    let typo = content::platform_values_solved().replacen(
-        "hs.status = obj.status.health.status",
-        "hs.status = obj.status.health",
-        1,
-    );
-    out.extend([
-        (
-            "files/platform-values-step-1.yaml".to_string(),
-            content::platform_values_solved(),
-        ),
-        ("files/platform-values-typo.yaml".to_string(), typo),
-        (
-            "files/dev-step-2.yaml".to_string(),
-            content::checkout_dev_hooks_on(),
-        ),
-        (
-            "files/dev-step-4.yaml".to_string(),
-            content::checkout_dev_broken_migration(),
-        ),
-        (
-            "files/dev-break-it.yaml".to_string(),
-            content::checkout_dev_smoke_test_503(),
-        ),
-    ]);
-    for (i, recipe) in SNAPSHOTS.iter().enumerate() {
-        let world = LabWorld::at(&scratch.join(format!("world-{i}")), recipe.point)?;
-        let revs = Revisions::of_world(&world)?;
-        let snapshot = (recipe.state)(recipe.point, &revs);
-        let yaml = snapshot.to_yaml().map_err(|e| LabError::Io {
-            path: scratch.join(recipe.file),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        out.push((recipe.file.to_string(), with_placeholders(&yaml, &revs)));
-    }
-    Ok(out)
-}
-
-/// Revisions of the world become the placeholders a fixture world fills in again.
-fn with_placeholders(yaml: &str, revs: &Revisions) -> String {
-    let mut text = yaml.replace(&revs.checkout, "${pushed:checkout-config}");
-    if revs.checkout_before != revs.checkout {
-        text = text.replace(&revs.checkout_before, "${previous:checkout-config}");
-    }
-    text.replace(&revs.platform, "${pushed:argocd-platform}")
+    Ok(())
 }

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_yaml::Value;
 
-use crate::checks::helm_yaml::{self, YamlError};
 use crate::plan::object::{Object, Source, untag};
+use crate::yaml::helm::{self, YamlError};
 
 /// Why a manifest cannot be planned. Each names the file and line, and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -52,7 +52,7 @@ pub enum LoadError {
 pub fn parse_manifests(file: &str, text: &str) -> Result<Vec<Object>, LoadError> {
     let mut objects = Vec::new();
     for (start, chunk) in split_documents(text) {
-        let documents = helm_yaml::parse_documents(chunk).map_err(|e| match e {
+        let documents = helm::parse_documents(chunk).map_err(|e| match e {
             YamlError::Syntax {
                 line,
                 column,

@@ -336,13 +336,8 @@ impl Object {
     }
 }
 
-/// A value with any YAML tag taken off.
-pub fn untag(value: &Value) -> &Value {
-    match value {
-        Value::Tagged(tagged) => untag(&tagged.value),
-        other => other,
-    }
-}
+/// Rules and the loader take tags off with the one `untag` of the yaml module.
+pub use crate::yaml::value::untag;
 
 #[cfg(test)]
 mod tests {

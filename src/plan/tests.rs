@@ -32,6 +32,20 @@ fn order(plan: &Plan) -> Vec<String> {
         .collect()
 }
 
+/// `obj` in sync wave `wave`.
+fn in_wave(kind: &str, name: &str, wave: i64) -> String {
+    obj(
+        kind,
+        name,
+        &[("argocd.argoproj.io/sync-wave", &wave.to_string())],
+    )
+}
+
+/// `obj` as an Argo CD hook of `phase`.
+fn hook(kind: &str, name: &str, phase: &str) -> String {
+    obj(kind, name, &[("argocd.argoproj.io/hook", phase)])
+}
+
 fn obj(kind: &str, name: &str, annotations: &[(&str, &str)]) -> String {
     let api = match kind {
         "Job" => "batch/v1",
@@ -65,13 +79,13 @@ fn tasks_sort_by_phase_then_wave_then_kind_then_name() {
         obj("Pod", "p", &[]),
         obj("Service", "p", &[]),
         obj("PersistentVolume", "p", &[]),
-        obj("Job", "fail", &[("argocd.argoproj.io/hook", "SyncFail")]),
-        obj("Workflow", "w1", &[("argocd.argoproj.io/sync-wave", "1")]),
+        hook("Job", "fail", "SyncFail"),
+        in_wave("Workflow", "w1", 1),
         obj("Workflow", "b", &[]),
         obj("Workflow", "a", &[]),
-        obj("Workflow", "wm1", &[("argocd.argoproj.io/sync-wave", "-1")]),
-        obj("Job", "pre", &[("argocd.argoproj.io/hook", "PreSync")]),
-        obj("Job", "post", &[("argocd.argoproj.io/hook", "PostSync")]),
+        in_wave("Workflow", "wm1", -1),
+        hook("Job", "pre", "PreSync"),
+        hook("Job", "post", "PostSync"),
         obj("ConfigMap", "p", &[]),
     ]
     .concat();
@@ -168,7 +182,7 @@ spec: {group: argoproj.io, names: {kind: Workflow}}
 #[test]
 fn the_destination_namespace_makes_its_namespace_object_go_first() {
     let yaml = [
-        obj("Job", "migrate", &[("argocd.argoproj.io/hook", "PreSync")]),
+        hook("Job", "migrate", "PreSync"),
         obj("Namespace", "shop", &[]),
     ]
     .concat();
@@ -185,17 +199,9 @@ fn the_destination_namespace_makes_its_namespace_object_go_first() {
 #[test]
 fn skip_unknown_and_deletion_hooks_are_not_in_the_sync() {
     let yaml = [
-        obj(
-            "ConfigMap",
-            "skipped",
-            &[("argocd.argoproj.io/hook", "Skip")],
-        ),
-        obj("Job", "typo", &[("argocd.argoproj.io/hook", "Presync")]),
-        obj(
-            "Job",
-            "cleanup",
-            &[("argocd.argoproj.io/hook", "PreDelete")],
-        ),
+        hook("ConfigMap", "skipped", "Skip"),
+        hook("Job", "typo", "Presync"),
+        hook("Job", "cleanup", "PreDelete"),
         obj("Job", "helm-cleanup", &[("helm.sh/hook", "post-delete")]),
         obj("ConfigMap", "kept", &[]),
     ]
@@ -268,21 +274,9 @@ fn helm_hooks_become_argo_hooks_with_their_weight_as_wave() {
 fn prune_waves_are_mirrored_and_prune_last_goes_after_the_last_sync_wave() {
     // sync_context.go: pruning reverses the waves; PruneLast → last Sync wave + 1.
     let live = [
-        obj(
-            "ConfigMap",
-            "old-config",
-            &[("argocd.argoproj.io/sync-wave", "-1")],
-        ),
-        obj(
-            "Deployment",
-            "old-web",
-            &[("argocd.argoproj.io/sync-wave", "0")],
-        ),
-        obj(
-            "Deployment",
-            "old-worker",
-            &[("argocd.argoproj.io/sync-wave", "1")],
-        ),
+        in_wave("ConfigMap", "old-config", -1),
+        in_wave("Deployment", "old-web", 0),
+        in_wave("Deployment", "old-worker", 1),
         obj(
             "Secret",
             "old-secret",
@@ -293,11 +287,7 @@ fn prune_waves_are_mirrored_and_prune_last_goes_after_the_last_sync_wave() {
         ),
     ]
     .concat();
-    let keep = obj(
-        "Deployment",
-        "web",
-        &[("argocd.argoproj.io/sync-wave", "2")],
-    );
+    let keep = in_wave("Deployment", "web", 2);
     let p = Plan::new(objects(&keep), objects(&live), &PlanOptions::default());
     assert_eq!(
         order(&p),
@@ -315,23 +305,11 @@ fn prune_waves_are_mirrored_and_prune_last_goes_after_the_last_sync_wave() {
 fn argo_waits_for_hooks_and_healthy_rollouts_but_not_for_config() {
     // The example: PreSync Job, wave −1 ConfigMap, Deployments in waves 0 and 1, PostSync Job.
     let yaml = [
-        obj("Job", "migrate", &[("argocd.argoproj.io/hook", "PreSync")]),
-        obj(
-            "ConfigMap",
-            "env",
-            &[("argocd.argoproj.io/sync-wave", "-1")],
-        ),
-        obj(
-            "Deployment",
-            "web",
-            &[("argocd.argoproj.io/sync-wave", "0")],
-        ),
-        obj(
-            "Deployment",
-            "worker",
-            &[("argocd.argoproj.io/sync-wave", "1")],
-        ),
-        obj("Job", "smoke", &[("argocd.argoproj.io/hook", "PostSync")]),
+        hook("Job", "migrate", "PreSync"),
+        in_wave("ConfigMap", "env", -1),
+        in_wave("Deployment", "web", 0),
+        in_wave("Deployment", "worker", 1),
+        hook("Job", "smoke", "PostSync"),
     ]
     .concat();
     let p = plan(&yaml);
@@ -381,11 +359,7 @@ fn argo_waits_for_hooks_and_healthy_rollouts_but_not_for_config() {
 #[test]
 fn a_last_step_of_plain_resources_ends_the_sync_at_once() {
     let yaml = [
-        obj(
-            "ConfigMap",
-            "env",
-            &[("argocd.argoproj.io/sync-wave", "-1")],
-        ),
+        in_wave("ConfigMap", "env", -1),
         obj("Deployment", "web", &[]),
     ]
     .concat();
@@ -593,7 +567,7 @@ fn inside_a_step_prunes_go_first_then_the_applies_by_kind() {
         obj("Deployment", "web", &[]),
         obj("ConfigMap", "env", &[]),
         obj("ConfigMap", "extra", &[]),
-        obj("Job", "migrate", &[("argocd.argoproj.io/hook", "Sync")]),
+        hook("Job", "migrate", "Sync"),
     ]
     .concat();
     let live = [obj("ConfigMap", "a-old", &[]), obj("Service", "z-old", &[])].concat();
@@ -634,11 +608,7 @@ fn inside_a_step_prunes_go_first_then_the_applies_by_kind() {
 #[test]
 fn a_one_step_sync_waits_for_its_hooks_but_not_for_plain_resources() {
     // sync_context.go: `(multiStep || t.isHook()) && t.running()`; argo-cd PR #2217.
-    let yaml = [
-        obj("Deployment", "web", &[]),
-        obj("Job", "seed", &[("argocd.argoproj.io/hook", "Sync")]),
-    ]
-    .concat();
+    let yaml = [obj("Deployment", "web", &[]), hook("Job", "seed", "Sync")].concat();
     let p = plan(&yaml);
     assert!(!p.multi_step);
     assert_eq!(
@@ -662,8 +632,8 @@ fn a_syncfail_hook_makes_a_one_wave_sync_multi_step_and_plain_health_is_awaited(
     // multiStep() compares the first and last task of the whole sorted list, SyncFail included.
     let yaml = [
         obj("Deployment", "web", &[]),
-        obj("Job", "seed", &[("argocd.argoproj.io/hook", "Sync")]),
-        obj("Job", "notify", &[("argocd.argoproj.io/hook", "SyncFail")]),
+        hook("Job", "seed", "Sync"),
+        hook("Job", "notify", "SyncFail"),
     ]
     .concat();
     let p = plan(&yaml);

@@ -21,6 +21,7 @@
 //! once so nothing is lost. A file from a newer labcheck is read-only for this one.
 
 pub mod dirs;
+pub mod learner;
 pub mod profile;
 pub mod workdir;
 
@@ -29,14 +30,13 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
-use crate::checks::Context;
-use crate::course::Module;
 use crate::course::schema::CheckSpec;
 use crate::error::Error;
 use crate::outcome::Status;
 use crate::run::StepReport;
-use profile::Profile;
 use workdir::WorkDir;
+
+pub use learner::Learner;
 
 /// The first line of every progress file this labcheck writes.
 pub const HEADER: &str = "format\tlabcheck-progress/v1";
@@ -426,77 +426,6 @@ impl Progress {
             .get(&(module.to_string(), step.to_string(), check.to_string()))
             .copied()
             .unwrap_or(0)
-    }
-}
-
-/// What labcheck keeps about the learner, loaded once per run.
-#[derive(Debug)]
-pub struct Learner {
-    pub progress: Progress,
-    pub profile: Profile,
-    /// Where the profile lives (`None` without HOME or XDG dirs).
-    pub profile_path: Option<PathBuf>,
-    /// What could not be read, for the CLI to show on stderr.
-    pub warnings: Vec<String>,
-}
-
-impl Learner {
-    /// Load the runner's own progress (their own work dir, see [`workdir`]) and profile from
-    /// the XDG dirs. Without a home to keep them in, progress lives in memory for this run only.
-    pub fn load() -> Learner {
-        match WorkDir::own() {
-            Ok(work) => Learner::load_for(&work),
-            Err(_) => Learner::with_progress(Progress::in_memory(), Vec::new()),
-        }
-    }
-
-    /// Load the progress kept for the learner working in `work` (written only when `work` is the
-    /// runner's own) and the runner's profile.
-    pub fn load_for(work: &WorkDir) -> Learner {
-        let (progress, warnings) = Progress::load_for(work);
-        Learner::with_progress(progress, warnings)
-    }
-
-    fn with_progress(progress: Progress, warnings: Vec<String>) -> Learner {
-        let profile_path = Profile::default_path().ok();
-        let profile = profile_path
-            .as_deref()
-            .map(Profile::load)
-            .unwrap_or_default();
-        Learner {
-            progress,
-            profile,
-            profile_path,
-            warnings,
-        }
-    }
-
-    /// The track for `module`: `--track` if given (it must be offered), else the profile's if
-    /// the module offers it, else the module's default.
-    pub fn track<'a>(
-        &'a self,
-        module: &'a Module,
-        asked: Option<&'a str>,
-    ) -> Result<&'a str, Error> {
-        match (asked, &self.profile.track) {
-            (Some(asked), _) => module.track(Some(asked)),
-            (None, Some(saved)) if module.manifest.tracks.available.contains(saved) => Ok(saved),
-            (None, _) => module.track(None),
-        }
-    }
-
-    /// Fill a run's context with what progress knows: hint levels and steps seen passing.
-    pub fn prepare(&self, ctx: &mut Context, module: &Module) {
-        for step in &module.steps {
-            if let Some(passed) = self.progress.passed(&ctx.module, &step.name) {
-                ctx.seen_passed.insert(step.name.clone(), day(passed.at));
-            }
-            for check in step.checks.iter().filter(|c| c.hint_levels() > 1) {
-                let level = self.progress.hint_level(&ctx.module, &step.name, check);
-                ctx.hint_levels
-                    .insert((step.name.clone(), check.id.clone()), level);
-            }
-        }
     }
 }
 

@@ -5,24 +5,15 @@ use crate::run::CheckReport;
 fn report(step: &str, checks: &[(&str, Status)]) -> StepReport {
     let checks: Vec<CheckReport> = checks
         .iter()
-        .map(|(id, status)| CheckReport {
-            id: id.to_string(),
-            kind: "git",
-            title: id.to_string(),
-            outcome: match status {
+        .map(|(id, status)| {
+            let outcome = match status {
                 Status::Pass => Outcome::pass("ok"),
                 _ => Outcome::fail("not yet"),
-            },
+            };
+            CheckReport::new(*id, "git", *id, outcome)
         })
         .collect();
-    StepReport {
-        module: "module-10".to_string(),
-        step: step.to_string(),
-        title: step.to_string(),
-        track: "kind".to_string(),
-        status: Status::fold(checks.iter().map(|c| c.outcome.status)),
-        checks,
-    }
+    crate::run::fixtures::step(step, step, checks)
 }
 
 fn check_with_levels(levels: &[&str]) -> CheckSpec {

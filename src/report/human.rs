@@ -6,6 +6,7 @@ use owo_colors::OwoColorize;
 
 use super::Styles;
 use crate::outcome::{DetailKind, Status};
+use crate::run::next::first_open;
 use crate::run::{CheckReport, StepReport};
 
 /// How many lines of a detail (diff, log) the terminal shows before eliding.
@@ -54,14 +55,9 @@ pub fn render_module(steps: &[StepReport], styles: Styles) -> String {
         if styles.quiet && matches!(step.status, Status::Pass | Status::Skip) {
             continue;
         }
-        let note = if step.status == Status::Skip {
-            paint(
-                styles,
-                "  (a later step replaced what it looks at)",
-                Paint::Dim,
-            )
-        } else {
-            String::new()
+        let note = match &step.skipped {
+            Some(reason) => paint(styles, &format!("  ({})", reason.describe()), Paint::Dim),
+            None => String::new(),
         };
         let _ = writeln!(
             out,
@@ -71,10 +67,7 @@ pub fn render_module(steps: &[StepReport], styles: Styles) -> String {
             step.title
         );
     }
-    if let Some(next) = steps
-        .iter()
-        .find(|s| matches!(s.status, Status::Fail | Status::Error))
-    {
+    if let Some(next) = first_open(steps.iter().map(|s| (s, s.standing()))) {
         let _ = writeln!(
             out,
             "next: {} — run `labcheck {} {}` for its hints",
@@ -163,7 +156,14 @@ fn summary_line(step: &StepReport, styles: Styles) -> String {
         Status::Pass => paint(styles, "done", Paint::Green),
         Status::Fail => paint(styles, "not done yet", Paint::Red),
         Status::Error => paint(styles, "could not be checked", Paint::Yellow),
-        Status::Skip => paint(styles, "skipped", Paint::Dim),
+        Status::Skip => match &step.skipped {
+            Some(reason) => paint(
+                styles,
+                &format!("skipped, {}", reason.describe()),
+                Paint::Dim,
+            ),
+            None => paint(styles, "skipped", Paint::Dim),
+        },
     };
     format!("{}: {verdict} ({})", step.step, parts.join(", "))
 }
@@ -213,23 +213,11 @@ mod tests {
     use crate::outcome::Outcome;
 
     fn check(id: &str, title: &str, outcome: Outcome) -> CheckReport {
-        CheckReport {
-            id: id.to_string(),
-            kind: "git",
-            title: title.to_string(),
-            outcome,
-        }
+        CheckReport::new(id, "git", title, outcome)
     }
 
     fn step(checks: Vec<CheckReport>) -> StepReport {
-        StepReport {
-            module: "module-10".to_string(),
-            step: "step-1".to_string(),
-            title: "Platform: let Applications report health".to_string(),
-            track: "kind".to_string(),
-            status: Status::fold(checks.iter().map(|c| c.outcome.status)),
-            checks,
-        }
+        crate::run::fixtures::step("step-1", "Platform: let Applications report health", checks)
     }
 
     #[test]
@@ -293,5 +281,44 @@ mod tests {
         );
         assert!(text.contains("✓ step-1"), "{text}");
         assert!(text.contains("✗ step-2"), "{text}");
+    }
+
+    /// Step 4 skipped for `reason` (its one check skipped), after a passing step 1.
+    fn module_with_skipped_step_4(reason: crate::run::SkipReason) -> String {
+        let first = step(vec![check("ok", "ok", Outcome::pass("fine"))]);
+        let mut fourth = step(vec![check("c", "c", Outcome::skip("skipped"))]);
+        fourth.step = "step-4".to_string();
+        fourth.skipped = Some(reason);
+        render_module(&[first, fourth], Styles::plain())
+    }
+
+    #[test]
+    fn a_step_skipped_for_the_track_says_so_and_never_that_a_later_step_replaced_it() {
+        let text = module_with_skipped_step_4(crate::run::SkipReason::NotOnTrack {
+            track: "kind".to_string(),
+        });
+        assert!(text.contains("- step-4 "), "{text}");
+        assert!(text.contains("(not on the kind track)"), "{text}");
+        assert!(
+            text.contains("step-4: skipped, not on the kind track"),
+            "{text}"
+        );
+        assert!(!text.contains("replaced"), "{text}");
+        assert!(
+            !text.contains("next:"),
+            "a skipped step is not next: {text}"
+        );
+    }
+
+    #[test]
+    fn a_replaced_step_names_the_step_that_replaced_it() {
+        let text = module_with_skipped_step_4(crate::run::SkipReason::Replaced {
+            by: "step-5".to_string(),
+        });
+        assert!(
+            text.contains("(replaced by step-5, a later step)"),
+            "{text}"
+        );
+        assert!(!text.contains("not on the"), "{text}");
     }
 }

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::outcome::{HintLevel, Status, Waited};
-use crate::run::StepReport;
+use crate::run::{SkipReason, StepReport};
 
 #[derive(Serialize)]
 struct JsonCheck<'a> {
@@ -52,6 +52,10 @@ struct JsonStep<'a> {
     title: &'a str,
     track: &'a str,
     status: Status,
+    /// Why the runner skipped the whole step (`{"reason": "replaced", "by": "step-5"}`,
+    /// `{"reason": "not-on-track", "track": "kind"}`, `{"reason": "nothing-to-judge"}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<&'a SkipReason>,
     /// Some check of this step timed out while waited for.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     timed_out: bool,
@@ -75,6 +79,7 @@ fn step_document(step: &StepReport) -> JsonStep<'_> {
         title: &step.title,
         track: &step.track,
         status: step.status,
+        skipped: step.skipped.as_ref(),
         timed_out: timed_out(step),
         checks: step
             .checks
@@ -113,6 +118,22 @@ pub fn step_value(step: &StepReport) -> serde_json::Value {
     serde_json::to_value(step_document(step)).unwrap_or(serde_json::Value::Null)
 }
 
+/// One situation of `labcheck demo`'s tour: its story, the step checked, the status the tour
+/// expects, and the step documents of the run.
+pub fn scenario(
+    story: &str,
+    step: &str,
+    expected: Status,
+    reports: &[StepReport],
+) -> serde_json::Value {
+    serde_json::json!({
+        "story": story,
+        "step": step,
+        "expected": expected,
+        "reports": reports.iter().map(step_value).collect::<Vec<_>>(),
+    })
+}
+
 /// One step as one JSON document; several steps (a module run) as a module document.
 pub fn render(steps: &[StepReport], module_run: bool) -> String {
     let text = if let (false, [step]) = (module_run, steps) {
@@ -129,4 +150,54 @@ pub fn render(steps: &[StepReport], module_run: bool) -> String {
     };
     // Serialising plain strings and enums cannot fail; keep the process alive regardless.
     text.unwrap_or_else(|e| format!("{{\"error\":\"cannot render JSON: {e}\"}}")) + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Outcome;
+    use crate::run::SkipReason;
+    use crate::run::fixtures::{check, step};
+
+    #[test]
+    fn a_skipped_step_says_why_in_an_added_field_and_other_steps_are_unchanged() {
+        let mut fourth = step(
+            "step-4",
+            "Release",
+            vec![check("a", Outcome::skip("replaced"))],
+        );
+        fourth.skipped = Some(SkipReason::Replaced {
+            by: "step-5".to_string(),
+        });
+        let mut other = step("step-6", "Other", vec![check("b", Outcome::skip("off"))]);
+        other.skipped = Some(SkipReason::NotOnTrack {
+            track: "kind".to_string(),
+        });
+        let first = step("step-1", "Health", vec![check("c", Outcome::pass("ok"))]);
+        let json: serde_json::Value =
+            serde_json::from_str(&render(&[first, fourth, other], true)).expect("JSON");
+        let steps = &json["steps"];
+        assert_eq!(
+            steps[1]["skipped"],
+            serde_json::json!({"reason": "replaced", "by": "step-5"})
+        );
+        assert_eq!(
+            steps[2]["skipped"],
+            serde_json::json!({"reason": "not-on-track", "track": "kind"})
+        );
+        assert_eq!(steps[1]["status"], "skip");
+        // Backward compatible: a step that was not skipped has no such field at all.
+        assert!(steps[0].get("skipped").is_none(), "{json:#}");
+        let mut keys: Vec<&str> = steps[0]
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            ["checks", "module", "status", "step", "title", "track"]
+        );
+    }
 }

@@ -56,6 +56,9 @@ fn suite(step: &StepReport) -> TestSuite {
         Property::new("track", step.track.as_str()),
         Property::new("status", step.status.as_str()),
     ]);
+    if let Some(reason) = &step.skipped {
+        suite.add_property(Property::new("skipped", reason.describe()));
+    }
     let classname = format!("{}.{}", step.module, step.step);
     suite.add_test_cases(step.checks.iter().map(|check| case(check, &classname)));
     suite
@@ -143,24 +146,10 @@ mod tests {
     use super::*;
     use crate::outcome::DetailKind;
 
-    fn check(id: &str, outcome: Outcome) -> CheckReport {
-        CheckReport {
-            id: id.to_string(),
-            kind: "git",
-            title: format!("title of {id}"),
-            outcome,
-        }
-    }
+    use crate::run::fixtures::check;
 
     fn step(name: &str, checks: Vec<CheckReport>) -> StepReport {
-        StepReport {
-            module: "module-10".to_string(),
-            step: name.to_string(),
-            title: "Release with a failing migration".to_string(),
-            track: "kind".to_string(),
-            status: Status::fold(checks.iter().map(|c| c.outcome.status)),
-            checks,
-        }
+        crate::run::fixtures::step(name, "Release with a failing migration", checks)
     }
 
     #[test]
@@ -233,5 +222,23 @@ mod tests {
         assert_eq!(xml.matches("<?xml").count(), 1, "{xml}");
         assert_eq!(xml.matches("<testsuite ").count(), 2, "{xml}");
         assert!(xml.contains(r#"classname="module-10.step-2""#), "{xml}");
+    }
+
+    #[test]
+    fn a_skipped_step_suite_has_the_runners_reason_as_a_property() {
+        let mut other = step(
+            "step-2",
+            vec![check("a", Outcome::skip("not on the kind track"))],
+        );
+        other.skipped = Some(crate::run::SkipReason::NotOnTrack {
+            track: "kind".to_string(),
+        });
+        let xml = render(&[other]);
+        assert!(
+            xml.contains(r#"<property name="skipped" value="not on the kind track"/>"#),
+            "{xml}"
+        );
+        let plain = render(&[step("step-1", vec![check("a", Outcome::pass("ok"))])]);
+        assert!(!plain.contains(r#"name="skipped""#), "{plain}");
     }
 }

@@ -8,11 +8,11 @@ use owo_colors::OwoColorize;
 
 use super::Styles;
 use crate::fleet::LearnerRun;
-use crate::fleet::causes::{self, ClassCauses};
+use crate::fleet::causes::ClassCauses;
 use crate::outcome::Status;
 
 /// The matrix of every step, the legend, then the causes.
-pub fn human(runs: &[LearnerRun], styles: Styles) -> String {
+pub fn human(runs: &[LearnerRun], causes: &ClassCauses, styles: Styles) -> String {
     let mut out = String::new();
     let Some(first) = runs.first() else {
         return "no learners\n".to_string();
@@ -59,7 +59,7 @@ pub fn human(runs: &[LearnerRun], styles: Styles) -> String {
         }
         out.push('\n');
     }
-    causes_text(&mut out, &causes::group(runs));
+    causes_text(&mut out, causes);
     out
 }
 
@@ -131,7 +131,7 @@ fn indent(text: &str) -> String {
 /// `{"status", "learners": [{"learner", "status", "work_dir", "steps": [step documents]}],
 /// "causes": {"without_work_dir": [...], "groups": [...]}}`; each learner's steps are the
 /// documents their own `--format json` run gives.
-pub fn json(runs: &[LearnerRun]) -> String {
+pub fn json(runs: &[LearnerRun], causes: &ClassCauses) -> String {
     let status = Status::fold(runs.iter().map(|r| r.status));
     let document = serde_json::json!({
         "status": status,
@@ -141,7 +141,7 @@ pub fn json(runs: &[LearnerRun]) -> String {
             "work_dir": r.work_dir,
             "steps": r.steps.iter().map(super::json::step_value).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-        "causes": causes::group(runs),
+        "causes": causes,
     });
     format!("{document:#}\n")
 }

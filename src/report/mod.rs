@@ -1,17 +1,36 @@
 //! Reporters: they turn results into text for people or documents for machines (JSON, JUnit, TAP).
 //! They never decide.
 
+pub mod course;
 pub mod human;
 pub mod json;
 pub mod junit;
 pub mod matrix;
 pub mod plan;
 pub mod quiz;
+pub mod reads;
 pub mod selftest;
 pub mod tap;
 pub mod waiting;
+pub mod watch;
 
 use clap::ValueEnum;
+
+use crate::run::StepReport;
+
+/// Render a run's reports in `format`: one step alone, or a module (an exercise, several steps)
+/// with its overview.
+pub fn render(reports: &[StepReport], module_run: bool, format: Format, styles: Styles) -> String {
+    match (format, reports) {
+        (Format::Json, _) => json::render(reports, module_run),
+        (Format::Yaml, _) => json_as_yaml(&json::render(reports, module_run)),
+        (Format::Junit, _) => junit::render(reports),
+        (Format::Tap, _) => tap::render(reports, tap::Version::Thirteen),
+        (Format::Tap14, _) => tap::render(reports, tap::Version::Fourteen),
+        (Format::Human, [one]) if !module_run => human::render_step(one, styles),
+        (Format::Human, _) => human::render_module(reports, styles),
+    }
+}
 
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]

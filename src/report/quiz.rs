@@ -27,30 +27,25 @@ pub fn render(graded: &Graded, styles: Styles) -> String {
         } else {
             paint(styles, fail, Paint::Red)
         };
-        let _ = writeln!(
-            out,
-            "  {mark} you chose {}) {}",
+        let chosen = format!("  {mark} you chose");
+        let why = (&answer.chosen_text, &answer.chosen_why);
+        choice(
+            &mut out,
+            styles,
+            &chosen,
             letter(answer.chosen),
-            answer.chosen_text
-        );
-        let _ = writeln!(
-            out,
-            "      {}{}",
-            paint(styles, "why: ", Paint::Yellow),
-            answer.chosen_why
+            why.0,
+            why.1,
         );
         if !ok {
-            let _ = writeln!(
-                out,
-                "    right: {}) {}",
+            let why = (&answer.right_text, &answer.right_why);
+            choice(
+                &mut out,
+                styles,
+                "    right:",
                 letter(answer.right),
-                answer.right_text
-            );
-            let _ = writeln!(
-                out,
-                "      {}{}",
-                paint(styles, "why: ", Paint::Yellow),
-                answer.right_why
+                why.0,
+                why.1,
             );
         }
     }
@@ -63,4 +58,10 @@ pub fn render(graded: &Graded, styles: Styles) -> String {
     };
     let _ = writeln!(out, "\nquiz: {verdict} ({right} of {of})");
     out
+}
+
+/// One answer's line (`head` then the answer) and the line saying why.
+fn choice(out: &mut String, styles: Styles, head: &str, option: char, text: &str, why: &str) {
+    let _ = writeln!(out, "{head} {option}) {text}");
+    let _ = writeln!(out, "      {}{why}", paint(styles, "why: ", Paint::Yellow));
 }

@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use crate::outcome::Status;
-use crate::run::{CheckReport, StepReport};
+use crate::run::{CheckReport, SkipReason, StepReport};
 
 /// The TAP version line a document starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +48,7 @@ pub fn render_nested<'a>(
     for (i, (name, status, steps)) in runs.enumerate() {
         let _ = writeln!(out, "# Subtest: {}", escape(name));
         steps_at(&mut out, "    ", steps);
-        conclusion(&mut out, "", i + 1, name, status);
+        conclusion(&mut out, "", i + 1, name, status, None);
     }
     out
 }
@@ -64,16 +64,38 @@ fn steps_at(out: &mut String, base: &str, steps: &[StepReport]) {
             point(out, &format!("{base}    "), j + 1, check);
         }
         let description = format!("{name}: {}", step.title);
-        conclusion(out, base, i + 1, &description, step.status);
+        conclusion(
+            out,
+            base,
+            i + 1,
+            &description,
+            step.status,
+            step.skipped.as_ref(),
+        );
     }
 }
 
-/// The test point that closes a subtest, with its status in a YAML block when it did not pass.
-fn conclusion(out: &mut String, base: &str, number: usize, description: &str, status: Status) {
-    let line = match status {
-        Status::Pass => format!("ok {number} - {}", escape(description)),
-        Status::Skip => format!("ok {number} - {} # SKIP", escape(description)),
-        Status::Fail | Status::Error => format!("not ok {number} - {}", escape(description)),
+/// The test point that closes a subtest, with its status in a YAML block when it did not pass,
+/// and the runner's reason when it skipped the whole step.
+fn conclusion(
+    out: &mut String,
+    base: &str,
+    number: usize,
+    description: &str,
+    status: Status,
+    skipped: Option<&SkipReason>,
+) {
+    let line = match (status, skipped) {
+        (Status::Pass, _) => format!("ok {number} - {}", escape(description)),
+        (Status::Skip, Some(reason)) => format!(
+            "ok {number} - {} # SKIP {}",
+            escape(description),
+            one_line(&reason.describe())
+        ),
+        (Status::Skip, None) => format!("ok {number} - {} # SKIP", escape(description)),
+        (Status::Fail | Status::Error, _) => {
+            format!("not ok {number} - {}", escape(description))
+        }
     };
     let _ = writeln!(out, "{base}{line}");
     if matches!(status, Status::Fail | Status::Error) {
@@ -179,24 +201,10 @@ mod tests {
     use super::*;
     use crate::outcome::{DetailKind, Outcome};
 
-    fn check(id: &str, outcome: Outcome) -> CheckReport {
-        CheckReport {
-            id: id.to_string(),
-            kind: "diff",
-            title: format!("title of {id}"),
-            outcome,
-        }
-    }
+    use crate::run::fixtures::check;
 
     fn step(name: &str, checks: Vec<CheckReport>) -> StepReport {
-        StepReport {
-            module: "module-10".to_string(),
-            step: name.to_string(),
-            title: "Hooks #1".to_string(),
-            track: "kind".to_string(),
-            status: Status::fold(checks.iter().map(|c| c.outcome.status)),
-            checks,
-        }
+        crate::run::fixtures::step(name, "Hooks #1", checks)
     }
 
     /// The YAML block under the test point that starts with `point`.
@@ -277,6 +285,21 @@ mod tests {
         assert!(tap.contains("\n1..2\n"), "{tap}");
         assert!(
             tap.contains("\nok 2 - module-10 step-2: Hooks \\#1\n"),
+            "{tap}"
+        );
+    }
+
+    #[test]
+    fn a_skipped_step_carries_the_runners_reason_in_its_skip_directive() {
+        let mut fourth = step("step-4", vec![check("a", Outcome::skip("replaced"))]);
+        fourth.skipped = Some(crate::run::SkipReason::Replaced {
+            by: "step-5".to_string(),
+        });
+        let tap = render(&[fourth], Version::Thirteen);
+        assert!(
+            tap.contains(
+                "\nok 1 - module-10 step-4: Hooks \\#1 # SKIP replaced by step-5, a later step\n"
+            ),
             "{tap}"
         );
     }

@@ -5,7 +5,8 @@
 
 use std::path::Path;
 
-use super::{CheckReport, Context};
+use super::{CheckReport, Recall};
+use crate::checks::Context;
 use crate::course::Step;
 use crate::course::schema::AfterSpec;
 use crate::outcome::{Cause, Outcome};
@@ -15,21 +16,21 @@ use crate::probe::git::{RepoReader, reverted_sha};
 pub const CHECK_ID: &str = "break-came-first";
 
 /// The extra check of a stage with `after:`; `None` for other steps.
-pub fn after_check(ctx: &Context, step: &Step) -> Option<CheckReport> {
+pub fn after_check(ctx: &Context, recall: &Recall, step: &Step) -> Option<CheckReport> {
     let after = step.after.as_ref()?;
     let exercise = step.name.split('/').next().unwrap_or_default();
     let earlier = format!("{exercise}/{}", after.stage);
-    let outcome = match (ctx.seen_passed.get(&earlier), ctx.unchecked_repos()) {
+    let outcome = match (recall.seen_passed.get(&earlier), ctx.unchecked_repos()) {
         (Some(day), _) => Outcome::pass(format!("labcheck saw {earlier} pass on {day}")),
         (None, Some(unchecked)) => unchecked,
         (None, None) => from_history(&ctx.module, &earlier, after, &ctx.repo_dir(&after.repo)),
     };
-    Some(CheckReport {
-        id: CHECK_ID.to_string(),
-        kind: "sequence",
-        title: format!("the break ({earlier}) really happened before this fix"),
+    Some(CheckReport::new(
+        CHECK_ID,
+        "sequence",
+        format!("the break ({earlier}) really happened before this fix"),
         outcome,
-    })
+    ))
 }
 
 fn from_history(module: &str, earlier: &str, after: &AfterSpec, repo_dir: &Path) -> Outcome {

@@ -88,7 +88,8 @@ pub async fn test_module(
             .copy_to(&scratch.join(format!("{index:02}-solved")))
             .map_err(lab)?;
         solved.apply(&step_fixtures.solved.changes).map_err(lab)?;
-        states.push(run_state(course, module, step, &solved, &step_fixtures.solved, &track).await?);
+        let report = run_on(course, module, step, &solved, &step_fixtures.solved, &track).await?;
+        states.push(judge(&step_fixtures.solved, &report));
         for (n, state) in step_fixtures.broken.iter().enumerate() {
             let from = match state.base {
                 Base::Solved => &solved,
@@ -98,7 +99,8 @@ pub async fn test_module(
                 .copy_to(&scratch.join(format!("{index:02}-broken-{n:02}")))
                 .map_err(lab)?;
             world.apply(&state.changes).map_err(lab)?;
-            states.push(run_state(course, module, step, &world, state, &track).await?);
+            let report = run_on(course, module, step, &world, state, &track).await?;
+            states.push(judge(state, &report));
         }
         previous = solved;
     }
@@ -108,19 +110,6 @@ pub async fn test_module(
         track,
         states,
     })
-}
-
-/// Run the step on a state and judge it as declared.
-async fn run_state(
-    course: &Arc<Course>,
-    module: &Module,
-    step: &Step,
-    world: &FixtureWorld,
-    state: &State,
-    track: &str,
-) -> Result<StateResult, Error> {
-    let report = run_on(course, module, step, world, state, track).await?;
-    Ok(judge(state, &report))
 }
 
 /// Serve the state's snapshot (revisions filled in from `world`) and run the step against both.
@@ -142,7 +131,14 @@ pub(crate) async fn run_on(
         world.work_dir(),
         Arc::new(cluster),
     );
-    Ok(run::run_step(&ctx, step, WaitPolicy::Never, &|_| {}).await)
+    Ok(run::run_step(
+        &ctx,
+        &run::Recall::default(),
+        step,
+        WaitPolicy::Never,
+        &|_| {},
+    )
+    .await)
 }
 
 /// Compare what the step said with what the state declares.

@@ -5,7 +5,7 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::Shared;
-use super::handler::{Query, ResourcePath};
+use super::request::{Query, ResourcePath};
 use super::status::{self, Qualified};
 
 /// The failure `ServeOptions::fail_with` asks for, if it applies to this request.

@@ -8,133 +8,11 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::selector::{FieldSelector, LabelSelector};
+use super::request::{Query, ResourcePath, Route, route};
 use super::status::{self, Qualified};
 use super::table::{self, Include};
 use super::{Shared, discovery, failure, json_response, logs};
 use crate::snapshot::ResourceType;
-
-/// A request for objects: `/api/v1/namespaces/ns/pods/name/log` and the like.
-#[derive(Debug)]
-pub(super) struct ResourcePath<'a> {
-    pub(super) group: &'a str,
-    pub(super) version: &'a str,
-    pub(super) namespace: Option<&'a str>,
-    pub(super) plural: &'a str,
-    pub(super) name: Option<&'a str>,
-    pub(super) subresource: Option<&'a str>,
-}
-
-#[derive(Debug)]
-enum Route<'a> {
-    Version,
-    Health,
-    CoreVersions,
-    Groups,
-    Group(&'a str),
-    Resources(&'a str, &'a str),
-    Resource(ResourcePath<'a>),
-    Unknown,
-}
-
-fn route(path: &str) -> Route<'_> {
-    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
-    // `/apis//v1` is not `/api/v1`: an empty segment names nothing.
-    if segments.iter().any(|s| s.is_empty()) {
-        return Route::Unknown;
-    }
-    match segments.as_slice() {
-        ["version"] => Route::Version,
-        ["healthz" | "readyz" | "livez"] => Route::Health,
-        ["api"] => Route::CoreVersions,
-        ["api", version] => Route::Resources("", version),
-        ["api", version, rest @ ..] => resource_route("", version, rest),
-        ["apis"] => Route::Groups,
-        ["apis", group] => Route::Group(group),
-        ["apis", group, version] => Route::Resources(group, version),
-        ["apis", group, version, rest @ ..] => resource_route(group, version, rest),
-        _ => Route::Unknown,
-    }
-}
-
-fn resource_route<'a>(group: &'a str, version: &'a str, rest: &[&'a str]) -> Route<'a> {
-    let namespaced = |namespace, tail: &[&'a str]| match tail {
-        [plural, name @ ..] if name.len() <= 2 => Route::Resource(ResourcePath {
-            group,
-            version,
-            namespace,
-            plural,
-            name: name.first().copied(),
-            subresource: name.get(1).copied(),
-        }),
-        _ => Route::Unknown,
-    };
-    match rest {
-        // `/api/v1/namespaces/{name}/{subresource}` belongs to the Namespace itself.
-        ["namespaces", _, "status" | "finalize"] if group.is_empty() => namespaced(None, rest),
-        ["namespaces", ns, tail @ ..] if !tail.is_empty() => namespaced(Some(*ns), tail),
-        _ => namespaced(None, rest),
-    }
-}
-
-/// Query parameters, percent-decoded.
-pub(crate) struct Query(Vec<(String, String)>);
-
-impl Query {
-    fn parse(query: Option<&str>) -> Query {
-        let pairs = query
-            .unwrap_or("")
-            .split('&')
-            .filter(|p| !p.is_empty())
-            .map(|pair| {
-                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                (percent_decode(k), percent_decode(v))
-            })
-            .collect();
-        Query(pairs)
-    }
-
-    /// The value of a parameter, if given.
-    pub(super) fn get(&self, key: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// A boolean parameter as the API reads it (`true`/`1`).
-    pub(super) fn flag(&self, key: &str) -> bool {
-        matches!(self.get(key), Some("true" | "1"))
-    }
-}
-
-fn percent_decode(text: &str) -> String {
-    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let decoded = match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
-            (b'%', Some(&hi), Some(&lo)) => hex(hi).zip(hex(lo)).map(|(h, l)| h * 16 + l),
-            _ => None,
-        };
-        match (bytes[i], decoded) {
-            (_, Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b'+', None) => {
-                out.push(b' ');
-                i += 1;
-            }
-            (b, None) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
 
 const READ_ONLY: &str = "the server does not allow this method on the requested resource (labcheck serve is read-only: it answers get, list and pod logs)";
 
@@ -259,15 +137,10 @@ fn list(
     as_table: bool,
     resource_version: &str,
 ) -> Response {
-    let labels = match LabelSelector::parse(query.get("labelSelector").unwrap_or("")) {
-        Ok(selector) => selector,
+    let (labels, fields) = match query.selectors(&resource.kind) {
+        Ok(selectors) => selectors,
         Err(message) => return status::bad_request(&message),
     };
-    let fields =
-        match FieldSelector::parse(query.get("fieldSelector").unwrap_or(""), &resource.kind) {
-            Ok(selector) => selector,
-            Err(message) => return status::bad_request(&message),
-        };
     let api_version = resource.api_version();
     let objects: Vec<&Value> = state
         .list(&api_version, &resource.kind, namespace)
@@ -328,60 +201,4 @@ fn table_response(
         jiff::Timestamp::now(),
     );
     json_response(StatusCode::OK, &table)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_split_like_the_api_server_lays_them_out() {
-        let Route::Resource(p) =
-            route("/apis/batch/v1/namespaces/checkout-dev/jobs/checkout-migrate")
-        else {
-            panic!("a resource path");
-        };
-        assert_eq!(
-            (p.group, p.namespace, p.plural, p.name),
-            (
-                "batch",
-                Some("checkout-dev"),
-                "jobs",
-                Some("checkout-migrate")
-            )
-        );
-        let Route::Resource(p) = route("/api/v1/namespaces/argocd") else {
-            panic!("a resource path");
-        };
-        assert_eq!(
-            (p.namespace, p.plural, p.name),
-            (None, "namespaces", Some("argocd"))
-        );
-        let Route::Resource(p) = route("/api/v1/namespaces/ns/pods/p/log") else {
-            panic!("a resource path");
-        };
-        assert_eq!(p.subresource, Some("log"));
-        let Route::Resource(p) = route("/apis/batch/v1/jobs") else {
-            panic!("a resource path");
-        };
-        assert_eq!((p.namespace, p.name), (None, None));
-        assert!(matches!(
-            route("/apis/batch/v1/namespaces/ns/jobs/a/b/c"),
-            Route::Unknown
-        ));
-        assert!(matches!(route("/apis//v1/pods"), Route::Unknown));
-    }
-
-    #[test]
-    fn query_values_are_percent_decoded() {
-        let q = Query::parse(Some(
-            "labelSelector=job-name%3Dcheckout-migrate%2Ctier+in+(a)&watch=1",
-        ));
-        assert_eq!(
-            q.get("labelSelector"),
-            Some("job-name=checkout-migrate,tier in (a)")
-        );
-        assert!(q.flag("watch"));
-        assert_eq!(Query::parse(Some("a=%zz%")).get("a"), Some("%zz%"));
-    }
 }

@@ -5,7 +5,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::handler::Query;
+use super::request::Query;
 use super::status::{self, Plain, Qualified};
 use crate::snapshot::ClusterState;
 

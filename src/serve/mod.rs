@@ -7,6 +7,7 @@ mod failure;
 mod handler;
 mod logs;
 mod printers;
+mod request;
 mod selector;
 mod status;
 mod table;

@@ -21,7 +21,7 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::Shared;
-use super::handler::Query;
+use super::request::Query;
 use super::selector::{FieldSelector, LabelSelector};
 use super::status;
 use crate::snapshot::{ClusterState, ResourceType};
@@ -47,15 +47,10 @@ pub(super) fn serve(
     namespace: Option<&str>,
     query: &Query,
 ) -> Response {
-    let labels = match LabelSelector::parse(query.get("labelSelector").unwrap_or("")) {
-        Ok(selector) => selector,
+    let (labels, fields) = match query.selectors(&resource.kind) {
+        Ok(selectors) => selectors,
         Err(message) => return status::bad_request(&message),
     };
-    let fields =
-        match FieldSelector::parse(query.get("fieldSelector").unwrap_or(""), &resource.kind) {
-            Ok(selector) => selector,
-            Err(message) => return status::bad_request(&message),
-        };
     let (current, _) = shared.current();
     // Where to start: the state after which changes are sent; `None` sends the current
     // objects as ADDED first.

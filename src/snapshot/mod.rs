@@ -198,7 +198,7 @@ impl Snapshot {
     }
 
     fn parse(file: &str, text: &str) -> Result<Snapshot, SnapshotError> {
-        if let Err(deep) = crate::yaml_guard::check_depth(text) {
+        if let Err(deep) = crate::yaml::guard::check_depth(text) {
             return Err(SnapshotError::Parse {
                 file: file.to_string(),
                 line: deep.line,
@@ -207,15 +207,12 @@ impl Snapshot {
             });
         }
         let snapshot: Snapshot = serde_yaml::from_str(text).map_err(|e| {
-            let (line, column) = e
-                .location()
-                .map(|l| (l.line(), l.column()))
-                .unwrap_or((1, 1));
+            let (line, column) = crate::yaml::location::line_column(&e);
             SnapshotError::Parse {
                 file: file.to_string(),
                 line,
                 column,
-                message: strip_location(&e.to_string()),
+                message: crate::yaml::location::strip_every_location(&e.to_string()),
             }
         })?;
         snapshot
@@ -307,17 +304,6 @@ impl Snapshot {
             states.push((entry.after, Arc::new(current.clone())));
         }
         states
-    }
-}
-
-/// serde_yaml puts " at line L column C" into its message, sometimes mid-sentence; labcheck puts
-/// the position in front instead.
-fn strip_location(message: &str) -> String {
-    static AT: std::sync::LazyLock<Option<regex::Regex>> =
-        std::sync::LazyLock::new(|| regex::Regex::new(r" at line \d+ column \d+").ok());
-    match AT.as_ref() {
-        Some(at) => at.replace_all(message, "").into_owned(),
-        None => message.to_string(),
     }
 }
 

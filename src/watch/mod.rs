@@ -111,7 +111,7 @@ fn watch_all(watcher: &mut impl Watcher, dirs: &[PathBuf]) -> notify::Result<()>
     Ok(())
 }
 
-/// Send a tick when the cluster changes (its watch streams, see [`Cluster::wait_for_change`]),
+/// Send a tick when the cluster changes (its watch streams, see [`crate::probe::cluster::Cluster::wait_for_change`]),
 /// and at least every [`CLUSTER_INTERVAL`] for what no stream follows, until the receiver is gone.
 pub fn spawn_cluster_changes(
     cluster: std::sync::Arc<crate::probe::cluster::Cluster>,

@@ -5,8 +5,8 @@
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use labcheck::lab::cluster::{self, Revisions};
@@ -15,7 +15,7 @@ use labcheck::serve::{self, RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
 
-use crate::harness::{Run, TestCourse, World, files_with_bytes};
+use crate::harness::{Labcheck, Run, TestCourse, World, files_with_bytes};
 
 mod table;
 
@@ -71,88 +71,17 @@ impl Case {
     }
 
     fn run_args(&self, args: &[String]) -> Run {
-        let before = (
-            files_with_bytes(self.world.home()),
-            files_with_bytes(&self.course.path()),
-        );
-        let mut command = labcheck_command(self.world.home());
-        command.args(args);
-        let (run, _) = run_bounded(command, LIMIT);
-        let after = (
-            files_with_bytes(self.world.home()),
-            files_with_bytes(&self.course.path()),
-        );
-        assert!(before == after, "labcheck modified a file: {}", run.stderr);
-        run
+        self.labcheck()
+            .args(args)
+            .limit(LIMIT)
+            .watching(&self.course.path())
+            .run_writing_nothing()
     }
-}
 
-/// The binary with HOME set to `home`, no colour and nothing inherited that could point it at a
-/// real cluster or repo.
-fn labcheck_command(home: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_labcheck"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("NO_COLOR", "1")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .current_dir(home)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command
-}
-
-/// Run `command`, killing it and failing the test if it runs past `limit`.
-fn run_bounded(mut command: Command, limit: Duration) -> (Run, Duration) {
-    let started = Instant::now();
-    let mut child = command
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
-    let (stdout, stderr) = drain(&mut child);
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                let run = Run {
-                    code: status.code().unwrap_or(-1),
-                    stdout: join(stdout),
-                    stderr: join(stderr),
-                };
-                return (run, started.elapsed());
-            }
-            Ok(None) if started.elapsed() > limit => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("labcheck hung: still running after {limit:?}");
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => panic!("cannot wait for labcheck: {e}"),
-        }
+    /// The binary with this case's HOME (every run of the catalogue starts here).
+    fn labcheck(&self) -> Labcheck {
+        Labcheck::new(self.world.home())
     }
-}
-
-type Reader = std::thread::JoinHandle<String>;
-
-/// Read stdout and stderr on threads so a big report cannot block the child on a full pipe.
-fn drain(child: &mut std::process::Child) -> (Reader, Reader) {
-    fn spawn(mut pipe: impl Read + Send + 'static) -> Reader {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-    }
-    let stdout = child.stdout.take().map(spawn);
-    let stderr = child.stderr.take().map(spawn);
-    match (stdout, stderr) {
-        (Some(out), Some(err)) => (out, err),
-        _ => panic!("labcheck's output is not piped"),
-    }
-}
-
-fn join(reader: Reader) -> String {
-    reader.join().unwrap_or_default()
 }
 
 fn text<'a>(check: &'a Value, field: &str) -> &'a str {
@@ -178,24 +107,71 @@ const VALUE_CHECK: &str = "  - id: the-check\n    title: \"migration is on\"\n  
 // ---------------------------------------------------------------------------------------------
 // Check files (exit 2, `file:line:col`)
 
-#[test]
-fn a_step_file_that_is_not_yaml_names_its_line_and_column() {
-    let case = Case::new(
+/// A check file a course author got wrong: (what is wrong, the point, the checks, where the
+/// message must point, what it must say).
+const BROKEN_CHECK_FILES: &[(&str, CoursePoint, &str, &str, &[&str])] = &[
+    (
+        "a step file that is not yaml names its line and column",
         CoursePoint::Fresh,
         "  - id: a\n    title: \"never closed\n    git: {repo: checkout-config}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(&run, "step-1.yaml:7:1", &["while scanning a quoted scalar"]);
-}
-
-#[test]
-fn a_field_of_the_wrong_type_says_what_was_expected() {
-    let case = Case::new(
+        "step-1.yaml:7:1",
+        &["while scanning a quoted scalar"],
+    ),
+    (
+        "a field of the wrong type says what was expected",
         CoursePoint::Fresh,
         "  - id: a\n    title: \"two files\"\n    files: {repo: checkout-config, glob: \"helm/*.yaml\", min_count: many}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(&run, "step-1.yaml:6:", &["invalid type", "expected"]);
+        "step-1.yaml:6:",
+        &["invalid type", "expected"],
+    ),
+    (
+        "an unknown check kind lists the kinds there are",
+        CoursePoint::Fresh,
+        "  - id: a\n    title: \"typo\"\n    gti: {repo: checkout-config, pushed: true}\n",
+        "step-1.yaml:4:5",
+        &["checks[0]: unknown field `gti`", "`git`", "`argocd_app`"],
+    ),
+    (
+        "a bad regex is refused at its line",
+        CoursePoint::Fresh,
+        "  - id: a\n    title: \"message\"\n    git: {repo: checkout-config, head_message: \"^checkout: (6.7\"}\n",
+        "step-1.yaml:6:",
+        &["head_message", "is not a valid regex", "unclosed group"],
+    ),
+    (
+        "a reference outside the course is refused",
+        CoursePoint::Step1,
+        "  - id: the-check\n    title: \"values as the reference\"\n    diff: {repo: argocd-platform, file: argocd/values.yaml, reference: {expected: ../../../../etc/passwd}, mode: text}\n",
+        "step-1.yaml:6:",
+        &[
+            "`expected: ../../../../etc/passwd` leaves the folder",
+            "without `..`",
+        ],
+    ),
+    (
+        "a file outside the repo is refused",
+        CoursePoint::Fresh,
+        "  - id: the-check\n    title: \"outside\"\n    yaml_value: {repo: checkout-config, file: ../argocd-platform/argocd/values.yaml, path: a, present: true}\n",
+        "step-1.yaml:",
+        &["`file: ../argocd-platform/argocd/values.yaml` leaves the folder"],
+    ),
+    (
+        "a check that would read a secret value is refused",
+        CoursePoint::Fresh,
+        "  - id: the-check\n    title: \"the password\"\n    object: {api: v1, kind: Secret, namespace: checkout-dev, name: db,\n             field: {path: data.password, equals: c2VjcmV0}}\n",
+        "step-1.yaml:4:5",
+        &["never reads Secret data", "present: true"],
+    ),
+];
+
+#[test]
+fn every_broken_check_file_is_refused_at_its_file_line_and_column_saying_what_is_wrong() {
+    for (what, point, checks, at, words) in BROKEN_CHECK_FILES {
+        let case = Case::new(*point, checks);
+        let run = case.run(&[]);
+        assert_eq!(run.code, 2, "{what}: {}", run.stderr);
+        assert_course_error(&run, at, words);
+    }
 }
 
 #[test]
@@ -209,20 +185,6 @@ fn an_unknown_key_in_module_yaml_is_refused_at_its_line() {
         &run,
         "module.yaml:",
         &["unknown field `colour`", "expected one of"],
-    );
-}
-
-#[test]
-fn an_unknown_check_kind_lists_the_kinds_there_are() {
-    let case = Case::new(
-        CoursePoint::Fresh,
-        "  - id: a\n    title: \"typo\"\n    gti: {repo: checkout-config, pushed: true}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(
-        &run,
-        "step-1.yaml:4:5",
-        &["checks[0]: unknown field `gti`", "`git`", "`argocd_app`"],
     );
 }
 
@@ -281,51 +243,6 @@ fn a_missing_reference_file_is_could_not_check_naming_it() {
 }
 
 #[test]
-fn a_bad_regex_is_refused_at_its_line() {
-    let case = Case::new(
-        CoursePoint::Fresh,
-        "  - id: a\n    title: \"message\"\n    git: {repo: checkout-config, head_message: \"^checkout: (6.7\"}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(
-        &run,
-        "step-1.yaml:6:",
-        &["head_message", "is not a valid regex", "unclosed group"],
-    );
-}
-
-#[test]
-fn a_reference_outside_the_course_is_refused() {
-    let case = Case::new(
-        CoursePoint::Step1,
-        "  - id: the-check\n    title: \"values as the reference\"\n    diff: {repo: argocd-platform, file: argocd/values.yaml, reference: {expected: ../../../../etc/passwd}, mode: text}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(
-        &run,
-        "step-1.yaml:6:",
-        &[
-            "`expected: ../../../../etc/passwd` leaves the folder",
-            "without `..`",
-        ],
-    );
-}
-
-#[test]
-fn a_file_outside_the_repo_is_refused() {
-    let case = Case::new(
-        CoursePoint::Fresh,
-        "  - id: the-check\n    title: \"outside\"\n    yaml_value: {repo: checkout-config, file: ../argocd-platform/argocd/values.yaml, path: a, present: true}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(
-        &run,
-        "step-1.yaml:",
-        &["`file: ../argocd-platform/argocd/values.yaml` leaves the folder"],
-    );
-}
-
-#[test]
 fn a_check_file_of_another_format_version_says_to_update() {
     let case = Case::new(CoursePoint::Fresh, GIT_CHECK);
     let step = case.course_file("modules/module-t/step-1.yaml");
@@ -356,20 +273,6 @@ fn a_course_dir_without_modules_is_a_usage_error() {
             .contains("is not a course folder: it has no modules/ folder"),
         "{}",
         run.stderr
-    );
-}
-
-#[test]
-fn a_check_that_would_read_a_secret_value_is_refused() {
-    let case = Case::new(
-        CoursePoint::Fresh,
-        "  - id: the-check\n    title: \"the password\"\n    object: {api: v1, kind: Secret, namespace: checkout-dev, name: db,\n             field: {path: data.password, equals: c2VjcmV0}}\n",
-    );
-    let run = case.run(&[]);
-    assert_course_error(
-        &run,
-        "step-1.yaml:4:5",
-        &["never reads Secret data", "present: true"],
     );
 }
 
@@ -859,7 +762,7 @@ fn a_server_error_is_could_not_check() {
     let revs = Revisions::of_world(&case.world.lab).unwrap_or_else(|e| panic!("{e}"));
     let server = serve(
         &rt,
-        cluster::solved(CoursePoint::Step1, &revs),
+        cluster::solved(CoursePoint::Step1, &revs).expect("a fixture state"),
         ServeOptions {
             fail_with: Some(500),
             ..ServeOptions::default()
@@ -895,7 +798,7 @@ fn forbidden_names_what_may_not_be_read_and_how_to_ask() {
     let revs = Revisions::of_world(&case.world.lab).unwrap_or_else(|e| panic!("{e}"));
     let server = serve(
         &rt,
-        cluster::solved(CoursePoint::Step1, &revs),
+        cluster::solved(CoursePoint::Step1, &revs).expect("a fixture state"),
         ServeOptions {
             fail_with: Some(403),
             ..ServeOptions::default()
@@ -908,7 +811,11 @@ fn forbidden_names_what_may_not_be_read_and_how_to_ask() {
 fn argo_cd_not_installed_is_could_not_check() {
     let case = Case::new(CoursePoint::Step1, CLUSTER_CHECKS);
     let rt = runtime();
-    let server = serve(&rt, cluster::argo_cd_missing(), ServeOptions::default());
+    let server = serve(
+        &rt,
+        cluster::argo_cd_missing().expect("a fixture state"),
+        ServeOptions::default(),
+    );
     let config = kubeconfig(&case, &server.url());
     let run = case.run(&["--kubeconfig", &config]);
     let app = run.check("app");
@@ -962,7 +869,7 @@ fn a_snapshot_file_that_is_not_a_snapshot_says_how_to_fix_it() {
 
 /// Step 4's solved cluster with the migration pod's log replaced by `log`.
 fn with_migrate_log(revs: &Revisions, log: &str) -> Snapshot {
-    let mut snapshot = cluster::solved(CoursePoint::Step4, revs);
+    let mut snapshot = cluster::solved(CoursePoint::Step4, revs).expect("a fixture state");
     let key = snapshot
         .logs
         .keys()
@@ -1033,46 +940,37 @@ fn ctrl_c_while_waiting_ends_cleanly_with_exit_130() {
     );
     let rt = runtime();
     let revs = Revisions::of_world(&case.world.lab).unwrap_or_else(|e| panic!("{e}"));
-    let server = serve(&rt, cluster::sync_running(&revs), ServeOptions::default());
+    let server = serve(
+        &rt,
+        cluster::state("step-4-sync-running", &revs).expect("a fixture state"),
+        ServeOptions::default(),
+    );
     let config = kubeconfig(&case, &server.url());
     let before = files_with_bytes(case.world.home());
-    let mut command = labcheck_command(case.world.home());
-    command.args([
-        "--course-dir",
-        &case.course.path().display().to_string(),
-        "module-t",
-        "step-1",
-        "--wait",
-        "5m",
-        "--kubeconfig",
-        &config,
-    ]);
+    let labcheck = case
+        .labcheck()
+        .args([
+            "--course-dir",
+            &case.course.path().display().to_string(),
+            "module-t",
+            "step-1",
+            "--wait",
+            "5m",
+            "--kubeconfig",
+            &config,
+        ])
+        .limit(LIMIT)
+        .spawn();
     let started = Instant::now();
-    let mut child = command.spawn().unwrap_or_else(|e| panic!("{e}"));
-    let (stdout, stderr) = drain(&mut child);
     // Let it reach the waiting loop (the running sync keeps it there), then press Ctrl-C.
     while server.requests.entries().len() < 2 && started.elapsed() < Duration::from_secs(20) {
         std::thread::sleep(Duration::from_millis(100));
     }
     std::thread::sleep(Duration::from_millis(1500));
-    let signalled = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(signalled.success());
-    let interrupted = Instant::now();
-    let status = loop {
-        if let Ok(Some(status)) = child.try_wait() {
-            break status;
-        }
-        if interrupted.elapsed() > Duration::from_secs(5) {
-            let _ = child.kill();
-            panic!("labcheck did not stop within 5 s of Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let (stdout, stderr) = (join(stdout), join(stderr));
-    assert_eq!(status.code(), Some(130), "{stderr}");
+    labcheck.interrupt();
+    let stopped = labcheck.wait_within(Duration::from_secs(5));
+    let (status, stdout, stderr) = (stopped.code, stopped.stdout, stopped.stderr);
+    assert_eq!(status, 130, "{stderr}");
     assert!(stderr.contains("interrupted (Ctrl-C)"), "{stderr}");
     assert!(stderr.contains("nothing was changed"), "{stderr}");
     assert!(stdout.is_empty(), "no half report: {stdout}");

@@ -4,13 +4,15 @@
 //! module 10's real check files.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::world::{CoursePoint, LabWorld};
 use labcheck::serve::{self, RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
+
+use crate::harness::Labcheck;
 
 const MODULE: &str = r#"format: labcheck/v1
 module: m10
@@ -162,35 +164,15 @@ impl Lab {
 
     /// Run `labcheck m10 STEP --format json` with `extra` arguments; (exit code, report, elapsed).
     async fn run(&self, step: &str, extra: &[&str]) -> (i32, Value, Duration) {
-        let started = Instant::now();
-        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
-            .arg("m10")
-            .arg(step)
-            .arg("--format")
-            .arg("json")
-            .arg("--course-dir")
+        let run = Labcheck::new(self.dir.path())
+            .args(["m10", step, "--format", "json", "--course-dir"])
             .arg(self.course())
             .arg("--work-dir")
             .arg(self.world.work_dir())
             .args(extra)
-            .env_remove("KUBECONFIG")
-            .env("HOME", self.dir.path())
-            .env("NO_COLOR", "1")
-            .output()
-            .await
-            .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
-        let text = String::from_utf8_lossy(&output.stdout).to_string();
-        let report: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
-            panic!(
-                "not JSON ({e}): {text}\nstderr: {}",
-                String::from_utf8_lossy(&output.stderr)
-            )
-        });
-        (
-            output.status.code().unwrap_or(-1),
-            report,
-            started.elapsed(),
-        )
+            .run_async()
+            .await;
+        (run.code, run.json(), run.elapsed)
     }
 
     /// Serve `snapshot` and run `step` against it through a kubeconfig.
@@ -243,7 +225,12 @@ async fn every_step_done_right_passes_against_its_solved_cluster() {
         (CoursePoint::BreakItFixed, "fix"),
     ] {
         let lab = Lab::at(point);
-        let (code, report, server) = lab.check(step, cluster::solved(point, &lab.revs)).await;
+        let (code, report, server) = lab
+            .check(
+                step,
+                cluster::solved(point, &lab.revs).expect("a fixture state"),
+            )
+            .await;
         assert_eq!(report["status"], "pass", "{step}: {report:#}");
         assert_eq!(code, 0, "{step}");
         assert!(server.requests.writes().is_empty(), "labcheck only reads");
@@ -256,7 +243,7 @@ async fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
     let (code, report, _server) = lab
         .check(
             "step-4",
-            cluster::not_seen_yet(CoursePoint::Step4, &lab.revs),
+            cluster::not_seen_yet(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
         )
         .await;
     assert_eq!(code, 1);
@@ -276,7 +263,10 @@ async fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
 async fn a_job_left_by_the_previous_sync_neither_passes_nor_fails_step_4_on_its_state() {
     let lab = Lab::at(CoursePoint::Step4);
     let (code, report, _server) = lab
-        .check("step-4", cluster::seen_not_synced(&lab.revs))
+        .check(
+            "step-4",
+            cluster::state("step-4-seen-not-synced", &lab.revs).expect("a fixture state"),
+        )
         .await;
     assert_eq!(code, 1);
     let job = check(&report, "migrate");
@@ -301,7 +291,12 @@ async fn a_job_left_by_the_previous_sync_neither_passes_nor_fails_step_4_on_its_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sync_still_running_fails_without_waiting_when_told_not_to() {
     let lab = Lab::at(CoursePoint::Step4);
-    let (code, report, _server) = lab.check("step-4", cluster::sync_running(&lab.revs)).await;
+    let (code, report, _server) = lab
+        .check(
+            "step-4",
+            cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"),
+        )
+        .await;
     assert_eq!(code, 1);
     let app = check(&report, "sync-failed");
     assert!(
@@ -319,9 +314,9 @@ async fn sync_still_running_fails_without_waiting_when_told_not_to() {
 async fn waiting_sees_the_running_sync_end_in_presync_failure() {
     let lab = Lab::at(CoursePoint::Step4);
     let timeline = cluster::then(
-        cluster::sync_running(&lab.revs),
+        cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"),
         Duration::from_secs(2),
-        cluster::solved(CoursePoint::Step4, &lab.revs),
+        cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
     );
     let server = start(timeline, ServeOptions::default()).await;
     let kubeconfig = lab.kubeconfig(&server);
@@ -347,7 +342,10 @@ async fn waiting_sees_the_running_sync_end_in_presync_failure() {
 async fn hooks_switched_on_but_never_synced_fails_with_a_hint_to_sync() {
     let lab = Lab::at(CoursePoint::Step2);
     let (code, report, _server) = lab
-        .check("step-2", cluster::hooks_never_synced(&lab.revs))
+        .check(
+            "step-2",
+            cluster::state("step-2-hooks-never-synced", &lab.revs).expect("a fixture state"),
+        )
         .await;
     assert_eq!(code, 1);
     let app = check(&report, "synced");
@@ -367,7 +365,10 @@ async fn hooks_switched_on_but_never_synced_fails_with_a_hint_to_sync() {
 async fn a_syncfail_hook_that_never_ran_fails_the_break_stage() {
     let lab = Lab::at(CoursePoint::BreakIt);
     let (code, report, _server) = lab
-        .check("break", cluster::postsync_failed(&lab.revs, false))
+        .check(
+            "break",
+            cluster::state("break-it-syncfail-never-ran", &lab.revs).expect("a fixture state"),
+        )
         .await;
     assert_eq!(code, 1);
     assert_eq!(check(&report, "postsync-failed")["status"], "pass");
@@ -385,7 +386,10 @@ async fn postsync_failed_while_healthy_names_the_smoke_test_and_shows_its_log() 
     // The learner runs the fix stage before fixing anything.
     let lab = Lab::at(CoursePoint::BreakIt);
     let (code, report, _server) = lab
-        .check("fix", cluster::solved(CoursePoint::BreakIt, &lab.revs))
+        .check(
+            "fix",
+            cluster::solved(CoursePoint::BreakIt, &lab.revs).expect("a fixture state"),
+        )
         .await;
     assert_eq!(code, 1);
     let fixed = check(&report, "fixed");
@@ -416,7 +420,10 @@ async fn postsync_failed_while_healthy_names_the_smoke_test_and_shows_its_log() 
 async fn a_pod_that_cannot_find_its_configmap_is_named_in_the_diagnosis() {
     let lab = Lab::at(CoursePoint::Step5);
     let (code, report, _server) = lab
-        .check("step-5", cluster::config_missing(&lab.revs))
+        .check(
+            "step-5",
+            cluster::state("step-5-config-missing", &lab.revs).expect("a fixture state"),
+        )
         .await;
     assert_eq!(code, 1);
     let app = check(&report, "recovered");
@@ -432,7 +439,10 @@ async fn a_pod_that_cannot_find_its_configmap_is_named_in_the_diagnosis() {
 async fn each_object_is_fetched_once_however_many_checks_read_it() {
     let lab = Lab::at(CoursePoint::Step4);
     let (_, report, server) = lab
-        .check("step-4", cluster::solved(CoursePoint::Step4, &lab.revs))
+        .check(
+            "step-4",
+            cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
+        )
         .await;
     assert_eq!(report["status"], "pass", "{report:#}");
     let requests = server.requests.entries();
@@ -455,6 +465,7 @@ async fn a_snapshot_file_is_read_like_a_cluster() {
     let lab = Lab::at(CoursePoint::Step4);
     let file = lab.dir.path().join("step-4.yaml");
     let yaml = cluster::solved(CoursePoint::Step4, &lab.revs)
+        .expect("a fixture state")
         .to_yaml()
         .unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(&file, yaml).unwrap_or_else(|e| panic!("{e}"));
@@ -468,7 +479,12 @@ async fn a_snapshot_file_is_read_like_a_cluster() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cluster_without_argo_cd_cannot_be_checked() {
     let lab = Lab::at(CoursePoint::Step4);
-    let (code, report, _server) = lab.check("step-4", cluster::argo_cd_missing()).await;
+    let (code, report, _server) = lab
+        .check(
+            "step-4",
+            cluster::argo_cd_missing().expect("a fixture state"),
+        )
+        .await;
     let app = check(&report, "sync-failed");
     assert_eq!(app["status"], "error", "{app:#}");
     assert!(
@@ -558,7 +574,11 @@ async fn forbidden_names_the_verb_and_the_resource() {
         fail_resources: vec!["jobs".to_string()],
         ..ServeOptions::default()
     };
-    let server = start(cluster::solved(CoursePoint::Step4, &lab.revs), options).await;
+    let server = start(
+        cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
+        options,
+    )
+    .await;
     let kubeconfig = lab.kubeconfig(&server);
     let (code, report, _) = lab
         .run(
@@ -587,7 +607,11 @@ async fn a_server_error_is_an_error_not_a_verdict() {
         fail_with: Some(500),
         ..ServeOptions::default()
     };
-    let server = start(cluster::solved(CoursePoint::Step1, &lab.revs), options).await;
+    let server = start(
+        cluster::solved(CoursePoint::Step1, &lab.revs).expect("a fixture state"),
+        options,
+    )
+    .await;
     let kubeconfig = lab.kubeconfig(&server);
     let (code, report, _) = lab
         .run(
@@ -605,7 +629,10 @@ async fn a_server_error_is_an_error_not_a_verdict() {
 async fn step_1_without_the_health_key_fails() {
     let lab = Lab::at(CoursePoint::Step1);
     let (code, report, _server) = lab
-        .check("step-1", cluster::solved(CoursePoint::Fresh, &lab.revs))
+        .check(
+            "step-1",
+            cluster::solved(CoursePoint::Fresh, &lab.revs).expect("a fixture state"),
+        )
         .await;
     let key = check(&report, "health-key");
     assert_eq!(key["status"], "fail");
@@ -618,7 +645,7 @@ async fn run_module_10(lab: &Lab, step: &str, snapshot: Snapshot) -> (i32, Value
     let file = lab.dir.path().join("state.yaml");
     let yaml = snapshot.to_yaml().unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(&file, yaml).unwrap_or_else(|e| panic!("{e}"));
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+    let run = Labcheck::new(lab.dir.path())
         .args([
             "module-10",
             step,
@@ -630,21 +657,20 @@ async fn run_module_10(lab: &Lab, step: &str, snapshot: Snapshot) -> (i32, Value
         .arg(&file)
         .arg("--work-dir")
         .arg(lab.world.work_dir())
-        .env_remove("KUBECONFIG")
-        .env("HOME", lab.dir.path())
-        .output()
-        .await
-        .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
-    let text = String::from_utf8_lossy(&output.stdout).to_string();
-    let report: Value =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
-    (output.status.code().unwrap_or(-1), report)
+        .run_async()
+        .await;
+    (run.code, run.json())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn module_10_step_4_before_argo_cd_synced_fails_only_its_cluster_checks() {
     let lab = Lab::at(CoursePoint::Step4);
-    let (code, report) = run_module_10(&lab, "step-4", cluster::seen_not_synced(&lab.revs)).await;
+    let (code, report) = run_module_10(
+        &lab,
+        "step-4",
+        cluster::state("step-4-seen-not-synced", &lab.revs).expect("a fixture state"),
+    )
+    .await;
     assert_eq!(code, 1);
     let sync = check(&report, "sync-failed");
     assert_eq!(sync["status"], "fail", "{sync:#}");
@@ -675,28 +701,21 @@ async fn module_10_step_4_before_argo_cd_synced_fails_only_its_cluster_checks() 
 async fn a_captured_snapshot_replays_the_cluster_it_was_taken_from() {
     let lab = Lab::at(CoursePoint::Step4);
     let server = start(
-        cluster::solved(CoursePoint::Step4, &lab.revs),
+        cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
         ServeOptions::default(),
     )
     .await;
     let kubeconfig = lab.kubeconfig(&server);
     let out = lab.dir.path().join("captured.yaml");
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+    let run = Labcheck::new(lab.dir.path())
         .args(["snapshot", "module-10", "--out"])
         .arg(&out)
         .arg("--kubeconfig")
         .arg(&kubeconfig)
-        .env("HOME", lab.dir.path())
-        .output()
-        .await
-        .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{stdout} {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .run_async()
+        .await;
+    let stdout = &run.stdout;
+    assert_eq!(run.code, 0, "{stdout} {}", run.stderr);
     assert!(stdout.contains("logs from context lab"), "{stdout}");
     assert!(server.requests.writes().is_empty(), "capturing only reads");
     let captured = Snapshot::load(&out).unwrap_or_else(|e| panic!("{e}"));

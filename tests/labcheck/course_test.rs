@@ -1,33 +1,46 @@
-//! `labcheck course test|lint`: module 10's fixtures are the Rust lab states written as data;
+//! `labcheck course test|lint`: module 10's fixtures are the lab worlds of the demo and the tests;
 //! the self-test passes on them, and catches a fixture, a check or a reference an instructor broke.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::harness::labcheck;
 
-fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("modules/module-10/fixtures")
-}
-
+/// The demo and the tests build their worlds from the fixtures through `lab`; `course test`
+/// builds its own. They must be the same worlds, to the commit: same files, same messages, same
+/// clock, so a test's SHAs are the ones the course test vouched for.
 #[test]
-fn module_10_fixture_files_are_what_the_lab_states_generate() {
+fn the_lab_world_is_the_world_the_course_test_builds_to_the_commit() {
+    use labcheck::course::Course;
+    use labcheck::course::fixtures::ModuleFixtures;
+    use labcheck::course::placeholders::Revision;
+    use labcheck::lab::world::{CoursePoint, LabWorld, REPOS};
+    use labcheck::selftest::world::FixtureWorld;
+
     let scratch = tempfile::tempdir().expect("a temp dir");
-    let generated = labcheck::lab::fixtures::module_10(scratch.path()).expect("lab worlds build");
-    let write = std::env::var_os("LABCHECK_WRITE_FIXTURES").is_some();
-    let mut drifted = Vec::new();
-    for (rel, text) in generated {
-        let path = fixtures_dir().join(&rel);
-        if write {
-            std::fs::create_dir_all(path.parent().expect("a parent")).expect("fixture folder");
-            std::fs::write(&path, &text).expect("fixture written");
-        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-            drifted.push(rel);
-        }
+    let course = Course::embedded().expect("the built-in course");
+    let module = course.module("module-10").expect("module 10");
+    let fixtures = ModuleFixtures::load(&course, module).expect("its fixtures");
+    let course_test = FixtureWorld::create(
+        &scratch.path().join("course-test"),
+        module,
+        &fixtures.initial,
+    )
+    .expect("the course test's world");
+    for step in &fixtures.steps {
+        course_test
+            .apply(&step.solved.changes)
+            .expect("the step's solved changes");
     }
-    assert!(
-        drifted.is_empty(),
-        "these fixture files differ from what src/lab generates: {drifted:?}; if the change is meant, rewrite them with `LABCHECK_WRITE_FIXTURES=1 cargo test module_10_fixture_files`"
-    );
+    let lab = LabWorld::at(&scratch.path().join("lab"), CoursePoint::BreakItFixed)
+        .expect("the lab world");
+    for repo in REPOS {
+        let head = course_test.revision(Revision::Head, repo).expect("a HEAD");
+        assert_eq!(
+            lab.repo(repo).and_then(|r| r.head_sha()).expect("a HEAD"),
+            head,
+            "{repo}: the lab world and the course test's world differ"
+        );
+    }
 }
 
 /// A copy of the shipped course (modules/ and expected/) that a test may edit.

@@ -4,11 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
-use labcheck::lab::cluster::{self, Revisions, objects};
+use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::world::{CoursePoint, LabWorld};
 use labcheck::serve::{self, RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::{Value, json};
+
+use crate::harness::Labcheck;
 
 /// A learner's machine: HOME, a bin folder on PATH, maybe the lab's repos.
 struct Machine {
@@ -85,24 +87,18 @@ impl Machine {
         let path =
             std::env::join_paths([self.bin.as_path(), Path::new("/usr/bin"), Path::new("/bin")])
                 .unwrap_or_else(|e| panic!("{e}"));
-        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+        let run = Labcheck::new(self.home.path())
             .arg("doctor")
             .args(args)
             .arg("--work-dir")
             .arg(&self.work_dir)
-            .env_clear()
-            .env("HOME", self.home.path())
             .env("PATH", path)
-            .env("NO_COLOR", "1")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .current_dir(self.home.path())
-            .output()
-            .await
-            .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
+            .run_async()
+            .await;
         Doctor {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            code: run.code,
+            stdout: run.stdout,
+            stderr: run.stderr,
         }
     }
 }
@@ -155,7 +151,7 @@ fn field<'a>(report: &'a Value, id: &str, name: &str) -> &'a str {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_on_a_cluster_without_argo_cd_names_each_missing_part_with_its_fix() {
     let machine = Machine::bare();
-    let server = serve(cluster::argo_cd_missing()).await;
+    let server = serve(cluster::argo_cd_missing().expect("a fixture state")).await;
     let kubeconfig = machine.kubeconfig(&server);
     let kubeconfig = kubeconfig.to_string_lossy();
     let run = machine
@@ -210,7 +206,11 @@ async fn doctor_on_a_cluster_without_argo_cd_names_each_missing_part_with_its_fi
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_passes_once_the_course_set_up_is_done_and_writes_junit_for_ci() {
     let (machine, revs) = Machine::ready(CoursePoint::Step1);
-    let server = serve(with_argo_cd(cluster::solved(CoursePoint::Step1, &revs), 1)).await;
+    let server = serve(with_argo_cd(
+        cluster::solved(CoursePoint::Step1, &revs).expect("a fixture state"),
+        1,
+    ))
+    .await;
     let kubeconfig = machine.kubeconfig(&server);
     let kubeconfig = kubeconfig.to_string_lossy();
     let run = machine
@@ -265,14 +265,28 @@ async fn doctor_passes_once_the_course_set_up_is_done_and_writes_junit_for_ci() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_finds_a_controller_not_ready_and_an_application_not_created_yet() {
-    let (machine, _revs) = Machine::ready(CoursePoint::Fresh);
-    // Argo CD installed, its controller still starting, nothing of the platform synced yet.
-    let snapshot = with_argo_cd(
+    let (machine, revs) = Machine::ready(CoursePoint::Fresh);
+    // Argo CD installed, its controller still starting, nothing of the platform synced yet: its
+    // namespace and CRD as the fresh lab's cluster has them, no Application.
+    let fresh = cluster::solved(CoursePoint::Fresh, &revs).expect("a fixture state");
+    let installed = fresh.objects.iter().filter(|o| {
+        (o["kind"] == "Namespace" && o["metadata"]["name"] == "argocd")
+            || (o["kind"] == "CustomResourceDefinition"
+                && o["metadata"]["name"] == "applications.argoproj.io")
+    });
+    let mut without_apps = cluster::argo_cd_missing().expect("a fixture state");
+    for object in installed {
+        without_apps = without_apps.with_object(object.clone());
+    }
+    assert_eq!(
+        without_apps.objects.len(),
         cluster::argo_cd_missing()
-            .with_object(objects::namespace("argocd"))
-            .with_object(objects::application_crd()),
-        0,
+            .expect("a fixture state")
+            .objects
+            .len()
+            + 2
     );
+    let snapshot = with_argo_cd(without_apps, 0);
     let server = serve(snapshot).await;
     let kubeconfig = machine.kubeconfig(&server);
     let kubeconfig = kubeconfig.to_string_lossy();

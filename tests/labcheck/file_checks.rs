@@ -2,9 +2,10 @@
 //! work dir of plain files in a temp dir, `--format json`, and the exit code.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use labcheck::lab::content;
+
+use crate::harness::Labcheck;
 
 /// A temp dir holding `home/work/<repo>/…` (the learner's files) and `course/` (a one-module course).
 struct World {
@@ -98,26 +99,17 @@ impl World {
     }
 
     fn run(&self) -> Run {
-        let output = Command::new(env!("CARGO_BIN_EXE_labcheck"))
+        let run = Labcheck::new(&self.home())
             .args(["module-t", "step-1", "--format", "json", "--no-wait"])
             .arg("--course-dir")
             .arg(self.course())
             .arg("--work-dir")
             .arg(self.work())
-            .env("NO_COLOR", "1")
-            .env("HOME", self.home())
-            .env_remove("LABCHECK_WORK_DIR")
-            .env_remove("KUBECONFIG")
-            .output();
-        let output = match output {
-            Ok(output) => output,
-            Err(e) => panic!("cannot run labcheck: {e}"),
-        };
-        let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+            .run();
         Run {
-            code: output.status.code().unwrap_or(-1),
-            json: serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null),
-            stderr: String::from_utf8_lossy(&output.stderr).to_string(),
+            code: run.code,
+            json: serde_json::from_str(&run.stdout).unwrap_or(serde_json::Value::Null),
+            stderr: run.stderr,
         }
     }
 }

@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 
 use labcheck::course::Course;
 use labcheck::lab::cluster::{self as lab_cluster, Revisions};
-use labcheck::lab::content;
-use labcheck::lab::world::{CoursePoint, LabWorld};
+use labcheck::lab::fixtures;
+use labcheck::lab::world::{LabWorld, MODULE};
 use labcheck::serve::{self, RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 
 use crate::harness::{Run, files_with_bytes, labcheck};
+use crate::report_snapshots::assert_report_snapshot;
 
 async fn serve_for(dir: &Path, learner: &str, snapshot: Snapshot) -> RunningServer {
     let loopback = "127.0.0.1:0".parse().expect("an address");
@@ -37,6 +38,17 @@ enum Did {
     Step4NotPushed,
     /// Step 5 done (step 4 reverted, synced): step 4's state was replaced.
     Step5,
+}
+
+impl Did {
+    /// The state of the course's fixtures this is: (step, `solved` or a broken variant).
+    fn fixture_state(self) -> (&'static str, &'static str) {
+        match self {
+            Did::Step4 => ("step-4", "solved"),
+            Did::Step4NotPushed => ("step-4", "not-pushed"),
+            Did::Step5 => ("step-5", "solved"),
+        }
+    }
 }
 
 struct Learner {
@@ -69,27 +81,11 @@ impl Class {
             } else {
                 root.join("elsewhere").join(learner.name)
             };
-            let (world, cluster) = match learner.did {
-                Did::Step4 => {
-                    let world = LabWorld::at(&at, CoursePoint::Step4).expect("lab");
-                    let revs = Revisions::of_world(&world).expect("revisions");
-                    (world, lab_cluster::solved(CoursePoint::Step4, &revs))
-                }
-                Did::Step4NotPushed => {
-                    let world = LabWorld::at(&at, CoursePoint::Step3).expect("lab");
-                    let repo = world.repo("checkout-config").expect("checkout-config");
-                    repo.write("helm/dev.yaml", &content::checkout_dev_broken_migration())
-                        .expect("edit");
-                    repo.commit_all(content::messages::STEP_4).expect("commit");
-                    let revs = Revisions::of_world(&world).expect("revisions");
-                    (world, lab_cluster::solved(CoursePoint::Step3, &revs))
-                }
-                Did::Step5 => {
-                    let world = LabWorld::at(&at, CoursePoint::Step5).expect("lab");
-                    let revs = Revisions::of_world(&world).expect("revisions");
-                    (world, lab_cluster::solved(CoursePoint::Step5, &revs))
-                }
-            };
+            let (step, state) = learner.did.fixture_state();
+            let world = LabWorld::in_state(&at, step, state).expect("lab");
+            let revs = Revisions::of_world(&world).expect("revisions");
+            let fixture = fixtures::state(MODULE, step, state).expect("a fixture state");
+            let cluster = lab_cluster::of_state(fixture, &revs).expect("a fixture state");
             drop(world);
             servers.push(serve_for(&kubeconfigs, learner.name, cluster).await);
         }
@@ -763,4 +759,19 @@ fn a_namespace_template_without_learner_is_refused() {
         "{}",
         run.stderr
     );
+}
+
+/// The class reports of the mixed class for step 4, in every format: a reviewed change when the
+/// wording or a field moves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn class_reports_of_step_4_in_every_format() {
+    let root = tempfile::tempdir().expect("a temp dir");
+    let class = Class::new(root.path(), &mixed()).await;
+    for format in ["human", "json", "junit", "tap"] {
+        let run = class
+            .run(&["module-10", "step-4"], true, &["--format", format])
+            .await;
+        assert_eq!(run.code, 1, "bob forgot to push: {}", run.stderr);
+        assert_report_snapshot(&format!("class_step_4_{format}"), &run.stdout, root.path());
+    }
 }

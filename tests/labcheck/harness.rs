@@ -2,8 +2,11 @@
 
 #![allow(dead_code)] // Each test module uses a different part of the harness.
 
+use std::ffi::{OsStr, OsString};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use labcheck::lab::world::{CoursePoint, LabWorld};
 
@@ -13,6 +16,8 @@ pub struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
+    /// How long the run took, from spawn to exit.
+    pub elapsed: Duration,
 }
 
 impl Run {
@@ -36,30 +41,417 @@ impl Run {
     }
 }
 
-/// Run `labcheck ARGS` with `HOME` set to `home` (so `~/work` is the world's work dir and nothing
-/// of the real user leaks in), no colour, and no inherited labcheck or git settings.
+/// No run may take longer than this unless a test says otherwise: a hang fails the test with
+/// what was printed instead of stalling CI.
+pub const RUN_LIMIT: Duration = Duration::from_secs(120);
+
+/// The one way the tests run the labcheck binary: a clean environment (only `PATH`, an isolated
+/// `HOME` with its XDG folders, git's system config off, no colour unless asked), a bound on how
+/// long it may run, optional stdin, a pty where a test needs a terminal, and "wrote nothing" as
+/// one call.
+#[derive(Debug, Clone)]
+pub struct Labcheck {
+    home: PathBuf,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    removed: Vec<OsString>,
+    cwd: Option<PathBuf>,
+    stdin: Option<Vec<u8>>,
+    limit: Duration,
+    watched: Vec<PathBuf>,
+    stdout_to: StdoutTo,
+}
+
+/// Where a run's stdout goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StdoutTo {
+    /// A pipe the test reads.
+    Piped,
+    /// A pipe closed before labcheck writes (the reader went away).
+    Closed,
+    /// `/dev/full`: every write fails with "no space left".
+    DevFull,
+}
+
+impl Labcheck {
+    /// `labcheck` with `home` as `HOME` (so `~/work` is a world's work dir and nothing of the real
+    /// user leaks in), run in `home`.
+    pub fn new(home: &Path) -> Labcheck {
+        Labcheck {
+            home: home.to_path_buf(),
+            args: Vec::new(),
+            env: vec![("NO_COLOR".into(), "1".into())],
+            removed: Vec::new(),
+            cwd: None,
+            stdin: None,
+            limit: RUN_LIMIT,
+            watched: Vec::new(),
+            stdout_to: StdoutTo::Piped,
+        }
+    }
+
+    /// One more argument.
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Labcheck {
+        self.args.push(arg.as_ref().to_os_string());
+        self
+    }
+
+    /// More arguments.
+    pub fn args<I, S>(mut self, args: I) -> Labcheck
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_os_string()));
+        self
+    }
+
+    /// An environment variable (set after the defaults, so it overrides them).
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Labcheck {
+        let key = key.as_ref().to_os_string();
+        self.removed.retain(|k| *k != key);
+        self.env.push((key, value.as_ref().to_os_string()));
+        self
+    }
+
+    /// Several environment variables.
+    pub fn envs<K: AsRef<OsStr>, V: AsRef<OsStr>>(mut self, env: &[(K, V)]) -> Labcheck {
+        for (k, v) in env {
+            self = self.env(k, v);
+        }
+        self
+    }
+
+    /// Leave a variable unset, defaults included (e.g. `NO_COLOR` for a colour test, or an XDG
+    /// folder to exercise the fallback under `HOME`).
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Labcheck {
+        let key = key.as_ref().to_os_string();
+        self.env.retain(|(k, _)| *k != key);
+        self.removed.push(key);
+        self
+    }
+
+    /// Run in `dir` instead of `HOME`.
+    pub fn current_dir(mut self, dir: &Path) -> Labcheck {
+        self.cwd = Some(dir.to_path_buf());
+        self
+    }
+
+    /// Feed `input` on stdin (otherwise stdin is empty).
+    pub fn stdin(mut self, input: impl Into<Vec<u8>>) -> Labcheck {
+        self.stdin = Some(input.into());
+        self
+    }
+
+    /// Fail the test if the run takes longer than `limit` (default [`RUN_LIMIT`]).
+    pub fn limit(mut self, limit: Duration) -> Labcheck {
+        self.limit = limit;
+        self
+    }
+
+    /// Also hold `dir` (a course folder, a work dir outside `HOME`) to "wrote nothing".
+    pub fn watching(mut self, dir: &Path) -> Labcheck {
+        self.watched.push(dir.to_path_buf());
+        self
+    }
+
+    /// The command as it will run: nothing inherited but `PATH`.
+    fn command(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_labcheck"));
+        command
+            .args(&self.args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env("XDG_STATE_HOME", self.home.join(".local/state"))
+            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            .env("XDG_DATA_HOME", self.home.join(".local/share"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .current_dir(self.cwd.as_deref().unwrap_or(&self.home));
+        for (key, value) in &self.env {
+            command.env(key, value);
+        }
+        for key in &self.removed {
+            command.env_remove(key);
+        }
+        command
+    }
+
+    /// Where stdout goes (default: piped and returned in [`Run::stdout`]).
+    pub fn stdout(mut self, to: StdoutTo) -> Labcheck {
+        self.stdout_to = to;
+        self
+    }
+
+    /// Run to the end; a run past the limit is killed and fails the test with what it printed.
+    pub fn run(self) -> Run {
+        self.try_run().unwrap_or_else(|why| panic!("{why}"))
+    }
+
+    /// [`Labcheck::run`], with a hang (or a failure to start) as an error instead of a panic, for
+    /// table-driven tests that collect every row's problems.
+    pub fn try_run(self) -> Result<Run, String> {
+        let started = Instant::now();
+        let mut command = self.command();
+        command
+            .stdin(if self.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(match self.stdout_to {
+                StdoutTo::Piped | StdoutTo::Closed => Stdio::piped(),
+                StdoutTo::DevFull => std::fs::File::create("/dev/full")
+                    .map_err(|e| format!("cannot open /dev/full: {e}"))?
+                    .into(),
+            })
+            .stderr(Stdio::piped());
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("cannot run labcheck: {e}"))?;
+        if let (Some(input), Some(mut pipe)) = (self.stdin.clone(), child.stdin.take()) {
+            // On a thread: a big input must not block us while the child fills its stdout.
+            std::thread::spawn(move || {
+                let _ = pipe.write_all(&input);
+            });
+        }
+        if self.stdout_to == StdoutTo::Closed {
+            // The reader went away (`labcheck … | head -0`): a broken pipe must not be a crash.
+            drop(child.stdout.take());
+        }
+        let (stdout, stderr) = drain(&mut child);
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    return Ok(Run {
+                        code: status.code().unwrap_or(-1),
+                        stdout: join(stdout),
+                        stderr: join(stderr),
+                        elapsed: started.elapsed(),
+                    });
+                }
+                Ok(None) if started.elapsed() > self.limit => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(format!(
+                        "labcheck {:?} hung: still running after {:?}\nstdout:\n{}\nstderr:\n{}",
+                        self.args,
+                        self.limit,
+                        join(stdout),
+                        join(stderr)
+                    ));
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+                Err(e) => return Err(format!("cannot wait for labcheck: {e}")),
+            }
+        }
+    }
+
+    /// [`Labcheck::run`] from async code (a test that serves a cluster in its own runtime).
+    pub async fn run_async(self) -> Run {
+        tokio::task::spawn_blocking(move || self.run())
+            .await
+            .unwrap_or_else(|e| panic!("the labcheck run panicked: {e}"))
+    }
+
+    /// Run and assert that not one byte changed under `HOME` or a [`Labcheck::watching`] folder.
+    pub fn run_writing_nothing(self) -> Run {
+        let mut dirs = vec![self.home.clone()];
+        dirs.extend(self.watched.iter().cloned());
+        let before: Vec<_> = dirs.iter().map(|d| files_with_bytes(d)).collect();
+        let run = self.run();
+        let after: Vec<_> = dirs.iter().map(|d| files_with_bytes(d)).collect();
+        for ((dir, before), after) in dirs.iter().zip(before).zip(after) {
+            assert!(
+                before == after,
+                "labcheck wrote under {}: {:?}\nstderr: {}",
+                dir.display(),
+                changed(&before, &after),
+                run.stderr
+            );
+        }
+        run
+    }
+
+    /// Start it and hand back the process (for `serve` and for Ctrl-C tests): stdout and stderr
+    /// piped, stdin empty, killed when dropped.
+    pub fn spawn(self) -> Spawned {
+        let mut command = self.command();
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start labcheck: {e}"));
+        Spawned {
+            child,
+            limit: self.limit,
+        }
+    }
+
+    /// Run it in a pty, as a person at a terminal would (`TERM=xterm` unless
+    /// given); every `expect` on the session is bounded by the limit.
+    pub fn in_terminal(self) -> expectrl::session::OsSession {
+        let mut with_term = self;
+        if !with_term.env.iter().any(|(k, _)| k == "TERM") {
+            with_term = with_term.env("TERM", "xterm");
+        }
+        let mut session = expectrl::Session::spawn(with_term.command())
+            .unwrap_or_else(|e| panic!("labcheck does not start in a pty: {e}"));
+        session.set_expect_timeout(Some(with_term.limit));
+        session
+    }
+
+    /// Everything a run in a terminal printed until it ended.
+    pub fn terminal_output(self) -> String {
+        use expectrl::Expect;
+
+        let mut session = self.in_terminal();
+        let found = session
+            .expect(expectrl::Eof)
+            .unwrap_or_else(|e| panic!("labcheck did not end in the terminal: {e}"));
+        String::from_utf8_lossy(found.as_bytes()).into_owned()
+    }
+}
+
+/// A labcheck process a test started ([`Labcheck::spawn`]); killed when dropped.
+pub struct Spawned {
+    child: Child,
+    limit: Duration,
+}
+
+impl Spawned {
+    /// Its stdout, line by line, until a line starting with `marker` (included).
+    pub fn read_until(&mut self, marker: &str) -> Vec<String> {
+        let Some(stdout) = self.child.stdout.as_mut() else {
+            panic!("stdout already taken");
+        };
+        let mut lines = Vec::new();
+        let mut line = String::new();
+        // One byte at a time keeps the rest of stdout in the pipe for later reads.
+        let mut byte = [0u8; 1];
+        loop {
+            match stdout.read(&mut byte) {
+                Ok(0) => break,
+                Ok(_) if byte[0] == b'\n' => {
+                    let done = line.starts_with(marker);
+                    lines.push(std::mem::take(&mut line));
+                    if done {
+                        break;
+                    }
+                }
+                Ok(_) => line.push(byte[0] as char),
+                Err(e) => panic!("cannot read labcheck's stdout: {e}"),
+            }
+        }
+        lines
+    }
+
+    /// The process id (e.g. to wait for it to reach a state).
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Press Ctrl-C: send SIGINT.
+    pub fn interrupt(&self) {
+        let sent = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
+        assert!(sent.success(), "SIGINT was not delivered");
+    }
+
+    /// Wait for it to end within `within`; (exit code, the rest of stdout, stderr).
+    pub fn wait_within(mut self, within: Duration) -> Run {
+        let started = Instant::now();
+        let (stdout, stderr) = drain(&mut self.child);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    return Run {
+                        code: status.code().unwrap_or(-1),
+                        stdout: join(stdout),
+                        stderr: join(stderr),
+                        elapsed: started.elapsed(),
+                    };
+                }
+                Ok(None) if started.elapsed() > within.min(self.limit) => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    panic!(
+                        "labcheck did not stop within {within:?}\nstdout:\n{}\nstderr:\n{}",
+                        join(stdout),
+                        join(stderr)
+                    );
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+                Err(e) => panic!("cannot wait for labcheck: {e}"),
+            }
+        }
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+type Reader = std::thread::JoinHandle<String>;
+
+/// Read stdout and stderr on threads so a big report cannot block the child on a full pipe.
+fn drain(child: &mut Child) -> (Option<Reader>, Option<Reader>) {
+    fn spawn(mut pipe: impl Read + Send + 'static) -> Reader {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    }
+    (
+        child.stdout.take().map(spawn),
+        child.stderr.take().map(spawn),
+    )
+}
+
+fn join(reader: Option<Reader>) -> String {
+    reader
+        .map(|r| r.join().unwrap_or_default())
+        .unwrap_or_default()
+}
+
+/// The paths that differ between two [`files_with_bytes`] listings.
+fn changed(before: &[(PathBuf, Vec<u8>)], after: &[(PathBuf, Vec<u8>)]) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = before
+        .iter()
+        .filter(|entry| !after.contains(entry))
+        .chain(after.iter().filter(|entry| !before.contains(entry)))
+        .map(|(path, _)| path.clone())
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// Run `labcheck ARGS` with `HOME` set to `home`, no colour, nothing inherited.
 pub fn labcheck(home: &Path, args: &[&str]) -> Run {
-    labcheck_with_env(home, args, &[("NO_COLOR", "1")])
+    Labcheck::new(home).args(args).run()
 }
 
 /// [`labcheck`] with exactly these variables besides `PATH`, `HOME` and git's (no `NO_COLOR`
 /// unless given).
 pub fn labcheck_with_env(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_labcheck"))
+    Labcheck::new(home)
+        .env_remove("NO_COLOR")
         .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .envs(env.iter().copied())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .current_dir(home)
-        .output()
-        .expect("the labcheck binary runs");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+        .envs(env)
+        .run()
 }
 
 /// A lab world in a temp dir that doubles as `HOME`, so `~/work` is its work dir.
@@ -73,6 +465,14 @@ impl World {
     pub fn at(point: CoursePoint) -> World {
         let dir = tempfile::tempdir().expect("a temp dir");
         let lab = LabWorld::at(dir.path(), point).expect("the lab world builds");
+        World { _dir: dir, lab }
+    }
+
+    /// The world of one state of a step's fixtures (`("step-2", "not-pushed")`), as `labcheck
+    /// course test` builds it.
+    pub fn in_state(step: &str, state: &str) -> World {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let lab = LabWorld::in_state(dir.path(), step, state).expect("the lab world builds");
         World { _dir: dir, lab }
     }
 

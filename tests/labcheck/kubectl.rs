@@ -8,6 +8,8 @@ use std::process::Stdio;
 use labcheck::serve::{self, RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 
+use crate::harness::Labcheck;
+
 const KUBECTL: &str = "/usr/bin/kubectl";
 
 fn fixture(name: &str) -> PathBuf {
@@ -300,25 +302,13 @@ async fn kubectl_shows_the_apiservers_forbidden_message() {
 async fn the_serve_command_prints_how_to_reach_it_and_kubectl_follows_it() {
     let home = tempfile::tempdir().expect("temp dir");
     let kubeconfig = home.path().join("kubeconfig");
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+    let mut server = Labcheck::new(home.path())
         .arg("serve")
         .arg(fixture("presync-failed.yaml"))
         .arg("--write-kubeconfig")
         .arg(&kubeconfig)
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("labcheck serve starts");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
-    let mut banner = Vec::new();
-    while let Ok(Some(line)) = lines.next_line().await {
-        let done = line.starts_with("Press Ctrl-C");
-        banner.push(line);
-        if done {
-            break;
-        }
-    }
+        .spawn();
+    let banner = server.read_until("Press Ctrl-C");
     let banner = banner.join("\n");
     assert!(
         banner.contains("module 10 step 4: PreSync migration failed"),
@@ -344,20 +334,9 @@ async fn the_serve_command_prints_how_to_reach_it_and_kubectl_follows_it() {
         "job.batch/checkout-migrate\njob.batch/checkout-sync-failed\n"
     );
     // Ctrl-C ends it cleanly, with exit code 0.
-    let pid = child.id().expect("still running").to_string();
-    let interrupted = std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .expect("kill runs");
-    assert!(interrupted.success());
-    let status = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait())
-        .await
-        .expect("labcheck serve stops within 10s")
-        .expect("an exit status");
-    assert_eq!(status.code(), Some(0));
-    let mut rest = Vec::new();
-    while let Ok(Some(line)) = lines.next_line().await {
-        rest.push(line);
-    }
+    server.interrupt();
+    let stopped = server.wait_within(std::time::Duration::from_secs(10));
+    assert_eq!(stopped.code, 0, "{}", stopped.stderr);
+    let rest: Vec<&str> = stopped.stdout.lines().collect();
     assert_eq!(rest, ["labcheck serve: stopped"]);
 }

@@ -2,13 +2,12 @@
 //! quiz, tracks, completions, and watch mode in a pseudo-terminal.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use labcheck::lab::content;
 use labcheck::lab::world::CoursePoint;
 
-use crate::harness::{REPOS_YAML, Run, TestCourse, World, labcheck};
+use crate::harness::{Labcheck, REPOS_YAML, Run, TestCourse, World, labcheck};
 
 /// Step 1 asks for the smoke test to point at /status/503; step 2 is anything after it.
 const SMOKE_503: &str = r#"  - id: smoke-503
@@ -434,20 +433,14 @@ fn watching_in_a_terminal_turns_a_check_green_when_the_learner_saves_the_file() 
 
     let world = World::at(CoursePoint::Step2);
     let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_labcheck"));
-    cmd.args(["--course-dir"])
+    let mut session = Labcheck::new(world.home())
+        .arg("--course-dir")
         .arg(course.path())
         .args(["module-t", "step-1", "--watch"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", world.home())
         .env("TERM", "xterm")
         .env("LANG", "C.UTF-8")
-        .env("NO_COLOR", "1")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .current_dir(world.home());
-    let mut session = expectrl::Session::spawn(cmd).expect("labcheck runs in a pty");
-    session.set_expect_timeout(Some(Duration::from_secs(60)));
+        .limit(Duration::from_secs(60))
+        .in_terminal();
     session
         .expect("✗ helm/dev.yaml")
         .expect("the check fails first");
@@ -477,19 +470,14 @@ fn q_stops_watching() {
 
     let world = World::at(CoursePoint::Fresh);
     let course = course_with(&[("step-1", SMOKE_503)]);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_labcheck"));
-    cmd.args(["--course-dir"])
+    let mut session = Labcheck::new(world.home())
+        .arg("--course-dir")
         .arg(course.path())
         .args(["module-t", "step-1", "--watch"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", world.home())
         .env("TERM", "xterm")
         .env("LANG", "C.UTF-8")
-        .env("NO_COLOR", "1")
-        .current_dir(world.home());
-    let mut session = expectrl::Session::spawn(cmd).expect("labcheck runs in a pty");
-    session.set_expect_timeout(Some(Duration::from_secs(60)));
+        .limit(Duration::from_secs(60))
+        .in_terminal();
     session.expect("q quits").expect("the live checklist");
     session.send("q").expect("a key");
     session.expect("stopped watching").expect("it stops on q");
@@ -540,24 +528,11 @@ fn run_with_env(home: &Path, course: &TestCourse, env: &[(&str, &Path)], args: &
     };
     all.extend(["--course-dir", dir.as_str()]);
     all.extend_from_slice(rest);
-    let mut command = Command::new(env!("CARGO_BIN_EXE_labcheck"));
-    command
-        .args(&all)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("NO_COLOR", "1")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .current_dir(home);
+    let mut command = Labcheck::new(home).args(&all);
     for (key, value) in env {
-        command.env(key, value);
+        command = command.env(key, value);
     }
-    let output = command.output().expect("the labcheck binary runs");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    command.run()
 }
 
 #[test]

@@ -1,6 +1,5 @@
 //! Module 10's real check files against lab worlds: what a learner did → what labcheck says.
 
-use labcheck::lab::content;
 use labcheck::lab::world::CoursePoint;
 
 use crate::harness::{World, labcheck};
@@ -34,8 +33,22 @@ fn statuses_of_kinds(run: &crate::harness::Run, kinds: &[&str]) -> Vec<(String, 
 fn step_1_done_passes_every_repo_and_file_check() {
     let world = World::at(CoursePoint::Step1);
     let run = step(&world, "step-1", &[]);
-    let repo_checks = statuses_of_kinds(&run, &["git", "yaml_value", "files", "diff"]);
-    assert!(repo_checks.len() >= 5, "{}", run.stdout);
+    let kinds = ["git", "yaml_value", "files", "diff"];
+    let repo_checks = statuses_of_kinds(&run, &kinds);
+    // Every repo and file check the course's step 1 declares, none left out of the report.
+    let course = labcheck::course::Course::embedded().expect("the built-in course");
+    let declared: Vec<String> = course
+        .module("module-10")
+        .and_then(|m| m.step("step-1"))
+        .expect("module 10 step 1")
+        .checks
+        .iter()
+        .filter(|c| kinds.contains(&c.kind.name()))
+        .map(|c| c.id.clone())
+        .collect();
+    let reported: Vec<String> = repo_checks.iter().map(|(id, _)| id.clone()).collect();
+    assert_eq!(reported, declared, "{}", run.stdout);
+    assert!(!declared.is_empty());
     for (id, status) in &repo_checks {
         assert_eq!(status, "pass", "check {id}:\n{}", run.stdout);
     }
@@ -43,11 +56,7 @@ fn step_1_done_passes_every_repo_and_file_check() {
 
 #[test]
 fn step_1_committed_but_not_pushed_fails_the_push_check_with_a_hint_to_push() {
-    let world = World::at(CoursePoint::Fresh);
-    let repo = world.repo("argocd-platform");
-    repo.write("argocd/values.yaml", &content::platform_values_solved())
-        .expect("edit");
-    repo.commit_all(content::messages::STEP_1).expect("commit");
+    let world = World::in_state("step-1", "not-pushed");
     let run = step(&world, "step-1", &[]);
     let pushed = run.check("platform-pushed");
     assert_eq!(pushed["status"], "fail", "{}", run.stdout);
@@ -72,16 +81,7 @@ fn step_1_committed_but_not_pushed_fails_the_push_check_with_a_hint_to_push() {
 
 #[test]
 fn step_1_with_a_different_values_file_fails_the_diff_with_the_diff_in_detail() {
-    let world = World::at(CoursePoint::Fresh);
-    let repo = world.repo("argocd-platform");
-    let typo = content::platform_values_solved().replacen(
-        "hs.status = obj.status.health.status",
-        "hs.status = obj.status.health",
-        1,
-    );
-    repo.write("argocd/values.yaml", &typo).expect("edit");
-    repo.commit_all(content::messages::STEP_1).expect("commit");
-    repo.push().expect("push");
+    let world = World::in_state("step-1", "typo-in-lua");
     let run = step(&world, "step-1", &[]);
     let diff = run.check("same-as-reference");
     assert_eq!(diff["status"], "fail", "{}", run.stdout);
@@ -164,13 +164,22 @@ fn break_it_stages_follow_the_break_and_the_fix() {
     }
     let fix_too_early = step(&world, "break-it/fix", &[]);
     assert_eq!(fix_too_early.check("smoke-path-gone")["status"], "fail");
+    // The break is in the history but not undone yet: the fix is not done, the break was.
+    let first = fix_too_early.check("break-came-first");
+    assert_eq!(first["status"], "fail", "{first:#}");
+    assert_eq!(first["cause"], "break-not-undone", "{first:#}");
 
     world
         .lab
         .do_step(CoursePoint::BreakItFixed)
         .expect("revert");
     let run = step(&world, "break-it/fix", &[]);
-    for id in ["head-is-revert", "fix-pushed", "smoke-path-gone"] {
+    for id in [
+        "head-is-revert",
+        "fix-pushed",
+        "smoke-path-gone",
+        "break-came-first",
+    ] {
         assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
     }
 }
@@ -198,5 +207,17 @@ fn the_fix_stage_does_not_pass_for_a_learner_who_never_did_the_break() {
     let run = step(&world, "break-it/fix", &[]);
     let revert = run.check("head-is-revert");
     assert_eq!(revert["status"], "fail", "{}", run.stdout);
+    assert_eq!(revert["cause"], "nothing-to-revert", "{revert:#}");
+    // The sequence check is what says why: the break never happened here.
+    let first = run.check("break-came-first");
+    assert_eq!(first["status"], "fail", "{first:#}");
+    assert_eq!(first["cause"], "break-not-seen", "{first:#}");
+    assert!(
+        first["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("do the break first: `labcheck module-10 break-it/break`"),
+        "{first:#}"
+    );
     assert_eq!(run.json()["status"], "fail");
 }

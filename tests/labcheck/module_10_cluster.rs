@@ -73,7 +73,7 @@ fn every_step_and_stage_passes_on_its_solved_state() {
         CoursePoint::BreakItFixed,
     ] {
         let world = World::at(point);
-        let snapshot = cluster::solved(point, &revisions(&world));
+        let snapshot = cluster::solved(point, &revisions(&world)).expect("a fixture state");
         let run = check_with(&world, &snapshot, step_of(point));
         assert_eq!(
             run.json()["status"],
@@ -91,7 +91,7 @@ fn pushed_but_argo_cd_has_not_seen_it_fails_step_2_with_a_hint_to_refresh() {
     let world = World::at(CoursePoint::Step2);
     let run = check_with(
         &world,
-        &cluster::not_seen_yet(CoursePoint::Step2, &revisions(&world)),
+        &cluster::not_seen_yet(CoursePoint::Step2, &revisions(&world)).expect("a fixture state"),
         "step-2",
     );
     assert_eq!(status(&run, "config-pushed"), "pass");
@@ -110,7 +110,7 @@ fn synced_but_no_sync_ran_the_hooks_fails_step_2_with_a_hint_to_sync() {
     let world = World::at(CoursePoint::Step2);
     let run = check_with(
         &world,
-        &cluster::hooks_never_synced(&revisions(&world)),
+        &cluster::state("step-2-hooks-never-synced", &revisions(&world)).expect("a fixture state"),
         "step-2",
     );
     assert_eq!(status(&run, "app-synced"), "pass", "{}", run.stdout);
@@ -127,7 +127,11 @@ fn synced_but_no_sync_ran_the_hooks_fails_step_2_with_a_hint_to_sync() {
 #[test]
 fn a_sync_still_running_fails_step_4_as_in_progress_with_a_hint_to_wait() {
     let world = World::at(CoursePoint::Step4);
-    let run = check_with(&world, &cluster::sync_running(&revisions(&world)), "step-4");
+    let run = check_with(
+        &world,
+        &cluster::state("step-4-sync-running", &revisions(&world)).expect("a fixture state"),
+        "step-4",
+    );
     let failed = run.check("sync-failed");
     assert_eq!(failed["status"], "fail", "{}", run.stdout);
     assert!(hint(&run, "sync-failed").contains("wait"), "{failed:#}");
@@ -141,7 +145,7 @@ fn jobs_left_by_step_2s_sync_neither_pass_nor_fail_step_4_on_their_own() {
     let world = World::at(CoursePoint::Step4);
     let run = check_with(
         &world,
-        &cluster::seen_not_synced(&revisions(&world)),
+        &cluster::state("step-4-seen-not-synced", &revisions(&world)).expect("a fixture state"),
         "step-4",
     );
     let migrate = run.check("migrate-job-failed");
@@ -160,7 +164,8 @@ fn jobs_left_by_step_2s_sync_neither_pass_nor_fail_step_4_on_their_own() {
 #[test]
 fn the_presync_failure_is_found_in_the_hook_entry_not_in_the_generic_message() {
     let world = World::at(CoursePoint::Step4);
-    let snapshot = cluster::solved(CoursePoint::Step4, &revisions(&world));
+    let snapshot =
+        cluster::solved(CoursePoint::Step4, &revisions(&world)).expect("a fixture state");
     let yaml = snapshot.to_yaml().expect("yaml");
     assert!(yaml.contains("one or more synchronization tasks completed unsuccessfully"));
     let run = check_with(&world, &snapshot, "step-4");
@@ -178,14 +183,14 @@ fn a_postsync_failure_while_healthy_passes_the_break_stage_but_not_without_syncf
     let revs = revisions(&world);
     let broke = check_with(
         &world,
-        &cluster::postsync_failed(&revs, true),
+        &cluster::solved(CoursePoint::BreakIt, &revs).expect("a fixture state"),
         "break-it/break",
     );
     assert_eq!(broke.json()["status"], "pass", "{}", broke.stdout);
 
     let no_syncfail = check_with(
         &world,
-        &cluster::postsync_failed(&revs, false),
+        &cluster::state("break-it-syncfail-never-ran", &revs).expect("a fixture state"),
         "break-it/break",
     );
     assert_eq!(
@@ -202,7 +207,8 @@ fn the_fix_stage_fails_while_argo_cd_still_shows_the_broken_sync() {
     let world = World::at(CoursePoint::BreakItFixed);
     let run = check_with(
         &world,
-        &cluster::not_seen_yet(CoursePoint::BreakItFixed, &revisions(&world)),
+        &cluster::not_seen_yet(CoursePoint::BreakItFixed, &revisions(&world))
+            .expect("a fixture state"),
         "break-it/fix",
     );
     assert_eq!(status(&run, "head-is-revert"), "pass");
@@ -218,7 +224,11 @@ fn the_fix_stage_fails_while_argo_cd_still_shows_the_broken_sync() {
 #[test]
 fn without_argo_cd_the_cluster_checks_could_not_check_and_exit_3() {
     let world = World::at(CoursePoint::Step2);
-    let run = check_with(&world, &cluster::argo_cd_missing(), "step-2");
+    let run = check_with(
+        &world,
+        &cluster::argo_cd_missing().expect("a fixture state"),
+        "step-2",
+    );
     let app = run.check("app-synced");
     assert_eq!(app["status"], "error", "{}", run.stdout);
     assert!(format!("{app}").contains("Argo CD"), "{app:#}");
@@ -264,7 +274,8 @@ fn an_unreachable_cluster_is_could_not_check_within_seconds() {
 #[test]
 fn forbidden_names_the_verb_and_resource_and_reads_nothing_twice() {
     let world = World::at(CoursePoint::Step4);
-    let snapshot = cluster::solved(CoursePoint::Step4, &revisions(&world));
+    let snapshot =
+        cluster::solved(CoursePoint::Step4, &revisions(&world)).expect("a fixture state");
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let listen: SocketAddr = "127.0.0.1:0".parse().expect("address");
     let options = ServeOptions {
@@ -333,29 +344,23 @@ fn human(world: &World, snapshot: &Snapshot, step: &str) -> String {
 #[test]
 fn the_human_report_of_a_passing_step_4() {
     let world = World::at(CoursePoint::Step4);
-    let snapshot = cluster::solved(CoursePoint::Step4, &revisions(&world));
+    let snapshot =
+        cluster::solved(CoursePoint::Step4, &revisions(&world)).expect("a fixture state");
     insta::assert_snapshot!(human(&world, &snapshot, "step-4"));
 }
 
 #[test]
 fn the_human_report_of_step_2_committed_but_not_pushed() {
-    let world = World::at(CoursePoint::Step1);
-    let repo = world.repo("checkout-config");
-    repo.write(
-        "helm/dev.yaml",
-        &labcheck::lab::content::checkout_dev_hooks_on(),
-    )
-    .expect("edit");
-    repo.commit_all(labcheck::lab::content::messages::STEP_2)
-        .expect("commit");
-    let snapshot = cluster::solved(CoursePoint::Step1, &revisions(&world));
+    let world = World::in_state("step-2", "not-pushed");
+    let snapshot = cluster::state("step-1-solved", &revisions(&world)).expect("a fixture state");
     insta::assert_snapshot!(human(&world, &snapshot, "step-2"));
 }
 
 #[test]
 fn after_the_whole_module_steps_whose_state_was_replaced_are_skipped_not_failed() {
     let world = World::at(CoursePoint::BreakItFixed);
-    let snapshot = cluster::solved(CoursePoint::BreakItFixed, &revisions(&world));
+    let snapshot =
+        cluster::solved(CoursePoint::BreakItFixed, &revisions(&world)).expect("a fixture state");
     let path = world.home().join("cluster.yaml");
     std::fs::write(&path, snapshot.to_yaml().expect("yaml")).expect("write");
     let path = path.display().to_string();

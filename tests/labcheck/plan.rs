@@ -1,13 +1,10 @@
 //! `labcheck plan` on the real binary: module 11's shop-config as the team left it and as the
 //! learner fixes it, rendered Helm output on stdin, broken manifests.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use labcheck::lab::module_11::{Point, REPO, ShopWorld};
 use serde_json::Value;
 
-use crate::harness::{Run, labcheck};
+use crate::harness::{Labcheck, Run, labcheck};
 
 pub struct Shop {
     _dir: tempfile::TempDir,
@@ -43,26 +40,8 @@ impl Shop {
 
 /// `labcheck ARGS` with `input` on stdin.
 fn labcheck_stdin(args: &[&str], input: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_labcheck"))
-        .args(args)
-        .env_clear()
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the labcheck binary runs");
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(input.as_bytes())
-            .expect("stdin takes the manifests");
-    }
-    let output = child.wait_with_output().expect("labcheck finishes");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    let home = tempfile::tempdir().expect("a temp dir");
+    Labcheck::new(home.path()).args(args).stdin(input).run()
 }
 
 /// Each step as `Phase wave: Kind/name, …`.

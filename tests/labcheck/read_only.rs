@@ -22,27 +22,20 @@ const RUNS: &[&[&str]] = &[
     &["module-10"],
 ];
 
-/// The cluster states to check `point` against: its solved one and the broken ones of that point.
-fn states(point: CoursePoint, revs: &Revisions) -> Vec<(&'static str, Snapshot)> {
-    let mut states = vec![("solved", cluster::solved(point, revs))];
-    match point {
-        CoursePoint::Step2 => {
-            states.push(("hooks never synced", cluster::hooks_never_synced(revs)));
-            states.push(("not seen yet", cluster::not_seen_yet(point, revs)));
-        }
-        CoursePoint::Step4 => {
-            states.push(("sync running", cluster::sync_running(revs)));
-            states.push(("seen, not synced", cluster::seen_not_synced(revs)));
-            states.push(("config missing", cluster::config_missing(revs)));
-        }
-        CoursePoint::BreakIt => {
-            states.push((
-                "sync-fail hook never ran",
-                cluster::postsync_failed(revs, false),
-            ));
-        }
-        CoursePoint::Fresh => states.push(("no Argo CD", cluster::argo_cd_missing())),
-        _ => {}
+/// The cluster states to check `point` against: every state the course's fixtures declare for
+/// it, and at the start a cluster without Argo CD.
+fn states(point: CoursePoint, revs: &Revisions) -> Vec<(String, Snapshot)> {
+    let mut states: Vec<(String, Snapshot)> = cluster::states_at(point)
+        .expect("the fixtures list their states")
+        .into_iter()
+        .map(|name| {
+            let snapshot = cluster::state(&name, revs).expect("a fixture state");
+            (name, snapshot)
+        })
+        .collect();
+    if point == CoursePoint::Fresh {
+        let missing = cluster::argo_cd_missing().expect("a fixture state");
+        states.push(("no Argo CD".to_string(), missing));
     }
     states
 }

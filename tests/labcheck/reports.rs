@@ -2,13 +2,12 @@
 //! reports from one run, `-o`, refused combinations, `-q`, `-v`, `--request-timeout`, colour and
 //! ASCII marks, "did you mean", the man page.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use labcheck::lab::world::CoursePoint;
 
 use crate::ci_output::cluster_file;
-use crate::harness::{Run, World, files_with_bytes, labcheck, labcheck_with_env, prove};
+use crate::harness::{Labcheck, Run, World, files_with_bytes, labcheck, labcheck_with_env, prove};
 
 fn run(world: &World, args: &[&str]) -> Run {
     labcheck(world.home(), args)
@@ -367,7 +366,7 @@ async fn request_timeout_bounds_each_request_to_a_slow_cluster() {
     let world = World::at(CoursePoint::Step4);
     let snapshot = cluster_file(&world, CoursePoint::Step4);
     let kubeconfig = world.home().join("slow-kubeconfig");
-    let mut server = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+    let mut server = Labcheck::new(world.home())
         .args([
             "serve",
             &snapshot,
@@ -376,17 +375,8 @@ async fn request_timeout_bounds_each_request_to_a_slow_cluster() {
             "--write-kubeconfig",
         ])
         .arg(&kubeconfig)
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("labcheck serve starts");
-    let stdout = server.stdout.take().expect("piped stdout");
-    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
-    while let Ok(Some(line)) = lines.next_line().await {
-        if line.starts_with("Press Ctrl-C") {
-            break;
-        }
-    }
+        .spawn();
+    server.read_until("Press Ctrl-C");
     let home = world.home().to_path_buf();
     let config = kubeconfig.display().to_string();
     let check = move |limit: &'static str| {
@@ -420,13 +410,14 @@ async fn request_timeout_bounds_each_request_to_a_slow_cluster() {
         took < Duration::from_millis(1500),
         "gave up before the answer: {took:?}"
     );
-    let unreachable = short.json()["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .filter(|c| c["kind"] != "git" && c["status"] == "error")
-        .count();
-    assert!(unreachable > 0, "{}", short.stdout);
+    // Every check that asks the slow cluster gave up (could not check); the repo checks,
+    // which never wait for it, still pass.
+    for check in short.json()["checks"].as_array().expect("checks") {
+        let reads_repos_only =
+            ["git", "yaml_value"].contains(&check["kind"].as_str().unwrap_or(""));
+        let wanted = if reads_repos_only { "pass" } else { "error" };
+        assert_eq!(check["status"], wanted, "{check:#}");
+    }
 
     let (long, _) = check("10s").await.expect("the run");
     assert_eq!(
@@ -439,20 +430,12 @@ async fn request_timeout_bounds_each_request_to_a_slow_cluster() {
 
 /// Everything a run in a terminal printed (a pty, so the terminal rules apply).
 fn in_terminal(world: &World, args: &[&str], env: &[(&str, &str)]) -> String {
-    use expectrl::Expect;
-
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_labcheck"));
-    cmd.args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", world.home())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .envs(env.iter().copied())
-        .current_dir(world.home());
-    let mut session = expectrl::Session::spawn(cmd).expect("labcheck runs in a pty");
-    session.set_expect_timeout(Some(Duration::from_secs(60)));
-    let found = session.expect(expectrl::Eof).expect("labcheck ends");
-    String::from_utf8_lossy(found.as_bytes()).into_owned()
+    Labcheck::new(world.home())
+        .env_remove("NO_COLOR")
+        .args(args)
+        .envs(env)
+        .limit(Duration::from_secs(60))
+        .terminal_output()
 }
 
 /// Environment variables of one run.

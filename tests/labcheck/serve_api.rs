@@ -10,6 +10,8 @@ use labcheck::snapshot::{Changes, Snapshot};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use crate::harness::Labcheck;
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -706,13 +708,9 @@ fn the_serve_command_refuses_a_broken_snapshot_naming_file_line_and_column() {
         "format: labcheck-snapshot/v1\nobjects:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: argocd-cm, namespace: argocd}\n    data: [unclosed\n",
     )
     .expect("written");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
-        .arg("serve")
-        .arg(&path)
-        .output()
-        .expect("labcheck runs");
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let run = Labcheck::new(dir.path()).arg("serve").arg(&path).run();
+    assert_eq!(run.code, 2);
+    let stderr = &run.stderr;
     assert!(
         stderr.starts_with(&format!("labcheck: {}:7:1: ", path.display())),
         "{stderr}"
@@ -723,13 +721,9 @@ fn the_serve_command_refuses_a_broken_snapshot_naming_file_line_and_column() {
         "format: labcheck-snapshot/v1\nobjects:\n  - {apiVersion: argoproj.io/v1, kind: Application, metadata: {name: checkout-dev, namespace: argocd}}\n",
     )
     .expect("written");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
-        .arg("serve")
-        .arg(&path)
-        .output()
-        .expect("labcheck runs");
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let run = Labcheck::new(dir.path()).arg("serve").arg(&path).run();
+    assert_eq!(run.code, 2);
+    let stderr = &run.stderr;
     assert!(
         stderr.contains("objects[0] (checkout-dev): unknown kind Application (apiVersion argoproj.io/v1); Application is served as apiVersion argoproj.io/v1alpha1"),
         "{stderr}"

@@ -3,13 +3,15 @@
 //! and naming a timeout in every format.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::world::{CoursePoint, LabWorld};
 use labcheck::serve::{self, RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
+
+use crate::harness::Labcheck;
 
 const APP: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
 const APPS: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications";
@@ -61,24 +63,19 @@ impl Lab {
 
     /// `labcheck module-10 STEP ARGS…` against the cluster given in `args`.
     async fn run(&self, step: &str, args: &[&str]) -> Ran {
-        let started = Instant::now();
-        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+        let run = Labcheck::new(self.dir.path())
             .arg("module-10")
             .arg(step)
             .arg("--work-dir")
             .arg(self.world.work_dir())
             .args(args)
-            .env_remove("KUBECONFIG")
-            .env("HOME", self.dir.path())
-            .env("NO_COLOR", "1")
-            .output()
-            .await
-            .unwrap_or_else(|e| panic!("cannot run labcheck: {e}"));
+            .run_async()
+            .await;
         Ran {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).to_string(),
-            stderr: String::from_utf8_lossy(&output.stderr).to_string(),
-            elapsed: started.elapsed(),
+            code: run.code,
+            stdout: run.stdout,
+            stderr: run.stderr,
+            elapsed: run.elapsed,
         }
     }
 }
@@ -118,7 +115,8 @@ async fn a_sync_of_your_commit_that_finished_failed_ends_the_wait_at_once() {
     // synced and Failed. That changes only with a new push or sync, so `--wait 20s` must not
     // wait. (Step 2 would not do here: step 4 passing replaced it.)
     let lab = Lab::at(CoursePoint::Step4);
-    let server = start(cluster::solved(CoursePoint::Step4, &lab.revs)).await;
+    let server =
+        start(cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state")).await;
     let kubeconfig = lab.kubeconfig(&server);
     let ran = lab
         .run(
@@ -151,7 +149,8 @@ async fn a_sync_of_your_commit_that_finished_failed_ends_the_wait_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_snapshot_file_cannot_change_so_a_running_sync_in_it_is_not_waited_for() {
     let lab = Lab::at(CoursePoint::Step4);
-    let file = lab.snapshot_file(&cluster::sync_running(&lab.revs));
+    let file = lab
+        .snapshot_file(&cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"));
     let ran = lab
         .run(
             "step-4",
@@ -181,7 +180,8 @@ async fn a_snapshot_file_cannot_change_so_a_running_sync_in_it_is_not_waited_for
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sync_still_running_at_the_limit_is_a_named_timeout_in_every_format() {
     let lab = Lab::at(CoursePoint::Step4);
-    let server = start(cluster::sync_running(&lab.revs)).await;
+    let server =
+        start(cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state")).await;
     let kubeconfig = lab.kubeconfig(&server);
     let kubeconfig = path_str(&kubeconfig);
 
@@ -273,9 +273,9 @@ async fn the_sync_ending_is_seen_through_the_watch_and_logged_as_a_state_change(
     let lab = Lab::at(CoursePoint::Step4);
     let ends_after = Duration::from_secs(2);
     let timeline = cluster::then(
-        cluster::sync_running(&lab.revs),
+        cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"),
         ends_after,
-        cluster::solved(CoursePoint::Step4, &lab.revs),
+        cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
     );
     let server = start(timeline).await;
     let kubeconfig = lab.kubeconfig(&server);

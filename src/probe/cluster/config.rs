@@ -181,7 +181,7 @@ fn read_one(path: &Path, shown: &str) -> Result<Kubeconfig, ProbeError> {
     };
     let text = crate::paths::read_regular_text(path, MAX_KUBECONFIG_BYTES)
         .map_err(|e| refuse(e.to_string()))?;
-    if let Err(deep) = crate::yaml_guard::check_depth(&text) {
+    if let Err(deep) = crate::yaml::guard::check_depth(&text) {
         return Err(refuse(format!("line {}: {}", deep.line, deep.message())));
     }
     let kubeconfig = Kubeconfig::read_from(path).map_err(|e| refuse(e.to_string()))?;

@@ -16,20 +16,8 @@ use labcheck::lab::world::CoursePoint;
 use labcheck::serve::{Misbehave, RunningServer, ServeOptions};
 use serde_json::json;
 
-use super::{
-    CLUSTER_CHECKS, Case, GIT_CHECK, LOG_CHECK, VALUE_CHECK, join, labcheck_command, runtime, serve,
-};
-use crate::harness::{Run, files_with_bytes};
-
-/// Where the report on stdout goes.
-#[derive(Clone, Copy, PartialEq)]
-enum Out {
-    Piped,
-    /// `> /dev/full`: every write fails with "No space left on device".
-    DevFull,
-    /// The reader went away (`labcheck … | head -0`).
-    Closed,
-}
+use super::{CLUSTER_CHECKS, Case, GIT_CHECK, LOG_CHECK, VALUE_CHECK, runtime, serve};
+use crate::harness::{StdoutTo as Out, files_with_bytes};
 
 /// One hostile input.
 struct Row {
@@ -101,7 +89,11 @@ impl Env {
     /// Serve the solved cluster at the row's point with `options`; its URL.
     fn served(&mut self, point: CoursePoint, options: ServeOptions) -> String {
         let revs = Revisions::of_world(&self.case.world.lab).unwrap_or_else(|e| panic!("{e}"));
-        let server = serve(&self.rt, cluster::solved(point, &revs), options);
+        let server = serve(
+            &self.rt,
+            cluster::solved(point, &revs).expect("a fixture state"),
+            options,
+        );
         let url = server.url();
         self.servers.push(server);
         url
@@ -878,60 +870,23 @@ fn run_row(row: &Row) -> Result<(), String> {
     };
     let extra = (row.setup)(&mut env);
     let before = fingerprint(&env);
-    let mut command = labcheck_command(env.case.world.home());
-    command.args([
-        "--course-dir",
-        &env.case.course.path().display().to_string(),
-        "module-t",
-        "step-1",
-        "--format",
-        "json",
-        "--no-wait",
-    ]);
-    command.args(&extra);
-    if row.out == Out::DevFull {
-        command.stdout(std::fs::File::create("/dev/full").map_err(|e| e.to_string())?);
-    }
-    let started = Instant::now();
-    let mut child = command.spawn().map_err(|e| e.to_string())?;
-    let stderr_reader = child.stderr.take().map(|mut pipe| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-    });
-    let stdout_reader = match row.out {
-        Out::Piped => child.stdout.take().map(|mut pipe| {
-            std::thread::spawn(move || {
-                let mut bytes = Vec::new();
-                let _ = pipe.read_to_end(&mut bytes);
-                String::from_utf8_lossy(&bytes).into_owned()
-            })
-        }),
-        Out::Closed => {
-            drop(child.stdout.take());
-            None
-        }
-        Out::DevFull => None,
-    };
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            break status;
-        }
-        if started.elapsed() > row.within {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!("still running after {:?}", row.within));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let elapsed = started.elapsed();
-    let run = Run {
-        code: status.code().unwrap_or(-1),
-        stdout: stdout_reader.map(join).unwrap_or_default(),
-        stderr: stderr_reader.map(join).unwrap_or_default(),
-    };
+    let run = env
+        .case
+        .labcheck()
+        .args([
+            "--course-dir",
+            &env.case.course.path().display().to_string(),
+            "module-t",
+            "step-1",
+            "--format",
+            "json",
+            "--no-wait",
+        ])
+        .args(&extra)
+        .stdout(row.out)
+        .limit(row.within)
+        .try_run()?;
+    let elapsed = run.elapsed;
     let all = format!("{}\n{}", run.stdout, run.stderr);
     let mut problems = Vec::new();
     if run.code != row.code {

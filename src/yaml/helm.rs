@@ -20,6 +20,8 @@ use serde::de::{
 use serde_yaml::value::{Tag, TaggedValue};
 use serde_yaml::{Mapping, Value};
 
+use super::location::{line_column, strip_trailing_location};
+
 /// At most this many values (scalars, maps, lists) per file, counting every alias expansion.
 /// A large Helm values file has a few thousand.
 pub const MAX_NODES: usize = 1_000_000;
@@ -79,7 +81,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, YamlError> {
 
 fn parse_uncached(text: &str) -> Result<Vec<Value>, YamlError> {
     // The parser's time grows with the square of the depth: refuse absurd nesting before it runs.
-    if let Err(deep) = crate::yaml_guard::check_depth(text) {
+    if let Err(deep) = super::guard::check_depth(text) {
         return Err(YamlError::TooComplex(format!(
             "line {}: {}",
             deep.line,
@@ -115,24 +117,14 @@ fn classify(error: &serde_yaml::Error, budget: &Cell<usize>) -> YamlError {
     {
         return YamlError::TooComplex(format!(
             "the YAML expands to more than labcheck reads safely ({}); it holds an alias bomb or is nested too deeply",
-            strip_location(&message)
+            strip_trailing_location(&message)
         ));
     }
-    let (line, column) = error
-        .location()
-        .map(|l| (l.line(), l.column()))
-        .unwrap_or((1, 1));
+    let (line, column) = line_column(error);
     YamlError::Syntax {
         line,
         column,
-        message: strip_location(&message),
-    }
-}
-
-fn strip_location(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(at) => message[..at].to_string(),
-        None => message.to_string(),
+        message: strip_trailing_location(&message),
     }
 }
 
@@ -375,7 +367,7 @@ impl<'de> Visitor<'de> for HelmSeed<'_> {
             if mapping.contains_key(&key) {
                 return Err(de::Error::custom(format!(
                     "the key {} appears twice in the same map; keep one",
-                    crate::checks::condition::render(&key)
+                    super::value::render(&key)
                 )));
             }
             let value = map.next_value_seed(self)?;

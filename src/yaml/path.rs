@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, Visitor};
+use super::fields::{FromText, deserialize_via};
 
 /// One step of a path.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -145,25 +145,15 @@ impl std::str::FromStr for YamlPath {
     }
 }
 
-/// Read from a check file as a string; a bad path becomes a `file:line:col` error at load, because
-/// the error is raised while serde_yaml still knows where the string is.
-impl<'de> Deserialize<'de> for YamlPath {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PathVisitor;
+// Read from a check file as a string; a bad path becomes a `file:line:col` error at load, because
+// the error is raised while serde_yaml still knows where the string is.
+deserialize_via!(FromText, YamlPath);
 
-        impl Visitor<'_> for PathVisitor {
-            type Value = YamlPath;
+impl FromText for YamlPath {
+    const EXPECTING: &'static str = "a path such as `image.tag` or `metadata.annotations[\"a/b\"]`";
 
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a path such as `image.tag` or `metadata.annotations[\"a/b\"]`")
-            }
-
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<YamlPath, E> {
-                YamlPath::parse(text).map_err(E::custom)
-            }
-        }
-
-        deserializer.deserialize_str(PathVisitor)
+    fn from_text(text: &str) -> Result<Self, String> {
+        YamlPath::parse(text).map_err(|e| e.to_string())
     }
 }
 

@@ -1,0 +1,215 @@
+use super::*;
+
+fn files<'a>(reference: &'a str, learner: &'a str) -> Files<'a> {
+    Files {
+        reference_shown: "~/work/argocd-gitops/platform/argocd/values.yaml",
+        reference,
+        shown: "~/work/argocd-platform/argocd/values.yaml",
+        learner,
+    }
+}
+
+fn yaml_outcome(reference: &str, learner: &str, mode: DiffMode, subtree: Option<&str>) -> Outcome {
+    let path = subtree.and_then(|s| YamlPath::parse(s).ok());
+    match files(reference, learner).compare_yaml(mode, path.as_ref()) {
+        Ok(outcome) | Err(outcome) => *outcome,
+    }
+}
+
+const REFERENCE: &str = "configs:\n  cm:\n    # banner\n    ui.bannerpermanent: \"true\"\n    timeout.reconciliation: 60s\nserver:\n  replicas: 1\n";
+
+#[test]
+fn same_text_passes_and_a_changed_value_fails_with_the_diff() {
+    assert_eq!(
+        files(REFERENCE, REFERENCE).compare_text(false).status,
+        crate::outcome::Status::Pass
+    );
+    let changed = REFERENCE.replace("replicas: 1", "replicas: 2");
+    let outcome = files(REFERENCE, &changed).compare_text(false);
+    assert_eq!(outcome.status, crate::outcome::Status::Fail);
+    assert!(
+        outcome.summary.ends_with(": line 7 differs"),
+        "{}",
+        outcome.summary
+    );
+    let diff = outcome.detail.map(|d| d.text).unwrap_or_default();
+    assert!(diff.contains("--- ~/work/argocd-gitops/platform/argocd/values.yaml"));
+    assert!(diff.contains("+++ ~/work/argocd-platform/argocd/values.yaml"));
+    assert!(diff.contains("-  replicas: 1\n+  replicas: 2\n"), "{diff}");
+}
+
+#[test]
+fn whitespace_mode_ignores_trailing_spaces_blank_lines_and_crlf() {
+    let noisy = REFERENCE
+        .replace('\n', "  \r\n")
+        .replace("server:", "\nserver:");
+    assert_eq!(
+        files(REFERENCE, &noisy).compare_text(true).status,
+        crate::outcome::Status::Pass
+    );
+    assert_eq!(
+        files(REFERENCE, &noisy).compare_text(false).status,
+        crate::outcome::Status::Fail
+    );
+    let indented = REFERENCE.replace("  replicas", "    replicas");
+    assert_eq!(
+        files(REFERENCE, &indented).compare_text(true).status,
+        crate::outcome::Status::Fail
+    );
+}
+
+#[test]
+fn a_missing_block_is_named_as_lines_missing() {
+    let without = REFERENCE.replace("    timeout.reconciliation: 60s\n", "");
+    let outcome = files(REFERENCE, &without).compare_text(false);
+    assert!(
+        outcome.summary.contains("lines are missing after line 4"),
+        "{}",
+        outcome.summary
+    );
+}
+
+#[test]
+fn yaml_mode_ignores_key_order_comments_and_quoting_style() {
+    let reordered = "server: {replicas: 1}\nconfigs:\n  cm:\n    timeout.reconciliation: '60s'\n    ui.bannerpermanent: 'true'\n";
+    assert_eq!(
+        yaml_outcome(REFERENCE, reordered, DiffMode::Yaml, None).status,
+        crate::outcome::Status::Pass
+    );
+}
+
+#[test]
+fn yaml_mode_names_the_keys_that_differ() {
+    let changed =
+        "configs:\n  cm:\n    ui.bannerpermanent: true\n    extra: x\nserver:\n  replicas: 1\n";
+    let outcome = yaml_outcome(REFERENCE, changed, DiffMode::Yaml, None);
+    assert_eq!(outcome.status, crate::outcome::Status::Fail);
+    assert!(
+        outcome.summary.contains(
+            r#"`configs.cm["ui.bannerpermanent"]` is true in yours, "true" in the reference"#
+        ),
+        "{}",
+        outcome.summary
+    );
+    assert!(
+        outcome
+            .summary
+            .contains(r#"`configs.cm["timeout.reconciliation"]` is missing"#)
+    );
+    assert!(
+        outcome
+            .summary
+            .contains("`configs.cm.extra` is not in the reference")
+    );
+}
+
+#[test]
+fn contains_mode_allows_extra_keys_and_names_missing_ones() {
+    let fragment = "configs:\n  cm:\n    timeout.reconciliation: 60s\n";
+    assert_eq!(
+        yaml_outcome(fragment, REFERENCE, DiffMode::Contains, None).status,
+        crate::outcome::Status::Pass
+    );
+    let fragment = "configs:\n  cm:\n    resource.customizations.health.argoproj.io_Application: |\n      hs = {}\n";
+    let outcome = yaml_outcome(fragment, REFERENCE, DiffMode::Contains, None);
+    assert_eq!(outcome.status, crate::outcome::Status::Fail);
+    assert!(outcome.summary.contains(
+        r#"`configs.cm["resource.customizations.health.argoproj.io_Application"]` is missing"#
+    ));
+    let diff = outcome.detail.map(|d| d.text).unwrap_or_default();
+    // The learner's side shows only the reference's keys, not the whole file.
+    assert!(!diff.contains("replicas"), "{diff}");
+}
+
+/// The learner's `cm:` has other keys but not the health check: the diff must not show an
+/// empty `cm: {}` they never wrote, only the reference's missing block.
+#[test]
+fn contains_mode_shows_only_lines_the_learner_has() {
+    let fragment = "configs:\n  cm:\n    resource.customizations.health.argoproj.io_Application: |\n      hs = {}\n";
+    let outcome = yaml_outcome(fragment, REFERENCE, DiffMode::Contains, None);
+    let diff = outcome.detail.map(|d| d.text).unwrap_or_default();
+    assert!(!diff.contains("cm: {}"), "{diff}");
+    assert!(
+        diff.lines().filter(|l| l.starts_with('+')).count() == 0,
+        "nothing of the learner's is missing-and-shown: {diff}"
+    );
+    assert!(
+        diff.contains("-resource.customizations.health.argoproj.io_Application: |"),
+        "{diff}"
+    );
+}
+
+#[test]
+fn each_mistake_gets_its_own_diff() {
+    let fragment = "configs:\n  cm:\n    timeout.reconciliation: 90s\n    ui.bannerpermanent: \"true\"\nserver:\n  replicas: 2\n";
+    let outcome = yaml_outcome(fragment, REFERENCE, DiffMode::Contains, None);
+    let diff = outcome.detail.map(|d| d.text).unwrap_or_default();
+    assert_eq!(diff.matches("@@ ").count(), 2, "{diff}");
+    assert!(
+        diff.contains("-timeout.reconciliation: 90s\n+timeout.reconciliation: 60s"),
+        "{diff}"
+    );
+    assert!(diff.contains("-replicas: 2\n+replicas: 1"), "{diff}");
+}
+
+#[test]
+fn yaml_equal_but_text_different_passes_with_a_note_about_diff() {
+    let reordered = "server: {replicas: 1}\nconfigs:\n  cm:\n    timeout.reconciliation: '60s'\n    ui.bannerpermanent: 'true'\n";
+    let outcome = yaml_outcome(REFERENCE, reordered, DiffMode::Yaml, None);
+    assert_eq!(outcome.status, crate::outcome::Status::Pass);
+    assert!(
+        outcome.summary.contains("`diff` still prints lines"),
+        "{}",
+        outcome.summary
+    );
+    let same = yaml_outcome(REFERENCE, REFERENCE, DiffMode::Yaml, None);
+    assert!(!same.summary.contains("`diff`"), "{}", same.summary);
+}
+
+#[test]
+fn subtree_compares_only_that_part() {
+    let changed = REFERENCE.replace("replicas: 1", "replicas: 3");
+    assert_eq!(
+        yaml_outcome(REFERENCE, &changed, DiffMode::Yaml, Some("configs.cm")).status,
+        crate::outcome::Status::Pass
+    );
+    let outcome = yaml_outcome(REFERENCE, &changed, DiffMode::Yaml, Some("server"));
+    assert!(
+        outcome
+            .summary
+            .contains("`server.replicas` is 3 in yours, 1 in the reference")
+    );
+    let missing = yaml_outcome(
+        REFERENCE,
+        "server: {}\n",
+        DiffMode::Yaml,
+        Some("configs.cm"),
+    );
+    assert_eq!(missing.status, crate::outcome::Status::Fail);
+    assert!(missing.summary.contains("has no `configs.cm`"));
+}
+
+#[test]
+fn broken_learner_yaml_fails_with_its_position() {
+    let outcome = yaml_outcome(REFERENCE, "configs:\n  cm: [\n", DiffMode::Yaml, None);
+    assert_eq!(outcome.status, crate::outcome::Status::Fail);
+    assert!(
+        outcome
+            .summary
+            .starts_with("~/work/argocd-platform/argocd/values.yaml:")
+    );
+}
+
+#[test]
+fn subtree_with_a_text_mode_is_refused_at_load() {
+    let text = "repo: a\nfile: b\nreference: {expected: c}\nmode: text\nsubtree: x\n";
+    let error = serde_yaml::from_str::<DiffSpec>(text)
+        .err()
+        .map(|e| e.to_string());
+    assert!(error.unwrap_or_default().contains("`subtree` needs"));
+    let mixed = "repo: a\nfile: b\nreference: {expected: c, repo: d}\n";
+    let error = serde_yaml::from_str::<DiffSpec>(mixed)
+        .err()
+        .map(|e| e.to_string());
+    assert!(error.unwrap_or_default().contains("not a mix"));
+}

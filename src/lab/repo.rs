@@ -1,0 +1,238 @@
+//! The shared repo driver of every lab world: a learner's clone driven with the real `git` CLI
+//! (write, `git add -A`, commit, push, revert) under a fixed identity and a clock that advances
+//! one minute per commit, so the same world always has the same SHAs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Seconds since the epoch of the first commit (2025-01-06 09:00:00 UTC, a Monday morning).
+const FIRST_COMMIT_EPOCH: u64 = 1_736_154_000;
+
+/// What went wrong while building a lab world.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// A point name that is not one of the module's points.
+    #[error("`{name}` is not a point of the course; use one of: {points}")]
+    UnknownPoint {
+        /// What was asked for.
+        name: String,
+        /// The module's points, comma-separated.
+        points: String,
+    },
+    /// git could not be started.
+    #[error("cannot run `git {args}` in {}: {source}. Is git installed and on PATH?", dir.display())]
+    Spawn {
+        /// The git arguments.
+        args: String,
+        /// Where git was to run.
+        dir: PathBuf,
+        /// Why it could not start.
+        source: std::io::Error,
+    },
+    /// git ran and failed.
+    #[error("`git {args}` failed in {}: {stderr}", dir.display())]
+    Git {
+        /// The git arguments.
+        args: String,
+        /// Where git ran.
+        dir: PathBuf,
+        /// What git said.
+        stderr: String,
+    },
+    /// A file or folder of the world could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The world's folder is not empty.
+    #[error("{} already holds files; a lab world needs an empty folder", path.display())]
+    NotEmpty {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// A repo the world does not have.
+    #[error("no work repo `{0}` in the lab world; its repos are the module's `repos:`")]
+    UnknownRepo(String),
+    /// The built-in course's fixtures do not load or do not declare what was asked for.
+    #[error("the built-in course's fixtures cannot build this lab: {0}")]
+    Fixtures(String),
+}
+
+/// Make `root` (empty or absent) the root of a new lab world, with its `remotes/` and `work/`
+/// folders, and hand back the world's clock (shared by its repos: one minute per commit).
+pub fn new_root(root: &Path) -> Result<Arc<AtomicU64>, LabError> {
+    if root.exists() {
+        let mut entries = std::fs::read_dir(root).map_err(|source| LabError::Io {
+            path: root.to_path_buf(),
+            source,
+        })?;
+        if entries.next().is_some() {
+            return Err(LabError::NotEmpty {
+                path: root.to_path_buf(),
+            });
+        }
+    }
+    for name in ["remotes", "work"] {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).map_err(|source| LabError::Io { path: dir, source })?;
+    }
+    Ok(Arc::new(AtomicU64::new(0)))
+}
+
+/// One of the learner's clones, driven with the real `git` CLI.
+#[derive(Debug, Clone)]
+pub struct LabRepo {
+    path: PathBuf,
+    clock: Arc<AtomicU64>,
+}
+
+impl LabRepo {
+    /// A bare remote `remotes/<name>.git` under `root`, the learner's clone of it in
+    /// `work/<name>`, and `files` committed and pushed as the state before the module's first step.
+    pub fn create(
+        root: &Path,
+        name: &str,
+        clock: Arc<AtomicU64>,
+        files: &[(String, String)],
+    ) -> Result<LabRepo, LabError> {
+        let remotes = root.join("remotes");
+        let remote = format!("{name}.git");
+        LabRepo::open(remotes.clone(), clock.clone())
+            .git(&["init", "--quiet", "--bare", &remote])?;
+        let remote_path = remotes.join(&remote).display().to_string();
+        LabRepo::open(root.join("work"), clock.clone()).git(&[
+            "clone",
+            "--quiet",
+            &remote_path,
+            name,
+        ])?;
+        let repo = LabRepo::open(root.join("work").join(name), clock);
+        for (rel, text) in files {
+            repo.write(rel, text)?;
+        }
+        repo.commit_all(&format!("{name}: as the earlier modules left it"))?;
+        repo.git(&["push", "--quiet", "-u", "origin", "main"])?;
+        Ok(repo)
+    }
+
+    /// A repo (or a folder to run git in) at `path`, sharing `clock` with the other repos of its
+    /// world so every commit of the world gets its own reproducible time.
+    pub fn open(path: PathBuf, clock: Arc<AtomicU64>) -> LabRepo {
+        LabRepo { path, clock }
+    }
+
+    /// Delete `rel` from the working tree, as `rm` would.
+    pub fn delete(&self, rel: &str) -> Result<(), LabError> {
+        let path = self.path.join(rel);
+        std::fs::remove_file(&path).map_err(|source| LabError::Io { path, source })
+    }
+
+    /// Where the clone lives.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Write `text` to `rel` (creating folders), as a learner's editor would.
+    pub fn write(&self, rel: &str, text: &str) -> Result<(), LabError> {
+        let path = self.path.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| LabError::Io {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        std::fs::write(&path, text).map_err(|source| LabError::Io { path, source })
+    }
+
+    /// `git add -A && git commit -qm MESSAGE`.
+    pub fn commit_all(&self, message: &str) -> Result<(), LabError> {
+        self.git(&["add", "-A"])?;
+        self.tick();
+        self.git(&["commit", "--quiet", "-m", message])?;
+        Ok(())
+    }
+
+    /// `git push -q`.
+    pub fn push(&self) -> Result<(), LabError> {
+        self.git(&["push", "--quiet"])?;
+        Ok(())
+    }
+
+    /// `git revert --no-edit HEAD`.
+    pub fn revert_head(&self) -> Result<(), LabError> {
+        self.tick();
+        self.git(&["revert", "--no-edit", "HEAD"])?;
+        Ok(())
+    }
+
+    /// The full sha of HEAD.
+    pub fn head_sha(&self) -> Result<String, LabError> {
+        Ok(self.git(&["rev-parse", "HEAD"])?.trim().to_string())
+    }
+
+    /// The full sha of the upstream (`origin/main`), what the last push left there.
+    pub fn upstream_sha(&self) -> Result<String, LabError> {
+        Ok(self.git(&["rev-parse", "@{upstream}"])?.trim().to_string())
+    }
+
+    /// Run `git ARGS` in the clone with the world's fixed identity and clock; returns stdout.
+    pub fn git(&self, args: &[&str]) -> Result<String, LabError> {
+        let seconds = FIRST_COMMIT_EPOCH + 60 * self.clock.load(Ordering::SeqCst);
+        let date = format!("@{seconds} +0000");
+        let shown = args.join(" ");
+        let output = Command::new("git")
+            .args([
+                "-c",
+                "init.defaultBranch=main",
+                "-c",
+                "commit.gpgsign=false",
+                "-c",
+                "user.name=Course Learner",
+                "-c",
+                "user.email=learner@course.local",
+                "-c",
+                "advice.detachedHead=false",
+            ])
+            .args(args)
+            .current_dir(&self.path)
+            // The learner's own configuration and any git environment the tests run in must not
+            // change what the world looks like.
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Course Learner")
+            .env("GIT_AUTHOR_EMAIL", "learner@course.local")
+            .env("GIT_COMMITTER_NAME", "Course Learner")
+            .env("GIT_COMMITTER_EMAIL", "learner@course.local")
+            .env("GIT_AUTHOR_DATE", &date)
+            .env("GIT_COMMITTER_DATE", &date)
+            .env("LC_ALL", "C")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .env_remove("GIT_OBJECT_DIRECTORY")
+            .output()
+            .map_err(|source| LabError::Spawn {
+                args: shown.clone(),
+                dir: self.path.clone(),
+                source,
+            })?;
+        if !output.status.success() {
+            return Err(LabError::Git {
+                args: shown,
+                dir: self.path.clone(),
+                stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+            });
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
+    /// Advance the world's clock one minute: each commit gets its own, reproducible time.
+    fn tick(&self) {
+        self.clock.fetch_add(1, Ordering::SeqCst);
+    }
+}

@@ -1,0 +1,178 @@
+//! A session: one `labcheck MODULE [STEP]` from start to verdict. It loads the course, selects
+//! the steps, settles the track, connects to the cluster, runs the steps through
+//! [`run_learner`] and hands the reports to the learner's history, then returns everything as
+//! data: the reports, the verdict and what was read. The command line prints it; `demo`,
+//! `next` and the course's own tests run sessions too, and never go through the command line.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::{LearnerWorld, Recall, StepReport, WaitPolicy, WaitProgress, WorkDir, run_learner};
+use crate::course::{Course, Module};
+use crate::error::Error;
+use crate::outcome::Status;
+use crate::probe::cluster::{ClusterOptions, Read, ReadLog};
+
+/// A learner's past runs as the runner uses them: the progress hands over a read-only
+/// [`Recall`] before the run and gets the reports afterwards. Implemented by the learner's
+/// progress (`progress::Learner`); the runner never reads or writes progress files itself.
+pub trait History {
+    /// The track for `module`: `asked` (`--track`), else the learner's saved one, else the
+    /// module's default.
+    fn track<'a>(&'a self, module: &'a Module, asked: Option<&'a str>) -> Result<&'a str, Error>;
+
+    /// What the learner's past runs say for a run of `module`.
+    fn recall(&self, module: &Module) -> Recall;
+
+    /// Remember a run's reports; an error says why they could not be kept (worth a warning,
+    /// never a lost verdict).
+    fn remember(&mut self, reports: &[StepReport]) -> Result<(), String>;
+}
+
+/// What to check, where, and how: everything a run needs, already taken from the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    /// Read the course from this folder; the built-in course when `None`.
+    pub course_dir: Option<PathBuf>,
+    /// The module, e.g. `module-10`.
+    pub module: String,
+    /// The step, exercise or stage; the whole module when `None`.
+    pub step: Option<String>,
+    /// `--track`.
+    pub track: Option<String>,
+    /// The folder holding the learner's work repos.
+    pub work_dir: PathBuf,
+    /// How to reach the cluster.
+    pub cluster: ClusterOptions,
+    /// `--argocd-namespace`, else the module's.
+    pub argocd_namespace: Option<String>,
+    /// How long to wait for cluster checks that are not there yet.
+    pub policy: WaitPolicy,
+    /// Note every request to the cluster (`-v`).
+    pub log_reads: bool,
+    /// Hand the reports to the history afterwards (a learner's own run on their own work dir,
+    /// with the human report: see README, "Whose progress a run writes").
+    pub remember: bool,
+}
+
+/// What one session found.
+#[derive(Debug)]
+pub struct SessionRun {
+    /// One report per step, in course order.
+    pub reports: Vec<StepReport>,
+    /// Whether the run covered a module or an exercise (more than one step asked for).
+    pub module_run: bool,
+    /// Every step's status folded: what the exit code says.
+    pub verdict: Status,
+    /// What was read, for `-v`.
+    pub read: WhatWasRead,
+    /// What went wrong keeping the learner's progress (for stderr; the verdict stands).
+    pub warnings: Vec<String>,
+}
+
+/// What a session read, for `-v`.
+#[derive(Debug, Default)]
+pub struct WhatWasRead {
+    /// Where the course came from ("the built-in course" or its folder).
+    pub course: String,
+    /// How long loading the course took.
+    pub course_took: Duration,
+    /// The work repos the run's checks read, as folders.
+    pub repos: Vec<PathBuf>,
+    /// The requests sent to the cluster (a read shared by several checks is one), when noted.
+    pub requests: Vec<Read>,
+}
+
+/// The course in `dir` (a folder with `modules/` and `expected/`), else the built-in one.
+pub fn load_course(dir: Option<&Path>) -> Result<Course, Error> {
+    match dir {
+        Some(dir) => Course::from_dir(dir),
+        None => Course::embedded(),
+    }
+}
+
+impl Session {
+    /// Run the session: without a history (a recheck, the demo) hints start at their first
+    /// level and nothing is remembered.
+    pub async fn run(
+        &self,
+        mut history: Option<&mut dyn History>,
+        on_wait: &(dyn Fn(&WaitProgress) + Sync),
+    ) -> Result<SessionRun, Error> {
+        let loading = Instant::now();
+        let course = Arc::new(load_course(self.course_dir.as_deref())?);
+        let course_took = loading.elapsed();
+        let module = course.module(&self.module)?;
+        let steps = module.select(self.step.as_deref())?;
+        let asked = self.track.as_deref();
+        let track = match &history {
+            Some(history) => history.track(module, asked)?,
+            None => module.track(asked)?,
+        }
+        .to_string();
+        let recall = history
+            .as_ref()
+            .map(|h| h.recall(module))
+            .unwrap_or_default();
+        let log = self.log_reads.then(ReadLog::default);
+        let cluster = ClusterOptions {
+            read_log: log.clone(),
+            ..self.cluster.clone()
+        };
+        let world = LearnerWorld {
+            course: course.clone(),
+            module,
+            track: &track,
+            work_dir: WorkDir::At(self.work_dir.clone()),
+            cluster: &cluster,
+            argocd_namespace: self.argocd_namespace.clone(),
+        };
+        let reports = run_learner(world, &recall, &steps, self.policy, on_wait).await;
+        let mut warnings = Vec::new();
+        if self.remember
+            && let Some(history) = history.as_mut()
+            && let Err(e) = history.remember(&reports)
+        {
+            warnings.push(e);
+        }
+        let requests = log
+            .map(|log| std::mem::take(&mut *log.lock().unwrap_or_else(|p| p.into_inner())))
+            .unwrap_or_default();
+        Ok(SessionRun {
+            module_run: self.step.is_none() || steps.len() > 1,
+            verdict: super::verdict(&reports),
+            read: WhatWasRead {
+                course: match &self.course_dir {
+                    Some(dir) => dir.display().to_string(),
+                    None => "the built-in course".to_string(),
+                },
+                course_took,
+                repos: repos_read(module, &steps, &self.work_dir),
+                requests,
+            },
+            reports,
+            warnings,
+        })
+    }
+}
+
+/// The folders of the work repos `steps` read, sorted, each once.
+fn repos_read(module: &Module, steps: &[&crate::course::Step], work_dir: &Path) -> Vec<PathBuf> {
+    let mut repos: Vec<PathBuf> = steps
+        .iter()
+        .flat_map(|s| s.checks.iter().flat_map(|c| c.kind.repos()))
+        .map(|name| {
+            let dir = module
+                .manifest
+                .repos
+                .iter()
+                .find(|r| r.name == name)
+                .map_or(name, |r| r.dir_name());
+            work_dir.join(dir)
+        })
+        .collect();
+    repos.sort();
+    repos.dedup();
+    repos
+}

@@ -1,0 +1,331 @@
+//! One step: its checks run concurrently, waited for where the course says, then judged as a
+//! whole (a check waiting for an earlier one points at it; a check without a cause of its own
+//! gets a generic one).
+
+use std::time::Instant;
+
+use futures::future::join_all;
+
+use super::wait::{Waiter, wait_limit};
+use super::{CheckReport, Recall, SkipReason, StateChange, StepReport, WaitPolicy, WaitProgress};
+use crate::checks::Context;
+use crate::checks::context::NO_WORK_DIR_CAUSE;
+use crate::course::Step;
+use crate::course::schema::CheckSpec;
+use crate::outcome::{Cause, HintLevel, Outcome, Status};
+
+/// Run every check of `step` concurrently; report in the file's order.
+pub async fn run_step(
+    ctx: &Context,
+    recall: &Recall,
+    step: &Step,
+    policy: WaitPolicy,
+    on_wait: &(dyn Fn(&WaitProgress) + Sync),
+) -> StepReport {
+    let started = Instant::now();
+    let mut seen = ctx.cluster.generation();
+    let mut outcomes: Vec<Outcome> =
+        join_all(step.checks.iter().map(|c| evaluate(ctx, recall, step, c))).await;
+    let mut waiter = Waiter::new(step.checks.len());
+
+    loop {
+        let elapsed = started.elapsed();
+        let frozen = ctx.cluster.frozen();
+        let waiting = waiter.decide(&step.checks, &mut outcomes, policy, elapsed, frozen);
+        let limit = waiting
+            .iter()
+            .map(|&i| wait_limit(&step.checks[i], policy))
+            .max()
+            .unwrap_or_default();
+        if waiter.any_waited() {
+            on_wait(&WaitProgress {
+                step: &step.name,
+                elapsed,
+                limit,
+                waiting_for: waiting
+                    .iter()
+                    .map(|&i| step.checks[i].title.as_str())
+                    .collect(),
+                changes: std::mem::take(&mut waiter.changes)
+                    .into_iter()
+                    .map(|(i, from, to)| StateChange {
+                        check: step.checks[i].id.as_str(),
+                        from,
+                        to,
+                    })
+                    .collect(),
+                done: waiting.is_empty(),
+            });
+        }
+        if waiting.is_empty() {
+            break;
+        }
+        // Look again when the cluster changes (a watch event, or the next poll where there is
+        // no watch), or at the earliest limit, for a last look before giving up.
+        let deadline = waiting
+            .iter()
+            .map(|&i| waiter.deadline(i, started, wait_limit(&step.checks[i], policy)))
+            .min()
+            .unwrap_or_else(Instant::now);
+        seen = ctx.cluster.wait_for_change(seen, deadline).await;
+        let again = join_all(
+            waiting
+                .iter()
+                .map(|&i| evaluate(ctx, recall, step, &step.checks[i])),
+        )
+        .await;
+        for (i, outcome) in waiting.into_iter().zip(again) {
+            waiter.looked(i, &outcomes[i], &outcome);
+            outcomes[i] = outcome;
+        }
+    }
+
+    point_blocked_checks_at_their_cause(&step.checks, &mut outcomes);
+
+    let mut checks: Vec<CheckReport> = step
+        .checks
+        .iter()
+        .zip(outcomes)
+        .map(|(spec, outcome)| CheckReport {
+            id: spec.id.clone(),
+            kind: spec.kind.name(),
+            title: spec.title.clone(),
+            outcome,
+        })
+        .collect();
+    if step.after.is_some() {
+        // A short blocking read of one repo's history, after every async check is done.
+        checks.extend(super::sequence::after_check(ctx, recall, step));
+    }
+    for check in &mut checks {
+        give_generic_cause(&mut check.outcome);
+    }
+    let mut report = StepReport::new(&ctx.module, &step.name, &step.title, &ctx.track, checks);
+    if report.status == Status::Skip {
+        report.skipped = Some(why_skipped(step, &ctx.track));
+    }
+    report
+}
+
+/// Why a step whose every check was skipped was skipped: its checks belong to other tracks, or
+/// (should a check ever skip for a reason of its own) nothing was left to judge.
+fn why_skipped(step: &Step, track: &str) -> SkipReason {
+    if step.checks.iter().all(|c| off_track(c, track)) {
+        SkipReason::NotOnTrack {
+            track: track.to_string(),
+        }
+    } else {
+        SkipReason::NothingToJudge
+    }
+}
+
+/// Whether `spec` belongs to other tracks than `track` (and so is not judged on it).
+fn off_track(spec: &CheckSpec, track: &str) -> bool {
+    !spec.tracks.is_empty() && !spec.tracks.iter().any(|t| t == track)
+}
+
+/// a class still groups learners by it: `in-progress` (the cluster is still moving), `failed`,
+/// `could-not-check`. A check's own cause always wins.
+fn give_generic_cause(outcome: &mut Outcome) {
+    if outcome.cause.is_some() {
+        return;
+    }
+    outcome.cause = match outcome.status {
+        Status::Fail if outcome.pending => Some(Cause::new("in-progress")),
+        Status::Fail => Some(Cause::new("failed")),
+        Status::Error => Some(Cause::new("could-not-check")),
+        Status::Pass | Status::Skip => None,
+    };
+}
+
+/// Whether `outcome` is "could not check" only because the run has no work repos to read.
+pub(super) fn unread_for_want_of_a_work_dir(outcome: &Outcome) -> bool {
+    outcome.status == Status::Error
+        && outcome.cause.as_ref().map(Cause::as_str) == Some(NO_WORK_DIR_CAUSE)
+}
+
+/// A check's outcome with the hint level the learner is at: the course's words first, what the
+/// check saw below them. A check off the learner's track is skipped, and one of work repos in a
+/// run without them is "could not check".
+async fn evaluate(ctx: &Context, recall: &Recall, step: &Step, spec: &CheckSpec) -> Outcome {
+    if off_track(spec, &ctx.track) {
+        return Outcome::skip(format!(
+            "not on the {} track (only {})",
+            ctx.track,
+            spec.tracks.join(", ")
+        ));
+    }
+    if !spec.kind.repos().is_empty()
+        && let Some(unchecked) = ctx.unchecked_repos()
+    {
+        return unchecked;
+    }
+    let mut outcome = spec.kind.evaluate(ctx).await;
+    if outcome.status == Status::Fail {
+        let of = spec.hint_levels();
+        let level = recall
+            .hint_levels
+            .get(&(step.name.clone(), spec.id.clone()))
+            .copied()
+            .unwrap_or(1)
+            .clamp(1, of.max(1));
+        let course = spec.hint_at(level).map(str::to_string);
+        // The course's words first; what the check saw in this state is added below them, never
+        // instead (unless one already says the other).
+        let seen = outcome.hint.take();
+        outcome.hint = match (course, seen) {
+            (Some(course), Some(seen)) if course.contains(seen.trim()) => Some(course),
+            (Some(course), Some(seen)) if seen.trim_start().starts_with(course.trim()) => {
+                Some(seen)
+            }
+            (Some(course), Some(seen)) => Some(format!("{course}\n{seen}")),
+            (course, seen) => seen.or(course),
+        };
+        if of > 1 && spec.hint_at(level).is_some() {
+            outcome.hint_level = Some(HintLevel { level, of });
+        }
+    }
+    outcome
+}
+
+/// A failed check whose `after:` checks do not pass yet is still reported as failed (the step is not
+/// done), but its hint starts with the earliest check in that chain to fix first, and an explanation
+/// that only repeats that check's own is dropped: one cause, told once.
+fn point_blocked_checks_at_their_cause(specs: &[CheckSpec], outcomes: &mut [Outcome]) {
+    let gated = gate_on_events(specs, outcomes);
+    let blocker_of = |i: usize, outcomes: &[Outcome]| blocker(specs, outcomes, i);
+    let roots: Vec<Option<usize>> = (0..specs.len())
+        .map(|i| {
+            if outcomes[i].status != Status::Fail {
+                return None;
+            }
+            let mut root = blocker_of(i, outcomes)?;
+            // `after:` only names checks above, so this walk ends.
+            while let Some(earlier) = blocker_of(root, outcomes) {
+                root = earlier;
+            }
+            Some(root)
+        })
+        .collect();
+    let diagnoses: Vec<Option<String>> = outcomes.iter().map(|o| o.diagnosis.clone()).collect();
+    for (i, root) in roots.into_iter().enumerate() {
+        let Some(root) = root else { continue };
+        let first = format!("first: {} (see above)", specs[root].title);
+        // Without a cause of its own, the check failed because of the one it waits for.
+        if outcomes[i].cause.is_none() {
+            outcomes[i].cause = Some(Cause::about("blocked-by", &specs[root].id));
+        }
+        let own = outcomes[i].hint.take();
+        let root_hint = outcomes[root].hint.clone();
+        outcomes[i].hint = Some(match own {
+            // The event this check depends on did not happen: its hint is the one to follow.
+            _ if gated[i] => match &root_hint {
+                Some(hint) => format!("first: {}: {hint}", specs[root].title),
+                None => first,
+            },
+            Some(own) if Some(&own) != root_hint.as_ref() => format!("{first}; then: {own}"),
+            _ => first,
+        });
+        let repeats = |j: usize| diagnoses[j] == diagnoses[i];
+        if repeats(root)
+            || specs[i]
+                .after
+                .iter()
+                .filter_map(|id| specs.iter().position(|s| s.id == *id))
+                .any(repeats)
+        {
+            outcomes[i].diagnosis = None;
+        }
+    }
+}
+
+/// A check that depends on an event with `after:` ("the sync stopped before the Sync phase"
+/// depends on the sync failing) means nothing when the event did not happen: it never passes
+/// then. It fails when the event's check fails, and cannot be checked when the event's check
+/// could not be. Returns which checks were turned (in file order, so chains carry on down).
+fn gate_on_events(specs: &[CheckSpec], outcomes: &mut [Outcome]) -> Vec<bool> {
+    let mut gated = vec![false; specs.len()];
+    for i in 0..specs.len() {
+        if outcomes[i].status != Status::Pass {
+            continue;
+        }
+        let Some(j) = blocker(specs, outcomes, i) else {
+            continue;
+        };
+        let was = std::mem::take(&mut outcomes[i].summary);
+        let event = &specs[j].title;
+        outcomes[i] = if outcomes[j].status == Status::Fail {
+            Outcome::fail(format!(
+                "not yet: this counts only after \"{event}\", which has not happened (what is there now: {was})"
+            ))
+            .with_cause(Cause::about("event-missing", &specs[j].id))
+        } else {
+            Outcome::could_not_check(format!(
+                "cannot tell: this counts only after \"{event}\", which could not be checked (what is there now: {was})"
+            ))
+            .with_cause(Cause::about("event-unknown", &specs[j].id))
+        };
+        gated[i] = true;
+    }
+    gated
+}
+
+/// The first check named in check `i`'s `after:` that failed or could not be checked. One left
+/// unread for want of a work dir (a class run without `--work-dirs`) blocks nothing: it is not
+/// known to be missing, and pointing at it would send the learner to fix what may be done.
+fn blocker(specs: &[CheckSpec], outcomes: &[Outcome], i: usize) -> Option<usize> {
+    specs[i].after.iter().find_map(|id| {
+        let j = specs.iter().position(|s| s.id == *id)?;
+        (matches!(outcomes[j].status, Status::Fail | Status::Error)
+            && !unread_for_want_of_a_work_dir(&outcomes[j]))
+        .then_some(j)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step_with_tracks(tracks: &[&[&str]]) -> Step {
+        let checks = tracks
+            .iter()
+            .enumerate()
+            .map(|(i, tracks)| {
+                let text = format!(
+                    "id: c{i}\ntitle: c{i}\ntracks: [{}]\ngit: {{ repo: r, pushed: true }}\n",
+                    tracks.join(", ")
+                );
+                crate::course::parse_yaml::<CheckSpec>("t.yaml", &text).expect("a check")
+            })
+            .collect();
+        Step {
+            name: "step-1".to_string(),
+            title: "step one".to_string(),
+            summary: None,
+            file: "step-1.yaml".to_string(),
+            transient: false,
+            checks,
+            after: None,
+        }
+    }
+
+    #[test]
+    fn a_step_whose_checks_are_all_on_other_tracks_is_skipped_as_not_on_this_track() {
+        let step = step_with_tracks(&[&["eks"], &["eks", "gke"]]);
+        assert_eq!(
+            why_skipped(&step, "kind"),
+            SkipReason::NotOnTrack {
+                track: "kind".to_string()
+            }
+        );
+    }
+
+    #[test]
+    fn a_step_with_a_check_on_this_track_is_not_skipped_for_the_track() {
+        // Had it been skipped anyway, it was not for the track: nothing was left to judge.
+        let step = step_with_tracks(&[&["eks"], &["kind"]]);
+        assert_eq!(why_skipped(&step, "kind"), SkipReason::NothingToJudge);
+        assert!(!off_track(&step.checks[1], "kind"));
+        assert!(off_track(&step.checks[0], "kind"));
+    }
+}
