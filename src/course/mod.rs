@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use crate::error::Error;
 use crate::quiz::Quiz;
-pub use crate::yaml::file::{about_value, parse_yaml};
+/// Course files are read with their positions by the YAML module (see its `course_file`).
+pub use crate::yaml::course_file::{about_value, parse_yaml};
 use schema::{AfterSpec, CheckSpec, ModuleManifest};
 
 /// Where the course files come from.

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::course::schema::FORMAT_VERSION;
 use crate::error::Error;
-use crate::yaml::file::parse_yaml;
+use crate::yaml::course_file::parse_yaml;
 
 /// The word after a module that runs its quiz: `labcheck module-10 quiz`.
 pub const STEP_NAME: &str = "quiz";

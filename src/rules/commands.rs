@@ -49,7 +49,7 @@ fn base(word: &str) -> &str {
 const INTERPRETERS: &[&str] = &["php", "python", "python3", "ruby", "node", "npx", "bunx"];
 
 /// The program a command runs and the words after it: `php -d x=1 artisan migrate` →
-/// (`artisan`, [`migrate`]); `bundle exec rails db:migrate` → (`rails`, [`db:migrate`]).
+/// (`artisan`, `["migrate"]`); `bundle exec rails db:migrate` → (`rails`, `["db:migrate"]`).
 fn program(command: &RunCommand) -> Option<(&str, &[String])> {
     let words = &command.words;
     let mut i = 0;

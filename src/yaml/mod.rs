@@ -1,14 +1,14 @@
 //! Reading YAML the way the course's tools do, in one place: Helm's YAML 1.1 reader ([`helm`]),
 //! the path grammar of check files ([`path`]), value equality and rendering ([`value`]), where a
 //! parse error is ([`location`]), the cheap looks at text before any parser runs ([`guard`]), and
-//! reading a course file into typed data with `file:line:col` errors ([`file`](mod@file)). The
+//! a course author's file read into typed data with `file:line:col` errors ([`course_file`]). The
 //! check-file field types shared by the kinds live here too: a regex ([`pattern`]), one value or a
 //! list ([`one_or_many`]) and the visitors for fields read by hand ([`fields`]).
 //!
 //! Layering: this module imports nothing from `checks`, `course`, `plan` or `run`; they import it.
 
+pub mod course_file;
 pub mod fields;
-pub mod file;
 pub mod guard;
 pub mod helm;
 pub mod location;

@@ -49,14 +49,19 @@ impl Cluster {
         .clone()
     }
 
+    /// What the API answered to GET `path` (read once per run).
+    async fn answer(&self, path: &ApiPath, what_for_crd: &str) -> Result<Answer, ProbeError> {
+        let raw = self.get_raw(path).await?;
+        api::classify(path, &raw, &self.describe(), what_for_crd)
+    }
+
     /// The object at `path`: `Ok(None)` when the API serves its type and it is not there.
     pub async fn get(
         &self,
         path: &ApiPath,
         what_for_crd: &str,
     ) -> Result<Option<serde_json::Value>, ProbeError> {
-        let raw = self.get_raw(path).await?;
-        match api::classify(path, &raw, &self.describe(), what_for_crd)? {
+        match self.answer(path, what_for_crd).await? {
             Answer::Found(body) => {
                 let mut object = api::parse_json(path, &body)?;
                 // By what the object is, not by what was asked: a proxy or a broken server may
@@ -77,11 +82,7 @@ impl Cluster {
                 }
                 Ok(None)
             }
-            Answer::BadRequest(message) => Err(ProbeError::Server {
-                code: 400,
-                url: path.url(),
-                message,
-            }),
+            Answer::BadRequest(message) => Err(bad_request(path, message)),
         }
     }
 
@@ -103,8 +104,7 @@ impl Cluster {
         path: &ApiPath,
         what_for_crd: &str,
     ) -> Result<Vec<serde_json::Value>, ProbeError> {
-        let raw = self.get_raw(path).await?;
-        match api::classify(path, &raw, &self.describe(), what_for_crd)? {
+        match self.answer(path, what_for_crd).await? {
             Answer::Found(body) => {
                 let value = api::parse_json(path, &body)?;
                 match value.get("items") {
@@ -129,11 +129,7 @@ impl Cluster {
                 }
             }
             Answer::NotFound => Ok(Vec::new()),
-            Answer::BadRequest(message) => Err(ProbeError::Server {
-                code: 400,
-                url: path.url(),
-                message,
-            }),
+            Answer::BadRequest(message) => Err(bad_request(path, message)),
         }
     }
 
@@ -251,5 +247,14 @@ impl Cluster {
             ))),
             Err(e) => Err(e),
         }
+    }
+}
+
+/// A 400 where an object or a list was asked for: the server's message, with the URL.
+fn bad_request(path: &ApiPath, message: String) -> ProbeError {
+    ProbeError::Server {
+        code: 400,
+        url: path.url(),
+        message,
     }
 }

@@ -41,13 +41,7 @@ impl Cluster {
         };
         let unreachable =
             |reason: String| super::transport::unreachable_or_untrusted(describe, reason);
-        let request = http::Request::get("/version")
-            .header(http::header::ACCEPT, "application/json")
-            .body(kube::client::Body::empty())
-            .map_err(|e| ProbeError::NotConfigured {
-                reason: format!("cannot build a request for /version: {e}"),
-                fix: String::new(),
-            })?;
+        let request = super::transport::get_request("/version", "application/json")?;
         let asked_at = Timestamp::now();
         let exchange = async {
             let response = client

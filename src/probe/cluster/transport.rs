@@ -68,6 +68,20 @@ pub(super) async fn read_bounded(
     Ok((kept, skipped))
 }
 
+/// A GET of `url` (a path and query) that accepts `accept`.
+pub(super) fn get_request(
+    url: &str,
+    accept: &str,
+) -> Result<http::Request<kube::client::Body>, ProbeError> {
+    http::Request::get(url)
+        .header(http::header::ACCEPT, accept)
+        .body(kube::client::Body::empty())
+        .map_err(|e| ProbeError::NotConfigured {
+            reason: format!("cannot build a request for {url}: {e}"),
+            fix: String::new(),
+        })
+}
+
 pub(super) async fn send(
     client: &kube::Client,
     describe: &str,
@@ -75,13 +89,7 @@ pub(super) async fn send(
     keep_tail: Option<usize>,
 ) -> Result<RawResponse, ProbeError> {
     let unreachable = |reason: String| unreachable_or_untrusted(describe, reason);
-    let request = http::Request::get(url.as_str())
-        .header(http::header::ACCEPT, "application/json, */*")
-        .body(kube::client::Body::empty())
-        .map_err(|e| ProbeError::NotConfigured {
-            reason: format!("cannot build a request for {url}: {e}"),
-            fix: String::new(),
-        })?;
+    let request = get_request(&url, "application/json, */*")?;
     let deadline = tokio::time::Instant::now() + REQUEST_TIMEOUT;
     let response = match tokio::time::timeout_at(deadline, client.send(request)).await {
         Ok(response) => response.map_err(|e| unreachable(chain(&e)))?,

@@ -215,9 +215,7 @@ async fn follow(
 }
 
 async fn list(client: &kube::Client, collection: &str) -> Result<Store, Ended> {
-    let request = http::Request::get(collection)
-        .header(http::header::ACCEPT, "application/json")
-        .body(kube::client::Body::empty())
+    let request = super::transport::get_request(collection, "application/json")
         .map_err(|_| Ended::Refused)?;
     let response = tokio::time::timeout(super::REQUEST_TIMEOUT, client.send(request))
         .await
@@ -269,10 +267,7 @@ async fn watch(feed: &Feed, collection: &str, store: &mut Store) -> Ended {
         "{collection}?watch=1&resourceVersion={}&allowWatchBookmarks=true&timeoutSeconds={WATCH_SECONDS}",
         store.resource_version
     );
-    let Ok(request) = http::Request::get(url.as_str())
-        .header(http::header::ACCEPT, "application/json")
-        .body(kube::client::Body::empty())
-    else {
+    let Ok(request) = super::transport::get_request(&url, "application/json") else {
         return Ended::Refused;
     };
     let response =

@@ -1,5 +1,5 @@
-//! Reading a course file (module.yaml, a step file, a fixture, a quiz): YAML into typed data,
-//! with every mistake at `file:line:col` in plain words.
+//! Reading a file a course author wrote (module.yaml, a step, a fixture, a quiz): a mistake
+//! becomes `file:line:col: what was expected`, at the value it is about.
 
 use crate::error::Error;
 
