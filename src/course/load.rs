@@ -3,10 +3,11 @@
 
 use std::collections::HashSet;
 
-use super::schema::{FORMAT_VERSION, ModuleManifest, StepFile};
+use super::schema::{ModuleManifest, StepFile};
 use super::{Course, CourseSource, Module, Step, parse_yaml};
 use crate::error::Error;
 use crate::quiz::Quiz;
+use crate::yaml::course_file::check_format;
 
 impl Course {
     pub(super) fn load(source: CourseSource) -> Result<Course, Error> {
@@ -187,18 +188,5 @@ impl Module {
             }
         }
         Ok(())
-    }
-}
-
-fn check_format(file: &str, found: &str) -> Result<(), Error> {
-    if found == FORMAT_VERSION {
-        Ok(())
-    } else {
-        Err(Error::CourseContent {
-            file: file.to_string(),
-            message: format!(
-                "has `format: {found}`, but this labcheck reads `format: {FORMAT_VERSION}`; update labcheck or the file"
-            ),
-        })
     }
 }

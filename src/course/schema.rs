@@ -18,8 +18,7 @@ mod names;
 pub use names::{RESERVED_STEP_NAMES, inside_path};
 use names::{inside_work_dir, repo_name, step_names};
 
-/// The only format this labcheck reads; bump it when a change would misread older files.
-pub const FORMAT_VERSION: &str = "labcheck/v1";
+pub use crate::yaml::course_file::FORMAT_VERSION;
 
 /// `module.yaml`: what a module is and what it needs.
 #[derive(Debug, Clone, Deserialize)]

@@ -5,9 +5,8 @@ pub mod ask;
 
 use serde::Deserialize;
 
-use crate::course::schema::FORMAT_VERSION;
 use crate::error::Error;
-use crate::yaml::course_file::parse_yaml;
+use crate::yaml::course_file::{check_format, parse_yaml};
 
 /// The word after a module that runs its quiz: `labcheck module-10 quiz`.
 pub const STEP_NAME: &str = "quiz";
@@ -49,12 +48,7 @@ impl Quiz {
             file: file.to_string(),
             message,
         };
-        if quiz.format != FORMAT_VERSION {
-            return Err(problem(format!(
-                "has `format: {}`, but this labcheck reads `format: {FORMAT_VERSION}`",
-                quiz.format
-            )));
-        }
+        check_format(file, &quiz.format)?;
         if quiz.questions.is_empty() {
             return Err(problem("a quiz needs at least one question".to_string()));
         }

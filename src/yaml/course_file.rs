@@ -3,6 +3,24 @@
 
 use crate::error::Error;
 
+/// The only format of course files this labcheck reads (`format:` of module.yaml, step files and
+/// quizzes); bump it when a change would misread older files.
+pub const FORMAT_VERSION: &str = "labcheck/v1";
+
+/// Refuse a course file whose `format:` is not [`FORMAT_VERSION`].
+pub fn check_format(file: &str, found: &str) -> Result<(), Error> {
+    if found == FORMAT_VERSION {
+        Ok(())
+    } else {
+        Err(Error::CourseContent {
+            file: file.to_string(),
+            message: format!(
+                "has `format: {found}`, but this labcheck reads `format: {FORMAT_VERSION}`; update labcheck or the file"
+            ),
+        })
+    }
+}
+
 /// Parse a course file; a mistake becomes `file:line:col: what was expected`. Before the parser
 /// runs, the text is checked for nesting too deep to parse in time and for merge keys (which the
 /// parser would keep as a key named `<<`); the parser's own terms get plain words.
