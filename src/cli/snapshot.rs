@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::error::{Error, exit};
 use crate::probe::cluster::{ApiPath, Cluster, LogRead, ProbeError, application_path};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Snapshot, WithLogs};
 
 use super::{ClusterArgs, RunArgs, emit, load_course};
 

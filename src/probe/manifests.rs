@@ -15,11 +15,7 @@ pub fn read_manifests(
     shower: &PathShower,
 ) -> Result<Vec<(String, String)>, FileError> {
     let trimmed = relative.trim_end_matches('/');
-    let target = if trimmed.is_empty() || trimmed == "." {
-        root.to_path_buf()
-    } else {
-        root.join(trimmed)
-    };
+    let target = under(root, trimmed);
     if !root.is_dir() {
         return Err(FileError::RepoMissing {
             shown: shower.show(root),
@@ -60,11 +56,7 @@ pub fn read_migration_sources(
     shower: &PathShower,
 ) -> Result<Vec<(String, String)>, FileError> {
     let trimmed = relative.trim_end_matches('/');
-    let target = if trimmed.is_empty() || trimmed == "." {
-        root.to_path_buf()
-    } else {
-        root.join(trimmed)
-    };
+    let target = under(root, trimmed);
     if !target.is_dir() {
         return Ok(Vec::new());
     }
@@ -106,4 +98,12 @@ fn globset_escape(text: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// `relative` under `root`; an empty path or `.` is `root` itself.
+fn under(root: &Path, relative: &str) -> std::path::PathBuf {
+    match relative.trim_end_matches('/') {
+        "" | "." => root.to_path_buf(),
+        trimmed => root.join(trimmed),
+    }
 }

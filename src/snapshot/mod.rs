@@ -105,27 +105,45 @@ impl Changes {
         });
         self
     }
+}
+
+/// Pod logs set while building a snapshot or one of its later states.
+pub trait WithLogs: Sized {
+    /// The logs by [`LogKey`].
+    fn logs_mut(&mut self) -> &mut BTreeMap<String, String>;
 
     /// Set the log of a single-container pod.
-    pub fn with_log(mut self, namespace: &str, pod: &str, text: &str) -> Changes {
-        self.logs
+    fn with_log(mut self, namespace: &str, pod: &str, text: &str) -> Self {
+        self.logs_mut()
             .insert(LogKey::pod(namespace, pod).to_string(), text.to_string());
         self
     }
 
     /// Set the log of one container of a pod.
-    pub fn with_container_log(
+    fn with_container_log(
         mut self,
         namespace: &str,
         pod: &str,
         container: &str,
         text: &str,
-    ) -> Changes {
-        self.logs.insert(
+    ) -> Self {
+        self.logs_mut().insert(
             LogKey::container(namespace, pod, container).to_string(),
             text.to_string(),
         );
         self
+    }
+}
+
+impl WithLogs for Changes {
+    fn logs_mut(&mut self) -> &mut BTreeMap<String, String> {
+        &mut self.logs
+    }
+}
+
+impl WithLogs for Snapshot {
+    fn logs_mut(&mut self) -> &mut BTreeMap<String, String> {
+        &mut self.logs
     }
 }
 
@@ -250,28 +268,6 @@ impl Snapshot {
     /// Add an object.
     pub fn with_object(mut self, object: Value) -> Snapshot {
         self.objects.push(object);
-        self
-    }
-
-    /// Set the log of a single-container pod.
-    pub fn with_log(mut self, namespace: &str, pod: &str, text: &str) -> Snapshot {
-        self.logs
-            .insert(LogKey::pod(namespace, pod).to_string(), text.to_string());
-        self
-    }
-
-    /// Set the log of one container of a pod.
-    pub fn with_container_log(
-        mut self,
-        namespace: &str,
-        pod: &str,
-        container: &str,
-        text: &str,
-    ) -> Snapshot {
-        self.logs.insert(
-            LogKey::container(namespace, pod, container).to_string(),
-            text.to_string(),
-        );
         self
     }
 

@@ -314,24 +314,8 @@ fn types_from_crd(crd: &Value) -> Vec<ResourceType> {
         .as_str()
         .map(str::to_string)
         .unwrap_or_else(|| kind.to_lowercase());
-    let short_names: Vec<String> = spec["names"]["shortNames"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
-    let categories: Vec<String> = spec["names"]["categories"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
+    let short_names = texts(&spec["names"]["shortNames"]);
+    let categories = texts(&spec["names"]["categories"]);
     let namespaced = spec["scope"].as_str() != Some("Cluster");
     let Some(versions) = spec["versions"].as_array() else {
         return vec![];
@@ -368,6 +352,16 @@ fn types_from_crd(crd: &Value) -> Vec<ResourceType> {
                 printer_columns,
             })
         })
+        .collect()
+}
+
+/// The strings of a JSON list (none when it is not a list).
+fn texts(list: &Value) -> Vec<String> {
+    list.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
         .collect()
 }
 
