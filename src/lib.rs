@@ -1,10 +1,15 @@
 //! labcheck: checks whether a learner really did a step of the GitOps course.
 //!
-//! Layers, top to bottom: `cli` (parses, prints, maps the verdict to an exit code) → `run` (the
-//! application layer: a session runs the steps and returns data) → `checks` (one file per check
-//! kind) → `probe` (git and Kubernetes reads). `course` is data below the checks' evaluation;
-//! `report` sits beside (it renders `run`'s data and never decides); `progress` keeps the
-//! learner's history and hands the runner a read-only view. No import runs upward.
+//! Layers, top to bottom (each imports only from below it, and no two folders import each
+//! other): `cli` (parses, prints, maps the verdict to an exit code) → `report` (renders `run`'s
+//! data, never decides) → `fleet`, `doctor`, `selftest`, `progress` (a class, the environment, the
+//! course's self-test, the learner's history handed to the runner as a read-only view) → `run`
+//! (the application layer: a session loads the course, runs the steps and returns data) →
+//! `course` (the course as data: modules, steps and each check's declared fields) → `checks` (how
+//! each kind decides, from a `Context` the runner builds) → `probe` (git and Kubernetes reads) →
+//! `serve`, `snapshot`, `plan`, `rules`, `quiz` → `yaml` and the small shared pieces (`outcome`,
+//! `paths`, `shell`, `error`). `lab` builds worlds from the course's fixtures for the demo and
+//! the tests.
 
 pub mod checks;
 pub mod cli;

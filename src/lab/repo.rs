@@ -100,6 +100,17 @@ impl LabRepo {
         clock: Arc<AtomicU64>,
         files: &[(String, String)],
     ) -> Result<LabRepo, LabError> {
+        LabRepo::create_in(root, name, name, clock, files)
+    }
+
+    /// [`LabRepo::create`] with the clone in `work/<dir>` (a course may name a repo's folder).
+    pub fn create_in(
+        root: &Path,
+        name: &str,
+        dir: &str,
+        clock: Arc<AtomicU64>,
+        files: &[(String, String)],
+    ) -> Result<LabRepo, LabError> {
         let remotes = root.join("remotes");
         let remote = format!("{name}.git");
         LabRepo::open(remotes.clone(), clock.clone())
@@ -109,9 +120,9 @@ impl LabRepo {
             "clone",
             "--quiet",
             &remote_path,
-            name,
+            dir,
         ])?;
-        let repo = LabRepo::open(root.join("work").join(name), clock);
+        let repo = LabRepo::open(root.join("work").join(dir), clock);
         for (rel, text) in files {
             repo.write(rel, text)?;
         }

@@ -46,28 +46,22 @@ impl FixtureWorld {
             })?;
         }
         for spec in &module.manifest.repos {
-            let remote = format!("{}.git", spec.name);
-            world
-                .at(remotes.clone())
-                .git(&["init", "--quiet", "--bare", &remote])?;
-            let remote_path = remotes.join(&remote).display().to_string();
-            world
-                .at(work.clone())
-                .git(&["clone", "--quiet", &remote_path, spec.dir_name()])?;
-            let repo = world.repo(&spec.name)?;
+            let files = initial.get(&spec.name).map_or(&[][..], Vec::as_slice);
+            let repo = LabRepo::create_in(
+                root,
+                &spec.name,
+                spec.dir_name(),
+                world.clock.clone(),
+                files,
+            )?;
             // A relative remote keeps the world whole when it is copied to another folder.
             let up = "../".repeat(Path::new(spec.dir_name()).components().count() + 1);
             repo.git(&[
                 "remote",
                 "set-url",
                 "origin",
-                &format!("{up}remotes/{remote}"),
+                &format!("{up}remotes/{}.git", spec.name),
             ])?;
-            for (rel, text) in initial.get(&spec.name).into_iter().flatten() {
-                repo.write(rel, text)?;
-            }
-            repo.commit_all(&format!("{}: as the earlier modules left it", spec.name))?;
-            repo.git(&["push", "--quiet", "-u", "origin", "main"])?;
         }
         Ok(world)
     }
@@ -101,16 +95,7 @@ impl FixtureWorld {
 
     /// Do what the learner does, in order.
     pub fn apply(&self, changes: &[ResolvedChange]) -> Result<(), LabError> {
-        for change in changes {
-            match change {
-                ResolvedChange::Write { repo, path, text } => self.repo(repo)?.write(path, text)?,
-                ResolvedChange::Delete { repo, path } => self.repo(repo)?.delete(path)?,
-                ResolvedChange::Commit { repo, message } => self.repo(repo)?.commit_all(message)?,
-                ResolvedChange::Push { repo } => self.repo(repo)?.push()?,
-                ResolvedChange::RevertHead { repo } => self.repo(repo)?.revert_head()?,
-            }
-        }
-        Ok(())
+        crate::lab::fixtures::apply(changes, |name| self.repo(name))
     }
 
     /// The SHA a placeholder stands for.
