@@ -11,10 +11,7 @@ const PUSHED: &str = "9b7e4d2c5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c";
 const OLD: &str = "3f2a1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b";
 
 fn spec(yaml: &str) -> ArgocdAppSpec {
-    match serde_yaml::from_str(yaml) {
-        Ok(spec) => spec,
-        Err(e) => panic!("test spec does not parse: {e}"),
-    }
+    crate::yaml::testing::parsed(yaml)
 }
 
 fn pushed() -> Pushed {
