@@ -240,15 +240,7 @@ mod tests {
 
     /// Facts-2 §1.5 (b): a Helm chart plus a `ref: values` source, in either order.
     fn multi(values_first: bool) -> Application {
-        let chart = json!({"repoURL": "https://stefanprodan.github.io/podinfo", "chart": "podinfo",
-                           "targetRevision": "6.7.1", "helm": {"valueFiles": ["$values/helm/dev.yaml"]}});
-        let values = json!({"repoURL": "http://git.course.local/team-checkout/checkout-config.git",
-                            "targetRevision": "main", "ref": "values"});
-        let (sources, revisions) = if values_first {
-            (json!([values, chart]), json!([SHA, "6.7.1"]))
-        } else {
-            (json!([chart, values]), json!(["6.7.1", SHA]))
-        };
+        let (sources, revisions) = crate::checks::test_sources::chart_and_values(values_first, SHA);
         serde_json::from_value(json!({
             "spec": {"sources": sources},
             "status": {"sync": {"status": "Synced", "revisions": revisions,

@@ -375,15 +375,7 @@ fn words_argo_cd_does_not_use_are_rejected_at_load() {
 /// facts-2 §1.5 (b): chart from a Helm repo, values from the work repo (`ref: values`), after a
 /// v3.2+ auto-sync; `values_first` swaps the order of the sources (and so of the revisions).
 fn multi_source(values_first: bool, values_rev: &str) -> Application {
-    let chart = json!({"repoURL": "https://stefanprodan.github.io/podinfo", "chart": "podinfo",
-                       "targetRevision": "6.7.1", "helm": {"valueFiles": ["$values/helm/dev.yaml"]}});
-    let values = json!({"repoURL": "http://git.course.local/team-checkout/checkout-config.git",
-                        "targetRevision": "main", "ref": "values"});
-    let (sources, revisions) = if values_first {
-        (json!([values, chart]), json!([values_rev, "6.7.1"]))
-    } else {
-        (json!([chart, values]), json!(["6.7.1", values_rev]))
-    };
+    let (sources, revisions) = crate::checks::test_sources::chart_and_values(values_first, values_rev);
     serde_json::from_value(json!({
         "metadata": {"name": "checkout-dev", "namespace": "argocd"},
         "spec": {"sources": sources, "destination": {"namespace": "checkout-dev"}},
