@@ -400,10 +400,7 @@ mod tests {
     use super::*;
 
     fn condition(text: &str) -> ValueCondition {
-        match serde_yaml::from_str(text) {
-            Ok(c) => c,
-            Err(e) => panic!("{e}"),
-        }
+        crate::yaml::testing::parsed(text)
     }
 
     fn helm(text: &str) -> Value {

@@ -272,10 +272,7 @@ mod tests {
     use serde_json::json;
 
     fn spec(yaml: &str) -> LogsSpec {
-        match serde_yaml::from_str(yaml) {
-            Ok(spec) => spec,
-            Err(e) => panic!("test spec does not parse: {e}"),
-        }
+        crate::yaml::testing::parsed(yaml)
     }
 
     fn seen(phase: &str, log: LogRead) -> LogObservation {

@@ -11,6 +11,8 @@ pub mod context;
 mod git_change;
 pub mod revisions;
 pub mod sync_binding;
+#[cfg(test)]
+pub mod test_sources;
 
 use serde::de::MapAccess;
 

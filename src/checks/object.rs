@@ -221,10 +221,7 @@ mod tests {
     use serde_json::json;
 
     fn spec(yaml: &str) -> ObjectSpec {
-        match serde_yaml::from_str(yaml) {
-            Ok(spec) => spec,
-            Err(e) => panic!("test spec does not parse: {e}"),
-        }
+        crate::yaml::testing::parsed(yaml)
     }
 
     fn deployment(image: &str) -> Value {

@@ -231,24 +231,24 @@ mod tests {
 
     const SHA: &str = "8f71ac5c6f43101b4ae32d7b903c76bda14adb99";
 
-    fn repo() -> RepoId {
+    /// The work repo `name` as the learner's clone knows it, with its origin at `url`.
+    fn repo_at(name: &str, url: &str) -> RepoId {
         RepoId {
-            name: "checkout-config".to_string(),
-            origin_url: Some("git@git.course.local:team-checkout/checkout-config.git".to_string()),
+            name: name.to_string(),
+            origin_url: Some(url.to_string()),
         }
+    }
+
+    fn repo() -> RepoId {
+        repo_at(
+            "checkout-config",
+            "git@git.course.local:team-checkout/checkout-config.git",
+        )
     }
 
     /// Facts-2 §1.5 (b): a Helm chart plus a `ref: values` source, in either order.
     fn multi(values_first: bool) -> Application {
-        let chart = json!({"repoURL": "https://stefanprodan.github.io/podinfo", "chart": "podinfo",
-                           "targetRevision": "6.7.1", "helm": {"valueFiles": ["$values/helm/dev.yaml"]}});
-        let values = json!({"repoURL": "http://git.course.local/team-checkout/checkout-config.git",
-                            "targetRevision": "main", "ref": "values"});
-        let (sources, revisions) = if values_first {
-            (json!([values, chart]), json!([SHA, "6.7.1"]))
-        } else {
-            (json!([chart, values]), json!(["6.7.1", SHA]))
-        };
+        let (sources, revisions) = crate::checks::test_sources::chart_and_values(values_first, SHA);
         serde_json::from_value(json!({
             "spec": {"sources": sources},
             "status": {"sync": {"status": "Synced", "revisions": revisions,
@@ -325,10 +325,7 @@ mod tests {
     #[test]
     fn a_repo_no_source_points_at_is_named_as_not_followed() {
         let app = multi(false);
-        let other = RepoId {
-            name: "argocd-platform".to_string(),
-            origin_url: Some("/tmp/lab/remotes/argocd-platform.git".to_string()),
-        };
+        let other = repo_at("argocd-platform", "/tmp/lab/remotes/argocd-platform.git");
         assert!(matches!(
             RevisionView::compared(&app).lookup(&other),
             Lookup::NotFollowed(urls) if urls.len() == 2
@@ -338,10 +335,7 @@ mod tests {
     #[test]
     fn a_local_remote_matches_by_the_repo_name() {
         let app = multi(true);
-        let local = RepoId {
-            name: "checkout-config".to_string(),
-            origin_url: Some("/tmp/lab/remotes/checkout-config.git".to_string()),
-        };
+        let local = repo_at("checkout-config", "/tmp/lab/remotes/checkout-config.git");
         assert_eq!(
             RevisionView::compared(&app).lookup(&local),
             Lookup::Found(vec![SHA.to_string()])

@@ -328,6 +328,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// What reading the snapshot `text` says when it must refuse it.
+    fn refusal(text: &str) -> String {
+        Snapshot::from_yaml_str(text)
+            .expect_err("a snapshot that must be refused")
+            .to_string()
+    }
+
     fn job(name: &str) -> Value {
         json!({"apiVersion": "batch/v1", "kind": "Job",
                "metadata": {"name": name, "namespace": "checkout-dev"}, "status": {"active": 1}})
@@ -373,9 +380,7 @@ mod tests {
 
     #[test]
     fn an_unknown_top_level_key_is_an_error_not_ignored() {
-        let error = Snapshot::from_yaml_str("format: labcheck-snapshot/v1\nobject: []\n")
-            .expect_err("typo")
-            .to_string();
+        let error = refusal("format: labcheck-snapshot/v1\nobject: []\n");
         assert!(
             error.starts_with("<snapshot>:2:1: unknown field `object`"),
             "{error}"
@@ -391,9 +396,7 @@ mod tests {
 
     #[test]
     fn another_format_is_refused_with_the_one_expected() {
-        let error = Snapshot::from_yaml_str("format: labcheck-snapshot/v2\n")
-            .expect_err("future format")
-            .to_string();
+        let error = refusal("format: labcheck-snapshot/v2\n");
         assert!(
             error.contains("reads `format: labcheck-snapshot/v1`"),
             "{error}"

@@ -175,47 +175,45 @@ mod tests {
         json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "namespace": "checkout-dev"}})
     }
 
-    #[test]
-    fn an_object_without_a_name_is_rejected_with_its_place() {
-        let s = Snapshot::new()
-            .with_object(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}}));
-        let error = s.check().expect_err("invalid").to_string();
-        assert!(
-            error.contains("objects[0]: has no metadata.name"),
-            "{error}"
-        );
+    /// What `check` says about a snapshot it must refuse.
+    fn refusal(s: Snapshot) -> String {
+        s.check().expect_err("invalid").to_string()
     }
 
     #[test]
-    fn an_unknown_kind_without_its_crd_is_rejected() {
-        let s = Snapshot::new().with_object(
-            json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}),
-        );
-        let error = s.check().expect_err("invalid").to_string();
-        assert!(
-            error.contains("unknown kind Widget (apiVersion example.com/v1)"),
-            "{error}"
-        );
-        assert!(error.contains("CustomResourceDefinition"), "{error}");
-    }
-
-    #[test]
-    fn a_known_kind_at_the_wrong_version_names_the_right_one() {
-        let s = Snapshot::new().with_object(json!({"apiVersion": "batch/v1beta1", "kind": "Job", "metadata": {"name": "j", "namespace": "n"}}));
-        let error = s.check().expect_err("invalid").to_string();
-        assert!(
-            error.contains("Job is served as apiVersion batch/v1"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn a_namespaced_kind_needs_a_namespace() {
-        let s = Snapshot::new().with_object(
-            json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}}),
-        );
-        let error = s.check().expect_err("invalid").to_string();
-        assert!(error.contains("add metadata.namespace"), "{error}");
+    fn an_object_the_api_could_not_serve_is_rejected_saying_why() {
+        // (what is wrong, the one object, what the error must say)
+        let cases: [(&str, serde_json::Value, &[&str]); 4] = [
+            (
+                "no name: named with its place",
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}}),
+                &["objects[0]: has no metadata.name"],
+            ),
+            (
+                "an unknown kind without its CRD",
+                json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}),
+                &[
+                    "unknown kind Widget (apiVersion example.com/v1)",
+                    "CustomResourceDefinition",
+                ],
+            ),
+            (
+                "a known kind at the wrong version: the right one named",
+                json!({"apiVersion": "batch/v1beta1", "kind": "Job", "metadata": {"name": "j", "namespace": "n"}}),
+                &["Job is served as apiVersion batch/v1"],
+            ),
+            (
+                "a namespaced kind without a namespace",
+                json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}}),
+                &["add metadata.namespace"],
+            ),
+        ];
+        for (case, object, says) in cases {
+            let error = refusal(Snapshot::new().with_object(object));
+            for words in says {
+                assert!(error.contains(words), "{case}: {error}");
+            }
+        }
     }
 
     #[test]
@@ -224,7 +222,7 @@ mod tests {
             Duration::from_secs(1),
             Changes::new().deleting("batch/v1", "Job", "checkout-dev", "b"),
         );
-        let error = s.check().expect_err("invalid").to_string();
+        let error = refusal(s);
         assert!(error.contains("timeline[0].deleted[0]"), "{error}");
     }
 
@@ -234,7 +232,7 @@ mod tests {
             .with_object(job("a"))
             .then_after(Duration::from_secs(5), Changes::new())
             .then_after(Duration::from_secs(2), Changes::new());
-        let error = s.check().expect_err("invalid").to_string();
+        let error = refusal(s);
         assert!(error.contains("timeline[1]"), "{error}");
     }
 }

@@ -15,4 +15,6 @@ pub mod location;
 pub mod one_or_many;
 pub mod path;
 pub mod pattern;
+#[cfg(test)]
+pub mod testing;
 pub mod value;

@@ -304,10 +304,7 @@ mod tests {
     }
 
     fn yaml(text: &str) -> serde_yaml::Value {
-        match serde_yaml::from_str(text) {
-            Ok(v) => v,
-            Err(e) => panic!("{e}"),
-        }
+        crate::yaml::testing::parsed(text)
     }
 
     #[test]

@@ -11,10 +11,7 @@ const PUSHED: &str = "9b7e4d2c5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c";
 const OLD: &str = "3f2a1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b";
 
 fn spec(yaml: &str) -> ArgocdAppSpec {
-    match serde_yaml::from_str(yaml) {
-        Ok(spec) => spec,
-        Err(e) => panic!("test spec does not parse: {e}"),
-    }
+    crate::yaml::testing::parsed(yaml)
 }
 
 fn pushed() -> Pushed {
@@ -378,15 +375,7 @@ fn words_argo_cd_does_not_use_are_rejected_at_load() {
 /// facts-2 §1.5 (b): chart from a Helm repo, values from the work repo (`ref: values`), after a
 /// v3.2+ auto-sync; `values_first` swaps the order of the sources (and so of the revisions).
 fn multi_source(values_first: bool, values_rev: &str) -> Application {
-    let chart = json!({"repoURL": "https://stefanprodan.github.io/podinfo", "chart": "podinfo",
-                       "targetRevision": "6.7.1", "helm": {"valueFiles": ["$values/helm/dev.yaml"]}});
-    let values = json!({"repoURL": "http://git.course.local/team-checkout/checkout-config.git",
-                        "targetRevision": "main", "ref": "values"});
-    let (sources, revisions) = if values_first {
-        (json!([values, chart]), json!([values_rev, "6.7.1"]))
-    } else {
-        (json!([chart, values]), json!(["6.7.1", values_rev]))
-    };
+    let (sources, revisions) = crate::checks::test_sources::chart_and_values(values_first, values_rev);
     serde_json::from_value(json!({
         "metadata": {"name": "checkout-dev", "namespace": "argocd"},
         "spec": {"sources": sources, "destination": {"namespace": "checkout-dev"}},

@@ -21,29 +21,36 @@ fn spec(yaml: &str) -> Result<GitSpec, String> {
 }
 
 #[test]
-fn a_git_check_without_a_condition_is_rejected_at_load() {
-    let err = spec("id: x\ngit:\n  repo: checkout-config\n").unwrap_err();
-    assert!(err.contains("has no condition"), "{err}");
-    assert!(err.contains("line 3"), "{err}");
-}
-
-#[test]
-fn clean_false_is_rejected_because_it_checks_nothing() {
-    let err = spec("repo: x\nclean: false\n").unwrap_err();
-    assert!(err.contains("`clean: false` checks nothing"), "{err}");
-}
-
-#[test]
-fn an_invalid_regex_is_rejected_at_load_with_its_line() {
-    let err = spec("repo: x\npushed: true\nhead_message: \"checkout: (6.7.0\"\n").unwrap_err();
-    assert!(err.contains("is not a valid regex"), "{err}");
-    assert!(err.contains("line 5 column 17"), "{err}");
-}
-
-#[test]
-fn an_unknown_field_is_rejected() {
-    let err = spec("repo: x\npushd: true\n").unwrap_err();
-    assert!(err.contains("unknown field `pushd`"), "{err}");
+fn a_git_check_that_checks_nothing_or_cannot_be_read_is_rejected_at_load() {
+    // (what is wrong, the check's text, what the error must say)
+    let cases: [(&str, &str, &[&str]); 4] = [
+        (
+            "no condition, named at its line",
+            "id: x\ngit:\n  repo: checkout-config\n",
+            &["has no condition", "line 3"],
+        ),
+        (
+            "clean: false checks nothing",
+            "repo: x\nclean: false\n",
+            &["`clean: false` checks nothing"],
+        ),
+        (
+            "an invalid regex, with its line",
+            "repo: x\npushed: true\nhead_message: \"checkout: (6.7.0\"\n",
+            &["is not a valid regex", "line 5 column 17"],
+        ),
+        (
+            "an unknown field",
+            "repo: x\npushd: true\n",
+            &["unknown field `pushd`"],
+        ),
+    ];
+    for (case, yaml, says) in cases {
+        let err = spec(yaml).unwrap_err();
+        for words in says {
+            assert!(err.contains(words), "{case}: {err}");
+        }
+    }
 }
 
 #[test]

@@ -44,6 +44,18 @@ fn app(op: Value) -> Application {
     .unwrap_or_default()
 }
 
+/// An operation that ended (or runs) in `phase` with `message`; its result, for `NEW`, lists
+/// `resources`.
+fn op(phase: &str, message: &str, resources: Value) -> Value {
+    json!({"phase": phase, "message": message,
+           "syncResult": {"revision": NEW, "resources": resources}})
+}
+
+/// The step's verdict on the Job `name` created at `created`, in the app's namespace.
+fn outcome_of(name: &str, created: &str, app: &Application) -> Option<Outcome> {
+    job_outcome(&job(name, created), app, "checkout-dev")
+}
+
 fn cause(outcome: &Option<Outcome>) -> Option<String> {
     outcome
         .as_ref()
@@ -54,9 +66,16 @@ fn cause(outcome: &Option<Outcome>) -> Option<String> {
 #[test]
 fn a_hook_listed_by_the_sync_and_created_after_it_started_counts() {
     for created in ["2026-05-02T10:14:58Z", "2026-05-02T10:14:59Z"] {
-        let app = app(json!({"phase": "Failed",
-            "message": "one or more synchronization tasks completed unsuccessfully",
-            "syncResult": {"revision": NEW, "resources": [hook("checkout-migrate", "PreSync", "Failed", "Job has reached the specified backoff limit")]}}));
+        let app = app(op(
+            "Failed",
+            "one or more synchronization tasks completed unsuccessfully",
+            json!([hook(
+                "checkout-migrate",
+                "PreSync",
+                "Failed",
+                "Job has reached the specified backoff limit"
+            )]),
+        ));
         let j = job("checkout-migrate", created);
         assert_eq!(bind(&j, &app), Binding::ThisSync, "{created}");
         assert_eq!(job_outcome(&j, &app, "checkout-dev"), None);
@@ -66,15 +85,12 @@ fn a_hook_listed_by_the_sync_and_created_after_it_started_counts() {
 #[test]
 fn a_job_kept_by_before_hook_creation_from_an_older_sync_fails_naming_that_sync() {
     // The new sync stopped before the hook ran; the Job is the one of the 10:00 sync of OLD.
-    let app = app(
-        json!({"phase": "Failed", "message": "one or more objects failed to apply",
-        "syncResult": {"revision": NEW, "resources": []}}),
-    );
-    let outcome = job_outcome(
-        &job("checkout-migrate", "2026-05-02T10:00:05Z"),
-        &app,
-        "checkout-dev",
-    );
+    let app = app(op(
+        "Failed",
+        "one or more objects failed to apply",
+        json!([]),
+    ));
+    let outcome = outcome_of("checkout-migrate", "2026-05-02T10:00:05Z", &app);
     assert_eq!(
         cause(&outcome).as_deref(),
         Some("job-from-earlier-sync:checkout-migrate")
@@ -99,16 +115,13 @@ fn a_job_kept_by_before_hook_creation_from_an_older_sync_fails_naming_that_sync(
 
 #[test]
 fn an_older_job_the_sync_lists_was_re_applied_not_re_run() {
-    let app = app(
-        json!({"phase": "Succeeded", "message": "successfully synced (all tasks run)",
-        "syncResult": {"revision": NEW, "resources": [hook("checkout-migrate", "PreSync", "Succeeded", "")]}}),
-    );
-    let outcome = job_outcome(
-        &job("checkout-migrate", "2026-05-02T10:00:05Z"),
-        &app,
-        "checkout-dev",
-    )
-    .unwrap_or_else(|| Outcome::pass("wrong"));
+    let app = app(op(
+        "Succeeded",
+        "successfully synced (all tasks run)",
+        json!([hook("checkout-migrate", "PreSync", "Succeeded", "")]),
+    ));
+    let outcome = outcome_of("checkout-migrate", "2026-05-02T10:00:05Z", &app)
+        .unwrap_or_else(|| Outcome::pass("wrong"));
     assert_eq!(outcome.status, Status::Fail);
     assert!(
         outcome
@@ -121,15 +134,12 @@ fn an_older_job_the_sync_lists_was_re_applied_not_re_run() {
 #[test]
 fn last_failures_syncfail_job_while_a_new_sync_runs_is_pending_not_passed() {
     // facts-2 §2.4: the old notify Job is still there, the new operation has no SyncFail entry.
-    let app = app(
-        json!({"phase": "Running", "message": "waiting for completion of hook batch/Job/checkout-migrate",
-        "syncResult": {"revision": NEW, "resources": [hook("checkout-migrate", "PreSync", "Running", "")]}}),
-    );
-    let outcome = job_outcome(
-        &job("checkout-sync-failed", "2026-05-02T09:40:00Z"),
-        &app,
-        "checkout-dev",
-    );
+    let app = app(op(
+        "Running",
+        "waiting for completion of hook batch/Job/checkout-migrate",
+        json!([hook("checkout-migrate", "PreSync", "Running", "")]),
+    ));
+    let outcome = outcome_of("checkout-sync-failed", "2026-05-02T09:40:00Z", &app);
     assert_eq!(
         cause(&outcome).as_deref(),
         Some("job-from-earlier-sync:checkout-sync-failed")
@@ -210,8 +220,11 @@ fn a_selective_sync_keeps_the_evidence_of_the_full_sync_before_it() {
 
 #[test]
 fn a_terminated_sync_is_named_terminated_not_a_delete_policy() {
-    let app = app(json!({"phase": "Failed", "message": "Operation terminated",
-        "syncResult": {"revision": NEW, "resources": [hook("checkout-migrate", "PreSync", "Succeeded", "Deleted")]}}));
+    let app = app(op(
+        "Failed",
+        "Operation terminated",
+        json!([hook("checkout-migrate", "PreSync", "Succeeded", "Deleted")]),
+    ));
     let j = job("checkout-migrate", "2026-05-02T10:14:59Z");
     let outcome = job_outcome(&j, &app, "checkout-dev");
     assert_eq!(cause(&outcome).as_deref(), Some("operation-terminated"));
@@ -231,15 +244,12 @@ fn a_terminated_sync_is_named_terminated_not_a_delete_policy() {
 
 #[test]
 fn a_job_created_during_the_sync_but_not_its_hook_says_nothing_about_it() {
-    let app = app(
-        json!({"phase": "Succeeded", "message": "successfully synced (all tasks run)",
-        "syncResult": {"revision": NEW, "resources": []}}),
-    );
-    let outcome = job_outcome(
-        &job("checkout-migrate", "2026-05-02T10:20:00Z"),
-        &app,
-        "checkout-dev",
-    );
+    let app = app(op(
+        "Succeeded",
+        "successfully synced (all tasks run)",
+        json!([]),
+    ));
+    let outcome = outcome_of("checkout-migrate", "2026-05-02T10:20:00Z", &app);
     assert_eq!(
         cause(&outcome).as_deref(),
         Some("job-not-a-hook-of-sync:checkout-migrate")
@@ -254,11 +264,7 @@ fn a_job_of_a_sync_of_an_older_revision_than_the_target_is_not_the_steps() {
         "syncResult": {"revision": OLD, "resources": [hook("checkout-migrate", "PreSync", "Succeeded", "")]}}),
     );
     app.status.sync.status = Some("OutOfSync".to_string());
-    let outcome = job_outcome(
-        &job("checkout-migrate", "2026-05-02T10:14:59Z"),
-        &app,
-        "checkout-dev",
-    );
+    let outcome = outcome_of("checkout-migrate", "2026-05-02T10:14:59Z", &app);
     assert_eq!(
         cause(&outcome).as_deref(),
         Some("job-from-earlier-sync:checkout-migrate")

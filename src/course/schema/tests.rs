@@ -2,6 +2,22 @@
 
 use super::*;
 
+/// The error a course file's text gets when read as `T` (empty when it is read without one).
+fn load_error<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> String {
+    crate::course::parse_yaml::<T>(file, text)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
+}
+
+fn step_error(text: &str) -> String {
+    load_error::<StepFile>("step.yaml", text)
+}
+
+fn module_error(text: &str) -> String {
+    load_error::<ModuleManifest>("module.yaml", text)
+}
+
 #[test]
 fn the_keys_named_in_errors_are_the_common_keys_and_every_kind() {
     let mut all = COMMON_KEYS.to_vec();
@@ -13,21 +29,11 @@ fn the_keys_named_in_errors_are_the_common_keys_and_every_kind() {
 #[test]
 fn a_check_file_cut_mid_key_is_an_error_with_a_position() {
     let text = "format: labcheck/v1\ntitle: t\nchecks:\n  - id: a\n    title: b\n    yamloks only run: x\n";
-    let error = crate::course::parse_yaml::<StepFile>("step.yaml", text)
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let error = step_error(text);
     assert!(
         error.starts_with("step.yaml:4:5: checks[0]: unknown field `yamloks only run`"),
         "{error}"
     );
-}
-
-fn module_error(text: &str) -> String {
-    crate::course::parse_yaml::<ModuleManifest>("module.yaml", text)
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default()
 }
 
 const MODULE_HEAD: &str = "format: labcheck/v1\nmodule: m\ntitle: t\ntracks: {default: kind, available: [kind]}\nrepos:\n  - name: r\n    get: git clone r\n";
@@ -76,10 +82,7 @@ fn a_repo_path_that_leaves_the_work_dir_is_refused_at_its_line() {
 #[test]
 fn a_duplicate_check_id_is_refused_at_the_second_one() {
     let text = "format: labcheck/v1\ntitle: t\nchecks:\n  - id: a\n    title: x\n    git: {repo: r, branch: main}\n  - id: a\n    title: y\n    git: {repo: r, branch: main}\n";
-    let error = crate::course::parse_yaml::<StepFile>("step.yaml", text)
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let error = step_error(text);
     assert!(error.starts_with("step.yaml:7:"), "{error}");
     assert!(error.contains("two checks have the id `a`"), "{error}");
 }

@@ -19,6 +19,13 @@ fn response(code: u16, body: &str) -> RawResponse {
     }
 }
 
+/// The error `classify` turns `response` into, as the learner reads it (None: not an error).
+fn error_text(path: &ApiPath, response: &RawResponse, context: &str) -> Option<String> {
+    classify(path, response, context, "x")
+        .err()
+        .map(|e| e.to_string())
+}
+
 #[test]
 fn urls_follow_the_api_layout_for_core_and_named_groups() {
     assert_eq!(
@@ -80,9 +87,8 @@ fn forbidden_names_the_verb_and_the_resource() {
         .in_namespace("checkout-dev")
         .named("checkout-migrate");
     let body = r#"{"kind":"Status","status":"Failure","message":"jobs.batch \"checkout-migrate\" is forbidden: User \"dev\" cannot get resource \"jobs\" in API group \"batch\" in the namespace \"checkout-dev\"","reason":"Forbidden","code":403}"#;
-    let err = classify(&path, &response(403, body), "s", "x").err();
     assert_eq!(
-        err.map(|e| e.to_string()),
+        error_text(&path, &response(403, body), "s"),
         Some("forbidden: cannot get jobs.batch in checkout-dev".to_string())
     );
 }
@@ -171,9 +177,7 @@ fn redirects_and_rate_limits_say_what_the_server_answered() {
     let path = app_path();
     let mut redirect = response(301, "<a>Moved</a>");
     redirect.location = Some("https://elsewhere:6443/".to_string());
-    let error = classify(&path, &redirect, "context lab", "x")
-        .err()
-        .map(|e| e.to_string());
+    let error = error_text(&path, &redirect, "context lab");
     assert!(
         error.as_deref().is_some_and(|e| e.contains("answered 301")
             && e.contains("sending labcheck to https://elsewhere:6443/")),
@@ -181,9 +185,7 @@ fn redirects_and_rate_limits_say_what_the_server_answered() {
     );
     let mut limited = response(429, "{}");
     limited.retry_after = Some("7".to_string());
-    let error = classify(&path, &limited, "s", "x")
-        .err()
-        .map(|e| e.to_string());
+    let error = error_text(&path, &limited, "s");
     assert!(
         error
             .as_deref()
