@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use globset::GlobBuilder;
+use globset::{GlobBuilder, GlobMatcher};
 
 use super::files::{self, FileError, PathShower};
 
@@ -25,20 +25,11 @@ pub fn read_manifests(
         let text = files::read_repo_file(root, trimmed, shower)?;
         return Ok(vec![(trimmed.to_string(), text)]);
     }
-    let prefix = if target == root {
-        String::new()
-    } else {
-        format!("{trimmed}/")
-    };
-    let pattern = format!("{}**/*.{{yaml,yml,json}}", globset_escape(&prefix));
-    let glob = GlobBuilder::new(&pattern)
-        .literal_separator(true)
-        .build()
-        .map_err(|e| FileError::Io {
-            shown: shower.show(&target),
-            source: std::io::Error::other(e.to_string()),
-        })?
-        .compile_matcher();
+    let pattern = format!(
+        "{}**/*.{{yaml,yml,json}}",
+        glob_prefix(root, &target, trimmed)
+    );
+    let glob = compile_glob(&pattern, &target, shower)?;
     let mut found = Vec::new();
     for rel in files::glob_repo_files(root, &glob, shower)? {
         let text = files::read_repo_file(root, &rel, shower)?;
@@ -60,25 +51,14 @@ pub fn read_migration_sources(
     if !target.is_dir() {
         return Ok(Vec::new());
     }
-    let prefix = if target == root {
-        String::new()
-    } else {
-        format!("{}/", globset_escape(trimmed))
-    };
+    let prefix = glob_prefix(root, &target, trimmed);
     let mut found = Vec::new();
     for pattern in [
         format!("{prefix}**/*.sql"),
         format!("{prefix}**/migrations/**/*.{{php,rb,py}}"),
         format!("{prefix}**/db/migrate/**/*.rb"),
     ] {
-        let glob = GlobBuilder::new(&pattern)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| FileError::Io {
-                shown: shower.show(&target),
-                source: std::io::Error::other(e.to_string()),
-            })?
-            .compile_matcher();
+        let glob = compile_glob(&pattern, &target, shower)?;
         for rel in files::glob_repo_files(root, &glob, shower)? {
             if !found.iter().any(|(r, _)| *r == rel) {
                 let text = files::read_repo_file(root, &rel, shower)?;
@@ -87,6 +67,33 @@ pub fn read_migration_sources(
         }
     }
     Ok(found)
+}
+
+/// The glob text that stands for the folder `target` (`trimmed` under `root`): empty for `root`
+/// itself, else the folder's path, escaped, and a `/`.
+fn glob_prefix(root: &Path, target: &Path, trimmed: &str) -> String {
+    if target == root {
+        String::new()
+    } else {
+        format!("{}/", globset_escape(trimmed))
+    }
+}
+
+/// A glob whose `*` stays inside one folder; a pattern globset refuses is an I/O error about
+/// `target`, the folder it was made for.
+fn compile_glob(
+    pattern: &str,
+    target: &Path,
+    shower: &PathShower,
+) -> Result<GlobMatcher, FileError> {
+    Ok(GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| FileError::Io {
+            shown: shower.show(target),
+            source: std::io::Error::other(e.to_string()),
+        })?
+        .compile_matcher())
 }
 
 fn globset_escape(text: &str) -> String {
