@@ -1,6 +1,7 @@
 //! Finding and reading manifest files: one file, or every `.yaml`, `.yml` and `.json` file under a
 //! folder (sorted, `.git` skipped), with the bounds and the stay-inside rule of [`super::files`].
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -25,17 +26,13 @@ pub fn read_manifests(
         let text = files::read_repo_file(root, trimmed, shower)?;
         return Ok(vec![(trimmed.to_string(), text)]);
     }
-    let pattern = format!(
-        "{}**/*.{{yaml,yml,json}}",
-        glob_prefix(root, &target, trimmed)
-    );
-    let glob = compile_glob(&pattern, &target, shower)?;
-    let mut found = Vec::new();
-    for rel in files::glob_repo_files(root, &glob, shower)? {
-        let text = files::read_repo_file(root, &rel, shower)?;
-        found.push((rel, text));
-    }
-    Ok(found)
+    let prefix = glob_prefix(root, &target, trimmed);
+    read_matching(
+        root,
+        &target,
+        &[format!("{prefix}**/*.{{yaml,yml,json}}")],
+        shower,
+    )
 }
 
 /// Migration files under a folder, for the `expand-contract` rule: every `.sql` file, and the
@@ -52,15 +49,33 @@ pub fn read_migration_sources(
         return Ok(Vec::new());
     }
     let prefix = glob_prefix(root, &target, trimmed);
+    read_matching(
+        root,
+        &target,
+        &[
+            format!("{prefix}**/*.sql"),
+            format!("{prefix}**/migrations/**/*.{{php,rb,py}}"),
+            format!("{prefix}**/db/migrate/**/*.rb"),
+        ],
+        shower,
+    )
+}
+
+/// Every file under `root` that one of `patterns` (made for the folder `target`) matches, read
+/// once each, as (path relative to `root`, text): a pattern's files in its sorted order, the
+/// patterns in the order given.
+fn read_matching(
+    root: &Path,
+    target: &Path,
+    patterns: &[String],
+    shower: &PathShower,
+) -> Result<Vec<(String, String)>, FileError> {
+    let mut seen = BTreeSet::new();
     let mut found = Vec::new();
-    for pattern in [
-        format!("{prefix}**/*.sql"),
-        format!("{prefix}**/migrations/**/*.{{php,rb,py}}"),
-        format!("{prefix}**/db/migrate/**/*.rb"),
-    ] {
-        let glob = compile_glob(&pattern, &target, shower)?;
+    for pattern in patterns {
+        let glob = compile_glob(pattern, target, shower)?;
         for rel in files::glob_repo_files(root, &glob, shower)? {
-            if !found.iter().any(|(r, _)| *r == rel) {
+            if seen.insert(rel.clone()) {
                 let text = files::read_repo_file(root, &rel, shower)?;
                 found.push((rel, text));
             }
