@@ -6,9 +6,10 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 
 use super::emit;
+use super::output::HumanOrJsonArgs;
 use crate::course::Course;
 use crate::error::{Error, exit};
-use crate::report::{self, ColorChoice, HumanOrJson, Styles};
+use crate::report::{self, HumanOrJson, Styles};
 use crate::selftest::{self, lint};
 
 /// `labcheck course` options.
@@ -36,13 +37,9 @@ pub struct CourseOptions {
     #[arg(long, value_name = "DIR")]
     pub course_dir: Option<PathBuf>,
 
-    /// Report format.
-    #[arg(short = 'o', long, value_enum, default_value_t = HumanOrJson::Human)]
-    pub format: HumanOrJson,
-
-    /// When to colour output (NO_COLOR is honoured with auto).
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    pub color: ColorChoice,
+    /// `-o human|json` and `--color`.
+    #[command(flatten)]
+    pub output: HumanOrJsonArgs,
 }
 
 /// `labcheck course test` options.
@@ -80,12 +77,12 @@ pub async fn run(args: &CourseArgs) -> Result<u8, Error> {
             // not pass where nothing happened.
             let scratch = scratch("labcheck-course-lint-", "the fresh lab")?;
             problems.extend(crate::selftest::fresh::lint_fresh(&course, scratch.path()).await);
-            emit(&match lint_args.options.format {
+            emit(&match lint_args.options.output.format {
                 HumanOrJson::Json => report::selftest::json_lint(&problems),
                 HumanOrJson::Human => report::selftest::human_lint(
                     course.modules.len(),
                     &problems,
-                    Styles::decide(lint_args.options.color),
+                    Styles::decide(lint_args.options.output.color),
                 ),
             });
             Ok(if problems.is_empty() {
@@ -109,10 +106,10 @@ async fn run_test(args: &TestArgs) -> Result<u8, Error> {
         let dir = scratch.path().join(&module.manifest.module);
         results.push(selftest::test_module(&course, module, &dir).await?);
     }
-    emit(&match args.options.format {
+    emit(&match args.options.output.format {
         HumanOrJson::Json => report::selftest::json_test(&results),
         HumanOrJson::Human => {
-            report::selftest::human_test(&results, Styles::decide(args.options.color))
+            report::selftest::human_test(&results, Styles::decide(args.options.output.color))
         }
     });
     Ok(if results.iter().all(selftest::ModuleResult::ok) {

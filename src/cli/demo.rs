@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use super::output::HumanOrJsonArgs;
 use super::{RunArgs, emit};
 use crate::error::{Error, exit};
 use crate::lab::cluster::{self as lab_cluster, Revisions};
 use crate::lab::fixtures;
 use crate::lab::world::{CoursePoint, LabError, LabWorld, MODULE};
 use crate::outcome::Status;
-use crate::report::{ColorChoice, Format, HumanOrJson, Styles, render};
+use crate::report::{Format, Styles, render};
 use crate::run::{Session, SessionRun};
 use crate::snapshot::Snapshot;
 
@@ -27,13 +28,9 @@ pub struct DemoArgs {
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
 
-    /// Report format.
-    #[arg(short = 'o', long, value_enum, default_value_t = HumanOrJson::Human)]
-    pub format: HumanOrJson,
-
-    /// When to colour output (NO_COLOR is honoured with auto).
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    pub color: ColorChoice,
+    /// `-o human|json` and `--color`.
+    #[command(flatten)]
+    pub output: HumanOrJsonArgs,
 }
 
 /// One situation of the tour: a state the course's fixtures declare for a step (its work repos
@@ -77,10 +74,10 @@ const TOUR: &[Scenario] = &[
 pub async fn demo(args: &DemoArgs) -> Result<u8, Error> {
     let run = &RunArgs {
         report: super::output::ReportArgs {
-            format: args.format.into(),
+            format: args.output.format.into(),
             ..Default::default()
         },
-        color: args.color,
+        color: args.output.color,
         ..RunArgs::default()
     };
     let scratch;

@@ -16,7 +16,7 @@ use clap::{Args, ValueEnum};
 use super::emit;
 use crate::course::schema::RepoSpec;
 use crate::error::Error;
-use crate::report::{Format, Styles};
+use crate::report::{ColorChoice, Format, HumanOrJson, Styles};
 
 /// `-o`, `--report` and `--output`, shared by every command that reports checks.
 #[derive(Debug, Args, Clone, Default)]
@@ -35,6 +35,19 @@ pub struct ReportArgs {
     /// `--report FORMAT=FILE` with the human report on the terminal.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// `-o human|json` and `--color`, shared by the commands whose output is a story for people or
+/// one JSON document (`demo`, `plan`, `course test|lint`).
+#[derive(Debug, Args, Clone)]
+pub struct HumanOrJsonArgs {
+    /// Report format.
+    #[arg(short = 'o', long, value_enum, default_value_t = HumanOrJson::Human)]
+    pub format: HumanOrJson,
+
+    /// When to colour output (NO_COLOR is honoured with auto).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
 }
 
 /// One `--report FORMAT=FILE`.

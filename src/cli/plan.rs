@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use super::output::HumanOrJsonArgs;
 use crate::error::{Error, exit};
 use crate::plan::{Object, Plan, PlanOptions, parse_manifests};
 use crate::probe::files::{MAX_FILE_BYTES, PathShower};
 use crate::probe::manifests::{read_manifests, read_migration_sources};
-use crate::report::{self, ColorChoice, HumanOrJson, Styles};
+use crate::report::{self, HumanOrJson, Styles};
 use crate::rules::{self, Severity};
 
 /// `labcheck plan` options.
@@ -35,13 +36,9 @@ pub struct PlanArgs {
     #[arg(long, value_name = "PATH")]
     pub pruned: Vec<String>,
 
-    /// Report format.
-    #[arg(short = 'o', long, value_enum, default_value_t = HumanOrJson::Human)]
-    pub format: HumanOrJson,
-
-    /// When to colour output (NO_COLOR is honoured with auto).
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    pub color: ColorChoice,
+    /// `-o human|json` and `--color`.
+    #[command(flatten)]
+    pub output: HumanOrJsonArgs,
 }
 
 /// Run `labcheck plan`; returns the exit code.
@@ -61,11 +58,13 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
     let findings = args
         .rules
         .then(|| rules::check_with_sources(&plan, &sources));
-    let text = match args.format {
+    let text = match args.output.format {
         HumanOrJson::Json => report::plan::render_json(&plan, findings.as_deref()),
-        HumanOrJson::Human => {
-            report::plan::render_human(&plan, findings.as_deref(), Styles::decide(args.color))
-        }
+        HumanOrJson::Human => report::plan::render_human(
+            &plan,
+            findings.as_deref(),
+            Styles::decide(args.output.color),
+        ),
     };
     super::emit(&text);
     let warned = findings

@@ -102,12 +102,7 @@ impl Course {
 
 impl Module {
     fn validate(&self) -> Result<(), Error> {
-        let repo_names: HashSet<&str> = self
-            .manifest
-            .repos
-            .iter()
-            .map(|r| r.name.as_str())
-            .collect();
+        let repo_names: HashSet<&str> = self.manifest.repo_names().collect();
         for step in &self.steps {
             if self.quiz.is_some() && step.name == crate::quiz::STEP_NAME {
                 return Err(Error::CourseContent {

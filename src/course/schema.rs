@@ -45,6 +45,13 @@ pub struct ModuleManifest {
     pub quiz: Option<String>,
 }
 
+impl ModuleManifest {
+    /// The names of the module's work repos, in course order.
+    pub fn repo_names(&self) -> impl Iterator<Item = &str> {
+        self.repos.iter().map(|r| r.name.as_str())
+    }
+}
+
 /// `needs:` in module.yaml: what `labcheck doctor MODULE` looks for besides the cluster, Argo CD
 /// and the work repos.
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -1,9 +1,10 @@
 //! Finding and reading manifest files: one file, or every `.yaml`, `.yml` and `.json` file under a
 //! folder (sorted, `.git` skipped), with the bounds and the stay-inside rule of [`super::files`].
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
-use globset::GlobBuilder;
+use globset::{GlobBuilder, GlobMatcher};
 
 use super::files::{self, FileError, PathShower};
 
@@ -25,26 +26,13 @@ pub fn read_manifests(
         let text = files::read_repo_file(root, trimmed, shower)?;
         return Ok(vec![(trimmed.to_string(), text)]);
     }
-    let prefix = if target == root {
-        String::new()
-    } else {
-        format!("{trimmed}/")
-    };
-    let pattern = format!("{}**/*.{{yaml,yml,json}}", globset_escape(&prefix));
-    let glob = GlobBuilder::new(&pattern)
-        .literal_separator(true)
-        .build()
-        .map_err(|e| FileError::Io {
-            shown: shower.show(&target),
-            source: std::io::Error::other(e.to_string()),
-        })?
-        .compile_matcher();
-    let mut found = Vec::new();
-    for rel in files::glob_repo_files(root, &glob, shower)? {
-        let text = files::read_repo_file(root, &rel, shower)?;
-        found.push((rel, text));
-    }
-    Ok(found)
+    let prefix = glob_prefix(root, &target, trimmed);
+    read_matching(
+        root,
+        &target,
+        &[format!("{prefix}**/*.{{yaml,yml,json}}")],
+        shower,
+    )
 }
 
 /// Migration files under a folder, for the `expand-contract` rule: every `.sql` file, and the
@@ -60,33 +48,67 @@ pub fn read_migration_sources(
     if !target.is_dir() {
         return Ok(Vec::new());
     }
-    let prefix = if target == root {
-        String::new()
-    } else {
-        format!("{}/", globset_escape(trimmed))
-    };
+    let prefix = glob_prefix(root, &target, trimmed);
+    read_matching(
+        root,
+        &target,
+        &[
+            format!("{prefix}**/*.sql"),
+            format!("{prefix}**/migrations/**/*.{{php,rb,py}}"),
+            format!("{prefix}**/db/migrate/**/*.rb"),
+        ],
+        shower,
+    )
+}
+
+/// Every file under `root` that one of `patterns` (made for the folder `target`) matches, read
+/// once each, as (path relative to `root`, text): a pattern's files in its sorted order, the
+/// patterns in the order given.
+fn read_matching(
+    root: &Path,
+    target: &Path,
+    patterns: &[String],
+    shower: &PathShower,
+) -> Result<Vec<(String, String)>, FileError> {
+    let mut seen = BTreeSet::new();
     let mut found = Vec::new();
-    for pattern in [
-        format!("{prefix}**/*.sql"),
-        format!("{prefix}**/migrations/**/*.{{php,rb,py}}"),
-        format!("{prefix}**/db/migrate/**/*.rb"),
-    ] {
-        let glob = GlobBuilder::new(&pattern)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| FileError::Io {
-                shown: shower.show(&target),
-                source: std::io::Error::other(e.to_string()),
-            })?
-            .compile_matcher();
+    for pattern in patterns {
+        let glob = compile_glob(pattern, target, shower)?;
         for rel in files::glob_repo_files(root, &glob, shower)? {
-            if !found.iter().any(|(r, _)| *r == rel) {
+            if seen.insert(rel.clone()) {
                 let text = files::read_repo_file(root, &rel, shower)?;
                 found.push((rel, text));
             }
         }
     }
     Ok(found)
+}
+
+/// The glob text that stands for the folder `target` (`trimmed` under `root`): empty for `root`
+/// itself, else the folder's path, escaped, and a `/`.
+fn glob_prefix(root: &Path, target: &Path, trimmed: &str) -> String {
+    if target == root {
+        String::new()
+    } else {
+        format!("{}/", globset_escape(trimmed))
+    }
+}
+
+/// A glob whose `*` stays inside one folder; a pattern globset refuses is an I/O error about
+/// `target`, the folder it was made for.
+fn compile_glob(
+    pattern: &str,
+    target: &Path,
+    shower: &PathShower,
+) -> Result<GlobMatcher, FileError> {
+    Ok(GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| FileError::Io {
+            shown: shower.show(target),
+            source: std::io::Error::other(e.to_string()),
+        })?
+        .compile_matcher())
 }
 
 fn globset_escape(text: &str) -> String {
