@@ -674,6 +674,52 @@ fn reset_forgets_one_step_and_asks_scripts_for_yes() {
     assert!(status.stdout.contains("0 of 2 done"), "{}", status.stdout);
 }
 
+/// On a terminal `reset` asks first: anything but yes forgets nothing; yes forgets the step.
+#[test]
+fn reset_on_a_terminal_asks_and_forgets_only_on_yes() {
+    use expectrl::Expect;
+
+    let world = World::at(CoursePoint::BreakIt);
+    let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
+    run_in(&world, &course, &["module-t", "step-1"]);
+    let file = progress_of(world.home(), &world.lab.work_dir());
+    let before = std::fs::read_to_string(&file).expect("progress");
+    assert!(before.contains("passed\tmodule-t\tstep-1"), "{before}");
+    let course_dir = course.path().display().to_string();
+    let reset_in_a_terminal = |answer: &str| {
+        let mut session = Labcheck::new(world.home())
+            .args([
+                "reset",
+                "--course-dir",
+                course_dir.as_str(),
+                "module-t",
+                "step-1",
+            ])
+            .limit(Duration::from_secs(60))
+            .in_terminal();
+        session
+            .expect("Forget your progress (module-t step-1)")
+            .expect("reset asks before it forgets");
+        session.expect("[y/N]").expect("no is the default");
+        session.send_line(answer).expect("the learner answers");
+        let rest = session.expect(expectrl::Eof).expect("reset ends");
+        String::from_utf8_lossy(rest.as_bytes()).into_owned()
+    };
+    for no in ["", "n", "nope"] {
+        let said = reset_in_a_terminal(no);
+        assert!(said.contains("nothing forgotten"), "{no:?}: {said}");
+        assert_eq!(
+            std::fs::read_to_string(&file).expect("progress"),
+            before,
+            "{no:?} keeps the progress as it was"
+        );
+    }
+    let said = reset_in_a_terminal("y");
+    assert!(said.contains("forgot 1 record(s)"), "{said}");
+    let after = std::fs::read_to_string(&file).expect("progress");
+    assert!(!after.contains("passed\tmodule-t\tstep-1"), "{after}");
+}
+
 #[test]
 fn next_never_resumes_at_a_step_a_later_passing_step_replaced() {
     let world = World::at(CoursePoint::BreakIt);
