@@ -567,6 +567,53 @@ fn degraded_after_a_failed_sync_names_the_crash_loop_and_does_not_say_wait_or_sy
     );
     let hint = hint(&run, "synced-healthy");
     assert!(!hint.contains("argocd app sync"), "{hint}");
+    assert!(
+        hint.contains("waiting will not fix this: change what the diagnosis names in git"),
+        "{hint}"
+    );
+}
+
+/// A rollout past its `progressDeadlineSeconds` (no pod crash-looping): Kubernetes sets the
+/// Deployment's Progressing condition to ProgressDeadlineExceeded and Argo CD's Deployment health
+/// turns Degraded ("exceeded its progress deadline"). Waiting will not fix it, so the check names
+/// it and never says wait or sync.
+#[test]
+fn degraded_by_a_rollout_past_its_deadline_names_the_deployment_and_does_not_say_wait_or_sync() {
+    let world = World::at(CoursePoint::Step5);
+    let mut snapshot = fixture(&world, "step-5-degraded.yaml");
+    snapshot.objects.retain(|o| o["kind"] != "Pod");
+    let deployment = snapshot
+        .objects
+        .iter_mut()
+        .find(|o| o["kind"] == "Deployment" && o["metadata"]["name"] == "checkout")
+        .expect("the checkout Deployment");
+    deployment["status"]["conditions"] = serde_json::json!([
+        {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
+         "message": "Deployment has minimum availability."},
+        {"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded",
+         "message": "ReplicaSet \"checkout-6d8f7b9c5\" has timed out progressing."}
+    ]);
+    app_of(&mut snapshot)["status"]["health"] = serde_json::json!({
+        "status": "Degraded",
+        "message": "Deployment \"checkout\" exceeded its progress deadline"
+    });
+    let run = check_with(&world, &snapshot, "step-5");
+    assert_eq!(status(&run, "synced-healthy"), "fail", "{}", run.stdout);
+    assert_eq!(
+        cause(&run, "synced-healthy"),
+        "progress-deadline-exceeded:checkout"
+    );
+    let diagnosis = field(&run, "synced-healthy", "diagnosis");
+    assert!(
+        diagnosis.contains("Deployment checkout: ProgressDeadlineExceeded (ReplicaSet \"checkout-6d8f7b9c5\" has timed out progressing.)"),
+        "{diagnosis}"
+    );
+    let hint = hint(&run, "synced-healthy");
+    assert!(!hint.contains("argocd app sync"), "{hint}");
+    assert!(
+        hint.contains("waiting will not fix this: change what the diagnosis names in git"),
+        "{hint}"
+    );
 }
 
 #[test]

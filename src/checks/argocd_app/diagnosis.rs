@@ -234,11 +234,13 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
     if !app.operation_running() {
         // Waiting does not fix these: the change in git does.
         outcome.pending = false;
-        if outcome.hint.as_deref().is_some_and(|h| h.contains("wait")) {
-            outcome.hint = Some(
-                "waiting will not fix this: change what the diagnosis names in git, push, and let Argo CD sync it".to_string(),
-            );
-        }
+        // Said whether or not the check had a hint of its own: the course's hint above it may
+        // well be "wait for the sync", which here would only time out.
+        let fix = "waiting will not fix this: change what the diagnosis names in git, push, and let Argo CD sync it";
+        outcome.hint = Some(match outcome.hint.take() {
+            Some(own) if !own.contains("wait") => format!("{own}\n{fix}"),
+            _ => fix.to_string(),
+        });
         if let Some(cause) = cause {
             outcome = outcome.with_cause(cause);
         }
