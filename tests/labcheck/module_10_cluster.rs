@@ -565,7 +565,13 @@ fn degraded_after_a_failed_sync_names_the_crash_loop_and_does_not_say_wait_or_sy
         diagnosis.contains("its last run ended with exit code 1, Error"),
         "{diagnosis}"
     );
-    let hint = hint(&run, "synced-healthy");
+    says_change_git_not_wait_or_sync(&run);
+}
+
+/// A Degraded app whose cause waiting cannot fix: the hint says to change git, never to start a
+/// sync, and says below the course's own "wait" hint that waiting will not fix it.
+fn says_change_git_not_wait_or_sync(run: &Run) {
+    let hint = hint(run, "synced-healthy");
     assert!(!hint.contains("argocd app sync"), "{hint}");
     assert!(
         hint.contains("waiting will not fix this: change what the diagnosis names in git"),
@@ -608,12 +614,7 @@ fn degraded_by_a_rollout_past_its_deadline_names_the_deployment_and_does_not_say
         diagnosis.contains("Deployment checkout: ProgressDeadlineExceeded (ReplicaSet \"checkout-6d8f7b9c5\" has timed out progressing.)"),
         "{diagnosis}"
     );
-    let hint = hint(&run, "synced-healthy");
-    assert!(!hint.contains("argocd app sync"), "{hint}");
-    assert!(
-        hint.contains("waiting will not fix this: change what the diagnosis names in git"),
-        "{hint}"
-    );
+    says_change_git_not_wait_or_sync(&run);
 }
 
 #[test]
