@@ -579,6 +579,28 @@ fn says_change_git_not_wait_or_sync(run: &Run) {
     );
 }
 
+/// The neighbour: the app crash-loops on an older revision and the learner has just pushed the
+/// fix, which Argo CD has not seen yet. Waiting (or a refresh) is exactly what helps now: the
+/// check stays "not seen yet", still in progress, and never tells them to change git again.
+#[test]
+fn degraded_on_an_older_revision_after_the_learner_pushed_the_fix_says_refresh_not_change_git() {
+    let world = World::at(CoursePoint::Step5);
+    let snapshot = fixture(&world, "step-5-degraded.yaml");
+    let repo = world.lab.repo("checkout-config").expect("checkout-config");
+    let values = world.lab.work_dir().join("checkout-config/helm/dev.yaml");
+    let text = std::fs::read_to_string(&values).expect("helm/dev.yaml");
+    repo.write("helm/dev.yaml", &format!("{text}# checked the crash\n"))
+        .expect("the learner edits");
+    repo.commit_all("fix the crash").expect("commit");
+    repo.push().expect("push");
+    let run = check_with(&world, &snapshot, "step-5");
+    assert_eq!(status(&run, "synced-healthy"), "fail", "{}", run.stdout);
+    assert_eq!(cause(&run, "synced-healthy"), "not-seen-yet");
+    let hint = hint(&run, "synced-healthy");
+    assert!(hint.contains("--refresh"), "{hint}");
+    assert!(!hint.contains("waiting will not fix this"), "{hint}");
+}
+
 /// A rollout past its `progressDeadlineSeconds` (no pod crash-looping): Kubernetes sets the
 /// Deployment's Progressing condition to ProgressDeadlineExceeded and Argo CD's Deployment health
 /// turns Degraded ("exceeded its progress deadline"). Waiting will not fix it, so the check names

@@ -231,7 +231,14 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
         None => text,
     };
     let mut outcome = outcome.with_diagnosis(diagnosis);
-    if !app.operation_running() {
+    // When Argo CD has not deployed the learner's push yet, the broken pod may be what their push
+    // fixes: the next action stays "let Argo CD see / sync it", and so do the wait and the cause.
+    let push_not_deployed = outcome.cause.as_ref().is_some_and(|c| {
+        PUSH_NOT_DEPLOYED
+            .iter()
+            .any(|id| c.as_str() == *id || c.as_str().starts_with(&format!("{id}:")))
+    });
+    if !app.operation_running() && !push_not_deployed {
         // Waiting does not fix these: the change in git does.
         outcome.pending = false;
         // Said whether or not the check had a hint of its own: the course's hint above it may
@@ -247,3 +254,13 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
     }
     outcome
 }
+
+/// Causes of a failure that is about the learner's push not being what Argo CD runs yet; a broken
+/// pod seen then belongs to an older revision and says nothing about what to change.
+const PUSH_NOT_DEPLOYED: &[&str] = &[
+    "not-pushed",
+    "pushed-elsewhere",
+    "not-seen-yet",
+    "sync-not-of-push",
+    "revisions-unreadable",
+];
