@@ -32,19 +32,7 @@ fn course_with(steps: &[(&str, &str)]) -> TestCourse {
 /// Run labcheck with the test course; `--course-dir` goes after a subcommand (it is each
 /// subcommand's own option).
 fn run_in(world: &World, course: &TestCourse, args: &[&str]) -> Run {
-    let dir = course.path().display().to_string();
-    let subcommands = ["status", "next", "hint", "track", "reset"];
-    let mut all: Vec<&str> = Vec::new();
-    let rest = match args.first() {
-        Some(first) if subcommands.contains(first) => {
-            all.push(first);
-            &args[1..]
-        }
-        _ => args,
-    };
-    all.extend(["--course-dir", dir.as_str()]);
-    all.extend_from_slice(rest);
-    labcheck(world.home(), &all)
+    run_with_env(world.home(), course, &[], args)
 }
 
 fn progress_file(home: &Path) -> std::path::PathBuf {
