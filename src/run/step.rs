@@ -303,7 +303,7 @@ mod tests {
             title: "step one".to_string(),
             summary: None,
             file: "step-1.yaml".to_string(),
-            transient: false,
+            replaced_by: Vec::new(),
             checks,
             after: None,
         }
