@@ -126,6 +126,8 @@ causes! {
     NothingToRevert = "nothing-to-revert", WontFix;
     /// A YAML key was written with dots in its name instead of nested.
     FlatKey = "flat-key", WontFix;
+    /// A path's list selector (`containers[name=checkout]`) matched no item, or several.
+    SelectorMiss = "selector-miss", WontFix;
     /// The file to read is not a regular file (a pipe, a device).
     NotARegularFile = "not-a-regular-file", WontFix;
     /// The history of a repo a stage's sequence reads could not be read.
