@@ -7,6 +7,7 @@
 //! `diagnosis`.
 
 mod diagnosis;
+mod last_sync;
 mod parse;
 mod pushed;
 mod verdict;
