@@ -10,6 +10,7 @@ mod diagnosis;
 mod last_sync;
 mod parse;
 mod pushed;
+mod shape;
 mod verdict;
 
 use regex::Regex;
@@ -153,3 +154,5 @@ impl KindReads for ArgocdAppSpec {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_shapes;

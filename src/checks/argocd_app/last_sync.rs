@@ -47,7 +47,7 @@ impl Verdict<'_> {
     /// Gate: `phase:` — the last operation's phase.
     pub(super) fn phase(&mut self) -> Gate {
         let wanted = &self.spec.phase;
-        if wanted.is_empty() {
+        if wanted.is_empty() || self.phase_from_history {
             return ControlFlow::Continue(());
         }
         let now = self.op_phase().unwrap_or("none");

@@ -38,6 +38,8 @@ pub(super) struct Verdict<'a> {
     chain: Option<String>,
     /// What each open gate saw, for the pass summary.
     pub(super) seen: Vec<String>,
+    /// `status.history` settled the phase: the last operation's own phase is not the sync's.
+    pub(super) phase_from_history: bool,
 }
 
 impl<'a> Verdict<'a> {
@@ -51,6 +53,7 @@ impl<'a> Verdict<'a> {
             story: failure_story(app),
             chain: None,
             seen: Vec::new(),
+            phase_from_history: false,
         }
     }
 
@@ -188,6 +191,15 @@ impl<'a> Verdict<'a> {
             }
             _ => "an unknown revision".to_string(),
         };
+        if let (Some(op), Some((attempt, limit))) = (self.op, self.app.retrying()) {
+            return ControlFlow::Break(self.with_chain(retrying_other_revision(
+                self.app,
+                name,
+                &shown,
+                want,
+                (attempt, limit, op.operation.retry.as_ref().is_some_and(|r| r.refresh)),
+            )));
+        }
         let outcome = match self.op {
             None => Outcome::fail(format!("no sync of {name} has run yet")),
             Some(_) => Outcome::fail(format!(
@@ -199,6 +211,14 @@ impl<'a> Verdict<'a> {
         .with_cause(Cause::new("sync-not-of-push"));
         ControlFlow::Break(self.with_chain(if self.running {
             outcome.with_hint(running_hint(name)).still_in_progress()
+        } else if auto_sync_pending(self.app) {
+            // Auto-sync starts a sync of an OutOfSync app's target on its own
+            // (`controller/appcontroller.go:2589-2597` skips only a revision already tried).
+            outcome
+                .with_hint(format!(
+                    "auto-sync starts the sync of your push on its own: wait (`argocd app wait {name}`), or start it: `argocd app sync {name}`"
+                ))
+                .still_in_progress()
         } else {
             outcome.with_hint(format!("start the sync: `argocd app sync {name}`"))
         }))
@@ -217,33 +237,24 @@ impl<'a> Verdict<'a> {
     }
 
     /// Gate: the operation is one whose result the check can read. A retrying or terminated
-    /// operation is neither the failure nor the success a step asks about; a selective sync (a
-    /// self-heal of a few resources) runs no hooks and replaced the full sync's result.
-    fn readable_operation(&self) -> Gate {
-        let spec = self.spec;
+    /// operation is neither the failure nor the success a step asks about; then the kind of
+    /// operation decides (`shape`). A check of sync and health alone reads the Application's
+    /// status, whatever operation runs (an older one may retry while the push is Synced).
+    fn readable_operation(&mut self) -> Gate {
+        if !self.spec.asks_about_operation() {
+            return ControlFlow::Continue(());
+        }
         let name = self.name;
         let app = self.app;
-        if (spec.asks_about_operation() || spec.sync.is_some())
-            && let Some((attempt, limit)) = app.retrying()
-        {
+        if let Some((attempt, limit)) = app.retrying() {
             return ControlFlow::Break(
                 self.with_story(sync_binding::retrying_outcome(name, attempt, limit)),
             );
         }
-        if spec.asks_about_operation() && app.operation_terminated() {
+        if app.operation_terminated() {
             return ControlFlow::Break(sync_binding::terminated_outcome(app, name));
         }
-        if (spec.hook.is_some() || !spec.order.is_empty()) && app.operation_is_selective() {
-            return ControlFlow::Break(Outcome::could_not_check(format!(
-                "the last operation of {name} synced only some resources (a self-heal or a selective sync): it runs no hooks, and the full sync's hook results and order are no longer in the Application"
-            ))
-            .with_hint(format!(
-                "the hook Jobs still tell (`kubectl -n {} get jobs`); to see the order again, run a full sync: `argocd app sync {name}`",
-                app.spec.destination.namespace.as_deref().unwrap_or("<namespace>")
-            ))
-            .with_cause(Cause::new("selective-sync")));
-        }
-        ControlFlow::Continue(())
+        self.operation_shape()
     }
 
     /// Gate: `sync:` — the Application's sync status.
@@ -332,6 +343,63 @@ impl<'a> Verdict<'a> {
         self.hook()?;
         self.order()?;
         ControlFlow::Continue(())
+    }
+}
+
+/// Whether auto-sync will start a sync of the target by itself, when the last operation ran
+/// another revision: automated and OutOfSync (auto-sync skips only a revision the last operation
+/// already tried, `controller/appcontroller.go:2589-2597`; a Synced app gets no auto-sync).
+fn auto_sync_pending(app: &Application) -> bool {
+    app.spec
+        .sync_policy
+        .as_ref()
+        .is_some_and(|p| p.get("automated").is_some())
+        && app.status.sync.status.as_deref() == Some("OutOfSync")
+}
+
+/// An older operation retries while Argo CD targets the push: name it, its revision and the way
+/// out. Without `retry.refresh` every attempt syncs the same revision (the controller keeps
+/// `operation.sync.revision`), and Argo CD refuses a new sync while one runs; with it, the next
+/// attempt syncs the latest revision (`controller/appcontroller.go:1626-1632`).
+fn retrying_other_revision(
+    app: &Application,
+    name: &str,
+    shown: &str,
+    want: &str,
+    (attempt, limit, refresh): (i64, Option<i64>, bool),
+) -> Outcome {
+    let of = match limit {
+        Some(l) if l < 0 => " (no limit)".to_string(),
+        Some(l) => format!(" of {l}"),
+        None => String::new(),
+    };
+    let outcome = Outcome::fail(format!(
+        "an older sync of {name} is retrying ({shown}, retry {attempt}{of}); your push {} has not been synced",
+        short(want)
+    ))
+    .with_expected(format!("a sync of {}", short(want)))
+    .with_actual(format!("retries of the sync of {shown}"))
+    .with_cause(Cause::new("retrying-other-revision"));
+    if refresh {
+        return outcome
+            .with_hint(format!(
+                "its retries take the latest revision (`retry.refresh`), so the next attempt syncs your push: wait (`argocd app wait {name}`)"
+            ))
+            .still_in_progress();
+    }
+    let outcome = outcome.with_hint(format!(
+        "Argo CD retries {shown} and refuses another sync until the retries end: stop them (`argocd app terminate-op {name}`), then sync your commit (`argocd app sync {name}`)"
+    ));
+    let automated = app
+        .spec
+        .sync_policy
+        .as_ref()
+        .is_some_and(|p| p.get("automated").is_some());
+    if automated {
+        // Once the retries run out, auto-sync starts a sync of the target: waiting gets there.
+        outcome.still_in_progress()
+    } else {
+        outcome
     }
 }
 
