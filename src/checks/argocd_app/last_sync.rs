@@ -3,7 +3,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::argocd::ResourceResult;
 
 use super::ArgocdAppSpec;
@@ -40,7 +40,7 @@ impl Verdict<'_> {
                 "no sync of {name} has run yet, so there is no operation to read"
             ))
             .with_hint(format!("start one: `argocd app sync {name}`"))
-            .with_cause(Cause::new("no-sync")),
+            .with_cause(Cause::new(CauseId::NoSync)),
         )
     }
 
@@ -62,7 +62,7 @@ impl Verdict<'_> {
         ))
         .with_expected(wanted.join(" or "))
         .with_actual(now)
-        .with_cause(Cause::about("sync-phase", now));
+        .with_cause(Cause::about(CauseId::SyncPhase, now));
         ControlFlow::Break(self.with_story(if self.running {
             outcome
                 .with_hint(running_hint(self.name))
@@ -88,7 +88,7 @@ impl Verdict<'_> {
         ))
         .with_expected(format!("a message matching /{}/", re.as_str()))
         .with_actual(message)
-        .with_cause(Cause::new("sync-message"));
+        .with_cause(Cause::new(CauseId::SyncMessage));
         if self.running {
             outcome = outcome.still_in_progress();
         }
@@ -112,13 +112,13 @@ impl Verdict<'_> {
             let outcome = Outcome::fail(format!("the last sync of {name} did not run {wanted}"))
                 .with_expected(format!("{wanted} in the last sync"))
                 .with_actual(format!("not among its {} entries", entries.len()))
-                .with_cause(Cause::about("hook-not-run", &hook.name));
+                .with_cause(Cause::about(CauseId::HookNotRun, &hook.name));
             return ControlFlow::Break(self.with_story(if self.running {
                 outcome.with_hint(running_hint(name)).still_in_progress()
             } else if phase == Some("SyncFail") && matches!(op_phase, Some("Failed" | "Error")) {
                 // The sync did fail and still ran no SyncFail hook: syncing again runs none either.
                 outcome
-                    .with_cause(Cause::about("syncfail-hook-missing", &hook.name))
+                    .with_cause(Cause::about(CauseId::SyncfailHookMissing, &hook.name))
                     .with_hint(format!(
                         "the sync failed and ran no SyncFail hook, so running it again will not either: check that the chart renders the Job {} with the annotation `argocd.argoproj.io/hook: SyncFail` (and that it is switched on in the values){}",
                         hook.name,
@@ -144,7 +144,7 @@ impl Verdict<'_> {
             ))
             .with_expected(want.clone())
             .with_actual(format!("{result}: {message}"))
-            .with_cause(Cause::about("hook-result", &hook.name));
+            .with_cause(Cause::about(CauseId::HookResult, &hook.name));
             if result == "Running" && self.running {
                 outcome = outcome.still_in_progress();
             }
@@ -175,7 +175,7 @@ impl Verdict<'_> {
                 ))
                 .with_expected(spec.order_text())
                 .with_actual(actual_order(entries))
-                .with_cause(Cause::about("not-applied", &item.name));
+                .with_cause(Cause::about(CauseId::NotApplied, &item.name));
                 return ControlFlow::Break(self.with_story(if self.running {
                     outcome.still_in_progress()
                 } else {
@@ -187,7 +187,7 @@ impl Verdict<'_> {
             {
                 return ControlFlow::Break(
                     Outcome::fail(format!("the last sync applied {wanted} before {prev}"))
-                        .with_cause(Cause::about("wrong-order", &item.name))
+                        .with_cause(Cause::about(CauseId::WrongOrder, &item.name))
                         .with_expected(spec.order_text())
                         .with_actual(actual_order(entries))
                         .with_diagnosis("Argo CD orders by phase, then sync wave, then kind: check the `argocd.argoproj.io/hook` and `argocd.argoproj.io/sync-wave` annotations"),

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use crate::checks::cluster_common::short;
 use crate::checks::operation::{Recorded, Shape, recorded_sync_of_target};
 use crate::checks::revisions::RevisionView;
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 
 use super::verdict::{Gate, Verdict};
 
@@ -42,7 +42,7 @@ impl Verdict<'_> {
                 .with_expected("a sync of the commit in git")
                 .with_actual(shape.word())
                 .with_hint(format!("sync from git: `argocd app sync {name}`"))
-                .with_cause(Cause::new("local-sync")),
+                .with_cause(Cause::new(CauseId::LocalSync)),
             ),
             Shape::ApplyOnly => match self.asks_for_a_hook() {
                 // The hooks did not run in it (`controller/sync.go:386`): a fail, not "cannot tell".
@@ -56,7 +56,7 @@ impl Verdict<'_> {
                     .with_hint(format!(
                         "run a normal sync, which runs the hooks: `argocd app sync {name}` (without `--strategy apply`)"
                     ))
-                    .with_cause(Cause::new("apply-strategy-sync")),
+                    .with_cause(Cause::new(CauseId::ApplyStrategySync)),
                 ),
                 None => {
                     self.seen.push("apply strategy, no hooks ran".to_string());
@@ -98,7 +98,7 @@ impl Verdict<'_> {
                         .with_expected(self.spec.phase.join(" or "))
                         .with_actual("Succeeded")
                         .with_diagnosis(format!("the last operation since is {}", shape.what()))
-                        .with_cause(Cause::about("sync-phase", "Succeeded")),
+                        .with_cause(Cause::about(CauseId::SyncPhase, "Succeeded")),
                     );
                 }
                 (Recorded::Never, true)
@@ -167,7 +167,7 @@ impl Verdict<'_> {
                 "the last operation of {name} was {what}, and the history (it keeps {limit} syncs) holds no sync of {target}: it may have fallen out"
             ))
             .with_hint(format!("the hook Jobs still tell (`kubectl -n {namespace} get jobs`)"))
-            .with_cause(Cause::new("history-trimmed")),
+            .with_cause(Cause::new(CauseId::HistoryTrimmed)),
             (Recorded::Never, _) => Outcome::could_not_check(format!(
                 "the last operation of {name} was {what}, and the history holds no full sync of {target}"
             ))
@@ -179,9 +179,9 @@ impl Verdict<'_> {
 }
 
 /// The cause of an operation that replaced the full sync's record.
-fn cause_of(shape: Shape) -> &'static str {
+fn cause_of(shape: Shape) -> CauseId {
     match shape {
-        Shape::DryRun => "dry-run",
-        _ => "selective-sync",
+        Shape::DryRun => CauseId::DryRun,
+        _ => CauseId::SelectiveSync,
     }
 }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::tests::rows::*;
 use super::tests::{OLD, PUSHED, app, entries, op, pushed, spec, succeeded_sync};
-use crate::outcome::{Cause, Outcome, Status};
+use crate::outcome::{Cause, CauseId, Outcome, Status};
 use crate::probe::cluster::argocd::Application;
 
 /// Step 3's claim: the order of the last sync, hooks included.
@@ -63,7 +63,7 @@ fn an_apply_strategy_sync_ran_no_migration_so_step_3_fails_with_a_normal_sync_no
     for check in [STEP_3_ORDER, MIGRATE_SUCCEEDED] {
         let outcome = decide(check, &app);
         assert_eq!(outcome.status, Status::Fail, "{check}: {outcome:?}");
-        assert_eq!(outcome.cause, Some(Cause::new("apply-strategy-sync")));
+        assert_eq!(outcome.cause, Some(Cause::new(CauseId::ApplyStrategySync)));
         assert!(outcome.summary.contains("did not run in it"), "{}", outcome.summary);
         let hint = outcome.hint.unwrap_or_default();
         assert!(hint.contains("argocd app sync checkout-dev") && hint.contains("without `--strategy apply`"), "{hint}");
@@ -116,7 +116,7 @@ fn a_dry_run_is_not_a_sync_so_its_succeeded_hooks_never_pass() {
     for check in [STEP_3_ORDER, MIGRATE_SUCCEEDED, SYNC_SUCCEEDED] {
         let outcome = decide(check, &app);
         assert_eq!(outcome.status, Status::Fail, "{check}: {outcome:?}");
-        assert_eq!(outcome.cause, Some(Cause::new("dry-run")), "{check}");
+        assert_eq!(outcome.cause, Some(Cause::new(CauseId::DryRun)), "{check}");
         assert!(outcome.summary.contains("a dry run"), "{}", outcome.summary);
         assert!(outcome.hint.unwrap_or_default().contains("argocd app sync checkout-dev"));
     }
@@ -131,7 +131,7 @@ fn a_dry_run_after_the_real_sync_of_the_push_keeps_its_success_but_not_its_hooks
     assert!(phase.summary.contains("(history; the last operation is dry run)"), "{}", phase.summary);
     let hook = decide(MIGRATE_SUCCEEDED, &app);
     assert_eq!(hook.status, Status::Error, "{hook:?}");
-    assert_eq!(hook.cause, Some(Cause::new("dry-run")));
+    assert_eq!(hook.cause, Some(Cause::new(CauseId::DryRun)));
     // The history's sync is of an older revision: no sync of the push succeeded.
     history(&mut app, OLD);
     assert_eq!(decide(SYNC_SUCCEEDED, &app).status, Status::Fail);
@@ -139,7 +139,7 @@ fn a_dry_run_after_the_real_sync_of_the_push_keeps_its_success_but_not_its_hooks
     history(&mut app, PUSHED);
     let failed = decide("{name: checkout-dev, phase: [Failed, Error], revision_of: checkout-config}", &app);
     assert_eq!(failed.status, Status::Fail);
-    assert_eq!(failed.cause, Some(Cause::about("sync-phase", "Succeeded")));
+    assert_eq!(failed.cause, Some(Cause::about(CauseId::SyncPhase, "Succeeded")));
 }
 
 /// A sync of one resource by hand (`argocd app sync --resource apps:Deployment:checkout`).
@@ -155,7 +155,7 @@ fn a_sync_of_one_resource_is_not_the_sync_of_the_push_unless_history_has_one() {
     let mut app = at_push(selective_sync());
     let outcome = decide(SYNC_SUCCEEDED, &app);
     assert_eq!(outcome.status, Status::Fail, "{outcome:?}");
-    assert_eq!(outcome.cause, Some(Cause::new("selective-sync")));
+    assert_eq!(outcome.cause, Some(Cause::new(CauseId::SelectiveSync)));
     assert!(outcome.summary.contains("--resource"), "{}", outcome.summary);
     history(&mut app, PUSHED);
     assert_eq!(decide(SYNC_SUCCEEDED, &app).status, Status::Pass);
@@ -170,7 +170,7 @@ fn when_the_push_may_have_fallen_out_of_the_history_it_could_not_check() {
     for check in [SYNC_SUCCEEDED, MIGRATE_SUCCEEDED] {
         let outcome = decide(check, &app);
         assert_eq!(outcome.status, Status::Error, "{check}: {outcome:?}");
-        assert_eq!(outcome.cause, Some(Cause::new("history-trimmed")));
+        assert_eq!(outcome.cause, Some(Cause::new(CauseId::HistoryTrimmed)));
         assert!(outcome.summary.contains("keeps 1 syncs"), "{}", outcome.summary);
     }
 }
@@ -184,7 +184,7 @@ fn a_sync_of_local_files_is_not_of_the_commit() {
     for check in [SYNC_SUCCEEDED, MIGRATE_SUCCEEDED] {
         let outcome = decide(check, &app);
         assert_eq!(outcome.status, Status::Fail, "{outcome:?}");
-        assert_eq!(outcome.cause, Some(Cause::new("local-sync")));
+        assert_eq!(outcome.cause, Some(Cause::new(CauseId::LocalSync)));
     }
 }
 
@@ -195,7 +195,7 @@ fn a_sync_of_another_revision_is_named_and_auto_sync_is_waited_for() {
     state["operation"]["initiatedBy"] = json!({"username": "admin"});
     let mut app = app("OutOfSync", "Healthy", PUSHED, Some(state));
     let manual = decide(SYNC_SUCCEEDED, &app);
-    assert_eq!(manual.cause, Some(Cause::new("sync-not-of-push")));
+    assert_eq!(manual.cause, Some(Cause::new(CauseId::SyncNotOfPush)));
     assert!(manual.summary.contains("ran 3f2a1c0, not your push 9b7e4d2"), "{}", manual.summary);
     assert!(!manual.pending);
     // With auto-sync on, the OutOfSync app gets a sync of its target by itself.
@@ -229,7 +229,7 @@ fn synced_and_healthy_at_the_push_passes_while_an_older_sync_retries_and_the_syn
     assert_eq!(state.status, Status::Pass, "{state:?}");
     let sync = decide(SYNC_SUCCEEDED, &app);
     assert_eq!(sync.status, Status::Fail);
-    assert_eq!(sync.cause, Some(Cause::new("retrying-other-revision")));
+    assert_eq!(sync.cause, Some(Cause::new(CauseId::RetryingOtherRevision)));
     assert!(sync.summary.contains("3f2a1c0, retry 2 of 5"), "{}", sync.summary);
     let hint = sync.hint.unwrap_or_default();
     let terminate = hint.find("argocd app terminate-op checkout-dev");

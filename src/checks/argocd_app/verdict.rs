@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 use crate::checks::cluster_common::short;
 use crate::checks::revisions::{Lookup, RepoId, RevisionView};
 use crate::checks::sync_binding;
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::argocd::{Application, OperationState};
 
 use super::ArgocdAppSpec;
@@ -100,7 +100,7 @@ impl<'a> Verdict<'a> {
                     "push it: `{} && git push`",
                     crate::shell::cd(&pushed.dir_shown)
                 ))
-                .with_cause(Cause::new("not-pushed")),
+                .with_cause(Cause::new(CauseId::NotPushed)),
             ),
         )
     }
@@ -122,7 +122,7 @@ impl<'a> Verdict<'a> {
                 "Argo CD deploys what `{tracked}` holds: merge your commit into `{tracked}` and push it (`{} && git switch {tracked} && git merge {branch} && git push`)",
                 crate::shell::cd(&pushed.dir_shown)
             ))
-            .with_cause(Cause::about("pushed-elsewhere", &branch)),
+            .with_cause(Cause::about(CauseId::PushedElsewhere, &branch)),
         ))
     }
 
@@ -139,7 +139,7 @@ impl<'a> Verdict<'a> {
                 pushed.repo
             ))
             .with_hint(format!("look at its conditions: `argocd app get {name} --refresh`"))
-            .with_cause(Cause::new("revisions-unreadable"))
+            .with_cause(Cause::new(CauseId::RevisionsUnreadable))
             .still_in_progress(),
             Lookup::NotFollowed(urls) => Outcome::fail(format!(
                 "{name} does not deploy from {}: its sources are {}",
@@ -151,7 +151,7 @@ impl<'a> Verdict<'a> {
                 pushed.repo
             ))
             .with_actual(urls.join(", "))
-            .with_cause(Cause::new("app-not-following-repo")),
+            .with_cause(Cause::new(CauseId::AppNotFollowingRepo)),
             found => {
                 let shown = match &found {
                     Lookup::Found(revs) => revs.iter().map(|r| short(r)).collect::<Vec<_>>().join(", "),
@@ -166,7 +166,7 @@ impl<'a> Verdict<'a> {
                 .with_hint(format!(
                     "make Argo CD look now: `argocd app get {name} --refresh`"
                 ))
-                .with_cause(Cause::new("not-seen-yet"))
+                .with_cause(Cause::new(CauseId::NotSeenYet))
                 // Argo CD polls git (every 60 s on the course cluster), so it may still get there.
                 .still_in_progress()
             }
@@ -208,7 +208,7 @@ impl<'a> Verdict<'a> {
             )),
         }
         .with_expected(format!("a sync of {}", short(want)))
-        .with_cause(Cause::new("sync-not-of-push"));
+        .with_cause(Cause::new(CauseId::SyncNotOfPush));
         ControlFlow::Break(self.with_chain(if self.running {
             outcome.with_hint(running_hint(name)).still_in_progress()
         } else if auto_sync_pending(self.app) {
@@ -271,7 +271,7 @@ impl<'a> Verdict<'a> {
         let outcome = Outcome::fail(format!("{name} is {now}, expected {want}"))
             .with_expected(want.clone())
             .with_actual(now)
-            .with_cause(Cause::about("sync-status", now));
+            .with_cause(Cause::about(CauseId::SyncStatus, now));
         let outcome = match (want.as_str(), self.running) {
             (_, true) => outcome.still_in_progress().with_hint(running_hint(name)),
             ("Synced", false) => outcome.with_hint(format!("sync it: `argocd app sync {name}`")),
@@ -298,13 +298,13 @@ impl<'a> Verdict<'a> {
         outcome = match unhealthy.first() {
             Some((first, _)) => outcome.with_cause(Cause::about(
                 if now == "Degraded" {
-                    "app-degraded"
+                    CauseId::AppDegraded
                 } else {
-                    "app-not-healthy"
+                    CauseId::AppNotHealthy
                 },
                 first,
             )),
-            None => outcome.with_cause(Cause::about("app-health", now)),
+            None => outcome.with_cause(Cause::about(CauseId::AppHealth, now)),
         };
         if !unhealthy.is_empty() {
             let texts: Vec<&str> = unhealthy.iter().map(|(_, t)| t.as_str()).collect();
@@ -379,7 +379,7 @@ fn retrying_other_revision(
     ))
     .with_expected(format!("a sync of {}", short(want)))
     .with_actual(format!("retries of the sync of {shown}"))
-    .with_cause(Cause::new("retrying-other-revision"));
+    .with_cause(Cause::new(CauseId::RetryingOtherRevision));
     if refresh {
         return outcome
             .with_hint(format!(
