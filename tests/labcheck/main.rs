@@ -17,6 +17,7 @@ mod learner;
 mod module_10;
 mod module_10_cluster;
 mod module_11;
+mod operations;
 mod plan;
 mod read_only;
 mod report_snapshots;

@@ -22,12 +22,12 @@ fn step_of(point: CoursePoint) -> &'static str {
     }
 }
 
-fn revisions(world: &World) -> Revisions {
+pub(crate) fn revisions(world: &World) -> Revisions {
     Revisions::of_world(&world.lab).expect("pushed revisions")
 }
 
 /// Run `step` in `world` with `snapshot` as the cluster (served in-process on loopback).
-fn check_with(world: &World, snapshot: &Snapshot, step: &str) -> Run {
+pub(crate) fn check_with(world: &World, snapshot: &Snapshot, step: &str) -> Run {
     let path = world.home().join("cluster.yaml");
     std::fs::write(&path, snapshot.to_yaml().expect("snapshot as YAML")).expect("write snapshot");
     let path = path.display().to_string();
@@ -45,14 +45,14 @@ fn check_with(world: &World, snapshot: &Snapshot, step: &str) -> Run {
     )
 }
 
-fn hint(run: &Run, id: &str) -> String {
+pub(crate) fn hint(run: &Run, id: &str) -> String {
     run.check(id)["hint"]
         .as_str()
         .unwrap_or_default()
         .to_string()
 }
 
-fn status(run: &Run, id: &str) -> String {
+pub(crate) fn status(run: &Run, id: &str) -> String {
     run.check(id)["status"]
         .as_str()
         .unwrap_or_default()
@@ -462,19 +462,19 @@ fn fixture(world: &World, file: &str) -> Snapshot {
     Snapshot::from_yaml_str(&text).expect("fixture snapshot")
 }
 
-fn cause(run: &Run, id: &str) -> String {
+pub(crate) fn cause(run: &Run, id: &str) -> String {
     run.check(id)["cause"]
         .as_str()
         .unwrap_or_default()
         .to_string()
 }
 
-fn field(run: &Run, id: &str, name: &str) -> String {
+pub(crate) fn field(run: &Run, id: &str, name: &str) -> String {
     run.check(id)[name].as_str().unwrap_or_default().to_string()
 }
 
 /// The Application object of a snapshot, to edit a state into its neighbour.
-fn app_of(snapshot: &mut Snapshot) -> &mut serde_json::Value {
+pub(crate) fn app_of(snapshot: &mut Snapshot) -> &mut serde_json::Value {
     snapshot
         .objects
         .iter_mut()
