@@ -61,7 +61,14 @@ impl Course {
                     transient: step_file.transient,
                     checks: step_file.checks,
                     after: None,
+                    solution: step_file.solution,
                 }),
+                (true, false) if !step_file.solution.is_empty() => {
+                    return Err(Error::CourseContent {
+                        file,
+                        message: "a break-it exercise has a `solution:` per stage, under `stages:`, not one for the whole file".to_string(),
+                    });
+                }
                 (true, false) => {
                     for stage in step_file.stages {
                         steps.push(Step {
@@ -72,6 +79,7 @@ impl Course {
                             transient: stage.transient,
                             checks: stage.checks,
                             after: stage.after,
+                            solution: stage.solution,
                         });
                     }
                 }

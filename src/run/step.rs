@@ -306,6 +306,7 @@ mod tests {
             transient: false,
             checks,
             after: None,
+            solution: Vec::new(),
         }
     }
 
