@@ -13,6 +13,7 @@ mod git_checks;
 mod harness;
 mod history;
 mod kubectl;
+mod lab_chart;
 mod learner;
 mod module_10;
 mod module_10_cluster;
