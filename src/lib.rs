@@ -12,6 +12,7 @@
 //! the tests.
 
 pub mod checks;
+pub mod class;
 pub mod cli;
 pub mod course;
 pub mod doctor;
