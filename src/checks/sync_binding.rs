@@ -10,7 +10,7 @@ use k8s_openapi::api::batch::v1::Job;
 
 use crate::checks::cluster_common::{parse_time, short};
 use crate::checks::revisions::RevisionView;
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::argocd::{Application, HistoryEntry};
 
 /// How a Job relates to an Application's operations.
@@ -175,7 +175,7 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
             let outcome = Outcome::fail(format!(
                 "Job {name} (created {created}) is not a hook of the last sync of {app_name}"
             ))
-            .with_cause(Cause::about("job-not-a-hook-of-sync", &name));
+            .with_cause(Cause::about(CauseId::JobNotAHookOfSync, &name));
             Some(if app.operation_running() {
                 outcome
                     .with_hint(format!(
@@ -193,13 +193,13 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
                 "Job {name} exists, but Argo CD has no record of a sync of {app_name}"
             ))
             .with_hint(format!("run the sync: `argocd app sync {app_name}`"))
-            .with_cause(Cause::new("no-sync")),
+            .with_cause(Cause::new(CauseId::NoSync)),
         ),
         Binding::Unknown(why) => Some(
             Outcome::could_not_check(format!(
                 "cannot tell which sync of {app_name} Job {name} belongs to: {why}"
             ))
-            .with_cause(Cause::new("sync-unknown")),
+            .with_cause(Cause::new(CauseId::SyncUnknown)),
         ),
     }
 }
@@ -236,7 +236,7 @@ fn earlier_sync(
         "a Job {name} created by the sync of your commit (the last sync started {last_started})"
     ))
     .with_actual(format!("a Job created {created}"))
-    .with_cause(Cause::about("job-from-earlier-sync", name));
+    .with_cause(Cause::about(CauseId::JobFromEarlierSync, name));
     if app.operation_running() {
         return outcome
             .with_hint(format!(
@@ -287,7 +287,7 @@ pub fn retrying_outcome(app_name: &str, attempt: i64, limit: Option<i64>) -> Out
     .with_hint(format!(
         "Argo CD refuses a new sync while it retries: wait for it (`argocd app wait {app_name}`), or stop the retries (`argocd app terminate-op {app_name}`) and then sync"
     ))
-    .with_cause(Cause::new("retrying"))
+    .with_cause(Cause::new(CauseId::Retrying))
     .still_in_progress()
 }
 
@@ -304,7 +304,7 @@ pub fn terminated_outcome(app: &Application, app_name: &str) -> Outcome {
     .with_diagnosis(
         "someone ran `argocd app terminate-op` (or the controller's sync timeout ended it); that is not a hook delete policy and not a failing hook",
     )
-    .with_cause(Cause::new("operation-terminated"));
+    .with_cause(Cause::new(CauseId::OperationTerminated));
     if app.operation_running() {
         outcome
             .with_hint(format!(
@@ -364,7 +364,7 @@ fn older_revision_outcome(name: &str, app: &Application, app_name: &str) -> Opti
     .with_hint(format!(
         "start the sync of your commit: `argocd app sync {app_name}`"
     ))
-    .with_cause(Cause::about("job-from-earlier-sync", name));
+    .with_cause(Cause::about(CauseId::JobFromEarlierSync, name));
     let auto_sync_pending = app
         .spec
         .sync_policy

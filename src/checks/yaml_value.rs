@@ -121,7 +121,7 @@ impl YamlValueSpec {
                     "in {shown}, replace the line `{}: …` with {}",
                     trap.written, trap.nested
                 ))
-                .with_cause(crate::outcome::Cause::new("flat-key"));
+                .with_cause(crate::outcome::Cause::new(crate::outcome::CauseId::FlatKey));
         }
         if found.is_none()
             && self.path.segments().len() > 1
@@ -297,7 +297,7 @@ pub(crate) fn file_error_outcome(
             .with_hint(format!(
                 "replace {shown} with a plain file (labcheck does not read pipes or devices: they could block it)"
             ))
-            .with_cause(crate::outcome::Cause::new("not-a-regular-file")),
+            .with_cause(crate::outcome::Cause::new(crate::outcome::CauseId::NotARegularFile)),
         FileError::TooLarge { .. } => Outcome::could_not_check(error.to_string()).with_hint(
             format!("check that {shown} is the file the course means: a values file is a few kilobytes"),
         ),

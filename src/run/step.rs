@@ -9,10 +9,9 @@ use futures::future::join_all;
 use super::wait::{Waiter, wait_limit};
 use super::{CheckReport, Recall, SkipReason, StateChange, StepReport, WaitPolicy, WaitProgress};
 use crate::checks::Context;
-use crate::checks::context::NO_WORK_DIR_CAUSE;
 use crate::course::Step;
 use crate::course::schema::CheckSpec;
-use crate::outcome::{Cause, HintLevel, Outcome, Status};
+use crate::outcome::{Cause, CauseId, HintLevel, Outcome, Status};
 
 /// Run every check of `step` concurrently; report in the file's order.
 pub async fn run_step(
@@ -131,9 +130,9 @@ fn give_generic_cause(outcome: &mut Outcome) {
         return;
     }
     outcome.cause = match outcome.status {
-        Status::Fail if outcome.pending => Some(Cause::new("in-progress")),
-        Status::Fail => Some(Cause::new("failed")),
-        Status::Error => Some(Cause::new("could-not-check")),
+        Status::Fail if outcome.pending => Some(CauseId::InProgress.cause()),
+        Status::Fail => Some(CauseId::Failed.cause()),
+        Status::Error => Some(CauseId::CouldNotCheck.cause()),
         Status::Pass | Status::Skip => None,
     };
 }
@@ -141,7 +140,10 @@ fn give_generic_cause(outcome: &mut Outcome) {
 /// Whether `outcome` is "could not check" only because the run has no work repos to read.
 pub(super) fn unread_for_want_of_a_work_dir(outcome: &Outcome) -> bool {
     outcome.status == Status::Error
-        && outcome.cause.as_ref().map(Cause::as_str) == Some(NO_WORK_DIR_CAUSE)
+        && outcome
+            .cause
+            .as_ref()
+            .is_some_and(|c| c.is(CauseId::NoWorkDir))
 }
 
 /// A check's outcome with the hint level the learner is at: the course's words first, what the
@@ -181,6 +183,14 @@ async fn evaluate(ctx: &Context, recall: &Recall, step: &Step, spec: &CheckSpec)
             (Some(course), Some(seen)) => Some(format!("{course}\n{seen}")),
             (course, seen) => seen.or(course),
         };
+        // A cause the table gives a hint for that fits every state with it.
+        if outcome.hint.is_none() {
+            outcome.hint = outcome
+                .cause
+                .as_ref()
+                .and_then(|c| c.id().default_hint())
+                .map(str::to_string);
+        }
         if of > 1 && spec.hint_at(level).is_some() {
             outcome.hint_level = Some(HintLevel { level, of });
         }
@@ -213,7 +223,7 @@ fn point_blocked_checks_at_their_cause(specs: &[CheckSpec], outcomes: &mut [Outc
         let first = format!("first: {} (see above)", specs[root].title);
         // Without a cause of its own, the check failed because of the one it waits for.
         if outcomes[i].cause.is_none() {
-            outcomes[i].cause = Some(Cause::about("blocked-by", &specs[root].id));
+            outcomes[i].cause = Some(Cause::about(CauseId::BlockedBy, &specs[root].id));
         }
         let own = outcomes[i].hint.take();
         let root_hint = outcomes[root].hint.clone();
@@ -258,12 +268,12 @@ fn gate_on_events(specs: &[CheckSpec], outcomes: &mut [Outcome]) -> Vec<bool> {
             Outcome::fail(format!(
                 "not yet: this counts only after \"{event}\", which has not happened (what is there now: {was})"
             ))
-            .with_cause(Cause::about("event-missing", &specs[j].id))
+            .with_cause(Cause::about(CauseId::EventMissing, &specs[j].id))
         } else {
             Outcome::could_not_check(format!(
                 "cannot tell: this counts only after \"{event}\", which could not be checked (what is there now: {was})"
             ))
-            .with_cause(Cause::about("event-unknown", &specs[j].id))
+            .with_cause(Cause::about(CauseId::EventUnknown, &specs[j].id))
         };
         gated[i] = true;
     }
@@ -303,7 +313,7 @@ mod tests {
             title: "step one".to_string(),
             summary: None,
             file: "step-1.yaml".to_string(),
-            transient: false,
+            replaced_by: Vec::new(),
             checks,
             after: None,
         }

@@ -407,6 +407,40 @@ fn after_the_whole_module_steps_whose_state_was_replaced_are_skipped_not_failed(
     assert_ne!(alone.code, 1, "{}", alone.stdout);
 }
 
+#[test]
+fn step_2s_sync_still_running_is_in_progress_never_replaced_by_step_3_reading_it() {
+    // The learner pushed step 2 and started the sync; its PostSync smoke test is still running.
+    // Step 3 only reads that sync: it builds on step 2 and replaces nothing, so step 2 is judged
+    // on what is there now — in progress, a fail with exit 1, never "replaced" and exit 0.
+    let world = World::at(CoursePoint::Step2);
+    let snapshot =
+        cluster::state("step-2-sync-running", &revisions(&world)).expect("a fixture state");
+    let alone = check_with(&world, &snapshot, "step-2");
+    assert_eq!(alone.code, 1, "{}{}", alone.stdout, alone.stderr);
+    assert_eq!(alone.json()["status"], "fail", "{}", alone.stdout);
+    assert!(!alone.stdout.contains("replaced"), "{}", alone.stdout);
+    assert_eq!(status(&alone, "sync-ran"), "fail");
+    assert!(
+        field(&alone, "sync-ran", "summary").contains("is Running"),
+        "{}",
+        alone.stdout
+    );
+
+    let path = world.home().join("cluster.yaml");
+    let path = path.display().to_string();
+    let module = labcheck(
+        world.home(),
+        &["module-10", "-o", "json", "--no-wait", "--snapshot", &path],
+    );
+    let step_2 = module.json()["steps"]
+        .as_array()
+        .and_then(|steps| steps.iter().find(|s| s["step"] == "step-2").cloned())
+        .unwrap_or_default();
+    assert_eq!(step_2["status"], "fail", "{step_2:#}");
+    assert!(step_2.get("skipped").is_none(), "{step_2:#}");
+    assert_eq!(module.code, 1, "{}", module.stderr);
+}
+
 /// A state of `modules/module-10/fixtures/cluster`, its revision placeholders filled from `world`
 /// (the same files `labcheck course test` runs; written from the facts files' shapes).
 fn fixture(world: &World, file: &str) -> Snapshot {

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{ArgocdAppSpec, Pushed};
-use crate::outcome::{Cause, Status};
+use crate::outcome::{Cause, CauseId, Status};
 use crate::probe::cluster::argocd::Application;
 use crate::probe::git::OriginView;
 
@@ -420,7 +420,7 @@ fn a_multi_source_app_at_an_older_values_commit_is_not_seen_yet() {
     for values_first in [false, true] {
         let outcome = s.decide(&multi_source(values_first, OLD), Some(&pushed()));
         assert_eq!(outcome.status, Status::Fail);
-        assert_eq!(outcome.cause, Some(Cause::new("not-seen-yet")));
+        assert_eq!(outcome.cause, Some(Cause::new(CauseId::NotSeenYet)));
         // The chart version is not mistaken for the work repo's revision.
         assert!(
             outcome.summary.contains("still at 3f2a1c0"),
@@ -437,7 +437,7 @@ fn revisions_that_do_not_match_the_sources_are_not_read() {
     let outcome = spec("{name: checkout-dev, revision_of: checkout-config, sync: Synced}")
         .decide(&app, Some(&pushed()));
     assert_eq!(outcome.status, Status::Error);
-    assert_eq!(outcome.cause, Some(Cause::new("revisions-unreadable")));
+    assert_eq!(outcome.cause, Some(Cause::new(CauseId::RevisionsUnreadable)));
 }
 
 #[test]
@@ -465,7 +465,7 @@ fn pushed_to_a_feature_branch_names_the_branch_argo_cd_follows() {
     );
     assert_eq!(
         outcome.cause,
-        Some(Cause::about("pushed-elsewhere", "feature"))
+        Some(Cause::about(CauseId::PushedElsewhere, "feature"))
     );
     let diagnosis = outcome.diagnosis.unwrap_or_default();
     assert!(
@@ -475,7 +475,7 @@ fn pushed_to_a_feature_branch_names_the_branch_argo_cd_follows() {
     // The same push to main passes that link.
     assert_eq!(
         s.decide(&app, Some(&pushed())).cause,
-        Some(Cause::new("not-seen-yet"))
+        Some(Cause::new(CauseId::NotSeenYet))
     );
 }
 
@@ -500,7 +500,7 @@ fn a_retrying_sync_is_still_going_not_failed() {
     );
     assert_eq!(outcome.status, Status::Fail);
     assert!(outcome.pending);
-    assert_eq!(outcome.cause, Some(Cause::new("retrying")));
+    assert_eq!(outcome.cause, Some(Cause::new(CauseId::Retrying)));
     assert!(
         outcome.summary.contains("retry 2 of 5"),
         "{}",
@@ -530,7 +530,7 @@ fn a_terminated_sync_does_not_pass_as_the_failed_sync_of_step_4() {
         Some(&pushed()),
     );
     assert_eq!(outcome.status, Status::Fail);
-    assert_eq!(outcome.cause, Some(Cause::new("operation-terminated")));
+    assert_eq!(outcome.cause, Some(Cause::new(CauseId::OperationTerminated)));
     assert!(!outcome.hint.unwrap_or_default().contains("delete policy"));
 }
 
@@ -557,7 +557,7 @@ fn degraded_after_a_failed_sync_names_the_resource_and_does_not_say_start_a_sync
     let outcome = s.decide(&app, Some(&pushed()));
     assert_eq!(
         outcome.cause,
-        Some(Cause::about("app-degraded", "Deployment/checkout"))
+        Some(Cause::about(CauseId::AppDegraded, "Deployment/checkout"))
     );
     assert!(!outcome.pending);
     assert!(outcome.diagnosis.unwrap_or_default().contains(
@@ -581,7 +581,7 @@ fn a_failed_sync_without_its_syncfail_hook_names_the_missing_hook_not_a_resync()
     assert_eq!(
         outcome.cause,
         Some(Cause::about(
-            "syncfail-hook-missing",
+            CauseId::SyncfailHookMissing,
             "checkout-sync-failed"
         ))
     );
@@ -646,5 +646,5 @@ fn a_self_heal_after_the_full_sync_is_could_not_check_for_hooks_never_a_fail() {
         json!([{"group": "apps", "kind": "Deployment", "name": "checkout"}]);
     let outcome = s.decide(&app("Synced", "Healthy", PUSHED, Some(state)), None);
     assert_eq!(outcome.status, Status::Error);
-    assert_eq!(outcome.cause, Some(Cause::new("selective-sync")));
+    assert_eq!(outcome.cause, Some(Cause::new(CauseId::SelectiveSync)));
 }

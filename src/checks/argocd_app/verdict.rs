@@ -4,7 +4,7 @@
 use crate::checks::cluster_common::short;
 use crate::checks::revisions::{Lookup, RevisionView};
 use crate::checks::sync_binding;
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::argocd::{Application, ResourceResult};
 
 use super::ArgocdAppSpec;
@@ -87,7 +87,7 @@ impl ArgocdAppSpec {
                         "push it: `{} && git push`",
                         crate::shell::cd(&pushed.dir_shown)
                     ))
-                    .with_cause(Cause::new("not-pushed")),
+                    .with_cause(Cause::new(CauseId::NotPushed)),
                 );
             }
             if let Some(tracked) = pushed.branch_missing_head(app) {
@@ -102,7 +102,7 @@ impl ArgocdAppSpec {
                         "Argo CD deploys what `{tracked}` holds: merge your commit into `{tracked}` and push it (`{} && git switch {tracked} && git merge {branch} && git push`)",
                         crate::shell::cd(&pushed.dir_shown)
                     ))
-                    .with_cause(Cause::about("pushed-elsewhere", &branch)),
+                    .with_cause(Cause::about(CauseId::PushedElsewhere, &branch)),
                 );
             }
             let want = pushed.head.as_str();
@@ -117,7 +117,7 @@ impl ArgocdAppSpec {
                             pushed.repo
                         ))
                         .with_hint(format!("look at its conditions: `argocd app get {name} --refresh`"))
-                        .with_cause(Cause::new("revisions-unreadable"))
+                        .with_cause(Cause::new(CauseId::RevisionsUnreadable))
                         .still_in_progress(),
                     );
                 }
@@ -133,7 +133,7 @@ impl ArgocdAppSpec {
                             pushed.repo
                         ))
                         .with_actual(urls.join(", "))
-                        .with_cause(Cause::new("app-not-following-repo")),
+                        .with_cause(Cause::new(CauseId::AppNotFollowingRepo)),
                     );
                 }
                 found => {
@@ -153,7 +153,7 @@ impl ArgocdAppSpec {
                         .with_hint(format!(
                             "make Argo CD look now: `argocd app get {name} --refresh`"
                         ))
-                        .with_cause(Cause::new("not-seen-yet"))
+                        .with_cause(Cause::new(CauseId::NotSeenYet))
                         // Argo CD polls git (every 60 s on the course cluster), so it may still get there.
                         .still_in_progress(),
                     );
@@ -178,7 +178,7 @@ impl ArgocdAppSpec {
                         )),
                     }
                     .with_expected(format!("a sync of {}", short(want)))
-                    .with_cause(Cause::new("sync-not-of-push"));
+                    .with_cause(Cause::new(CauseId::SyncNotOfPush));
                     return with_chain(if running {
                         outcome.with_hint(running_hint(name)).still_in_progress()
                     } else {
@@ -209,7 +209,7 @@ impl ArgocdAppSpec {
                 "the hook Jobs still tell (`kubectl -n {} get jobs`); to see the order again, run a full sync: `argocd app sync {name}`",
                 app.spec.destination.namespace.as_deref().unwrap_or("<namespace>")
             ))
-            .with_cause(Cause::new("selective-sync"));
+            .with_cause(Cause::new(CauseId::SelectiveSync));
         }
 
         if let Some(want) = &self.sync {
@@ -217,7 +217,7 @@ impl ArgocdAppSpec {
                 let mut outcome = Outcome::fail(format!("{name} is {sync_now}, expected {want}"))
                     .with_expected(want.clone())
                     .with_actual(sync_now)
-                    .with_cause(Cause::about("sync-status", sync_now));
+                    .with_cause(Cause::about(CauseId::SyncStatus, sync_now));
                 outcome = match (want.as_str(), running) {
                     (_, true) => outcome.still_in_progress().with_hint(running_hint(name)),
                     ("Synced", false) => {
@@ -239,13 +239,13 @@ impl ArgocdAppSpec {
                 outcome = match unhealthy.first() {
                     Some((first, _)) => outcome.with_cause(Cause::about(
                         if health_now == "Degraded" {
-                            "app-degraded"
+                            CauseId::AppDegraded
                         } else {
-                            "app-not-healthy"
+                            CauseId::AppNotHealthy
                         },
                         first,
                     )),
-                    None => outcome.with_cause(Cause::about("app-health", health_now)),
+                    None => outcome.with_cause(Cause::about(CauseId::AppHealth, health_now)),
                 };
                 if !unhealthy.is_empty() {
                     let texts: Vec<&str> = unhealthy.iter().map(|(_, t)| t.as_str()).collect();
@@ -277,7 +277,7 @@ impl ArgocdAppSpec {
                 "no sync of {name} has run yet, so there is no operation to read"
             ))
             .with_hint(format!("start one: `argocd app sync {name}`"))
-            .with_cause(Cause::new("no-sync"));
+            .with_cause(Cause::new(CauseId::NoSync));
         }
 
         if !self.phase.is_empty() {
@@ -289,7 +289,7 @@ impl ArgocdAppSpec {
                 ))
                 .with_expected(self.phase.join(" or "))
                 .with_actual(now)
-                .with_cause(Cause::about("sync-phase", now));
+                .with_cause(Cause::about(CauseId::SyncPhase, now));
                 return with_story(if running {
                     outcome.with_hint(running_hint(name)).still_in_progress()
                 } else {
@@ -308,7 +308,7 @@ impl ArgocdAppSpec {
                 ))
                 .with_expected(format!("a message matching /{}/", re.as_str()))
                 .with_actual(message)
-                .with_cause(Cause::new("sync-message"));
+                .with_cause(Cause::new(CauseId::SyncMessage));
                 if running {
                     outcome = outcome.still_in_progress();
                 }
@@ -332,14 +332,14 @@ impl ArgocdAppSpec {
                             "not among its {} entries",
                             app.sync_results().len()
                         ))
-                        .with_cause(Cause::about("hook-not-run", &hook.name));
+                        .with_cause(Cause::about(CauseId::HookNotRun, &hook.name));
                 return with_story(if running {
                     outcome.with_hint(running_hint(name)).still_in_progress()
                 } else if phase == Some("SyncFail") && matches!(op_phase, Some("Failed" | "Error"))
                 {
                     // The sync did fail and still ran no SyncFail hook: syncing again runs none either.
                     outcome
-                        .with_cause(Cause::about("syncfail-hook-missing", &hook.name))
+                        .with_cause(Cause::about(CauseId::SyncfailHookMissing, &hook.name))
                         .with_hint(format!(
                             "the sync failed and ran no SyncFail hook, so running it again will not either: check that the chart renders the Job {} with the annotation `argocd.argoproj.io/hook: SyncFail` (and that it is switched on in the values){}",
                             hook.name,
@@ -367,7 +367,7 @@ impl ArgocdAppSpec {
                     "{result}: {}",
                     entry.message.as_deref().unwrap_or("")
                 ))
-                .with_cause(Cause::about("hook-result", &hook.name));
+                .with_cause(Cause::about(CauseId::HookResult, &hook.name));
                 if result == "Running" && running {
                     outcome = outcome.still_in_progress();
                 }
@@ -393,7 +393,7 @@ impl ArgocdAppSpec {
                         Outcome::fail(format!("the last sync of {name} did not apply {wanted}"))
                             .with_expected(self.order_text())
                             .with_actual(actual_order(entries))
-                            .with_cause(Cause::about("not-applied", &item.name));
+                            .with_cause(Cause::about(CauseId::NotApplied, &item.name));
                     return with_story(if running {
                         outcome.still_in_progress()
                     } else {
@@ -404,7 +404,7 @@ impl ArgocdAppSpec {
                     && index < *prev_index
                 {
                     return Outcome::fail(format!("the last sync applied {wanted} before {prev}"))
-                        .with_cause(Cause::about("wrong-order", &item.name))
+                        .with_cause(Cause::about(CauseId::WrongOrder, &item.name))
                         .with_expected(self.order_text())
                         .with_actual(actual_order(entries))
                         .with_diagnosis("Argo CD orders by phase, then sync wave, then kind: check the `argocd.argoproj.io/hook` and `argocd.argoproj.io/sync-wave` annotations");

@@ -238,7 +238,7 @@ fn a_terminated_sync_is_named_terminated_not_a_delete_policy() {
     );
     assert!(
         missing_job_outcome(&app, "checkout-dev")
-            .is_some_and(|o| o.cause == Some(Cause::new("operation-terminated")))
+            .is_some_and(|o| o.cause == Some(Cause::new(CauseId::OperationTerminated)))
     );
 }
 
