@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod ci_output;
+mod class_page;
 mod cli;
 mod cluster_checks;
 mod course_test;
