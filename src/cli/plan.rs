@@ -9,6 +9,7 @@ use clap::Args;
 use super::output::HumanOrJsonArgs;
 use crate::error::{Error, exit};
 use crate::plan::{Object, Plan, PlanOptions, parse_manifests};
+use crate::probe::argocd_dir::DirectorySettings;
 use crate::probe::files::{MAX_FILE_BYTES, PathShower};
 use crate::probe::manifests::{read_manifests, read_migration_sources};
 use crate::report::{self, HumanOrJson, Styles};
@@ -36,6 +37,23 @@ pub struct PlanArgs {
     #[arg(long, value_name = "PATH")]
     pub pruned: Vec<String>,
 
+    /// The Application that syncs the manifests: a name among the inputs, or a file holding it.
+    /// Without it, an Application in the inputs whose source path is a folder given is used.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub app: Option<String>,
+
+    /// Read subfolders too (`directory.recurse: true`), when no Application says.
+    #[arg(long)]
+    pub recurse: bool,
+
+    /// Read only files matching this glob (`directory.include`), when no Application says.
+    #[arg(long, value_name = "GLOB")]
+    pub include: Option<String>,
+
+    /// Skip files matching this glob (`directory.exclude`), when no Application says.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Option<String>,
+
     /// `-o human|json` and `--color`.
     #[command(flatten)]
     pub output: HumanOrJsonArgs,
@@ -45,16 +63,24 @@ pub struct PlanArgs {
 pub fn run(args: &PlanArgs) -> Result<u8, Error> {
     let (manifest_paths, mut sources): (Vec<String>, Vec<(String, String)>) =
         split_sources(&args.paths)?;
-    let objects = load_all(&manifest_paths)?;
+    let settings = DirectorySettings {
+        recurse: args.recurse,
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
+    };
+    let input = super::plan_input::read(&manifest_paths, &settings, args.app.as_deref())?;
     sources.extend(folder_sources(&manifest_paths)?);
     let pruned = load_all(&args.pruned)?;
-    let plan = Plan::new(
-        objects,
+    let mut plan = Plan::new(
+        input.objects,
         pruned,
         &PlanOptions {
             namespace: args.namespace.clone(),
+            app: input.app,
+            context: input.context,
         },
     );
+    plan.skipped_files = input.skipped;
     let findings = args
         .rules
         .then(|| rules::check_with_sources(&plan, &sources));
@@ -119,7 +145,8 @@ fn folder_sources(paths: &[String]) -> Result<Vec<(String, String)>, Error> {
     Ok(found)
 }
 
-/// Every object in `paths`, in the order given (a folder's files sorted by path).
+/// Every object in `paths` (live objects for `--pruned`), in the order given (a folder's files
+/// sorted by path, subfolders included).
 pub fn load_all(paths: &[String]) -> Result<Vec<Object>, Error> {
     let mut objects = Vec::new();
     let mut stdin_read = false;
@@ -132,7 +159,7 @@ pub fn load_all(paths: &[String]) -> Result<Vec<Object>, Error> {
     Ok(objects)
 }
 
-fn read_path(path: &str, stdin_read: &mut bool) -> Result<Vec<(String, String)>, Error> {
+pub(super) fn read_path(path: &str, stdin_read: &mut bool) -> Result<Vec<(String, String)>, Error> {
     if path == "-" {
         if std::mem::replace(stdin_read, true) {
             return Err(Error::Usage(

@@ -18,6 +18,7 @@ mod module_10;
 mod module_10_cluster;
 mod module_11;
 mod plan;
+mod plan_folders;
 mod read_only;
 mod report_snapshots;
 mod reports;
