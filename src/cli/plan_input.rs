@@ -310,3 +310,29 @@ fn sync_of(parts: Vec<Part>, app: AppSettings, cli: &DirectorySettings) -> Resul
     input.app = Some(app);
     Ok(input)
 }
+
+/// A child Application's own folder read for its own sync.
+pub fn read_app_folder(folder: &Path, app: AppSettings) -> Result<Input, Error> {
+    let part = read_folder(folder, &DirectorySettings::default())?;
+    sync_of(vec![part], app, &DirectorySettings::default())
+}
+
+/// A repo URL without the differences that do not matter (`.git`, a trailing `/`, case of the
+/// host), to tell whether a child Application's source is this repo.
+pub fn normalize_url(url: &str) -> String {
+    let trimmed = url.trim().trim_end_matches('/');
+    let trimmed = trimmed.strip_suffix(".git").unwrap_or(trimmed);
+    trimmed.to_ascii_lowercase()
+}
+
+/// The remote URLs a work repo names in `.git/config` (read as text; nothing is run).
+pub fn remote_urls(root: &Path) -> Vec<String> {
+    let config = root.join(".git").join("config");
+    let text = crate::paths::read_regular_text(&config, crate::probe::files::MAX_FILE_BYTES)
+        .unwrap_or_default();
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("url"))
+        .filter_map(|rest| rest.trim_start().strip_prefix('='))
+        .map(|u| normalize_url(u))
+        .collect()
+}

@@ -131,3 +131,44 @@ pub fn same_path(a: &str, b: &str) -> bool {
     }
     parts(a) == parts(b)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::parse_manifests;
+
+    #[test]
+    fn an_applications_sources_options_and_namespace_are_read_as_argo_cd_reads_them() {
+        let text = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec:\n  source:\n    repoURL: http://git/x.git\n    path: ./manifests/\n    directory: {recurse: true, exclude: 'dev/*'}\n  destination: {namespace: shop}\n  syncPolicy:\n    automated: {enabled: false}\n    syncOptions: [CreateNamespace=true, ' PruneLast=true']\n";
+        let objects = parse_manifests("app.yaml", text).unwrap_or_default();
+        let app = objects
+            .first()
+            .and_then(AppSettings::of)
+            .expect("an Application");
+        assert_eq!(app.destination_namespace.as_deref(), Some("shop"));
+        assert!(
+            !app.automated,
+            "automated.enabled: false turns automation off"
+        );
+        assert!(app.has("CreateNamespace=true"));
+        // HasOption compares whole strings: a space makes it another option.
+        assert!(!app.has("PruneLast=true"));
+        let source = app.source_for("manifests").expect("its folder");
+        assert_eq!(source.explicit, vec!["directory"]);
+        assert!(source.directory.recurse);
+        assert_eq!(source.directory.exclude.as_deref(), Some("dev/*"));
+        assert!(app.source_for("manifests/dev").is_none());
+    }
+
+    #[test]
+    fn repo_paths_compare_without_dots_and_slashes() {
+        for (a, b, same) in [
+            ("manifests", "./manifests/", true),
+            (".", "", true),
+            ("a/b", "a//b/", true),
+            ("a", "a/b", false),
+        ] {
+            assert_eq!(same_path(a, b), same, "{a} {b}");
+        }
+    }
+}

@@ -140,6 +140,18 @@ pub enum AppHealth {
 /// The `argocd-cm` key that gives Applications a health check (Argo CD's health docs).
 pub const APP_HEALTH_KEY: &str = "resource.customizations.health.argoproj.io_Application";
 
+/// A child Application of an app of apps, followed to its own folder (`plan --follow`).
+#[derive(Debug, Clone)]
+pub struct Followed {
+    pub name: String,
+    /// Where the child Application is written.
+    pub source: Source,
+    /// Its folder, as shown.
+    pub folder: Option<String>,
+    /// Its plan and (with `--rules`) the rules' findings, or why it was not followed.
+    pub outcome: Result<(Box<Plan>, Option<Vec<crate::rules::Finding>>), String>,
+}
+
 /// The whole plan.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -168,6 +180,8 @@ pub struct Plan {
     pub skipped_files: Vec<(String, String)>,
     /// Objects read only to learn about the sync, and why they are not part of it.
     pub context: Vec<(Object, String)>,
+    /// Child Applications followed to their folders (`--follow`).
+    pub children: Vec<Followed>,
 }
 
 /// Seconds Argo CD pauses between steps by default (`ARGOCD_SYNC_WAVE_DELAY`).
@@ -411,6 +425,7 @@ impl Plan {
             created_namespace,
             skipped_files: Vec::new(),
             context: options.context.clone(),
+            children: Vec::new(),
         }
     }
 

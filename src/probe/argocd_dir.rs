@@ -85,7 +85,7 @@ pub struct Folder {
 fn manifest_name(name: &str) -> bool {
     [".yaml", ".yml", ".json", ".jsonnet"]
         .iter()
-        .any(|ext| name.len() > ext.len() && name.ends_with(ext) || name == *ext)
+        .any(|ext| name.ends_with(ext))
 }
 
 /// A glob as `util/glob.Match` without separators reads it; `None` when it does not compile (Argo
@@ -286,4 +286,79 @@ fn sorted_names(dir: &Path, shower: &PathShower) -> Result<std::vec::IntoIter<St
     }
     names.sort();
     Ok(names.into_iter())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, path: &str, text: &str) {
+        let full = root.join(path);
+        std::fs::create_dir_all(full.parent().unwrap_or(root)).ok();
+        std::fs::write(full, text).ok();
+    }
+
+    #[test]
+    fn files_come_in_go_walk_order_not_path_order() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        for path in [
+            "b.yaml",
+            "b/x.yaml",
+            "b-c.yaml",
+            "a.json",
+            "Z.yml",
+            "c.jsonnet",
+        ] {
+            write(dir.path(), path, "{}");
+        }
+        let settings = DirectorySettings {
+            recurse: true,
+            ..Default::default()
+        };
+        let found = read_folder(dir.path(), &settings, &PathShower::new(None)).expect("read");
+        let order: Vec<&str> = found.files.iter().map(|f| f.relative.as_str()).collect();
+        // Names sorted byte-wise per folder: `b` < `b-c.yaml` < `b.yaml`, and `b/` is walked
+        // where `b` sorts.
+        assert_eq!(
+            order,
+            vec!["Z.yml", "a.json", "b/x.yaml", "b-c.yaml", "b.yaml"]
+        );
+        assert_eq!(found.jsonnet.len(), 1);
+    }
+
+    #[test]
+    fn a_chart_or_kustomization_directly_in_the_folder_names_the_tool() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        write(dir.path(), "Chart.yaml", "name: x\n");
+        write(dir.path(), "sub/kustomization.yaml", "resources: []\n");
+        let found = read_folder(
+            dir.path(),
+            &DirectorySettings::default(),
+            &PathShower::new(None),
+        )
+        .expect("read");
+        assert_eq!(found.tool.map(|(t, _)| t), Some(Tool::Helm));
+        write(dir.path(), "kustomization.yml", "resources: []\n");
+        let found = read_folder(
+            dir.path(),
+            &DirectorySettings::default(),
+            &PathShower::new(None),
+        )
+        .expect("read");
+        // Both: the later in walk order wins (`discovery.go:62-67`).
+        assert_eq!(found.tool.map(|(t, _)| t), Some(Tool::Kustomize));
+    }
+
+    #[test]
+    fn an_invalid_include_pattern_matches_nothing_as_in_argo_cd() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        write(dir.path(), "a.yaml", "{}");
+        let settings = DirectorySettings {
+            include: Some("[".to_string()),
+            ..Default::default()
+        };
+        let found = read_folder(dir.path(), &settings, &PathShower::new(None)).expect("read");
+        assert!(found.files.is_empty());
+        assert_eq!(found.skipped.len(), 1);
+    }
 }

@@ -334,6 +334,37 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
         out.push('\n');
         out.push_str(&render_findings(findings, styles));
     }
+    for child in &plan.children {
+        out.push('\n');
+        match &child.outcome {
+            Ok((plan, findings)) => {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    bold(
+                        styles,
+                        &format!(
+                            "Child Application {} ({}) syncs {}:",
+                            child.name,
+                            child.source,
+                            child.folder.as_deref().unwrap_or("")
+                        )
+                    )
+                );
+                out.push_str(&render_human(plan, findings.as_deref(), styles));
+            }
+            Err(why) => {
+                let _ = writeln!(
+                    out,
+                    "{} not followed: {why}",
+                    bold(
+                        styles,
+                        &format!("Child Application {} ({}):", child.name, child.source)
+                    )
+                );
+            }
+        }
+    }
     out
 }
 
@@ -409,6 +440,32 @@ fn task_json(plan: &Plan, task: &Task) -> Value {
 
 /// The plan as one JSON document; `findings` only when rules ran.
 pub fn render_json(plan: &Plan, findings: Option<&[Finding]>) -> String {
+    let mut text = serde_json::to_string_pretty(&json_value(plan, findings)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The followed children of an app of apps, as JSON.
+fn children_json(plan: &Plan) -> Value {
+    json!(
+        plan.children
+            .iter()
+            .map(|c| {
+                let mut value = json!({"name": c.name, "source": c.source.to_string()});
+                match &c.outcome {
+                    Ok((child, findings)) => {
+                        value["folder"] = json!(c.folder);
+                        value["plan"] = json_value(child, findings.as_deref());
+                    }
+                    Err(why) => value["not_followed"] = json!(why),
+                }
+                value
+            })
+            .collect::<Vec<_>>()
+    )
+}
+
+fn json_value(plan: &Plan, findings: Option<&[Finding]>) -> Value {
     let steps: Vec<Value> = plan
         .steps
         .iter()
@@ -486,7 +543,8 @@ pub fn render_json(plan: &Plan, findings: Option<&[Finding]>) -> String {
                 .count()
         );
     }
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    text
+    if !plan.children.is_empty() {
+        doc["children"] = children_json(plan);
+    }
+    doc
 }

@@ -134,7 +134,7 @@ pub fn option_problem(word: &str, on_resource: bool) -> Option<(String, String)>
     if on_resource && !resource {
         return Some((
             format!("`{word}` is an Application sync option; on a resource Argo CD ignores it"),
-            format!("move it to the Application's `spec.syncPolicy.syncOptions`"),
+            "move it to the Application's `spec.syncPolicy.syncOptions`".to_string(),
         ));
     }
     None

@@ -427,3 +427,69 @@ fn typos_argo_cd_silently_ignores_are_rules_with_the_fix() {
         );
     }
 }
+
+#[test]
+fn an_app_of_apps_is_followed_to_its_childrens_folders_in_this_repo() {
+    let url = "http://git.course.local/platform/argocd-platform.git";
+    let child = |name: &str, repo: &str, path: &str, wave: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\n  namespace: argocd\n  annotations:\n    argocd.argoproj.io/sync-wave: \"{wave}\"\nspec:\n  project: platform\n  source:\n    repoURL: {repo}\n    targetRevision: main\n    path: {path}\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: {name}\n"
+        )
+    };
+    let repo = Repo::new(&[
+        (
+            "apps/namespaces.yaml",
+            &child("namespaces", url, "namespaces", "-1"),
+        ),
+        (
+            "apps/checkout.yaml",
+            &child(
+                "checkout",
+                "http://git.course.local/team/checkout-config.git",
+                "helm",
+                "0",
+            ),
+        ),
+        (
+            "namespaces/shop.yaml",
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n",
+        ),
+        ("namespaces/values.yaml", "replicas: 1\n"),
+    ]);
+    let status = std::process::Command::new("git")
+        .args(["remote", "add", "origin", url])
+        .current_dir(repo.dir.path())
+        .status()
+        .expect("git runs");
+    assert!(status.success());
+    let run = repo.plan(&["--follow", &repo.path("apps")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    assert_eq!(
+        planned(&json),
+        vec!["Application/namespaces", "Application/checkout"]
+    );
+    let children = json["children"].as_array().expect("children");
+    let namespaces = children
+        .iter()
+        .find(|c| c["name"] == "namespaces")
+        .expect("followed");
+    assert_eq!(planned(&namespaces["plan"]), vec!["Namespace/shop"]);
+    assert!(
+        namespaces["plan"]["skipped_files"][0]["file"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("values.yaml")
+    );
+    let checkout = children
+        .iter()
+        .find(|c| c["name"] == "checkout")
+        .expect("listed");
+    assert!(
+        checkout["not_followed"]
+            .as_str()
+            .unwrap_or("")
+            .contains("another repo"),
+        "{checkout}"
+    );
+}
