@@ -493,3 +493,59 @@ fn an_app_of_apps_is_followed_to_its_childrens_folders_in_this_repo() {
         "{checkout}"
     );
 }
+
+#[test]
+fn the_courses_own_plan_calls_give_argo_cds_order_with_the_application_applied() {
+    use labcheck::lab::module_11::Point;
+    let s = crate::plan::shop(Point::Step4);
+    let dir = |sub: &str| {
+        s.world
+            .work_dir()
+            .join(labcheck::lab::module_11::REPO)
+            .join(sub)
+            .display()
+            .to_string()
+    };
+    // Module 11 step 1's hint, and the README's `plan --rules manifests/ argocd/`.
+    let alone = s.run(&["plan", "--format", "json", &dir("manifests")]);
+    let with_app = s.run(&[
+        "plan",
+        "--format",
+        "json",
+        &dir("manifests"),
+        &dir("argocd"),
+    ]);
+    assert_eq!(alone.code, 0, "{}", alone.stderr);
+    assert_eq!(with_app.code, 0, "{}", with_app.stderr);
+    let (alone, with_app) = (alone.json(), with_app.json());
+    // phase, then wave, then kind (Secret before ConfigMap, Service before Deployment), then name.
+    let expected = vec![
+        "Secret/shop-secrets",
+        "ConfigMap/shop-env",
+        "Job/shop-migrate",
+        "Service/shop-web",
+        "Deployment/shop-web",
+        "Deployment/shop-horizon",
+        "Deployment/shop-scheduler",
+        "Job/shop-smoke-test",
+    ];
+    assert_eq!(planned(&alone), expected);
+    assert_eq!(
+        planned(&with_app),
+        expected,
+        "the Application is no step of its own sync"
+    );
+    assert_eq!(with_app["application"]["name"], "shop-dev");
+    assert_eq!(with_app["context"][0]["name"], "shop-dev");
+    let namespaces: Vec<&str> = with_app["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .flat_map(|s| s["tasks"].as_array().expect("tasks").iter())
+        .filter_map(|t| t["namespace"].as_str())
+        .collect();
+    assert!(
+        namespaces.iter().all(|n| *n == "shop-dev"),
+        "{namespaces:?}"
+    );
+}
