@@ -1,4 +1,4 @@
-//! The reports as a reviewer sees them: the human, JSON, JUnit and TAP documents of a few
+//! The reports as a reviewer sees them: the human, JSON, YAML, JUnit, TAP 13 and TAP 14 documents of a few
 //! representative states of the course's fixtures (done, not pushed, could not check), for a
 //! learner here and for a class in `fleet.rs`. Temp paths, SHAs, timestamps and durations are
 //! filtered, so a snapshot changes only when what labcheck says changes.
@@ -13,7 +13,7 @@ use labcheck::snapshot::Snapshot;
 use crate::harness::Labcheck;
 
 /// Every report format a run can print.
-const FORMATS: [&str; 4] = ["human", "json", "junit", "tap"];
+const FORMATS: [&str; 6] = ["human", "json", "yaml", "junit", "tap", "tap14"];
 
 /// Snapshot `text` as `name`, with `root` (the test's temp dir) and everything that differs from
 /// run to run or with the fixtures' SHAs filtered out.
@@ -36,6 +36,7 @@ pub fn assert_report_snapshot(name: &str, text: &str, root: &Path) {
     settings.add_filter(r#"time="[0-9.]+""#, r#"time="[DURATION]""#);
     settings.add_filter(r#""waited_s": [0-9.]+"#, r#""waited_s": "[DURATION]""#);
     settings.add_filter(r"duration_ms: \d+", "duration_ms: [DURATION]");
+    settings.add_filter(r"waited_s: [0-9.]+", "waited_s: [DURATION]");
     settings.bind(|| insta::assert_snapshot!(name, text));
 }
 

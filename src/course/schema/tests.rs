@@ -106,3 +106,79 @@ fn a_duplicate_check_id_is_refused_at_the_second_one() {
     assert!(error.starts_with("step.yaml:7:"), "{error}");
     assert!(error.contains("two checks have the id `a`"), "{error}");
 }
+
+/// What a YAML example in the docs is, by its first lines: a file of the course, or checks.
+enum DocExample {
+    Module,
+    Step,
+    Quiz,
+    Checks,
+    /// It leaves parts out (`[ … ]`): only its YAML is read.
+    Sketch,
+}
+
+fn kind_of_example(text: &str) -> DocExample {
+    if text.contains("[ … ]") {
+        DocExample::Sketch
+    } else if text.starts_with("format:") && text.contains("\nmodule:") {
+        DocExample::Module
+    } else if text.starts_with("format:") && text.contains("\nquestions:") {
+        DocExample::Quiz
+    } else if text.starts_with("format:") {
+        DocExample::Step
+    } else {
+        DocExample::Checks
+    }
+}
+
+/// Every ```yaml example in docs/check-files.md, with its first line, de-indented.
+fn doc_examples() -> Vec<(usize, String)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/check-files.md");
+    let text = std::fs::read_to_string(path).expect("docs/check-files.md");
+    let mut examples = Vec::new();
+    let mut current: Option<(usize, Vec<&str>)> = None;
+    for (i, line) in text.lines().enumerate() {
+        match (&mut current, line.trim_start()) {
+            (None, "```yaml") => current = Some((i + 2, Vec::new())),
+            (Some(_), "```") => {
+                let (at, lines) = current.take().expect("an open example");
+                let indent = lines
+                    .iter()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(|l| l.len() - l.trim_start().len())
+                    .min()
+                    .unwrap_or(0);
+                let body: Vec<&str> = lines
+                    .iter()
+                    .map(|l| l.get(indent..).unwrap_or(""))
+                    .collect();
+                examples.push((at, body.join("\n") + "\n"));
+            }
+            (Some((_, lines)), _) => lines.push(line),
+            (None, _) => {}
+        }
+    }
+    examples
+}
+
+/// The docs' examples are what a course author copies: each reads as the file it shows, so an
+/// example can never teach a key the loader refuses.
+#[test]
+fn every_yaml_example_in_the_check_file_docs_reads_as_what_it_shows() {
+    let examples = doc_examples();
+    assert!(examples.len() >= 10, "{} examples found", examples.len());
+    for (line, text) in examples {
+        let file = format!("docs/check-files.md:{line}");
+        let error = match kind_of_example(&text) {
+            DocExample::Module => load_error::<ModuleManifest>(&file, &text),
+            DocExample::Step => load_error::<StepFile>(&file, &text),
+            DocExample::Quiz => crate::quiz::Quiz::parse(&file, &text)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default(),
+            DocExample::Checks => load_error::<Vec<CheckSpec>>(&file, &text),
+            DocExample::Sketch => load_error::<serde_yaml::Value>(&file, &text),
+        };
+        assert_eq!(error, "", "the example at {file} does not read:\n{text}");
+    }
+}
