@@ -47,6 +47,27 @@ impl Course {
                 ),
             });
         }
+        if let Some(quiz) = &manifest.quiz
+            && let Some(step) = manifest.steps.iter().find(|step| {
+                [".yaml", ".yml"]
+                    .iter()
+                    .any(|ext| quiz.eq_ignore_ascii_case(&format!("{step}{ext}")))
+            })
+        {
+            // The quiz's file would be read as a step, or a step's file as the quiz.
+            let (line, column) = text
+                .split('\n')
+                .position(|l| l.starts_with("quiz:"))
+                .map_or((1, 1), |i| (i + 1, 7));
+            return Err(Error::CourseFile {
+                file,
+                line,
+                column,
+                message: format!(
+                    "`quiz: {quiz}` names the file of step `{step}`: a file is either a step (checks) or the quiz (questions); give the quiz its own file, e.g. `quiz: quiz.yaml`"
+                ),
+            });
+        }
         let mut steps = Vec::new();
         for step_name in &manifest.steps {
             let (file, text) = self.read_file(&format!("modules/{dir_name}/{step_name}.yaml"))?;
@@ -70,7 +91,14 @@ impl Course {
                     replaced_by: step_file.replaced_by,
                     checks: step_file.checks,
                     after: None,
+                    solution: step_file.solution,
                 }),
+                (true, false) if !step_file.solution.is_empty() => {
+                    return Err(Error::CourseContent {
+                        file,
+                        message: "a break-it exercise has a `solution:` per stage, under `stages:`, not one for the whole file".to_string(),
+                    });
+                }
                 (true, false) => {
                     for stage in step_file.stages {
                         steps.push(Step {
@@ -81,6 +109,7 @@ impl Course {
                             replaced_by: stage.replaced_by,
                             checks: stage.checks,
                             after: stage.after,
+                            solution: stage.solution,
                         });
                     }
                 }

@@ -78,6 +78,20 @@ pub async fn run_learner(
     on_wait: &(dyn Fn(&WaitProgress) + Sync),
 ) -> Vec<StepReport> {
     let cluster = Arc::new(Cluster::connect(world.cluster).await);
+    run_learner_on(&world, cluster, recall, steps, policy, on_wait).await
+}
+
+/// [`run_learner`] on a cluster already connected: the live class page keeps one connection
+/// (and its watch streams) per learner for every round, with a fresh context (and so fresh reads
+/// of the work repos) each time.
+pub async fn run_learner_on(
+    world: &LearnerWorld<'_>,
+    cluster: Arc<Cluster>,
+    recall: &Recall,
+    steps: &[&Step],
+    policy: WaitPolicy,
+    on_wait: &(dyn Fn(&WaitProgress) + Sync),
+) -> Vec<StepReport> {
     let ctx = world.context(cluster);
     run_judged(&ctx, recall, world.module, steps, policy, on_wait).await
 }

@@ -8,6 +8,7 @@ pub mod learner;
 pub mod next;
 pub mod sequence;
 pub mod session;
+pub mod solution;
 pub mod step;
 pub mod wait;
 
@@ -18,7 +19,7 @@ use serde::Serialize;
 
 use crate::outcome::{Outcome, Status};
 
-pub use learner::{LearnerWorld, WorkDir, run_judged, run_learner, run_steps};
+pub use learner::{LearnerWorld, WorkDir, run_judged, run_learner, run_learner_on, run_steps};
 pub use session::{History, Session, SessionRun};
 pub use step::run_step;
 pub use wait::{SETTLE, WAIT_INTERVAL};

@@ -392,6 +392,7 @@ mod tests {
             replaced_by: Vec::new(),
             checks,
             after: None,
+            solution: Vec::new(),
         }
     }
 

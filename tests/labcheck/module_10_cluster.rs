@@ -814,3 +814,84 @@ fn pushed_to_a_feature_branch_names_the_branch_argo_cd_follows() {
     );
     assert_eq!(cause(&run, "synced-healthy"), "pushed-elsewhere:feature");
 }
+
+/// The containers of step 4's solved Deployment, with `sidecar` put first and the app's own
+/// container (`podinfo`) at `image`.
+fn with_sidecar_first(snapshot: &mut Snapshot, sidecar: serde_json::Value, app: Option<&str>) {
+    let deployment = snapshot
+        .objects
+        .iter_mut()
+        .find(|o| o["kind"] == "Deployment" && o["metadata"]["name"] == "checkout")
+        .expect("Deployment checkout in the snapshot");
+    let containers = deployment["spec"]["template"]["spec"]["containers"]
+        .as_array_mut()
+        .expect("containers");
+    match app {
+        Some(image) => containers[0]["image"] = serde_json::json!(image),
+        None => containers.clear(),
+    }
+    containers.insert(0, sidecar);
+}
+
+#[test]
+fn a_sidecar_added_first_never_stands_in_for_the_app_s_container() {
+    let world = World::at(CoursePoint::Step4);
+    let solved = cluster::solved(CoursePoint::Step4, &revisions(&world)).expect("a fixture state");
+    let proxy =
+        serde_json::json!({"name": "istio-proxy", "image": "docker.io/istio/proxyv2:1.24.0"});
+    // A mesh injected its proxy first: the app still runs 6.7.1, and step 4 still passes.
+    let mut untouched = solved.clone();
+    with_sidecar_first(
+        &mut untouched,
+        proxy.clone(),
+        Some("ghcr.io/stefanprodan/podinfo:6.7.1"),
+    );
+    let run = check_with(&world, &untouched, "step-4");
+    assert_eq!(
+        status(&run, "deployment-untouched"),
+        "pass",
+        "{}",
+        run.stdout
+    );
+
+    // The app moved to 6.7.0 while a sidecar first happens to carry a 6.7.1 tag: reading the
+    // first container would pass on someone else's value.
+    let mut moved = solved.clone();
+    with_sidecar_first(
+        &mut moved,
+        serde_json::json!({"name": "log-shipper", "image": "example.org/shipper:6.7.1"}),
+        Some("ghcr.io/stefanprodan/podinfo:6.7.0"),
+    );
+    let run = check_with(&world, &moved, "step-4");
+    assert_eq!(
+        status(&run, "deployment-untouched"),
+        "fail",
+        "{}",
+        run.stdout
+    );
+    assert!(
+        field(&run, "deployment-untouched", "summary").contains("podinfo:6.7.0"),
+        "{}",
+        run.stdout
+    );
+
+    // No container of that name: said as such, never "is not set".
+    let mut renamed = solved;
+    with_sidecar_first(&mut renamed, proxy, None);
+    let run = check_with(&world, &renamed, "step-4");
+    assert_eq!(
+        status(&run, "deployment-untouched"),
+        "fail",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(cause(&run, "deployment-untouched"), "selector-miss");
+    assert!(
+        field(&run, "deployment-untouched", "summary").contains(
+            "no item of `spec.template.spec.containers` has `name: podinfo`; the items there have name `istio-proxy`"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.code, 1);
+}
