@@ -26,4 +26,5 @@ mod read_only;
 mod report_snapshots;
 mod reports;
 mod serve_api;
+mod unhealthy;
 mod waiting;

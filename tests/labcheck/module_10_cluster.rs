@@ -443,7 +443,7 @@ fn step_2s_sync_still_running_is_in_progress_never_replaced_by_step_3_reading_it
 
 /// A state of `modules/module-10/fixtures/cluster`, its revision placeholders filled from `world`
 /// (the same files `labcheck course test` runs; written from the facts files' shapes).
-fn fixture(world: &World, file: &str) -> Snapshot {
+pub(crate) fn fixture(world: &World, file: &str) -> Snapshot {
     let revs = revisions(world);
     let path = format!(
         "{}/modules/module-10/fixtures/cluster/{file}",

@@ -199,6 +199,18 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
     );
     let mut found = Vec::new();
     let mut cause = None;
+    // Rollouts still going: named, and waiting may still fix them.
+    let going: Vec<String> = deployments
+        .iter()
+        .flatten()
+        .filter_map(|d| {
+            let message = rollout_still_going(d)?;
+            Some(format!(
+                "Deployment {}: Progressing ({message})",
+                d["metadata"]["name"].as_str().unwrap_or("")
+            ))
+        })
+        .collect();
     if let Ok(pods) = &pods
         && let Some(stuck) = pods
             .iter()
@@ -223,7 +235,17 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
         }
     }
     if found.is_empty() {
-        return outcome;
+        if going.is_empty() {
+            return outcome;
+        }
+        let text = going.join("\n");
+        return match &outcome.diagnosis {
+            Some(d) => {
+                let d = format!("{d}\n{text}");
+                outcome.with_diagnosis(d)
+            }
+            None => outcome.with_diagnosis(text),
+        };
     }
     let text = found.join("\n");
     let diagnosis = match &outcome.diagnosis {
@@ -254,6 +276,55 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
     outcome
 }
 
+/// Why a Deployment is still rolling out, in Argo CD's words (gitops-engine
+/// `pkg/health/health_deployment.go:28-66`), or `None` when it is not (paused, done, or past its
+/// deadline, which is named as a cause of its own).
+fn rollout_still_going(deployment: &serde_json::Value) -> Option<String> {
+    let spec = &deployment["spec"];
+    let status = &deployment["status"];
+    if spec["paused"].as_bool() == Some(true) {
+        return None;
+    }
+    let int = |v: &serde_json::Value| v.as_i64().unwrap_or(0);
+    let generation = int(&deployment["metadata"]["generation"]);
+    if generation > int(&status["observedGeneration"]) {
+        return Some(
+            "Waiting for rollout to finish: observed deployment generation less than desired generation"
+                .to_string(),
+        );
+    }
+    let past_deadline = status["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == "Progressing" && c["reason"] == "ProgressDeadlineExceeded");
+    if past_deadline {
+        return None;
+    }
+    let desired = spec["replicas"].as_i64().unwrap_or(1);
+    let (updated, replicas, available) = (
+        int(&status["updatedReplicas"]),
+        int(&status["replicas"]),
+        int(&status["availableReplicas"]),
+    );
+    if updated < desired {
+        Some(format!(
+            "Waiting for rollout to finish: {updated} out of {desired} new replicas have been updated..."
+        ))
+    } else if replicas > updated {
+        Some(format!(
+            "Waiting for rollout to finish: {} old replicas are pending termination...",
+            replicas - updated
+        ))
+    } else if available < updated {
+        Some(format!(
+            "Waiting for rollout to finish: {available} of {updated} updated replicas are available..."
+        ))
+    } else {
+        None
+    }
+}
+
 /// Causes of a failure that is about the learner's push not being what Argo CD runs yet; a broken
 /// pod seen then belongs to an older revision and says nothing about what to change.
 const PUSH_NOT_DEPLOYED: &[CauseId] = &[
@@ -263,3 +334,30 @@ const PUSH_NOT_DEPLOYED: &[CauseId] = &[
     CauseId::SyncNotOfPush,
     CauseId::RevisionsUnreadable,
 ];
+
+#[cfg(test)]
+mod rollout_tests {
+    use super::rollout_still_going;
+    use serde_json::json;
+
+    #[test]
+    fn a_rollout_still_going_is_named_in_argo_cds_words() {
+        // Deployment status as the controller writes it mid-rollout (replicas 2, one new pod up).
+        let mid = json!({"metadata": {"name": "checkout", "generation": 4},
+            "spec": {"replicas": 2},
+            "status": {"observedGeneration": 4, "replicas": 3, "updatedReplicas": 2, "availableReplicas": 1}});
+        assert_eq!(
+            rollout_still_going(&mid).as_deref(),
+            Some("Waiting for rollout to finish: 1 old replicas are pending termination...")
+        );
+        let unseen = json!({"metadata": {"generation": 5}, "status": {"observedGeneration": 4}});
+        assert!(rollout_still_going(&unseen).is_some_and(|m| m.contains("observed deployment generation")));
+        let done = json!({"metadata": {"generation": 4}, "spec": {"replicas": 1},
+            "status": {"observedGeneration": 4, "replicas": 1, "updatedReplicas": 1, "availableReplicas": 1}});
+        assert_eq!(rollout_still_going(&done), None);
+        let deadline = json!({"metadata": {"generation": 4}, "spec": {"replicas": 1},
+            "status": {"observedGeneration": 4, "replicas": 1, "updatedReplicas": 0, "availableReplicas": 0,
+                       "conditions": [{"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded"}]}});
+        assert_eq!(rollout_still_going(&deadline), None, "named as a cause of its own");
+    }
+}

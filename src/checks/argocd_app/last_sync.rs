@@ -17,6 +17,12 @@ fn entry_matches(entry: &ResourceResult, kind: &str, name: &str, phase: Option<&
         })
 }
 
+/// `Pruned` (deleted) or `PruneSkipped` (left live, `ignored (requires pruning)`): an object that
+/// is no longer in git, whatever its kind.
+fn is_pruned(entry: &ResourceResult) -> bool {
+    matches!(entry.status.as_deref(), Some("Pruned" | "PruneSkipped"))
+}
+
 fn describe_entry(kind: &str, name: &str, phase: Option<&str>) -> String {
     match phase {
         Some(p) => format!("{kind} {name} ({p})"),
@@ -165,14 +171,23 @@ impl Verdict<'_> {
         for item in &spec.order {
             let phase = item.phase.as_deref();
             let wanted = describe_entry(&item.kind, &item.name, phase);
+            // A pruned entry is an object deleted (no longer in git), not one applied
+            // (`pruneObject`, gitops-engine `sync_context.go:1495-1515`).
+            let matches = |e: &&ResourceResult| entry_matches(e, &item.kind, &item.name, phase);
             let Some(index) = entries
                 .iter()
-                .position(|e| entry_matches(e, &item.kind, &item.name, phase))
+                .position(|e| matches(&e) && !is_pruned(e))
             else {
-                let outcome = Outcome::fail(format!(
-                    "the last sync of {} did not apply {wanted}",
-                    self.name
-                ))
+                let pruned = entries.iter().find(matches).filter(|e| is_pruned(e));
+                let outcome = Outcome::fail(match pruned {
+                    Some(e) => format!(
+                        "the last sync of {} did not apply {wanted}: it {} it ({})",
+                        self.name,
+                        if e.status.as_deref() == Some("Pruned") { "pruned" } else { "left" },
+                        e.message.as_deref().unwrap_or("no longer in git")
+                    ),
+                    None => format!("the last sync of {} did not apply {wanted}", self.name),
+                })
                 .with_expected(spec.order_text())
                 .with_actual(actual_order(entries))
                 .with_cause(Cause::about(CauseId::NotApplied, &item.name));

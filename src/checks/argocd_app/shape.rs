@@ -1,5 +1,6 @@
 //! The gate of the kind of operation (`checks::operation::Shape`): what an apply-strategy sync, a
-//! selective sync or self-heal, a dry run or a local sync means for a check of the last sync.
+//! selective sync or self-heal, a dry run or a local sync means for a check of the last sync;
+//! and an operation of another revision than the push (auto-sync pending, an older sync retrying).
 
 use std::ops::ControlFlow;
 
@@ -7,6 +8,7 @@ use crate::checks::cluster_common::short;
 use crate::checks::operation::{Recorded, Shape, recorded_sync_of_target};
 use crate::checks::revisions::RevisionView;
 use crate::outcome::{Cause, CauseId, Outcome};
+use crate::probe::cluster::argocd::Application;
 
 use super::verdict::{Gate, Verdict};
 
@@ -183,5 +185,62 @@ fn cause_of(shape: Shape) -> CauseId {
     match shape {
         Shape::DryRun => CauseId::DryRun,
         _ => CauseId::SelectiveSync,
+    }
+}
+
+/// Whether auto-sync will start a sync of the target by itself, when the last operation ran
+/// another revision: automated and OutOfSync (auto-sync skips only a revision the last operation
+/// already tried, `controller/appcontroller.go:2589-2597`; a Synced app gets no auto-sync).
+pub(super) fn auto_sync_pending(app: &Application) -> bool {
+    app.spec
+        .sync_policy
+        .as_ref()
+        .is_some_and(|p| p.get("automated").is_some())
+        && app.status.sync.status.as_deref() == Some("OutOfSync")
+}
+
+/// An older operation retries while Argo CD targets the push: name it, its revision and the way
+/// out. Without `retry.refresh` every attempt syncs the same revision (the controller keeps
+/// `operation.sync.revision`), and Argo CD refuses a new sync while one runs; with it, the next
+/// attempt syncs the latest revision (`controller/appcontroller.go:1626-1632`).
+pub(super) fn retrying_other_revision(
+    app: &Application,
+    name: &str,
+    shown: &str,
+    want: &str,
+    (attempt, limit, refresh): (i64, Option<i64>, bool),
+) -> Outcome {
+    let of = match limit {
+        Some(l) if l < 0 => " (no limit)".to_string(),
+        Some(l) => format!(" of {l}"),
+        None => String::new(),
+    };
+    let outcome = Outcome::fail(format!(
+        "an older sync of {name} is retrying ({shown}, retry {attempt}{of}); your push {} has not been synced",
+        short(want)
+    ))
+    .with_expected(format!("a sync of {}", short(want)))
+    .with_actual(format!("retries of the sync of {shown}"))
+    .with_cause(Cause::new(CauseId::RetryingOtherRevision));
+    if refresh {
+        return outcome
+            .with_hint(format!(
+                "its retries take the latest revision (`retry.refresh`), so the next attempt syncs your push: wait (`argocd app wait {name}`)"
+            ))
+            .still_in_progress();
+    }
+    let outcome = outcome.with_hint(format!(
+        "Argo CD retries {shown} and refuses another sync until the retries end: stop them (`argocd app terminate-op {name}`), then sync your commit (`argocd app sync {name}`)"
+    ));
+    let automated = app
+        .spec
+        .sync_policy
+        .as_ref()
+        .is_some_and(|p| p.get("automated").is_some());
+    if automated {
+        // Once the retries run out, auto-sync starts a sync of the target: waiting gets there.
+        outcome.still_in_progress()
+    } else {
+        outcome
     }
 }

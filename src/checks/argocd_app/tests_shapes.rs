@@ -241,3 +241,24 @@ fn synced_and_healthy_at_the_push_passes_while_an_older_sync_retries_and_the_syn
     assert!(refreshed.pending);
     assert!(refreshed.hint.unwrap_or_default().contains("retry.refresh"));
 }
+
+#[test]
+fn a_pruned_entry_is_not_an_applied_one() {
+    // `argocd app sync --prune` after the ConfigMap left git: the engine records it `Pruned`,
+    // message `pruned` (gitops-engine `sync_context.go:1495-1515`); without prune it is
+    // `PruneSkipped`, `ignored (requires pruning)`.
+    let check = "{name: checkout-dev, order: [{kind: ConfigMap, name: checkout-config}, {kind: Deployment, name: checkout}]}";
+    for (status, message, said) in [
+        ("Pruned", "pruned", "it pruned it (pruned)"),
+        ("PruneSkipped", "ignored (requires pruning)", "it left it (ignored (requires pruning))"),
+    ] {
+        let mut rows = entries(&[CONFIG_UNCHANGED, DEPLOY_CONFIGURED]);
+        rows[0]["status"] = json!(status);
+        rows[0]["message"] = json!(message);
+        let state = op("Succeeded", "successfully synced (all tasks run)", PUSHED, rows);
+        let outcome = spec(check).decide(&at_push(state), None);
+        assert_eq!(outcome.status, Status::Fail, "{outcome:?}");
+        assert!(outcome.summary.contains(said), "{}", outcome.summary);
+        assert_eq!(outcome.cause, Some(Cause::about(CauseId::NotApplied, "checkout-config")));
+    }
+}

@@ -14,6 +14,7 @@ use crate::probe::cluster::argocd::{Application, OperationState};
 use super::ArgocdAppSpec;
 use super::diagnosis::{failure_story, unhealthy_resources};
 use super::pushed::{Pushed, chain_text};
+use super::shape::{auto_sync_pending, retrying_other_revision};
 
 /// A gate either lets the check go on or ends it with this outcome.
 pub(super) type Gate = ControlFlow<Outcome>;
@@ -343,63 +344,6 @@ impl<'a> Verdict<'a> {
         self.hook()?;
         self.order()?;
         ControlFlow::Continue(())
-    }
-}
-
-/// Whether auto-sync will start a sync of the target by itself, when the last operation ran
-/// another revision: automated and OutOfSync (auto-sync skips only a revision the last operation
-/// already tried, `controller/appcontroller.go:2589-2597`; a Synced app gets no auto-sync).
-fn auto_sync_pending(app: &Application) -> bool {
-    app.spec
-        .sync_policy
-        .as_ref()
-        .is_some_and(|p| p.get("automated").is_some())
-        && app.status.sync.status.as_deref() == Some("OutOfSync")
-}
-
-/// An older operation retries while Argo CD targets the push: name it, its revision and the way
-/// out. Without `retry.refresh` every attempt syncs the same revision (the controller keeps
-/// `operation.sync.revision`), and Argo CD refuses a new sync while one runs; with it, the next
-/// attempt syncs the latest revision (`controller/appcontroller.go:1626-1632`).
-fn retrying_other_revision(
-    app: &Application,
-    name: &str,
-    shown: &str,
-    want: &str,
-    (attempt, limit, refresh): (i64, Option<i64>, bool),
-) -> Outcome {
-    let of = match limit {
-        Some(l) if l < 0 => " (no limit)".to_string(),
-        Some(l) => format!(" of {l}"),
-        None => String::new(),
-    };
-    let outcome = Outcome::fail(format!(
-        "an older sync of {name} is retrying ({shown}, retry {attempt}{of}); your push {} has not been synced",
-        short(want)
-    ))
-    .with_expected(format!("a sync of {}", short(want)))
-    .with_actual(format!("retries of the sync of {shown}"))
-    .with_cause(Cause::new(CauseId::RetryingOtherRevision));
-    if refresh {
-        return outcome
-            .with_hint(format!(
-                "its retries take the latest revision (`retry.refresh`), so the next attempt syncs your push: wait (`argocd app wait {name}`)"
-            ))
-            .still_in_progress();
-    }
-    let outcome = outcome.with_hint(format!(
-        "Argo CD retries {shown} and refuses another sync until the retries end: stop them (`argocd app terminate-op {name}`), then sync your commit (`argocd app sync {name}`)"
-    ));
-    let automated = app
-        .spec
-        .sync_policy
-        .as_ref()
-        .is_some_and(|p| p.get("automated").is_some());
-    if automated {
-        // Once the retries run out, auto-sync starts a sync of the target: waiting gets there.
-        outcome.still_in_progress()
-    } else {
-        outcome
     }
 }
 
