@@ -126,6 +126,8 @@ causes! {
     NothingToRevert = "nothing-to-revert", WontFix;
     /// A YAML key was written with dots in its name instead of nested.
     FlatKey = "flat-key", WontFix;
+    /// A path's list selector (`containers[name=checkout]`) matched no item, or several.
+    SelectorMiss = "selector-miss", WontFix;
     /// The file to read is not a regular file (a pipe, a device).
     NotARegularFile = "not-a-regular-file", WontFix;
     /// The history of a repo a stage's sequence reads could not be read.
@@ -196,6 +198,8 @@ causes! {
     LogsNotYet = "logs-not-yet" about "the Job", MayFix;
     /// The log is too long to read whole, and its tail does not say.
     LogTooLong = "log-too-long" about "the Job", WontFix;
+    /// The log did not end within the request's bound, and what was read does not settle it.
+    LogUnended = "log-unended" about "the Job", WontFix;
     /// The log does not contain what the course expects.
     LogMismatch = "log-mismatch" about "the Job", MayFix;
     /// A container cannot start or keeps crashing (the reason: CrashLoopBackOff, ImagePullBackOff…).
@@ -252,6 +256,16 @@ causes! {
     Retrying = "retrying", MayFix;
     /// The sync was terminated, and its running hooks deleted.
     OperationTerminated = "operation-terminated", MayFix;
+    /// An older sync is retrying while Argo CD targets the learner's push (it refuses a new sync).
+    RetryingOtherRevision = "retrying-other-revision", MayFix;
+    /// The last sync used the apply strategy, which applies the resources and runs no hooks.
+    ApplyStrategySync = "apply-strategy-sync", WontFix;
+    /// The last operation was a dry run: it applied nothing and ran no hook.
+    DryRun = "dry-run", WontFix;
+    /// The last sync applied local files (`argocd app sync --local`), not a commit in git.
+    LocalSync = "local-sync", WontFix;
+    /// The sync asked about may have fallen out of the Application's history (`revisionHistoryLimit`).
+    HistoryTrimmed = "history-trimmed", WontFix;
 
     // ---- the runner
     /// The check counts only after an earlier check (`after:`), which failed.

@@ -13,6 +13,7 @@
 
 pub mod causes;
 pub mod checks;
+pub mod class;
 pub mod cli;
 pub mod course;
 pub mod doctor;

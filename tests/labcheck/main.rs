@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod ci_output;
+mod class_page;
 mod cli;
 mod cluster_checks;
 mod course_test;
@@ -14,11 +15,14 @@ mod harness;
 mod hints;
 mod history;
 mod kubectl;
+mod lab_chart;
 mod learner;
 mod module_10;
 mod module_10_cluster;
 mod module_11;
+mod operations;
 mod plan;
+mod plan_folders;
 mod read_only;
 mod report_snapshots;
 mod reports;
