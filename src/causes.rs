@@ -302,8 +302,10 @@ pub fn markdown() -> String {
          <!-- Generated from src/causes.rs by `cargo test --lib causes`; edit the table there. -->\n\n\
          Every failure and every \"could not check\" carries one of these cause ids (`cause` in JSON,\n\
          YAML, JUnit and TAP, and the groups of a class run). A cause about one object is written\n\
-         `id:object` (`job-missing:checkout-migrate`). \"Waiting can fix it\": labcheck waits (up to the\n\
-         check's `wait:` or `--wait`) only for a failure still in progress whose cause says yes.\n\n\
+         `id:object` (`job-missing:checkout-migrate`). A course file keys a check's hint by these ids\n\
+         (`hint: { by_cause: { not-seen-yet: … } }`, see [check-files.md](check-files.md#hints)), and\n\
+         loading the course refuses one not listed here. \"Waiting can fix it\": labcheck waits (up to\n\
+         the check's `wait:` or `--wait`) only for a failure still in progress whose cause says yes.\n\n\
          | cause | means | waiting can fix it | hint when the check gives none |\n\
          |---|---|---|---|\n",
     );
@@ -347,6 +349,19 @@ impl Cause {
             text: format!("{}:{}", id.id(), object.as_ref()),
             id,
         }
+    }
+
+    /// A cause as reports write it (`hook-result:checkout-migrate`), if its id is declared.
+    pub fn parse(text: &str) -> Option<Cause> {
+        let (id, object) = match text.split_once(':') {
+            Some((id, object)) => (id, Some(object)),
+            None => (text, None),
+        };
+        let id = CauseId::from_id(id)?;
+        Some(match object {
+            Some(object) => Cause::about(id, object),
+            None => Cause::new(id),
+        })
     }
 
     /// Which declared cause this is.

@@ -80,9 +80,14 @@ pub struct Outcome {
     pub expected: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub actual: Option<String>,
-    /// The next concrete action, for a failed check.
+    /// The next concrete action a check names from what it saw in this state. The runner moves
+    /// it into [`Outcome::hints`]; read the whole hint with [`Outcome::hint_text`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// The hint in parts, each with where it came from, as the runner put it together: reporters
+    /// render these (`-v` names each source).
+    #[serde(skip_serializing_if = "Vec::is_empty", rename = "hint_parts")]
+    pub hints: Vec<HintPart>,
     /// Why, from what was observed (e.g. which hook failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnosis: Option<String>,
@@ -139,6 +144,31 @@ fn seconds<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok,
 
 pub use crate::causes::{Cause, CauseId};
 
+/// One part of the hint under a check, and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HintPart {
+    pub kind: HintKind,
+    pub text: String,
+    /// Where it came from, for `-v`: the course file and key, the check kind, the cause table,
+    /// or the check the gate waits for.
+    pub from: String,
+}
+
+/// What a hint part is, so each reporter can word it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HintKind {
+    /// Fix an earlier check first (its `after:` gate): the text names that check, and its hint
+    /// when this one's meaning depends on it.
+    First,
+    /// The course's words (for this cause, or for every cause).
+    Course,
+    /// What the check saw in this state: the next action it names.
+    Check,
+    /// The cause table's hint, where neither the course nor the check gave one.
+    Cause,
+}
+
 /// Hint `level` of `of` (from 1: a nudge, then where to look, then the exact command).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct HintLevel {
@@ -154,6 +184,7 @@ impl Outcome {
             expected: None,
             actual: None,
             hint: None,
+            hints: Vec::new(),
             diagnosis: None,
             detail: None,
             pending: false,
@@ -224,6 +255,31 @@ impl Outcome {
                 .cause
                 .as_ref()
                 .is_none_or(|c| c.id().waiting() == crate::causes::Waiting::MayFix)
+    }
+
+    /// The whole hint as plain text, the way every report words it: each part on its own line,
+    /// a `first:` part as `first: …` with what follows it as `; then: …`. Before the runner put
+    /// the parts together (or for an outcome it never saw), the check's own hint.
+    pub fn hint_text(&self) -> Option<String> {
+        if self.hints.is_empty() {
+            return self.hint.clone();
+        }
+        let rest = |parts: &[HintPart]| {
+            parts
+                .iter()
+                .map(|p| p.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        Some(match self.hints.split_first() {
+            Some((first, more)) if first.kind == HintKind::First && more.is_empty() => {
+                format!("first: {}", first.text)
+            }
+            Some((first, more)) if first.kind == HintKind::First => {
+                format!("first: {}; then: {}", first.text, rest(more))
+            }
+            _ => rest(&self.hints),
+        })
     }
 
     /// The state this outcome shows in one short phrase, for progress lines and a timeout

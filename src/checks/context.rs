@@ -92,6 +92,12 @@ impl Context {
         })
     }
 
+    /// The work dir as hints show it: `~/work` when it is `$HOME/work` (as the course writes
+    /// it), else its real path.
+    pub fn work_dir_shown(&self) -> String {
+        crate::shell::shown_work_dir(&self.work_dir)
+    }
+
     /// The declared work repo `name`.
     pub fn repo(&self, name: &str) -> Option<&WorkRepo> {
         self.repos.iter().find(|r| r.name == name)

@@ -73,10 +73,17 @@ pub fn run(args: &HintArgs) -> Result<u8, Error> {
         ));
         return Ok(exit::PASS);
     }
+    let work_shown = crate::progress::workdir::WorkDir::own()
+        .map(|w| crate::shell::shown_work_dir(&w.path))
+        .unwrap_or_else(|_| "~/work".to_string());
     let mut out = String::new();
     for check in checks {
         let _ = writeln!(out, "{m} {s} · {} — {}", check.id, check.title);
-        if check.hint_levels() == 0 {
+        // The levels for the cause of the check's last failure (a keyed hint has one ladder per
+        // cause; the plain form one for all).
+        let cause = learner.progress.last_cause(m, s, &check.id);
+        let cause = cause.as_ref();
+        if check.hint_levels(cause) == 0 {
             let _ = writeln!(
                 out,
                 "  no written hint: `labcheck {m} {s}` names the next action from what it sees"
@@ -84,8 +91,11 @@ pub fn run(args: &HintArgs) -> Result<u8, Error> {
             continue;
         }
         let level = learner.progress.reveal_hint(m, s, check);
-        let hint = check.hint_at(level).unwrap_or_default();
-        let of = check.hint_levels();
+        let hint = crate::course::placeholders::render_work(
+            check.hint_at(level, cause).unwrap_or_default(),
+            &work_shown,
+        );
+        let of = check.hint_levels(cause);
         for (i, line) in hint.lines().enumerate() {
             let label = if i == 0 {
                 format!("hint {level} of {of}: ")

@@ -1,5 +1,6 @@
-//! Revision placeholders in fixture snapshots: `${pushed:REPO}`, `${previous:REPO}` and
-//! `${head:REPO}` stand for git SHAs that exist only once a fixture world is built.
+//! Placeholders in course files. In fixture snapshots `${pushed:REPO}`, `${previous:REPO}` and
+//! `${head:REPO}` stand for git SHAs that exist only once a fixture world is built; in hints
+//! `${work}` stands for the learner's work dir, so a path in a hint is theirs and pastes as it is.
 
 use crate::error::Error;
 use crate::snapshot::{Snapshot, SnapshotError};
@@ -66,6 +67,53 @@ pub fn substitute(
     Ok(out)
 }
 
+/// The one placeholder a hint may use: the learner's work dir.
+const WORK: &str = "${work}";
+
+/// Refuses a hint text with a placeholder other than `${work}`, or with `~/work` written out
+/// (the course's default work dir, which is not every learner's).
+pub fn check_hint(text: &str) -> Result<(), String> {
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start..];
+        if !after.starts_with(WORK) {
+            let shown: String = after.chars().take_while(|c| *c != '}').collect();
+            return Err(format!(
+                "`{shown}}}` is not a placeholder a hint may use; write paths under the work dir as `${{work}}/REPO`"
+            ));
+        }
+        rest = &after[WORK.len()..];
+    }
+    Ok(())
+}
+
+/// Where a hint writes `~/work` for the work dir instead of `${work}`, if it does.
+pub fn literal_work_dir(text: &str) -> Option<usize> {
+    text.find("~/work")
+}
+
+/// `text` with each `${work}` and the path that follows it (`${work}/checkout-config/helm`)
+/// replaced by that path under `work_dir` as hints show it (`work_dir` is the shown form, e.g.
+/// `~/work`), quoted for a shell.
+pub fn render_work(text: &str, work_dir: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(WORK) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + WORK.len()..];
+        let tail_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "/._-".contains(c)))
+            .unwrap_or(after.len());
+        // A sentence's full stop after the path is not part of it.
+        let tail = after[..tail_len].trim_end_matches('.');
+        let path = format!("{}{tail}", work_dir.trim_end_matches('/'));
+        out.push_str(&crate::shell::quote_path(&path));
+        rest = &after[tail.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// 1-based line and column of byte offset `at`.
 fn line_col(text: &str, at: usize) -> (usize, usize) {
     let before = &text[..at];
@@ -109,6 +157,44 @@ mod tests {
         } else {
             Err(format!("no repo `{repo}`"))
         }
+    }
+
+    #[test]
+    fn a_hint_path_is_the_learners_quoted() {
+        let cases = [
+            (
+                "cd ${work}/checkout-config && git push",
+                "~/work",
+                "cd ~/work/checkout-config && git push",
+            ),
+            (
+                "cd ${work}/checkout-config && git push",
+                "/srv/my lab",
+                "cd '/srv/my lab/checkout-config' && git push",
+            ),
+            (
+                "in ${work}/checkout-config/helm/dev.yaml.",
+                "/home/ana/my work",
+                "in '/home/ana/my work/checkout-config/helm/dev.yaml'.",
+            ),
+            (
+                "(`git log` in ${work}/checkout-config lists it)",
+                "~/a b",
+                "(`git log` in ~/'a b/checkout-config' lists it)",
+            ),
+            ("no path here", "/x", "no path here"),
+        ];
+        for (text, work, shown) in cases {
+            assert_eq!(render_work(text, work), shown, "{text} in {work}");
+        }
+    }
+
+    #[test]
+    fn a_hint_may_use_only_the_work_placeholder() {
+        assert_eq!(check_hint("cd ${work}/x"), Ok(()));
+        assert!(check_hint("cd ${pushed:x}").is_err());
+        assert!(check_hint("cd ${wrok}/x").is_err());
+        assert_eq!(literal_work_dir("cd ~/work/x"), Some(3));
     }
 
     #[test]

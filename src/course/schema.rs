@@ -11,9 +11,13 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
+use crate::causes::Cause;
 use crate::checks::CheckKind;
 
+mod hint;
 mod names;
+
+pub use hint::{CauseHint, CourseHint, CourseText};
 
 pub use names::{RESERVED_STEP_NAMES, inside_path};
 use names::{inside_work_dir, repo_name, step_names};
@@ -206,11 +210,9 @@ pub struct AfterSpec {
 pub struct CheckSpec {
     pub id: String,
     pub title: String,
-    /// What to do when the check fails (the check may add a cause-specific one); the first level
-    /// when the file gives a list.
-    pub hint: Option<String>,
-    /// Further hint levels, each more explicit (`hint: [nudge, where to look, the command]`).
-    pub more_hints: Vec<String>,
+    /// What to do when the check fails: one text or levels for every cause, or texts keyed by
+    /// cause (see [`CourseHint`]); the check adds what it saw.
+    pub hint: CourseHint,
     /// Tracks the check applies to; empty = all.
     pub tracks: Vec<String>,
     /// How long the check may wait for the cluster to get there (the course's "wait about 40 seconds").
@@ -280,7 +282,7 @@ impl<'de> Visitor<'de> for CheckVisitor<'_> {
     fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<CheckSpec, A::Error> {
         let mut id = None;
         let mut title = None;
-        let mut hint = None;
+        let mut hint = CourseHint::default();
         let mut tracks = Vec::new();
         let mut after = Vec::new();
         let mut wait = None;
@@ -299,7 +301,7 @@ impl<'de> Visitor<'de> for CheckVisitor<'_> {
                     id = Some(value);
                 }
                 "title" => title = Some(map.next_value::<String>()?),
-                "hint" => hint = Some(map.next_value::<HintLevels>()?.0),
+                "hint" => hint = map.next_value::<CourseHint>()?,
                 "tracks" => tracks = map.next_value::<Vec<String>>()?,
                 "after" => after = map.next_value::<Vec<String>>()?,
                 "wait" => {
@@ -331,18 +333,10 @@ impl<'de> Visitor<'de> for CheckVisitor<'_> {
                 CheckKind::NAMES.join(", ")
             ))
         })?;
-        let (hint, more_hints) = match hint {
-            Some(mut levels) if !levels.is_empty() => {
-                let first = levels.remove(0);
-                (Some(first), levels)
-            }
-            _ => (None, Vec::new()),
-        };
         Ok(CheckSpec {
             id,
             title,
             hint,
-            more_hints,
             tracks,
             wait,
             after,
@@ -352,58 +346,18 @@ impl<'de> Visitor<'de> for CheckVisitor<'_> {
 }
 
 impl CheckSpec {
-    /// How many hint levels the check file gives (0, 1, or the length of its list).
-    pub fn hint_levels(&self) -> usize {
-        self.hint.iter().count() + self.more_hints.len()
+    /// How many hint levels the check file gives for a failure with `cause` (0 when it has no
+    /// text for it).
+    pub fn hint_levels(&self, cause: Option<&Cause>) -> usize {
+        self.hint.for_cause(cause).map_or(0, |t| t.levels().len())
     }
 
-    /// Hint level `level` (from 1); past the last level, the last one.
-    pub fn hint_at(&self, level: usize) -> Option<&str> {
-        let all: Vec<&str> = self
-            .hint
-            .iter()
-            .chain(&self.more_hints)
+    /// Hint level `level` (from 1) for a failure with `cause`; past the last level, the last one.
+    pub fn hint_at(&self, level: usize, cause: Option<&Cause>) -> Option<&str> {
+        let levels = self.hint.for_cause(cause)?.levels();
+        levels
+            .get(level.clamp(1, levels.len().max(1)) - 1)
             .map(String::as_str)
-            .collect();
-        all.get(level.clamp(1, all.len().max(1)) - 1).copied()
-    }
-}
-
-/// `hint:` is one text, or a list of levels from a nudge to the exact command.
-struct HintLevels(Vec<String>);
-
-impl<'de> Deserialize<'de> for HintLevels {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct LevelsVisitor;
-
-        impl<'de> Visitor<'de> for LevelsVisitor {
-            type Value = HintLevels;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str(
-                    "a hint text, or a list of hint levels (nudge, where to look, the command)",
-                )
-            }
-
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<HintLevels, E> {
-                Ok(HintLevels(vec![text.to_string()]))
-            }
-
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<HintLevels, A::Error> {
-                let mut levels = Vec::new();
-                while let Some(level) = seq.next_element::<String>()? {
-                    levels.push(level);
-                }
-                if levels.is_empty() {
-                    return Err(de::Error::custom(
-                        "`hint: []` gives no hint; write at least one level, or leave `hint:` out",
-                    ));
-                }
-                Ok(HintLevels(levels))
-            }
-        }
-
-        deserializer.deserialize_any(LevelsVisitor)
     }
 }
 

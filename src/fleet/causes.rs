@@ -95,7 +95,7 @@ pub fn group(runs: &[LearnerRun]) -> ClassCauses {
                 let cause = o.cause.clone().unwrap_or_else(|| generic.cause());
                 if cause.is(CauseId::NoWorkDir) {
                     unchecked += 1;
-                    unchecked_hint = unchecked_hint.or_else(|| o.hint.clone());
+                    unchecked_hint = unchecked_hint.or_else(|| o.hint_text());
                     continue;
                 }
                 let key = (
@@ -123,8 +123,8 @@ pub fn group(runs: &[LearnerRun]) -> ClassCauses {
                 building
                     .summaries
                     .push(shared(&o.summary, &run.placeholders));
-                if let Some(hint) = &o.hint {
-                    let hint = shared(hint, &run.placeholders);
+                if let Some(hint) = o.hint_text() {
+                    let hint = shared(&hint, &run.placeholders);
                     match group.hints.iter_mut().find(|h| h.hint == hint) {
                         Some(same) => same.learners.push(run.learner.clone()),
                         None => group.hints.push(SharedHint {

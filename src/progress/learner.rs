@@ -89,7 +89,7 @@ impl History for Learner {
             if let Some(passed) = self.progress.passed(name, &step.name) {
                 recall.seen_passed.insert(step.name.clone(), day(passed.at));
             }
-            for check in step.checks.iter().filter(|c| c.hint_levels() > 1) {
+            for check in step.checks.iter().filter(|c| c.hint.most_levels() > 1) {
                 let level = self.progress.hint_level(name, &step.name, check);
                 recall
                     .hint_levels

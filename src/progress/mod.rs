@@ -32,7 +32,7 @@ use jiff::Timestamp;
 
 use crate::course::schema::CheckSpec;
 use crate::error::Error;
-use crate::outcome::Status;
+use crate::outcome::{Cause, Status};
 use crate::run::StepReport;
 use workdir::WorkDir;
 
@@ -404,7 +404,7 @@ impl Progress {
         let shown = self.hint_shown.get(&key).copied().unwrap_or(0);
         (failures + 1)
             .max(shown)
-            .clamp(1, check.hint_levels().max(1))
+            .clamp(1, check.hint.most_levels().max(1))
     }
 
     /// The next hint level on demand (`labcheck hint`): one above the last one shown, capped;
@@ -412,12 +412,18 @@ impl Progress {
     pub fn reveal_hint(&mut self, module: &str, step: &str, check: &CheckSpec) -> usize {
         let key = (module.to_string(), step.to_string(), check.id.clone());
         let shown = self.hint_shown.get(&key).copied().unwrap_or(0);
-        let level = (shown + 1).clamp(1, check.hint_levels().max(1));
+        let level = (shown + 1).clamp(1, check.hint.most_levels().max(1));
         if level != shown {
             self.hint_shown.insert(key, level);
             self.changed = true;
         }
         level
+    }
+
+    /// The cause of this check's last failure, if one is kept and still declared.
+    pub fn last_cause(&self, module: &str, step: &str, check: &str) -> Option<Cause> {
+        let key = (module.to_string(), step.to_string(), check.to_string());
+        self.causes.get(&key).and_then(|c| Cause::parse(c))
     }
 
     /// How many runs failed this check since it last passed.

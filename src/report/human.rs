@@ -102,7 +102,7 @@ fn render_check(out: &mut String, step: &StepReport, check: &CheckReport, styles
             let _ = writeln!(out, "      {}{line}", paint(styles, label, Paint::Yellow));
         }
     }
-    if let Some(hint) = &outcome.hint {
+    if let Some(hint) = outcome.hint_text() {
         for (i, line) in hint.lines().enumerate() {
             let label = if i == 0 { "hint: " } else { "      " };
             let _ = writeln!(out, "      {}{line}", paint(styles, label, Paint::Cyan));

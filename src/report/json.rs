@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::outcome::{HintLevel, Status, Waited};
+use crate::outcome::{HintLevel, HintPart, Status, Waited};
 use crate::run::{SkipReason, StepReport};
 
 #[derive(Serialize)]
@@ -13,7 +13,11 @@ struct JsonCheck<'a> {
     status: Status,
     summary: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    hint: Option<&'a str>,
+    hint: Option<String>,
+    /// The hint in parts (`{kind, text, from}`; kind `first`, `course`, `check` or `cause`), so a
+    /// pipeline can tell the course's words from what the check saw and trace each to its source.
+    #[serde(skip_serializing_if = "<[HintPart]>::is_empty")]
+    hint_parts: &'a [HintPart],
     /// `{level, of}` when the check file gives hint levels.
     #[serde(skip_serializing_if = "Option::is_none")]
     hint_level: Option<HintLevel>,
@@ -90,7 +94,8 @@ fn step_document(step: &StepReport) -> JsonStep<'_> {
                 title: &c.title,
                 status: c.outcome.status,
                 summary: &c.outcome.summary,
-                hint: c.outcome.hint.as_deref(),
+                hint: c.outcome.hint_text(),
+                hint_parts: &c.outcome.hints,
                 hint_level: c.outcome.hint_level,
                 diagnosis: c.outcome.diagnosis.as_deref(),
                 expected: c.outcome.expected.as_deref(),

@@ -122,7 +122,7 @@ pub fn description(outcome: &Outcome) -> String {
     if let Some(cause) = &outcome.cause {
         let _ = write!(text, "\ncause: {cause}");
     }
-    if let Some(hint) = &outcome.hint {
+    if let Some(hint) = outcome.hint_text() {
         let _ = write!(text, "\nhint: {hint}");
     }
     if let Some(detail) = &outcome.detail {

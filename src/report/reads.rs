@@ -1,9 +1,10 @@
-//! `-v`: what a run read and how long it took, for stderr. Cluster requests are the ones sent (a
+//! `-v`: what a run read and how long it took, and where each part of a hint came from, for stderr. Cluster requests are the ones sent (a
 //! read shared by several checks is one request); repos are read by git, not timed one by one.
 
 use std::fmt::Write;
 use std::time::Duration;
 
+use crate::outcome::HintKind;
 use crate::run::StepReport;
 use crate::run::session::WhatWasRead;
 
@@ -36,6 +37,22 @@ pub fn render(read: &WhatWasRead, reports: &[StepReport], total: Duration) -> St
             ms(request.took)
         );
     }
+    // Where each part of a hint came from, so a wrong hint can be traced to the course file or
+    // the check.
+    for report in reports {
+        for check in &report.checks {
+            for part in &check.outcome.hints {
+                let _ = writeln!(
+                    out,
+                    "labcheck: hint of {} · {} ({}): from {}",
+                    report.step,
+                    check.id,
+                    hint_kind(part.kind),
+                    part.from
+                );
+            }
+        }
+    }
     let checks: usize = reports.iter().map(|r| r.checks.len()).sum();
     let _ = writeln!(
         out,
@@ -45,4 +62,14 @@ pub fn render(read: &WhatWasRead, reports: &[StepReport], total: Duration) -> St
         ms(total)
     );
     out
+}
+
+/// What a hint part is, in the words of `-v`.
+fn hint_kind(kind: HintKind) -> &'static str {
+    match kind {
+        HintKind::First => "first",
+        HintKind::Course => "the course's words",
+        HintKind::Check => "what the check saw",
+        HintKind::Cause => "the cause's hint",
+    }
 }

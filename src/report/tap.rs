@@ -128,11 +128,12 @@ fn point(out: &mut String, indent: &str, number: usize, check: &CheckReport) {
             if let Some(cause) = &outcome.cause {
                 fields.push(("cause", cause.as_str()));
             }
+            let hint = outcome.hint_text();
             let optional = [
                 ("expected", &outcome.expected),
                 ("found", &outcome.actual),
                 ("why", &outcome.diagnosis),
-                ("hint", &outcome.hint),
+                ("hint", &hint),
             ];
             for (key, value) in optional {
                 if let Some(value) = value {

@@ -10,8 +10,10 @@ use super::wait::{Waiter, wait_limit};
 use super::{CheckReport, Recall, SkipReason, StateChange, StepReport, WaitPolicy, WaitProgress};
 use crate::checks::Context;
 use crate::course::Step;
+use crate::course::placeholders;
 use crate::course::schema::CheckSpec;
-use crate::outcome::{Cause, CauseId, HintLevel, Outcome, Status};
+use crate::course::schema::CourseText;
+use crate::outcome::{Cause, CauseId, HintKind, HintLevel, HintPart, Outcome, Status};
 
 /// Run every check of `step` concurrently; report in the file's order.
 pub async fn run_step(
@@ -126,15 +128,19 @@ fn off_track(spec: &CheckSpec, track: &str) -> bool {
 /// a class still groups learners by it: `in-progress` (the cluster is still moving), `failed`,
 /// `could-not-check`. A check's own cause always wins.
 fn give_generic_cause(outcome: &mut Outcome) {
-    if outcome.cause.is_some() {
-        return;
+    if outcome.cause.is_none() {
+        outcome.cause = generic_cause(outcome);
     }
-    outcome.cause = match outcome.status {
+}
+
+/// The runner's cause for an outcome whose check gave none.
+fn generic_cause(outcome: &Outcome) -> Option<Cause> {
+    match outcome.status {
         Status::Fail if outcome.pending => Some(CauseId::InProgress.cause()),
         Status::Fail => Some(CauseId::Failed.cause()),
         Status::Error => Some(CauseId::CouldNotCheck.cause()),
         Status::Pass | Status::Skip => None,
-    };
+    }
 }
 
 /// Whether `outcome` is "could not check" only because the run has no work repos to read.
@@ -162,39 +168,72 @@ async fn evaluate(ctx: &Context, recall: &Recall, step: &Step, spec: &CheckSpec)
     {
         return unchecked;
     }
-    let mut outcome = spec.kind.evaluate(ctx).await;
-    if outcome.status == Status::Fail {
-        let of = spec.hint_levels();
-        let level = recall
-            .hint_levels
-            .get(&(step.name.clone(), spec.id.clone()))
-            .copied()
-            .unwrap_or(1)
-            .clamp(1, of.max(1));
-        let course = spec.hint_at(level).map(str::to_string);
-        // The course's words first; what the check saw in this state is added below them, never
-        // instead (unless one already says the other).
-        let seen = outcome.hint.take();
-        outcome.hint = match (course, seen) {
-            (Some(course), Some(seen)) if course.contains(seen.trim()) => Some(course),
-            (Some(course), Some(seen)) if seen.trim_start().starts_with(course.trim()) => {
-                Some(seen)
-            }
-            (Some(course), Some(seen)) => Some(format!("{course}\n{seen}")),
-            (course, seen) => seen.or(course),
+    let outcome = spec.kind.evaluate(ctx).await;
+    assemble_hint(ctx, recall, step, spec, outcome)
+}
+
+/// The hint of a failed or unchecked outcome in parts: the course's text for its cause (or for
+/// every cause), the check's own, or the cause table's where neither has one. Nothing is merged
+/// or compared: which parts show is decided by the course file's form and the cause.
+fn assemble_hint(
+    ctx: &Context,
+    recall: &Recall,
+    step: &Step,
+    spec: &CheckSpec,
+    mut outcome: Outcome,
+) -> Outcome {
+    if !matches!(outcome.status, Status::Fail | Status::Error) {
+        return outcome;
+    }
+    let cause = outcome.cause.clone().or_else(|| generic_cause(&outcome));
+    let own = outcome.hint.take().map(|text| HintPart {
+        kind: HintKind::Check,
+        text,
+        from: format!("the {} check", spec.kind.name()),
+    });
+    // The course speaks to failures; "could not check" is the check's (and the table's) to explain.
+    let course = (outcome.status == Status::Fail)
+        .then(|| spec.hint.for_cause(cause.as_ref()))
+        .flatten();
+    let mut parts = Vec::new();
+    if let Some(text) = course {
+        let (key, shown) = match text {
+            CourseText::ForCause { key, .. } => (format!("hint.by_cause.{key}"), true),
+            CourseText::Always(_) => ("hint".to_string(), true),
+            // `default:` of a keyed hint is for a state the check has nothing to say about.
+            CourseText::Fallback(_) => ("hint.default".to_string(), own.is_none()),
         };
-        // A cause the table gives a hint for that fits every state with it.
-        if outcome.hint.is_none() {
-            outcome.hint = outcome
-                .cause
-                .as_ref()
-                .and_then(|c| c.id().default_hint())
-                .map(str::to_string);
-        }
-        if of > 1 && spec.hint_at(level).is_some() {
-            outcome.hint_level = Some(HintLevel { level, of });
+        let levels = text.levels();
+        if shown && !levels.is_empty() {
+            let of = levels.len();
+            let level = recall
+                .hint_levels
+                .get(&(step.name.clone(), spec.id.clone()))
+                .copied()
+                .unwrap_or(1)
+                .clamp(1, of);
+            parts.push(HintPart {
+                kind: HintKind::Course,
+                text: placeholders::render_work(&levels[level - 1], &ctx.work_dir_shown()),
+                from: format!("{}: {key}", step.file),
+            });
+            if of > 1 {
+                outcome.hint_level = Some(HintLevel { level, of });
+            }
         }
     }
+    parts.extend(own);
+    if parts.is_empty()
+        && let Some(cause) = &cause
+        && let Some(text) = cause.id().default_hint()
+    {
+        parts.push(HintPart {
+            kind: HintKind::Cause,
+            text: text.to_string(),
+            from: format!("the cause table: {}", cause.id().id()),
+        });
+    }
+    outcome.hints = parts;
     outcome
 }
 
@@ -220,22 +259,30 @@ fn point_blocked_checks_at_their_cause(specs: &[CheckSpec], outcomes: &mut [Outc
     let diagnoses: Vec<Option<String>> = outcomes.iter().map(|o| o.diagnosis.clone()).collect();
     for (i, root) in roots.into_iter().enumerate() {
         let Some(root) = root else { continue };
-        let first = format!("first: {} (see above)", specs[root].title);
         // Without a cause of its own, the check failed because of the one it waits for.
         if outcomes[i].cause.is_none() {
             outcomes[i].cause = Some(Cause::about(CauseId::BlockedBy, &specs[root].id));
         }
-        let own = outcomes[i].hint.take();
-        let root_hint = outcomes[root].hint.clone();
-        outcomes[i].hint = Some(match own {
-            // The event this check depends on did not happen: its hint is the one to follow.
-            _ if gated[i] => match &root_hint {
-                Some(hint) => format!("first: {}: {hint}", specs[root].title),
-                None => first,
+        let title = &specs[root].title;
+        let from = format!("after: {}", specs[root].id);
+        let gate = match outcomes[root].hint_text() {
+            // The event this check depends on did not happen: its hint is the one to follow, and
+            // this check's own says nothing more.
+            Some(hint) if gated[i] => HintPart {
+                kind: HintKind::First,
+                text: format!("{title}: {hint}"),
+                from,
             },
-            Some(own) if Some(&own) != root_hint.as_ref() => format!("{first}; then: {own}"),
-            _ => first,
-        });
+            _ => HintPart {
+                kind: HintKind::First,
+                text: format!("{title} (see above)"),
+                from,
+            },
+        };
+        let own = std::mem::take(&mut outcomes[i].hints);
+        outcomes[i].hints = std::iter::once(gate)
+            .chain(own.into_iter().filter(|_| !gated[i]))
+            .collect();
         let repeats = |j: usize| diagnoses[j] == diagnoses[i];
         if repeats(root)
             || specs[i]

@@ -50,9 +50,20 @@ pub fn lint_module(course: &Course, module: &Module) -> Vec<LintProblem> {
             }
         }
         for check in &step.checks {
-            if check.hint.as_deref().is_some_and(|h| h.trim().is_empty()) {
+            if check.hint.texts().any(|h| h.trim().is_empty()) {
                 messages.push(format!(
                     "{}: {}: check `{}` has an empty `hint:`; say what the learner does next, or leave the key out",
+                    step.file, step.name, check.id
+                ));
+            }
+            // The learner's work dir is theirs: `~/work` is only the default.
+            if let Some(text) = check
+                .hint
+                .texts()
+                .find(|h| crate::course::placeholders::literal_work_dir(h).is_some())
+            {
+                messages.push(format!(
+                    "{}: {}: check `{}` writes `~/work` in a hint (\"{text}\"); write `${{work}}/REPO` so it names the learner's own work dir, shell-quoted",
                     step.file, step.name, check.id
                 ));
             }

@@ -171,8 +171,7 @@ pub fn judge(state: &State, report: &StepReport) -> StateResult {
             Status::Fail => {
                 if check
                     .outcome
-                    .hint
-                    .as_deref()
+                    .hint_text()
                     .is_none_or(|h| h.trim().is_empty())
                 {
                     problems.push(format!(

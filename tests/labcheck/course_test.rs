@@ -293,6 +293,47 @@ fn course_lint_points_at_a_misspelt_placeholder() {
     );
 }
 
+/// A course file keys a hint by a cause labcheck never gives, writes the course's default work
+/// dir instead of `${work}`, or uses a placeholder hints do not know: `course lint` refuses each,
+/// the first two at the file's line.
+#[test]
+fn course_lint_refuses_an_unknown_cause_a_literal_work_dir_and_a_bad_hint_placeholder() {
+    let step5 = "modules/module-10/step-5.yaml";
+    let cases: [(&str, &str, &str, &str); 3] = [
+        (
+            "        app-degraded: \"A resource",
+            "        app-degradd: \"A resource",
+            "`app-degradd` is not a cause labcheck gives (did you mean `app-degraded`?)",
+            "step-5.yaml:",
+        ),
+        (
+            "cd ${work}/checkout-config && git push -q",
+            "cd ~/work/checkout-config && git push -q",
+            "check `revert-pushed` writes `~/work` in a hint",
+            "step-5.yaml: step-5:",
+        ),
+        (
+            "cd ${work}/checkout-config && git push -q",
+            "cd ${workdir}/checkout-config && git push -q",
+            "`${workdir}` is not a placeholder a hint may use",
+            "step-5.yaml:",
+        ),
+    ];
+    for (from, to, says, at) in cases {
+        let course = CourseCopy::new();
+        course.edit(step5, from, to);
+        let home = tempfile::tempdir().expect("a temp dir");
+        let run = labcheck(
+            home.path(),
+            &["course", "lint", "--course-dir", course.path()],
+        );
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert_ne!(run.code, 0, "{to}: {all}");
+        assert!(all.contains(says), "{to}: {all}");
+        assert!(all.contains(at), "{to}: {all}");
+    }
+}
+
 /// Replacement is course data: `course lint` holds every `replaced_by:` to later steps of the
 /// module, and says what took `transient:`'s place.
 #[test]

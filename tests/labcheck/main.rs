@@ -12,6 +12,7 @@ mod file_checks;
 mod fleet;
 mod git_checks;
 mod harness;
+mod hints;
 mod history;
 mod kubectl;
 mod lab_chart;

@@ -1,0 +1,339 @@
+//! `hint:` of a check, as a course author writes it: one text, a list of levels (a nudge, where
+//! to look, the exact command), or a map keyed by cause:
+//!
+//! ```yaml
+//! hint:
+//!   default: "…"                      # where the check has no hint of its own
+//!   by_cause:
+//!     not-seen-yet: "…"               # a text, or a list of levels
+//!     app-degraded: ["…", "…"]
+//!     hook-result:checkout-migrate: "…"   # one object of a cause
+//! ```
+//!
+//! A cause key must be declared in the cause table (`docs/causes.md`); a path in a hint is written
+//! `${work}/checkout-config` and comes out as the learner's own, shell-quoted.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+
+use crate::causes::{Cause, CauseId};
+
+/// The course's words for a failed check.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CourseHint {
+    /// `hint: TEXT` or `hint: [levels]`, or `default:` of the map form.
+    pub default: Vec<String>,
+    /// The map form was written: `default` then is only for a failure the check has no hint of
+    /// its own for; in the plain form the text fits every cause and shows above the check's.
+    pub keyed: bool,
+    /// `by_cause:` entries, in the file's order.
+    pub by_cause: Vec<CauseHint>,
+}
+
+/// The course's text for one cause (or one object of it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CauseHint {
+    /// The key as written (`hook-result:checkout-migrate`), for messages and `-v`.
+    pub key: String,
+    pub cause: CauseId,
+    /// Only this object of the cause, when the key names one.
+    pub object: Option<String>,
+    pub levels: Vec<String>,
+}
+
+/// Which of the course's texts fits a failure, and how the runner shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CourseText<'a> {
+    /// `by_cause:` has text for this cause: shown, with the check's own hint below it.
+    ForCause { key: &'a str, levels: &'a [String] },
+    /// The plain form: one text for every cause, shown above the check's own hint.
+    Always(&'a [String]),
+    /// `default:` of the map form: shown only where the check has no hint of its own.
+    Fallback(&'a [String]),
+}
+
+impl<'a> CourseText<'a> {
+    /// Its levels.
+    pub fn levels(self) -> &'a [String] {
+        match self {
+            CourseText::ForCause { levels, .. } => levels,
+            CourseText::Always(levels) | CourseText::Fallback(levels) => levels,
+        }
+    }
+}
+
+impl CourseHint {
+    /// The course's text for a failure with `cause`: an entry for that object of the cause,
+    /// else for the cause, else the default (if any).
+    pub fn for_cause(&self, cause: Option<&Cause>) -> Option<CourseText<'_>> {
+        if let Some(cause) = cause {
+            let of_cause = self.by_cause.iter().filter(|h| cause.is(h.cause));
+            let exact = of_cause
+                .clone()
+                .find(|h| h.object.is_some() && h.object.as_deref() == cause.object());
+            if let Some(entry) = exact.or_else(|| of_cause.clone().find(|h| h.object.is_none())) {
+                return Some(CourseText::ForCause {
+                    key: &entry.key,
+                    levels: &entry.levels,
+                });
+            }
+        }
+        if self.default.is_empty() {
+            None
+        } else if self.keyed {
+            Some(CourseText::Fallback(&self.default))
+        } else {
+            Some(CourseText::Always(&self.default))
+        }
+    }
+
+    /// Every text of the hint (each level of each entry), for checks over the course's words.
+    pub fn texts(&self) -> impl Iterator<Item = &str> {
+        self.default
+            .iter()
+            .chain(self.by_cause.iter().flat_map(|h| &h.levels))
+            .map(String::as_str)
+    }
+
+    /// The most levels any of its texts has.
+    pub fn most_levels(&self) -> usize {
+        self.by_cause
+            .iter()
+            .map(|h| h.levels.len())
+            .chain([self.default.len()])
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// A text or a list of levels, refused when empty.
+struct Levels(Vec<String>);
+
+impl<'de> Deserialize<'de> for Levels {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct LevelsVisitor;
+        impl<'de> Visitor<'de> for LevelsVisitor {
+            type Value = Levels;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "a hint text, or a list of hint levels (nudge, where to look, the command)",
+                )
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Levels, E> {
+                checked(text).map_err(E::custom)?;
+                Ok(Levels(vec![text.to_string()]))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Levels, A::Error> {
+                let mut levels = Vec::new();
+                while let Some(level) = seq.next_element::<String>()? {
+                    checked(&level).map_err(de::Error::custom)?;
+                    levels.push(level);
+                }
+                if levels.is_empty() {
+                    return Err(de::Error::custom(
+                        "`hint: []` gives no hint; write at least one level, or leave `hint:` out",
+                    ));
+                }
+                Ok(Levels(levels))
+            }
+        }
+        deserializer.deserialize_any(LevelsVisitor)
+    }
+}
+
+/// A hint text's placeholders are ones a hint may use (`${work}`).
+fn checked(text: &str) -> Result<(), String> {
+    crate::course::placeholders::check_hint(text)
+}
+
+impl<'de> Deserialize<'de> for CourseHint {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct HintVisitor;
+        impl<'de> Visitor<'de> for HintVisitor {
+            type Value = CourseHint;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "a hint text, a list of hint levels, or a map with `default:` and `by_cause:`",
+                )
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<CourseHint, E> {
+                Levels::deserialize(de::value::StrDeserializer::new(text)).map(|l| CourseHint {
+                    default: l.0,
+                    ..CourseHint::default()
+                })
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<CourseHint, A::Error> {
+                let levels = Levels::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(CourseHint {
+                    default: levels.0,
+                    ..CourseHint::default()
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CourseHint, A::Error> {
+                let mut hint = CourseHint {
+                    keyed: true,
+                    ..CourseHint::default()
+                };
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "default" => hint.default = map.next_value::<Levels>()?.0,
+                        "by_cause" => hint.by_cause = map.next_value::<ByCause>()?.0,
+                        other => {
+                            return Err(de::Error::unknown_field(other, &["default", "by_cause"]));
+                        }
+                    }
+                }
+                Ok(hint)
+            }
+        }
+        deserializer.deserialize_any(HintVisitor)
+    }
+}
+
+/// `by_cause:`: declared cause ids (optionally `:object`) to texts.
+struct ByCause(Vec<CauseHint>);
+
+impl<'de> Deserialize<'de> for ByCause {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ByCauseVisitor;
+        impl<'de> Visitor<'de> for ByCauseVisitor {
+            type Value = ByCause;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map from cause ids (docs/causes.md) to hint texts")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ByCause, A::Error> {
+                let mut entries: Vec<CauseHint> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let (id, object) = match key.split_once(':') {
+                        Some((id, object)) => (id, Some(object.to_string())),
+                        None => (key.as_str(), None),
+                    };
+                    let Some(cause) = CauseId::from_id(id) else {
+                        return Err(de::Error::custom(format!(
+                            "`{id}` is not a cause labcheck gives{}; the causes are listed in docs/causes.md",
+                            crate::course::suggest::did_you_mean(
+                                id,
+                                CauseId::ALL.iter().map(|c| c.id())
+                            )
+                        )));
+                    };
+                    if object.as_deref().is_some_and(str::is_empty) {
+                        return Err(de::Error::custom(format!(
+                            "`{key}` names no object after the `:`; write `{id}` for every object"
+                        )));
+                    }
+                    if entries.iter().any(|e| e.key == key) {
+                        return Err(de::Error::custom(format!(
+                            "`{key}` is given twice under `by_cause:`"
+                        )));
+                    }
+                    let levels = map.next_value::<Levels>()?.0;
+                    entries.push(CauseHint {
+                        key,
+                        cause,
+                        object,
+                        levels,
+                    });
+                }
+                Ok(ByCause(entries))
+            }
+        }
+        deserializer.deserialize_map(ByCauseVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::course::schema::CheckSpec;
+
+    fn check(hint: &str) -> Result<CheckSpec, String> {
+        let text = format!("id: a\ntitle: a\nhint: {hint}\ngit: {{ repo: r, pushed: true }}\n");
+        crate::course::parse_yaml::<CheckSpec>("t.yaml", &text).map_err(|e| e.to_string())
+    }
+
+    fn chosen(hint: &CourseHint, cause: Option<Cause>) -> Option<(String, Vec<String>)> {
+        hint.for_cause(cause.as_ref()).map(|t| {
+            let kind = match t {
+                CourseText::ForCause { key, .. } => format!("for {key}"),
+                CourseText::Always(_) => "always".to_string(),
+                CourseText::Fallback(_) => "fallback".to_string(),
+            };
+            (kind, t.levels().to_vec())
+        })
+    }
+
+    #[test]
+    fn the_course_text_for_a_cause_is_its_objects_then_the_causes_then_the_default() {
+        let spec = check(
+            "{default: d, by_cause: {sync-phase: any, 'sync-phase:Failed': [f1, f2], not-seen-yet: n}}",
+        )
+        .expect("a keyed hint");
+        let hint = &spec.hint;
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let cases = [
+            (
+                Some(Cause::about(CauseId::SyncPhase, "Failed")),
+                Some(("for sync-phase:Failed".to_string(), s(&["f1", "f2"]))),
+            ),
+            (
+                Some(Cause::about(CauseId::SyncPhase, "Running")),
+                Some(("for sync-phase".to_string(), s(&["any"]))),
+            ),
+            (
+                Some(CauseId::NotSeenYet.cause()),
+                Some(("for not-seen-yet".to_string(), s(&["n"]))),
+            ),
+            (
+                Some(CauseId::NotPushed.cause()),
+                Some(("fallback".to_string(), s(&["d"]))),
+            ),
+            (None, Some(("fallback".to_string(), s(&["d"])))),
+        ];
+        for (cause, expected) in cases {
+            assert_eq!(chosen(hint, cause.clone()), expected, "{cause:?}");
+        }
+        assert_eq!(hint.most_levels(), 2);
+    }
+
+    #[test]
+    fn the_plain_forms_are_one_text_for_every_cause() {
+        for (written, levels) in [("x", vec!["x"]), ("[a, b]", vec!["a", "b"])] {
+            let spec = check(written).expect("a hint");
+            let levels: Vec<String> = levels.into_iter().map(String::from).collect();
+            assert_eq!(
+                chosen(&spec.hint, Some(CauseId::AppDegraded.cause())),
+                Some(("always".to_string(), levels))
+            );
+        }
+        let keyed = check("{by_cause: {not-pushed: p}}").expect("no default");
+        assert_eq!(chosen(&keyed.hint, Some(CauseId::Failed.cause())), None);
+    }
+
+    #[test]
+    fn a_keyed_hint_that_cannot_be_meant_is_refused_at_its_line() {
+        let cases = [
+            (
+                "{by_cause: {not-pushd: p}}",
+                "`not-pushd` is not a cause labcheck gives (did you mean `not-pushed`?)",
+            ),
+            (
+                "{by_cause: {'hook-result:': p}}",
+                "names no object after the `:`",
+            ),
+            ("{by_cause: {not-pushed: []}}", "`hint: []` gives no hint"),
+            ("{defualt: x}", "unknown field `defualt`"),
+            (
+                "\"cd ${wrok}/x\"",
+                "`${wrok}` is not a placeholder a hint may use",
+            ),
+        ];
+        for (written, says) in cases {
+            let error = check(written).expect_err(written);
+            assert!(error.starts_with("t.yaml:3:"), "{written}: {error}");
+            assert!(error.contains(says), "{written}: {error}");
+        }
+    }
+}
