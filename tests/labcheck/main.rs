@@ -23,4 +23,5 @@ mod read_only;
 mod report_snapshots;
 mod reports;
 mod serve_api;
+mod solution;
 mod waiting;
