@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 mod check;
+pub mod class;
 pub mod completions;
 pub mod course;
 pub mod demo;
@@ -271,6 +272,8 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Serve a cluster snapshot as a read-only Kubernetes API (for kubectl, tests and demos).
     Serve(serve::ServeArgs),
+    /// For instructors: a live page of a whole class (`labcheck class serve MODULE [STEP] --kubeconfigs DIR`).
+    Class(class::ClassArgs),
     /// Capture, read-only, what a module's cluster checks read into a snapshot file.
     Snapshot(snapshot::SnapshotArgs),
     /// Show the order Argo CD will sync manifests in; --rules checks migration hooks too.
@@ -336,6 +339,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
             Ok(exit::PASS)
         }
         Some(Command::Serve(args)) => serve::run(&args).await,
+        Some(Command::Class(args)) => class::run(&args).await,
         Some(Command::Snapshot(args)) => snapshot::run(&args).await,
         Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Doctor(args)) => doctor::run(&args).await,

@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod ci_output;
+mod class_page;
 mod cli;
 mod cluster_checks;
 mod course_test;
@@ -18,6 +19,7 @@ mod learner;
 mod module_10;
 mod module_10_cluster;
 mod module_11;
+mod operations;
 mod plan;
 mod read_only;
 mod report_snapshots;
