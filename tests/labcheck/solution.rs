@@ -109,7 +109,12 @@ fn before_step_4_the_step_5_script_stops_and_says_there_is_nothing_to_revert() {
         run.stdout
     );
     assert!(!run.stdout.contains("git revert"), "{}", run.stdout);
-    assert!(run.stdout.contains("\nexit 1\n"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("\nlab_stop 'no commit in checkout-config"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
