@@ -47,10 +47,11 @@ lab_replace() {
 }
 "#;
 
-const STOP_HELPER: &str = r#"# lab_stop WHY: the script cannot go on from here (the course's order was not followed).
+const STOP_HELPER: &str = r#"# lab_stop WHY: the script cannot go on from here (the course's order was not followed);
+# its failure ends the script (set -e).
 lab_stop() {
   echo "$1" >&2
-  exit 1
+  return 1
 }
 "#;
 
