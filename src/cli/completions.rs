@@ -73,6 +73,10 @@ pub fn command_with_course() -> clap::Command {
             sub.mut_arg("module", with(&modules))
                 .mut_arg("step", with(&steps))
         })
+        .mut_subcommand("solution", |sub| {
+            sub.mut_arg("module", with(&modules))
+                .mut_arg("step", with(&steps))
+        })
 }
 
 /// Print the completion script for `shell`.

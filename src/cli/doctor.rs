@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{ClusterArgs, RunArgs, exit_code, load_course, output, work_dir};
-use crate::doctor::{self, Setup};
+use crate::doctor::{self, Audience, Setup};
 use crate::error::Error;
 use crate::report::{ColorChoice, Styles};
 
@@ -28,6 +28,11 @@ pub struct DoctorArgs {
     /// Your course track (defaults to the module's default, e.g. kind).
     #[arg(long)]
     pub track: Option<String>,
+
+    /// Whose needs to check: a learner's machine, or CI that does the steps with
+    /// `labcheck solution … | bash` (adds bash and awk; a git identity may come from the environment).
+    #[arg(long = "for", value_enum, default_value_t = Audience::Learner, value_name = "WHO")]
+    pub audience: Audience,
 
     #[command(flatten)]
     pub report: output::ReportArgs,
@@ -77,6 +82,7 @@ pub async fn run(args: &DoctorArgs) -> Result<u8, Error> {
         argocd_namespace,
         path: std::env::var_os("PATH").unwrap_or_default(),
         track,
+        audience: args.audience,
     };
     // Doctor without a module reads no repo, but a report is still kept out of every one.
     let protected = match &setup.module {

@@ -19,9 +19,10 @@ pub struct SolutionArgs {
     #[arg(index = 1)]
     pub module: String,
 
-    /// The step or stage, e.g. step-4 or break-it/fix.
+    /// The step or stage, e.g. step-4 or break-it/fix; without it, the module's steps and
+    /// stages in course order, one a line (for scripts that do them all).
     #[arg(index = 2)]
-    pub step: String,
+    pub step: Option<String>,
 
     /// Folder holding the work repos the script changes (default ~/work).
     #[arg(long, env = "LABCHECK_WORK_DIR", value_name = "DIR")]
@@ -36,11 +37,20 @@ pub struct SolutionArgs {
 pub fn run(args: &SolutionArgs) -> Result<u8, Error> {
     let course = run::session::load_course(args.course_dir.as_deref())?;
     let module = course.module(&args.module)?;
-    let step = module.step(&args.step)?;
+    let Some(name) = &args.step else {
+        let names: String = module
+            .steps
+            .iter()
+            .map(|s| format!("{}\n", s.name))
+            .collect();
+        emit(&names);
+        return Ok(exit::PASS);
+    };
+    let step = module.step(name)?;
     if step.solution.is_empty() {
         return Err(Error::Usage(format!(
-            "{} {} has no `solution:` in the course",
-            args.module, args.step
+            "{} {name} has no `solution:` in the course",
+            args.module
         )));
     }
     let work_dir = WorkDir::resolve(args.work_dir.as_deref())?.path;

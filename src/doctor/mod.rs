@@ -38,6 +38,19 @@ pub struct Setup {
     pub path: OsString,
     /// The learner's track, for the report.
     pub track: String,
+    /// Whose needs: a learner at their machine, or CI running the course's solutions.
+    pub audience: Audience,
+}
+
+/// Who runs the course on this machine (`labcheck doctor --for`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Audience {
+    /// A learner: their own git identity in git's config, the module's tools.
+    #[default]
+    Learner,
+    /// CI doing the steps with `labcheck solution … | bash`: also bash and awk (what the scripts
+    /// run); a git identity may come from the environment (`GIT_AUTHOR_*`, `GIT_COMMITTER_*`).
+    Ci,
 }
 
 /// Examine everything; never prints.

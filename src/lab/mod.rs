@@ -1,6 +1,7 @@
-//! Lab worlds built from the course's own fixtures (`modules/*/fixtures`): module 10's work repos
-//! and cluster at any point of the course, and module 11's shop-config, with real git commits
-//! and pushes in a folder. Used by `labcheck demo` and by the tests.
+//! Lab worlds built from the course's lab files (`modules/*/lab`) and fixtures
+//! (`modules/*/fixtures`): module 10's work repos and cluster at any point of the course, and
+//! module 11's shop-config, with real git commits and pushes in a folder; and a renderer for the
+//! lab chart's subset of Helm templates (`chart`). Used by `labcheck demo` and by the tests.
 
 pub mod chart;
 pub mod cluster;

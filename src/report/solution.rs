@@ -47,6 +47,14 @@ lab_replace() {
 }
 "#;
 
+const STOP_HELPER: &str = r#"# lab_stop WHY: the script cannot go on from here (the course's order was not followed);
+# its failure ends the script (set -e).
+lab_stop() {
+  echo "$1" >&2
+  return 1
+}
+"#;
+
 /// The script for `step` of `module`, with `work_dir` as shown (absolute) and a target for each
 /// `revert:` in order.
 pub fn script(module: &str, step: &Step, work_dir: &str, reverts: &[RevertTarget]) -> String {
@@ -69,6 +77,9 @@ pub fn script(module: &str, step: &Step, work_dir: &str, reverts: &[RevertTarget
     }
     if uses(|a| matches!(a, SolutionAction::Replace { .. })) {
         let _ = write!(out, "\n{REPLACE_HELPER}");
+    }
+    if reverts.iter().any(Result::is_err) {
+        let _ = write!(out, "\n{STOP_HELPER}");
     }
     out.push('\n');
     // Where the script stands: `None` before the first action, then a repo (or the work dir).
@@ -141,13 +152,11 @@ pub fn script(module: &str, step: &Step, work_dir: &str, reverts: &[RevertTarget
                         let _ = writeln!(out, "git revert --no-edit {}", quote(sha));
                     }
                     Some(Err(why)) => {
-                        let _ = writeln!(out, "echo {} >&2", quote(why));
-                        let _ = writeln!(out, "exit 1");
+                        let _ = writeln!(out, "lab_stop {}", quote(why));
                     }
                     None => {
                         let why = format!("no commit to revert was looked up for {what}");
-                        let _ = writeln!(out, "echo {} >&2", quote(&why));
-                        let _ = writeln!(out, "exit 1");
+                        let _ = writeln!(out, "lab_stop {}", quote(&why));
                     }
                 }
             }

@@ -166,7 +166,8 @@ fn instructor_who_points_a_solved_state_at_the_typo_sees_course_test_fail() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("6 states, 3 as declared, 3 not"),
+        // Six fixture states and the walk's two, which run the solution, not the fixture.
+        run.stdout.contains("8 states, 5 as declared, 3 not"),
         "{}",
         run.stdout
     );
@@ -332,6 +333,136 @@ fn course_lint_refuses_an_unknown_cause_a_literal_work_dir_and_a_bad_hint_placeh
         assert!(all.contains(says), "{to}: {all}");
         assert!(all.contains(at), "{to}: {all}");
     }
+}
+
+/// The walk's states of a `course test --format json` run: (module, step, state, problems).
+fn walk_states(json: &serde_json::Value) -> Vec<(String, String, String, Vec<String>)> {
+    let mut out = Vec::new();
+    for module in json["modules"].as_array().into_iter().flatten() {
+        for state in module["states"].as_array().into_iter().flatten() {
+            let kind = state["kind"].as_str().unwrap_or_default();
+            if kind == "walk" || kind == "walk-before" {
+                out.push((
+                    module["module"].as_str().unwrap_or_default().to_string(),
+                    state["step"].as_str().unwrap_or_default().to_string(),
+                    state["state"].as_str().unwrap_or_default().to_string(),
+                    state["problems"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|p| p.as_str().map(str::to_string))
+                        .collect(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn course_test_walks_every_solution_of_both_modules_for_real() {
+    let home = tempfile::tempdir().expect("a temp dir");
+    let run = labcheck(home.path(), &["course", "test", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let walked = walk_states(&run.json());
+    let course = labcheck::course::Course::embedded().expect("the course loads");
+    for module in &course.modules {
+        for step in &module.steps {
+            for state in ["walk-before", "walk"] {
+                assert!(
+                    walked
+                        .iter()
+                        .any(|(m, s, st, problems)| m == &module.manifest.module
+                            && s == &step.name
+                            && st == state
+                            && problems.is_empty()),
+                    "{} {} {state}: {walked:?}",
+                    module.manifest.module,
+                    step.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_solution_that_forgets_to_push_fails_the_walk_on_the_push_check() {
+    let course = CourseCopy::new();
+    course.edit(
+        "modules/module-10/step-4.yaml",
+        "  - run: { repo: checkout-config, command: [git, push, -q] }\n  - argocd: [app, get, checkout-dev, --refresh]",
+        "  - argocd: [app, get, checkout-dev, --refresh]",
+    );
+    let home = tempfile::tempdir().expect("a temp dir");
+    let run = labcheck(
+        home.path(),
+        &[
+            "course",
+            "test",
+            "module-10",
+            "--course-dir",
+            course.path(),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let walked = walk_states(&run.json());
+    let bad: Vec<_> = walked
+        .iter()
+        .filter(|(.., problems)| !problems.is_empty())
+        .collect();
+    let (_, step, state, problems) = bad.first().expect("a walk state that does not hold");
+    assert_eq!(
+        (step.as_str(), state.as_str()),
+        ("step-4", "walk"),
+        "{bad:?}"
+    );
+    assert!(
+        problems.iter().any(|p| p.starts_with(
+            "`release-pushed` does not pass after the solution ran: main is 1 commit ahead"
+        )),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn a_solution_adding_under_the_wrong_block_stops_its_script_with_why() {
+    let course = CourseCopy::new();
+    // step 2 written without the course's comment: step 4's insert finds no such line under
+    // `migration:` (and must not add to smokeTest's block, which has one).
+    course.edit(
+        "modules/module-10/step-2.yaml",
+        "        migration:\n          enabled: true                # module 10",
+        "        migration:\n          enabled: true",
+    );
+    let home = tempfile::tempdir().expect("a temp dir");
+    let run = labcheck(
+        home.path(),
+        &[
+            "course",
+            "test",
+            "module-10",
+            "--course-dir",
+            course.path(),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let walked = walk_states(&run.json());
+    let step_4 = walked
+        .iter()
+        .find(|(_, step, state, _)| step == "step-4" && state == "walk")
+        .expect("step 4's walk");
+    assert!(
+        step_4
+            .3
+            .iter()
+            .any(|p| p.contains("the solution script failed") && p.contains("under 'migration:'")),
+        "{:?}",
+        step_4.3
+    );
 }
 
 /// Replacement is course data: `course lint` holds every `replaced_by:` to later steps of the

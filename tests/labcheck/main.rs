@@ -27,5 +27,6 @@ mod read_only;
 mod report_snapshots;
 mod reports;
 mod serve_api;
+mod solution;
 mod unhealthy;
 mod waiting;

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Do every step of the module in course order, as a learner would: run the course's own solution
+# (`labcheck solution … | bash`), then check the step with labcheck against the live cluster.
+# A break-it exercise is two steps here: its `break` stage (whose checks pass once it is broken
+# as asked), then its `fix`. Stops at the first step that does not pass, after keeping a
+# snapshot of what labcheck read and a dump of the cluster in OUT_DIR.
+#
+# Needs: MODULE, WORK_DIR, OUT_DIR; WAIT (default 4m); LABCHECK_COURSE_DIR for a course on disk.
+set -euo pipefail
+
+: "${MODULE:?}" "${WORK_DIR:?}" "${OUT_DIR:?}"
+wait=${WAIT:-4m}
+mkdir -p "$OUT_DIR"
+export LABCHECK_WORK_DIR="$WORK_DIR"
+course=()
+if [ -n "${LABCHECK_COURSE_DIR:-}" ]; then
+  course=(--course-dir "$LABCHECK_COURSE_DIR")
+fi
+
+mapfile -t steps < <(labcheck solution "$MODULE" "${course[@]}")
+[ "${#steps[@]}" -gt 0 ] || { echo "$MODULE has no steps with a solution" >&2; exit 1; }
+
+for step in "${steps[@]}"; do
+  name=${step//\//-}
+  echo "::group::$MODULE $step: the course's solution"
+  labcheck solution "$MODULE" "$step" "${course[@]}" | tee "$OUT_DIR/$name.sh" | bash
+  echo "::endgroup::"
+  if ! labcheck "$MODULE" "$step" "${course[@]}" --wait "$wait" --report "junit=$OUT_DIR/$name.xml"; then
+    echo "::error::$MODULE $step did not pass after its solution ran"
+    labcheck snapshot "$MODULE" "${course[@]}" --out "$OUT_DIR/$name-snapshot.yaml" || true
+    kubectl cluster-info dump --all-namespaces --output-directory "$OUT_DIR/$name-cluster" >/dev/null || true
+    exit 1
+  fi
+done
+echo "every step of $MODULE passed on the cluster"
