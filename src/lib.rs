@@ -11,6 +11,7 @@
 //! `paths`, `shell`, `error`). `lab` builds worlds from the course's fixtures for the demo and
 //! the tests.
 
+pub mod bundle;
 pub mod causes;
 pub mod checks;
 pub mod class;
