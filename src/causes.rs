@@ -126,6 +126,8 @@ causes! {
     NothingToRevert = "nothing-to-revert", WontFix;
     /// A YAML key was written with dots in its name instead of nested.
     FlatKey = "flat-key", WontFix;
+    /// A path's list selector (`containers[name=checkout]`) matched no item, or several.
+    SelectorMiss = "selector-miss", WontFix;
     /// The file to read is not a regular file (a pipe, a device).
     NotARegularFile = "not-a-regular-file", WontFix;
     /// The history of a repo a stage's sequence reads could not be read.
@@ -252,6 +254,16 @@ causes! {
     Retrying = "retrying", MayFix;
     /// The sync was terminated, and its running hooks deleted.
     OperationTerminated = "operation-terminated", MayFix;
+    /// An older sync is retrying while Argo CD targets the learner's push (it refuses a new sync).
+    RetryingOtherRevision = "retrying-other-revision", MayFix;
+    /// The last sync used the apply strategy, which applies the resources and runs no hooks.
+    ApplyStrategySync = "apply-strategy-sync", WontFix;
+    /// The last operation was a dry run: it applied nothing and ran no hook.
+    DryRun = "dry-run", WontFix;
+    /// The last sync applied local files (`argocd app sync --local`), not a commit in git.
+    LocalSync = "local-sync", WontFix;
+    /// The sync asked about may have fallen out of the Application's history (`revisionHistoryLimit`).
+    HistoryTrimmed = "history-trimmed", WontFix;
 
     // ---- the runner
     /// The check counts only after an earlier check (`after:`), which failed.

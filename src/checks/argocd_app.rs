@@ -7,8 +7,10 @@
 //! `diagnosis`.
 
 mod diagnosis;
+mod last_sync;
 mod parse;
 mod pushed;
+mod shape;
 mod verdict;
 
 use regex::Regex;
@@ -152,3 +154,5 @@ impl KindReads for ArgocdAppSpec {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_shapes;

@@ -179,6 +179,12 @@ impl ObjectSpec {
         if result.holds {
             return Outcome::pass(format!("{who}: {path} is {}", result.actual));
         }
+        if let Some(why) = field.path.selector_miss(object) {
+            return Outcome::fail(format!("{who}: `{path}` names nothing: {why}"))
+                .with_expected(result.expected)
+                .with_hint(format!("look at it: `{}`", self.kubectl()))
+                .with_cause(Cause::new(CauseId::SelectorMiss));
+        }
         let mut outcome = Outcome::fail(format!("{who}: {path} is {}", result.actual))
             .with_expected(result.expected)
             .with_actual(result.actual)

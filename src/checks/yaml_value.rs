@@ -95,9 +95,13 @@ impl YamlValueSpec {
                 .with_expected(result.expected)
                 .with_actual(result.actual);
         }
-        let summary = match found.filter(|v| !v.is_null()) {
-            None => format!("`{path}` is not set in {shown}"),
-            Some(_) => format!("`{path}` is {} in {shown}", result.actual),
+        // A selector that matched no item or several is its own message: "not set" would send
+        // the learner to add what may well be there under another name.
+        let selector_miss = found.is_none().then(|| path.selector_miss(document)).flatten();
+        let summary = match (found.filter(|v| !v.is_null()), &selector_miss) {
+            (None, Some(why)) => format!("`{path}` names nothing in {shown}: {why}"),
+            (None, None) => format!("`{path}` is not set in {shown}"),
+            (Some(_), _) => format!("`{path}` is {} in {shown}", result.actual),
         };
         let mut outcome = Outcome::fail(summary)
             .with_expected(result.expected.clone())
@@ -122,6 +126,11 @@ impl YamlValueSpec {
                     trap.written, trap.nested
                 ))
                 .with_cause(crate::outcome::Cause::new(crate::outcome::CauseId::FlatKey));
+        }
+        if selector_miss.is_some() {
+            return outcome.with_cause(crate::outcome::Cause::new(
+                crate::outcome::CauseId::SelectorMiss,
+            ));
         }
         if found.is_none()
             && self.path.segments().len() > 1
@@ -167,7 +176,7 @@ pub(crate) fn flat_key_trap(document: &Value, path: &YamlPath) -> Option<FlatKey
             .iter()
             .map(|s| match s {
                 Segment::Key(key) => Some(key.as_str()),
-                Segment::Index(_) => None,
+                Segment::Index(_) | Segment::Select { .. } => None,
             })
             .collect();
         let map = match here {

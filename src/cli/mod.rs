@@ -24,6 +24,7 @@ pub mod quiz;
 pub mod reset;
 pub mod serve;
 pub mod snapshot;
+pub mod solution;
 pub mod status;
 pub mod track;
 pub mod watch;
@@ -290,6 +291,8 @@ pub enum Command {
     Next(next::NextArgs),
     /// Show the next, more explicit hint level for a step's failing checks.
     Hint(hint::HintArgs),
+    /// Print a step's solution (the course's own actions) as a bash script; labcheck runs nothing.
+    Solution(solution::SolutionArgs),
     /// Forget your progress: everything, a module, or one step (asks first; --yes for scripts).
     Reset(reset::ResetArgs),
     /// Show your course track, or switch to another one (saved in your profile).
@@ -351,6 +354,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         )),
         Some(Command::Next(args)) => next::run(&args).await,
         Some(Command::Hint(args)) => hint::run(&args),
+        Some(Command::Solution(args)) => solution::run(&args),
         Some(Command::Reset(args)) => reset::run(&args),
         Some(Command::Track(args)) => track::run(&args),
         Some(Command::Completions(args)) => completions::run(&args),

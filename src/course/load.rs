@@ -70,7 +70,14 @@ impl Course {
                     replaced_by: step_file.replaced_by,
                     checks: step_file.checks,
                     after: None,
+                    solution: step_file.solution,
                 }),
+                (true, false) if !step_file.solution.is_empty() => {
+                    return Err(Error::CourseContent {
+                        file,
+                        message: "a break-it exercise has a `solution:` per stage, under `stages:`, not one for the whole file".to_string(),
+                    });
+                }
                 (true, false) => {
                     for stage in step_file.stages {
                         steps.push(Step {
@@ -81,6 +88,7 @@ impl Course {
                             replaced_by: stage.replaced_by,
                             checks: stage.checks,
                             after: stage.after,
+                            solution: stage.solution,
                         });
                     }
                 }

@@ -6,6 +6,7 @@ pub mod fixtures;
 mod load;
 pub mod placeholders;
 pub mod schema;
+pub mod solution;
 pub mod suggest;
 
 use std::path::{Path, PathBuf};
@@ -56,6 +57,8 @@ pub struct Step {
     pub checks: Vec<CheckSpec>,
     /// For a stage that counts only after an earlier one (break-it's `fix` after `break`).
     pub after: Option<AfterSpec>,
+    /// The course's own actions for this step, in order (`solution:`).
+    pub solution: Vec<solution::SolutionAction>,
 }
 
 impl Course {

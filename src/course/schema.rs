@@ -161,6 +161,9 @@ pub struct StepFile {
     /// Stages of a break-it exercise (`break`, then `fix`).
     #[serde(default)]
     pub stages: Vec<StageSpec>,
+    /// The course's own actions for this step, in order (see `course::solution`).
+    #[serde(default)]
+    pub solution: Vec<crate::course::solution::SolutionAction>,
 }
 
 /// One stage of a break-it exercise.
@@ -182,6 +185,9 @@ pub struct StageSpec {
     /// A stage that only counts after an earlier one really happened (break-it's `fix`).
     #[serde(default)]
     pub after: Option<AfterSpec>,
+    /// As [`StepFile::solution`], for this stage.
+    #[serde(default)]
+    pub solution: Vec<crate::course::solution::SolutionAction>,
 }
 
 /// `after:` on a stage: it passes only if stage `stage` was seen passing for this learner

@@ -11,6 +11,7 @@ pub mod plan;
 pub mod quiz;
 pub mod reads;
 pub mod selftest;
+pub mod solution;
 pub mod tap;
 pub mod waiting;
 pub mod watch;

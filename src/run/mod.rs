@@ -8,6 +8,7 @@ pub mod learner;
 pub mod next;
 pub mod sequence;
 pub mod session;
+pub mod solution;
 pub mod step;
 pub mod wait;
 

@@ -264,6 +264,26 @@ fn gate_on_events(specs: &[CheckSpec], outcomes: &mut [Outcome]) -> Vec<bool> {
         };
         let was = std::mem::take(&mut outcomes[i].summary);
         let event = &specs[j].title;
+        // The event's own check passed and was turned only because it waits on another: the
+        // event did happen, so say what it waits for, never that it did not happen.
+        if gated[j] {
+            let mut root = j;
+            while let Some(earlier) = blocker(specs, outcomes, root) {
+                root = earlier;
+            }
+            let waits = format!(
+                "this counts only after \"{event}\", which waits for \"{}\" (see above) (what is there now: {was})",
+                specs[root].title
+            );
+            outcomes[i] = if outcomes[j].status == Status::Fail {
+                Outcome::fail(format!("not yet: {waits}"))
+            } else {
+                Outcome::could_not_check(format!("cannot tell: {waits}"))
+            }
+            .with_cause(Cause::about(CauseId::BlockedBy, &specs[root].id));
+            gated[i] = true;
+            continue;
+        }
         outcomes[i] = if outcomes[j].status == Status::Fail {
             Outcome::fail(format!(
                 "not yet: this counts only after \"{event}\", which has not happened (what is there now: {was})"
@@ -296,6 +316,62 @@ fn blocker(specs: &[CheckSpec], outcomes: &[Outcome], i: usize) -> Option<usize>
 mod tests {
     use super::*;
 
+    fn chain() -> Vec<CheckSpec> {
+        ["id: made\ntitle: your commits undo it\ngit: { repo: r, pushed: true }\n",
+         "id: pushed\ntitle: the revert is pushed\nafter: [made]\ngit: { repo: r, pushed: true }\n",
+         "id: synced\ntitle: synced to the revert\nafter: [pushed]\ngit: { repo: r, pushed: true }\n"]
+            .iter()
+            .map(|text| crate::course::parse_yaml::<CheckSpec>("t.yaml", text).expect("a check"))
+            .collect()
+    }
+
+    #[test]
+    fn a_check_after_an_event_that_happened_but_waits_says_what_it_waits_for() {
+        // The revert is pushed (its check passed on its own), but it counts only after the commits
+        // undo the release, which failed: the check after it must not say the push did not happen.
+        let specs = chain();
+        let mut outcomes = vec![
+            Outcome::fail("no revert of the release"),
+            Outcome::pass("pushed"),
+            Outcome::pass("Synced"),
+        ];
+        point_blocked_checks_at_their_cause(&specs, &mut outcomes);
+        assert!(
+            outcomes[1].summary.contains("which has not happened"),
+            "{}",
+            outcomes[1].summary
+        );
+        let synced = &outcomes[2];
+        assert_eq!(synced.status, Status::Fail);
+        assert!(
+            synced.summary.contains(
+                "\"the revert is pushed\", which waits for \"your commits undo it\" (see above)"
+            ),
+            "{}",
+            synced.summary
+        );
+        assert!(
+            !synced.summary.contains("has not happened"),
+            "{}",
+            synced.summary
+        );
+        assert_eq!(synced.cause, Some(Cause::about(CauseId::BlockedBy, "made")));
+        // Neighbour: the push itself did not happen: then it says so.
+        let mut outcomes = vec![
+            Outcome::fail("no revert of the release"),
+            Outcome::fail("not pushed"),
+            Outcome::pass("Synced"),
+        ];
+        point_blocked_checks_at_their_cause(&specs, &mut outcomes);
+        assert!(
+            outcomes[2]
+                .summary
+                .contains("\"the revert is pushed\", which has not happened"),
+            "{}",
+            outcomes[2].summary
+        );
+    }
+
     fn step_with_tracks(tracks: &[&[&str]]) -> Step {
         let checks = tracks
             .iter()
@@ -316,6 +392,7 @@ mod tests {
             replaced_by: Vec::new(),
             checks,
             after: None,
+            solution: Vec::new(),
         }
     }
 
