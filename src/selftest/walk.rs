@@ -70,10 +70,13 @@ pub async fn walk_module(
         let recorded = std::fs::read_to_string(&log).unwrap_or_default();
         problems.extend(compare_cluster_commands(step, &recorded));
         let after = run_on(course, module, step, &world, state, &track).await?;
-        problems.extend(repo_side(step, &after).filter_map(|(id, status, summary)| {
-            (status != Status::Pass && status != Status::Skip)
-                .then(|| format!("`{id}` does not pass after the solution ran: {summary}"))
-        }));
+        problems.extend(
+            repo_side(step, &after)
+                .filter(|(_, status, _)| *status != Status::Pass && *status != Status::Skip)
+                .map(|(id, _, summary)| {
+                    format!("`{id}` does not pass after the solution ran: {summary}")
+                }),
+        );
         results.push(StateResult {
             step: step.name.clone(),
             state: "walk".to_string(),
