@@ -5,6 +5,7 @@
 //! kept in a [`Room`]; `server` serves it as one page updated over server-sent events. Results
 //! are data here; the page's HTML is a reporter's (handed in as a [`Renderer`]).
 
+pub mod bundles;
 pub mod server;
 
 use std::path::PathBuf;
@@ -43,8 +44,8 @@ pub enum Reach {
 pub enum Origin {
     /// Followed live: their cluster and work repos.
     Live,
-    /// Read once from a bundle file (nothing there changes).
-    Bundle(PathBuf),
+    /// Read once from a bundle file (nothing there changes), with the bundle's `report.txt`.
+    Bundle { file: PathBuf, report: String },
 }
 
 /// One learner's place in the room: their latest run and what is known about it.

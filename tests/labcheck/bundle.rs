@@ -243,4 +243,72 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
     serving.interrupt();
     let _ = serving.wait_within(Duration::from_secs(10));
     drop(server);
+
+    // The class page takes the bundle as learner ana: her marks are the bundle's verdicts, her
+    // report the bundle's words.
+    let bundles = root.path().join("bundles");
+    std::fs::create_dir_all(&bundles).expect("bundles");
+    std::fs::copy(&out, bundles.join("ana.tar.zst")).expect("copied");
+    let mut page = Labcheck::new(&home)
+        .args([
+            "class",
+            "serve",
+            "module-10",
+            "step-4",
+            "--listen",
+            "127.0.0.1:0",
+            "--bundles",
+        ])
+        .arg(&bundles)
+        .limit(Duration::from_secs(60))
+        .spawn();
+    let banner = page.read_until("labcheck class serve:");
+    let addr = banner
+        .last()
+        .and_then(|l| l.split_whitespace().find(|w| w.starts_with("http://")))
+        .map(|u| {
+            u.trim_start_matches("http://")
+                .trim_end_matches('/')
+                .to_string()
+        })
+        .unwrap_or_else(|| panic!("no URL in {banner:?}"));
+    let html = http_get(&addr, "/");
+    for (_, id, status) in verdicts(&bundled) {
+        let mark = match status.as_str() {
+            "pass" => "✓",
+            "fail" => "✗",
+            "error" => "?",
+            _ => "-",
+        };
+        let cell = format!("data-check=\"{id}\" title=");
+        let at = html
+            .find(&cell)
+            .unwrap_or_else(|| panic!("no cell for {id} in {html}"));
+        let rest = &html[at..];
+        let shown = rest.split('>').nth(1).and_then(|t| t.split('<').next());
+        assert_eq!(shown, Some(mark), "{id}");
+    }
+    let report = http_get(&addr, "/learner/ana");
+    assert!(
+        report.contains(
+            &String::from_utf8_lossy(bundle.get("report.txt").expect("report")).to_string()
+        ),
+        "{report}"
+    );
+    assert!(!html.contains(PLANTED) && !report.contains(PLANTED));
+    page.interrupt();
+    let _ = page.wait_within(Duration::from_secs(10));
+}
+
+/// The body of `GET path` from `addr` (HTTP/1.0: the server closes when done).
+fn http_get(addr: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("the page answers");
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").expect("sent");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("read");
+    answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_string())
+        .unwrap_or(answer)
 }
