@@ -3,7 +3,7 @@
 //! (file events) or their cluster does (the watch streams of `--wait`, and a re-read every
 //! [`watch::CLUSTER_INTERVAL`] for what no stream follows). The latest run of every learner is
 //! kept in a [`Room`]; `server` serves it as one page updated over server-sent events. Results
-//! are data here; the page's HTML is a reporter's (handed in as a [`Renderer`]).
+//! are data here; the page's HTML is a reporter's (handed in as a [`server::Renderer`]).
 
 pub mod bundles;
 pub mod server;
