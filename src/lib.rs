@@ -2,7 +2,8 @@
 //!
 //! Layers, top to bottom (each imports only from below it, and no two folders import each
 //! other): `cli` (parses, prints, maps the verdict to an exit code) → `report` (renders `run`'s
-//! data, never decides) → `fleet`, `doctor`, `selftest`, `progress` (a class, the environment, the
+//! data, never decides) → `class` (a class followed live for its page), `bundle` (what a learner's
+//! bundle holds) → `fleet`, `doctor`, `selftest`, `progress` (a class, the environment, the
 //! course's self-test, the learner's history handed to the runner as a read-only view) → `run`
 //! (the application layer: a session loads the course, runs the steps and returns data) →
 //! `course` (the course as data: modules, steps and each check's declared fields) → `checks` (how
@@ -11,6 +12,7 @@
 //! `paths`, `shell`, `error`). `lab` builds worlds from the course's fixtures for the demo and
 //! the tests.
 
+pub mod bundle;
 pub mod causes;
 pub mod checks;
 pub mod class;

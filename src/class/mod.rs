@@ -3,8 +3,9 @@
 //! (file events) or their cluster does (the watch streams of `--wait`, and a re-read every
 //! [`watch::CLUSTER_INTERVAL`] for what no stream follows). The latest run of every learner is
 //! kept in a [`Room`]; `server` serves it as one page updated over server-sent events. Results
-//! are data here; the page's HTML is a reporter's (handed in as a [`Renderer`]).
+//! are data here; the page's HTML is a reporter's (handed in as a [`server::Renderer`]).
 
+pub mod bundles;
 pub mod server;
 
 use std::path::PathBuf;
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Semaphore, mpsc};
 
+use crate::causes::CauseId;
 use crate::course::Course;
 use crate::fleet::{self, CONCURRENCY, LearnerRun, Seat};
 use crate::outcome::Status;
@@ -23,8 +25,8 @@ use crate::watch;
 /// Changes arriving this close together are one change (a commit touches many files).
 pub const SETTLE: Duration = Duration::from_millis(150);
 
-/// The cause ids of a cluster that does not answer at all (as opposed to one that answers "no").
-const NOT_ANSWERING: [&str; 2] = ["cluster-unreachable", "api-stalled"];
+/// The causes of a cluster that does not answer at all (as opposed to one that answers "no").
+const NOT_ANSWERING: [CauseId; 2] = [CauseId::ClusterUnreachable, CauseId::ApiStalled];
 
 /// Whether a learner's cluster answered their last run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,8 +44,8 @@ pub enum Reach {
 pub enum Origin {
     /// Followed live: their cluster and work repos.
     Live,
-    /// Read once from a bundle file (nothing there changes).
-    Bundle(PathBuf),
+    /// Read once from a bundle file (nothing there changes), with the bundle's `report.txt`.
+    Bundle { file: PathBuf, report: String },
 }
 
 /// One learner's place in the room: their latest run and what is known about it.
@@ -142,7 +144,7 @@ pub fn not_answering(steps: &[StepReport]) -> Option<String> {
                 && c.outcome
                     .cause
                     .as_ref()
-                    .is_some_and(|cause| NOT_ANSWERING.contains(&cause.as_str()))
+                    .is_some_and(|cause| NOT_ANSWERING.iter().any(|id| cause.is(*id)))
         })
         .map(|c| c.outcome.summary.clone())
 }
@@ -280,4 +282,78 @@ fn repo_dirs(seat: &Seat, module: &crate::course::Module) -> Vec<PathBuf> {
             work_dir.join(dir)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{Cause, Outcome};
+    use crate::run::fixtures::{check, step};
+
+    fn run_of(outcomes: Vec<Outcome>) -> LearnerRun {
+        let checks = outcomes
+            .into_iter()
+            .enumerate()
+            .map(|(i, o)| check(&format!("c{i}"), o))
+            .collect();
+        LearnerRun {
+            learner: "erin".to_string(),
+            work_dir: None,
+            status: Status::Error,
+            steps: vec![step("step-4", "Release", checks)],
+            placeholders: Vec::new(),
+        }
+    }
+
+    fn unreachable() -> Outcome {
+        Outcome::could_not_check("cannot reach the Kubernetes API")
+            .with_cause(Cause::new(CauseId::ClusterUnreachable))
+    }
+
+    #[test]
+    fn a_cluster_that_stops_answering_is_shown_from_the_first_run_that_saw_it_until_it_answers() {
+        let room = Room::new(
+            "module-10 step-4".into(),
+            false,
+            vec![("erin".into(), Origin::Live)],
+        );
+        let reach = || room.desks()[0].reach.clone();
+        assert_eq!(reach(), Reach::Checking);
+        room.update(0, run_of(vec![Outcome::pass("synced")]));
+        assert_eq!(reach(), Reach::Answering);
+        room.update(0, run_of(vec![Outcome::pass("repo"), unreachable()]));
+        let Reach::NotAnswering { since, why } = reach() else {
+            panic!("not answering: {:?}", reach());
+        };
+        assert_eq!(why, "cannot reach the Kubernetes API");
+        room.update(0, run_of(vec![unreachable()]));
+        assert!(
+            matches!(reach(), Reach::NotAnswering { since: again, .. } if again == since),
+            "the first round that saw it stays the time shown"
+        );
+        room.update(0, run_of(vec![Outcome::fail("not synced")]));
+        assert_eq!(reach(), Reach::Answering);
+        assert_eq!(room.desks()[0].rounds, 4);
+    }
+
+    #[test]
+    fn a_cluster_that_answers_no_is_answering() {
+        let forbidden =
+            Outcome::could_not_check("forbidden").with_cause(Cause::new(CauseId::ClusterForbidden));
+        assert_eq!(not_answering(&run_of(vec![forbidden]).steps), None);
+    }
+
+    #[test]
+    fn every_update_moves_the_counter_the_page_listens_to() {
+        let room = Room::new("m".into(), false, vec![("erin".into(), Origin::Live)]);
+        let mut changes = room.subscribe();
+        room.update(0, run_of(vec![Outcome::pass("ok")]));
+        assert!(changes.has_changed().unwrap_or(false));
+        changes.borrow_and_update();
+        room.update(7, run_of(vec![Outcome::pass("ok")]));
+        assert!(
+            !changes.has_changed().unwrap_or(true),
+            "no desk 7, no change"
+        );
+    }
 }

@@ -41,6 +41,11 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
     pub listen: SocketAddr,
 
+    /// Also show each learner's bundle in DIR (`NAME.tar.zst` from `labcheck bundle`) as learner
+    /// NAME, with the verdicts it records (read once: a bundle does not change).
+    #[arg(long, value_name = "DIR")]
+    pub bundles: Option<std::path::PathBuf>,
+
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -48,12 +53,20 @@ pub struct ServeArgs {
 /// Start following the class, serve the page, and wait for Ctrl-C.
 pub async fn run(args: &ClassArgs) -> Result<u8, Error> {
     let ClassCommand::Serve(args) = &args.command;
-    refuse_what_a_live_page_cannot_do(&args.run)?;
+    refuse_what_a_live_page_cannot_do(&args.run, args.bundles.is_some())?;
     let course = Arc::new(load_course(&args.run)?);
     let module = course.module(&args.module)?;
     let steps = module.select(args.step.as_deref())?;
     let track = module.track(args.run.track.as_deref())?.to_string();
-    let environments = super::fleet::class_of(&args.run, module, &steps)?;
+    let environments = if args.run.fleet.active() {
+        super::fleet::class_of(&args.run, module, &steps)?
+    } else {
+        Vec::new()
+    };
+    let from_bundles = match &args.bundles {
+        Some(dir) => class::bundles::read_dir(dir).map_err(Error::Usage)?,
+        None => Vec::new(),
+    };
     let argocd_namespace = args.run.cluster.argocd_namespace.clone();
     let seats: Vec<Seat> = environments
         .into_iter()
@@ -67,6 +80,15 @@ pub async fn run(args: &ClassArgs) -> Result<u8, Error> {
     let learners = seats
         .iter()
         .map(|s| (s.env.learner.clone(), Origin::Live))
+        .chain(from_bundles.iter().map(|b| {
+            (
+                b.learner.clone(),
+                Origin::Bundle {
+                    file: b.file.clone(),
+                    report: b.report.clone(),
+                },
+            )
+        }))
         .collect();
     let room = Arc::new(Room::new(title.clone(), module_run, learners));
     let lesson = Lesson {
@@ -76,8 +98,12 @@ pub async fn run(args: &ClassArgs) -> Result<u8, Error> {
         track,
         argocd_namespace,
     };
-    let count = seats.len();
+    let count = seats.len() + from_bundles.len();
+    let live = seats.len();
     let followers = class::follow_all(room.clone(), lesson, seats);
+    for (i, bundle) in from_bundles.into_iter().enumerate() {
+        room.update(live + i, bundle.run);
+    }
     let page = class::server::start(
         room,
         Arc::new(crate::report::class_page::ClassPage),
@@ -114,7 +140,7 @@ pub async fn run(args: &ClassArgs) -> Result<u8, Error> {
 
 /// The page is one live view: no report files, no other format, no waiting (it re-checks on
 /// every change instead).
-fn refuse_what_a_live_page_cannot_do(run: &RunArgs) -> Result<(), Error> {
+fn refuse_what_a_live_page_cannot_do(run: &RunArgs, bundles: bool) -> Result<(), Error> {
     if run.report.asked_for_more_than_human() {
         return Err(Error::Usage(
             "`labcheck class serve` is a page, with no -o, --report or --output; for a document of the class run `labcheck MODULE STEP --kubeconfigs … -o json`".to_string(),
@@ -125,9 +151,9 @@ fn refuse_what_a_live_page_cannot_do(run: &RunArgs) -> Result<(), Error> {
             "`labcheck class serve` never waits: it checks each learner again the moment their repos or cluster change; drop --wait".to_string(),
         ));
     }
-    if !run.fleet.active() {
+    if !run.fleet.active() && !bundles {
         return Err(Error::Usage(
-            "name the class as for a class run: --kubeconfigs DIR, --contexts a,b,… or --learners a,b,… (with --work-dirs 'DIR/{learner}')".to_string(),
+            "name the class as for a class run: --kubeconfigs DIR, --contexts a,b,… or --learners a,b,… (with --work-dirs 'DIR/{learner}'), or give --bundles DIR".to_string(),
         ));
     }
     Ok(())

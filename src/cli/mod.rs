@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod bundle;
 mod check;
 pub mod class;
 pub mod completions;
@@ -273,6 +274,8 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Serve a cluster snapshot as a read-only Kubernetes API (for kubectl, tests and demos).
     Serve(serve::ServeArgs),
+    /// Write a bundle for an instructor: the report, the cluster objects and repo state the step read (never a Secret).
+    Bundle(bundle::BundleArgs),
     /// For instructors: a live page of a whole class (`labcheck class serve MODULE [STEP] --kubeconfigs DIR`).
     Class(class::ClassArgs),
     /// Capture, read-only, what a module's cluster checks read into a snapshot file.
@@ -341,6 +344,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         }
         Some(Command::Serve(args)) => serve::run(&args).await,
         Some(Command::Class(args)) => class::run(&args).await,
+        Some(Command::Bundle(args)) => bundle::run(&args).await,
         Some(Command::Snapshot(args)) => snapshot::run(&args).await,
         Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Doctor(args)) => doctor::run(&args).await,

@@ -14,8 +14,12 @@ use crate::snapshot::{Snapshot, SnapshotError};
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The snapshot to serve (YAML or JSON, `format: labcheck-snapshot/v1`; see docs/snapshot.md).
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    #[arg(value_name = "FILE", required_unless_present = "bundle")]
+    pub file: Option<PathBuf>,
+
+    /// Serve the cluster part of a learner's bundle (`labcheck bundle … -o FILE.tar.zst`) instead.
+    #[arg(long, value_name = "FILE.tar.zst", conflicts_with = "file")]
+    pub bundle: Option<PathBuf>,
 
     /// Address to listen on; port 0 picks a free one.
     #[arg(long, default_value = "127.0.0.1:0", value_name = "ADDR:PORT")]
@@ -78,7 +82,15 @@ fn serve_error(error: ServeError) -> Error {
 
 /// Load, serve, print how to reach it, and wait for Ctrl-C.
 pub async fn run(args: &ServeArgs) -> Result<u8, Error> {
-    let snapshot = Snapshot::load(&args.file).map_err(snapshot_error)?;
+    let (snapshot, file) = match (&args.bundle, &args.file) {
+        (Some(bundle), _) => (from_bundle(bundle)?, bundle.clone()),
+        (None, Some(file)) => (Snapshot::load(file).map_err(snapshot_error)?, file.clone()),
+        (None, None) => {
+            return Err(Error::Usage(
+                "name a snapshot file to serve, or --bundle FILE.tar.zst".to_string(),
+            ));
+        }
+    };
     let description = snapshot.description.clone();
     let later: Vec<Duration> = snapshot.timeline.iter().map(|t| t.after).collect();
     let options = ServeOptions {
@@ -94,7 +106,7 @@ pub async fn run(args: &ServeArgs) -> Result<u8, Error> {
     let url = server.url();
     let mut text = format!(
         "labcheck serve: serving {} on {url} (read-only)\n",
-        args.file.display()
+        file.display()
     );
     if let Some(description) = description {
         text.push_str(&format!("  snapshot: {description}\n"));
@@ -130,6 +142,18 @@ pub async fn run(args: &ServeArgs) -> Result<u8, Error> {
     server.shutdown().await;
     super::emit("labcheck serve: stopped\n");
     Ok(exit::PASS)
+}
+
+/// The cluster part of a bundle, as the snapshot it is.
+fn from_bundle(path: &std::path::Path) -> Result<Snapshot, Error> {
+    let bundle = crate::bundle::Bundle::load(path).map_err(|e| Error::Usage(e.to_string()))?;
+    let Some(yaml) = bundle.get(crate::bundle::CLUSTER) else {
+        return Err(Error::Usage(format!(
+            "the bundle {} has no cluster part: its cluster could not be read when it was made (bundle.json says why)",
+            path.display()
+        )));
+    };
+    Snapshot::from_yaml_str(&String::from_utf8_lossy(yaml)).map_err(snapshot_error)
 }
 
 /// Start listening for Ctrl-C now; the returned future ends when it comes.

@@ -33,7 +33,7 @@ pub struct SnapshotArgs {
 
 /// What the checks read.
 #[derive(Debug, Default)]
-struct Targets {
+pub(crate) struct Targets {
     objects: BTreeSet<(String, String, Option<String>, String)>,
     jobs: BTreeSet<(String, String)>,
     apps: BTreeSet<String>,
@@ -46,6 +46,24 @@ fn environment(error: &ProbeError) -> Error {
         "cannot capture a snapshot: {error}. {}",
         error.fix()
     ))
+}
+
+/// What the checks of `steps` read of the cluster.
+pub(crate) fn targets<'a>(steps: impl Iterator<Item = &'a crate::course::Step>) -> Targets {
+    let mut targets = Targets::default();
+    for check in steps.flat_map(|step| &step.checks) {
+        let reads = check.kind.cluster_reads();
+        targets.objects.extend(
+            reads
+                .objects
+                .into_iter()
+                .map(|o| (o.api, o.resource, o.namespace, o.name)),
+        );
+        targets.jobs.extend(reads.jobs);
+        targets.apps.extend(reads.apps);
+        targets.every_app |= reads.every_app;
+    }
+    targets
 }
 
 /// Capture the snapshot and write it; returns the exit code.
@@ -68,19 +86,7 @@ pub async fn run(args: &SnapshotArgs) -> Result<u8, Error> {
         .argocd_namespace
         .clone()
         .unwrap_or_else(|| module.manifest.argocd.namespace.clone());
-    let mut targets = Targets::default();
-    for check in module.steps.iter().flat_map(|step| &step.checks) {
-        let reads = check.kind.cluster_reads();
-        targets.objects.extend(
-            reads
-                .objects
-                .into_iter()
-                .map(|o| (o.api, o.resource, o.namespace, o.name)),
-        );
-        targets.jobs.extend(reads.jobs);
-        targets.apps.extend(reads.apps);
-        targets.every_app |= reads.every_app;
-    }
+    let targets = targets(module.steps.iter());
     let cluster = Cluster::connect(&run.cluster.options()).await;
     let snapshot = capture(&cluster, &argocd_ns, targets, &args.module).await?;
     let yaml = snapshot
@@ -98,7 +104,7 @@ pub async fn run(args: &SnapshotArgs) -> Result<u8, Error> {
     Ok(exit::PASS)
 }
 
-async fn capture(
+pub(crate) async fn capture(
     cluster: &Cluster,
     argocd_ns: &str,
     mut targets: Targets,

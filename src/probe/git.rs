@@ -11,6 +11,7 @@
 mod cache;
 mod error;
 mod history;
+mod log;
 mod origin;
 mod reader;
 
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 pub use cache::GitCache;
 pub use error::GitProbeError;
 pub use history::{RevertFinding, reverted_sha};
+pub use log::LoggedCommit;
 pub use origin::{OriginView, origin_view};
 pub use reader::RepoReader;
 

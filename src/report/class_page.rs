@@ -46,8 +46,15 @@ impl Renderer for ClassPage {
 /// A learner's report as their terminal shows it (no colour), after what the room knows of them.
 pub fn learner_report(desk: &Desk, module_run: bool) -> String {
     let mut out = String::new();
-    if let Origin::Bundle(file) = &desk.origin {
-        let _ = writeln!(out, "from the bundle {}\n", file.display());
+    if let Origin::Bundle { file, report } = &desk.origin {
+        // The learner's own words from when they made it: nothing in a bundle is run again.
+        let _ = writeln!(
+            out,
+            "from the bundle {} (as the learner's run said when they made it)\n",
+            file.display()
+        );
+        out.push_str(report);
+        return out;
     }
     if let Reach::NotAnswering { since, why } = &desk.reach {
         let _ = writeln!(
@@ -228,7 +235,7 @@ fn status_cell(desk: &Desk, step: Option<&crate::run::StepReport>) -> String {
             clock(*since)
         );
     }
-    if let Origin::Bundle(_) = &desk.origin {
+    if let Origin::Bundle { .. } = &desk.origin {
         text.push_str(" <span class=\"note\">bundle</span>");
     }
     let checked = desk

@@ -126,6 +126,14 @@ const DOCUMENTED: &[(&str, Expect)] = &[
         ),
     ),
     (
+        "labcheck bundle module-10 step-4 -o bundle.tar.zst",
+        Expect::Exits(0, "wrote bundle.tar.zst"),
+    ),
+    (
+        "labcheck serve --bundle bundle.tar.zst --write-kubeconfig kc",
+        Expect::ServesUntilCtrlC,
+    ),
+    (
         "labcheck snapshot module-10 --out class-a.yaml",
         Expect::Exits(0, "to class-a.yaml"),
     ),

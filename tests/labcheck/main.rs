@@ -1,6 +1,7 @@
 //! labcheck's one integration-test binary: real lab worlds, a served Kubernetes API, the real binary.
 
 mod bad_input;
+mod bundle;
 mod ci_output;
 mod class_page;
 mod cli;

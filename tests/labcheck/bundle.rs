@@ -1,0 +1,314 @@
+//! A learner's bundle: what an instructor needs to help, and nothing else. A secret planted in a
+//! work repo (committed and untracked) and in the cluster (a Secret, a container's env value)
+//! never reaches it; its report is the learner's own; its cluster part, served by `labcheck serve
+//! --bundle`, gives the same verdicts as the learner's live cluster.
+
+use std::path::Path;
+use std::time::Duration;
+
+use labcheck::bundle::Bundle;
+use labcheck::lab::cluster::{self as lab_cluster, Revisions};
+use labcheck::lab::fixtures;
+use labcheck::lab::world::{LabWorld, MODULE};
+use labcheck::serve::ServeOptions;
+use serde_json::{Value, json};
+
+use crate::harness::{Labcheck, kubeconfig_at};
+
+const PLANTED: &str = "planted-secret-value-9131";
+
+/// Statuses of every check, by step and id: what a verdict is.
+fn verdicts(report: &Value) -> Vec<(String, String, String)> {
+    let steps = match report["steps"].as_array() {
+        Some(steps) => steps.clone(),
+        None => vec![report.clone()],
+    };
+    steps
+        .iter()
+        .flat_map(|s| {
+            let step = s["step"].as_str().unwrap_or_default().to_string();
+            s["checks"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |c| {
+                    (
+                        step.clone(),
+                        c["id"].as_str().unwrap_or_default().to_string(),
+                        c["status"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+        })
+        .collect()
+}
+
+fn run(home: &Path, args: &[&str]) -> crate::harness::Run {
+    Labcheck::new(home).args(args).run()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
+    let root = tempfile::tempdir().expect("a temp dir");
+    let home = root.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let world = LabWorld::in_state(&root.path().join("lab"), "step-4", "solved").expect("lab");
+    let revs = Revisions::of_world(&world).expect("revisions");
+    let fixture = fixtures::state(MODULE, "step-4", "solved").expect("a fixture state");
+    let cluster = lab_cluster::of_state(fixture, &revs)
+        .expect("a fixture state")
+        .with_object(json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "checkout-db", "namespace": "checkout-dev"},
+            "stringData": {"password": PLANTED}}))
+        .with_object(json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "checkout-web-1", "namespace": "checkout-dev",
+                         "annotations": {"kubectl.kubernetes.io/last-applied-configuration": PLANTED}},
+            "spec": {"containers": [{"name": "web", "image": "checkout:6.7.0",
+                     "env": [{"name": "DB_PASSWORD", "value": PLANTED}]}]},
+            "status": {"phase": "Running"}}));
+    let server = crate::harness::serve(cluster, ServeOptions::default()).await;
+    let kubeconfig = kubeconfig_at(&home.join("kc.yaml"), &server.url(), "lab");
+    let work = world.work_dir();
+    // Planted in the repo the step reads: committed in a file no check reads, and untracked.
+    let repo = world.repo("checkout-config").expect("checkout-config");
+    repo.write("credentials.env", &format!("PASSWORD={PLANTED}\n"))
+        .expect("written");
+    repo.commit_all("keep the database password here")
+        .expect("committed");
+    std::fs::write(work.join("checkout-config/notes.txt"), PLANTED).expect("untracked");
+
+    let out = root.path().join("ana.tar.zst");
+    let (kc, wd, o) = (
+        kubeconfig.display().to_string(),
+        work.display().to_string(),
+        out.display().to_string(),
+    );
+    let made = tokio::task::spawn_blocking({
+        let home = home.clone();
+        let args = vec![
+            "bundle",
+            "module-10",
+            "step-4",
+            "-o",
+            &o,
+            "--kubeconfig",
+            &kc,
+            "--work-dir",
+            &wd,
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>();
+        move || {
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            run(&home, &refs)
+        }
+    })
+    .await
+    .expect("ran");
+    assert_eq!(made.code, 0, "{}{}", made.stdout, made.stderr);
+
+    // Nowhere in the file, compressed or not, is the planted value.
+    let raw = std::fs::read(&out).expect("the bundle");
+    let tar = zstd::decode_all(raw.as_slice()).expect("zstd");
+    let text = String::from_utf8_lossy(&tar);
+    assert!(
+        !text.contains(PLANTED),
+        "a planted secret reached the bundle"
+    );
+
+    let bundle = Bundle::load(&out).expect("the bundle reads back");
+    let paths: Vec<&str> = bundle.paths().collect();
+    for wanted in ["bundle.json", "report.txt", "report.json", "cluster.yaml"] {
+        assert!(paths.contains(&wanted), "{wanted} in {paths:?}");
+    }
+    // The planted pod is there (the checks list the namespace's pods), its env value blanked.
+    let cluster_part = String::from_utf8_lossy(bundle.get("cluster.yaml").expect("cluster"));
+    assert!(cluster_part.contains("checkout-web-1"), "{cluster_part}");
+    assert!(
+        cluster_part.contains("(redacted by labcheck)"),
+        "{cluster_part}"
+    );
+    // Only the files the checks read: helm/dev.yaml, not the planted ones.
+    assert!(
+        paths.contains(&"repos/checkout-config/files/helm/dev.yaml"),
+        "{paths:?}"
+    );
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.contains("credentials.env") && p.contains("/files/"))
+    );
+    let git: Value = serde_json::from_slice(
+        bundle
+            .get("repos/checkout-config/git.json")
+            .expect("git.json"),
+    )
+    .expect("JSON");
+    assert_eq!(git["branch"], "main");
+    assert_eq!(git["head"], repo.head_sha().expect("HEAD"));
+    let commits = git["commits"].as_array().expect("commits");
+    assert!(!commits.is_empty() && commits.len() <= 20, "{git:#}");
+    assert_eq!(commits[0]["message"], "keep the database password here\n");
+    assert_eq!(commits[0]["changed"], json!(["credentials.env"]));
+    assert_eq!(git["status"], json!(["notes.txt"]));
+    assert_eq!(git["upstream"]["ahead"], 1);
+
+    // The report is the learner's own run's, in both forms.
+    let own = run(
+        &home,
+        &[
+            "module-10",
+            "step-4",
+            "--no-wait",
+            "--kubeconfig",
+            &kc,
+            "--work-dir",
+            &wd,
+        ],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(bundle.get("report.txt").expect("report")),
+        own.stdout
+    );
+    let own_json = run(
+        &home,
+        &[
+            "module-10",
+            "step-4",
+            "--no-wait",
+            "--kubeconfig",
+            &kc,
+            "--work-dir",
+            &wd,
+            "-o",
+            "json",
+        ],
+    )
+    .json();
+    let bundled: Value =
+        serde_json::from_slice(bundle.get("report.json").expect("report.json")).expect("JSON");
+    assert_eq!(verdicts(&bundled), verdicts(&own_json));
+
+    // Its cluster part, served, gives the same verdicts with the learner's repos.
+    let served_kc = home.join("bundle-kc.yaml");
+    let mut serving = Labcheck::new(&home)
+        .args(["serve", "--bundle", &o, "--write-kubeconfig"])
+        .arg(&served_kc)
+        .limit(Duration::from_secs(60))
+        .spawn();
+    serving.read_until("Press Ctrl-C");
+    let skc = served_kc.display().to_string();
+    let replayed = tokio::task::spawn_blocking({
+        let home = home.clone();
+        let (skc, wd) = (skc.clone(), wd.clone());
+        move || {
+            run(
+                &home,
+                &[
+                    "module-10",
+                    "step-4",
+                    "--no-wait",
+                    "--kubeconfig",
+                    &skc,
+                    "--work-dir",
+                    &wd,
+                    "-o",
+                    "json",
+                ],
+            )
+        }
+    })
+    .await
+    .expect("ran");
+    assert_eq!(verdicts(&replayed.json()), verdicts(&own_json));
+    let kubectl = std::process::Command::new("kubectl")
+        .args([
+            "--kubeconfig",
+            &skc,
+            "get",
+            "secret",
+            "checkout-db",
+            "-n",
+            "checkout-dev",
+            "-o",
+            "json",
+        ])
+        .output();
+    if let Ok(kubectl) = kubectl
+        && kubectl.status.success()
+    {
+        assert!(!String::from_utf8_lossy(&kubectl.stdout).contains(PLANTED));
+    }
+    serving.interrupt();
+    let _ = serving.wait_within(Duration::from_secs(10));
+    drop(server);
+
+    // The class page takes the bundle as learner ana: her marks are the bundle's verdicts, her
+    // report the bundle's words.
+    let bundles = root.path().join("bundles");
+    std::fs::create_dir_all(&bundles).expect("bundles");
+    std::fs::copy(&out, bundles.join("ana.tar.zst")).expect("copied");
+    let mut page = Labcheck::new(&home)
+        .args([
+            "class",
+            "serve",
+            "module-10",
+            "step-4",
+            "--listen",
+            "127.0.0.1:0",
+            "--bundles",
+        ])
+        .arg(&bundles)
+        .limit(Duration::from_secs(60))
+        .spawn();
+    let banner = page.read_until("labcheck class serve:");
+    let addr = banner
+        .last()
+        .and_then(|l| l.split_whitespace().find(|w| w.starts_with("http://")))
+        .map(|u| {
+            u.trim_start_matches("http://")
+                .trim_end_matches('/')
+                .to_string()
+        })
+        .unwrap_or_else(|| panic!("no URL in {banner:?}"));
+    let html = http_get(&addr, "/");
+    for (_, id, status) in verdicts(&bundled) {
+        let mark = match status.as_str() {
+            "pass" => "✓",
+            "fail" => "✗",
+            "error" => "?",
+            _ => "-",
+        };
+        let cell = format!("data-check=\"{id}\" title=");
+        let at = html
+            .find(&cell)
+            .unwrap_or_else(|| panic!("no cell for {id} in {html}"));
+        let rest = &html[at..];
+        let shown = rest.split('>').nth(1).and_then(|t| t.split('<').next());
+        assert_eq!(shown, Some(mark), "{id}");
+    }
+    let report = http_get(&addr, "/learner/ana");
+    assert!(
+        report.contains(
+            &String::from_utf8_lossy(bundle.get("report.txt").expect("report")).to_string()
+        ),
+        "{report}"
+    );
+    assert!(!html.contains(PLANTED) && !report.contains(PLANTED));
+    page.interrupt();
+    let _ = page.wait_within(Duration::from_secs(10));
+}
+
+/// The body of `GET path` from `addr` (HTTP/1.0: the server closes when done).
+fn http_get(addr: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("the page answers");
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").expect("sent");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("read");
+    answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_string())
+        .unwrap_or(answer)
+}
