@@ -19,7 +19,7 @@ impl TooDeep {
     /// The words for a message.
     pub fn message(&self) -> String {
         format!(
-            "the YAML is nested more than {MAX_DEPTH} levels deep here; labcheck does not read it (a values or check file nests a few levels)"
+            "the YAML is nested more than {MAX_DEPTH} levels deep here, deeper than labcheck reads (a values or check file nests a few levels): check that this is the file you meant, and write it with less nesting"
         )
     }
 }
@@ -186,6 +186,9 @@ pub fn repeated_key(text: &str) -> Option<RepeatedKey> {
     let mut options = serde_saphyr::Options::default();
     options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::Error;
     options.with_snippet = false;
+    // Keys repeated inside an alias's copy are repeated in its anchor too: no need to replay
+    // many copies (an alias bomb would take minutes; the course parser names it).
+    options.alias_limits.max_total_replayed_events = 10_000;
     let mut error =
         serde_saphyr::from_str_with_options::<serde::de::IgnoredAny>(text, options).err()?;
     loop {
