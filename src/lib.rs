@@ -7,11 +7,13 @@
 //! (the application layer: a session loads the course, runs the steps and returns data) →
 //! `course` (the course as data: modules, steps and each check's declared fields) → `checks` (how
 //! each kind decides, from a `Context` the runner builds) → `probe` (git and Kubernetes reads) →
-//! `serve`, `snapshot`, `plan`, `rules`, `quiz` → `yaml` and the small shared pieces (`outcome`,
+//! `serve`, `snapshot`, `plan`, `rules`, `quiz` → `yaml` and the small shared pieces (`outcome`, `causes`,
 //! `paths`, `shell`, `error`). `lab` builds worlds from the course's fixtures for the demo and
 //! the tests.
 
+pub mod causes;
 pub mod checks;
+pub mod class;
 pub mod cli;
 pub mod course;
 pub mod doctor;

@@ -137,34 +137,7 @@ fn seconds<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok,
     s.serialize_f64((d.as_secs_f64() * 10.0).round() / 10.0)
 }
 
-/// A stable, machine-readable reason: lowercase words joined by `-`, optionally followed by `:` and
-/// the object it is about (`hook-failed:checkout-migrate`). Never parsed from a summary or hint.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(transparent)]
-pub struct Cause(String);
-
-impl Cause {
-    /// A cause with no object (`not-pushed`).
-    pub fn new(id: &'static str) -> Self {
-        Cause(id.to_string())
-    }
-
-    /// A cause about one object (`hook-failed:checkout-migrate`).
-    pub fn about(id: &'static str, object: impl AsRef<str>) -> Self {
-        Cause(format!("{id}:{}", object.as_ref()))
-    }
-
-    /// The id as written in reports.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for Cause {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
+pub use crate::causes::{Cause, CauseId};
 
 /// Hint `level` of `of` (from 1: a nudge, then where to look, then the exact command).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -243,6 +216,16 @@ impl Outcome {
         self
     }
 
+    /// Whether waiting may still change this failure: the check says it is in progress, and its
+    /// cause (if it has one) is one the cause table says waiting can fix.
+    pub fn may_change_by_waiting(&self) -> bool {
+        self.pending
+            && self
+                .cause
+                .as_ref()
+                .is_none_or(|c| c.id().waiting() == crate::causes::Waiting::MayFix)
+    }
+
     /// The state this outcome shows in one short phrase, for progress lines and a timeout
     /// message: what the check saw (`actual`) when it says, else its summary.
     pub fn observed(&self) -> &str {
@@ -261,6 +244,32 @@ impl Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_failure_in_progress_with_a_cause_waiting_can_fix_is_worth_waiting_for() {
+        let cases = [
+            (Outcome::fail("x").still_in_progress(), true),
+            (
+                Outcome::fail("x")
+                    .with_cause(CauseId::NotSeenYet.cause())
+                    .still_in_progress(),
+                true,
+            ),
+            (
+                Outcome::fail("x")
+                    .with_cause(Cause::about(CauseId::PodStuck, "CrashLoopBackOff"))
+                    .still_in_progress(),
+                false,
+            ),
+            (
+                Outcome::fail("x").with_cause(CauseId::NotSeenYet.cause()),
+                false,
+            ),
+        ];
+        for (outcome, worth) in cases {
+            assert_eq!(outcome.may_change_by_waiting(), worth, "{outcome:?}");
+        }
+    }
 
     #[test]
     fn a_failure_outweighs_an_unreachable_cluster() {

@@ -7,8 +7,10 @@
 //! `diagnosis`.
 
 mod diagnosis;
+mod last_sync;
 mod parse;
 mod pushed;
+mod shape;
 mod verdict;
 
 use regex::Regex;
@@ -17,7 +19,7 @@ use serde::Deserialize;
 use crate::checks::Context;
 use crate::checks::cluster_common::{self, could_not_check};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
-use crate::outcome::{Cause, Outcome, Status};
+use crate::outcome::{Cause, CauseId, Outcome, Status};
 
 pub use pushed::Pushed;
 
@@ -126,7 +128,7 @@ impl ArgocdAppSpec {
                 .with_hint(format!(
                     "it is created by the app of apps once that syncs: `kubectl -n {ns} get application {child} -o yaml | grep -A1 tracking-id`"
                 ))
-                .with_cause(Cause::about("no-parent-app", child)),
+                .with_cause(Cause::about(CauseId::NoParentApp, child)),
             ));
         };
         let mut spec = self.clone();
@@ -152,3 +154,5 @@ impl KindReads for ArgocdAppSpec {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_shapes;

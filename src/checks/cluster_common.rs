@@ -6,7 +6,7 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::Timestamp;
 
 use crate::checks::Context;
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::argocd::{Application, ResourceResult};
 use crate::probe::cluster::pods::{self, StuckContainer};
 use crate::probe::cluster::{Cluster, LogRead, ProbeError};
@@ -87,7 +87,7 @@ pub async fn app_not_found(ctx: &Context, name: &str) -> Outcome {
             .with_hint(format!(
                 "it is an app in another namespace: run labcheck with `--argocd-namespace {found}` (and `argocd app get {found}/{name}`)"
             ))
-            .with_cause(Cause::about("app-in-other-namespace", found));
+            .with_cause(Cause::about(CauseId::AppInOtherNamespace, found));
         }
     }
     app_missing(ns, name)
@@ -96,7 +96,7 @@ pub async fn app_not_found(ctx: &Context, name: &str) -> Outcome {
 /// The failure for an Application that does not exist.
 pub fn app_missing(ns: &str, name: &str) -> Outcome {
     Outcome::fail(format!("Argo CD has no Application {name} in namespace {ns}"))
-        .with_cause(Cause::about("app-missing", name))
+        .with_cause(Cause::about(CauseId::AppMissing, name))
         .with_expected(format!("Application {ns}/{name}"))
         .with_actual("not found")
         .with_hint(format!(

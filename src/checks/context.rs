@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::Cluster;
 use crate::probe::git::GitCache;
 
@@ -88,7 +88,7 @@ impl Context {
         self.no_work_dir.as_ref().map(|hint| {
             Outcome::could_not_check(NO_WORK_DIR)
                 .with_hint(hint.clone())
-                .with_cause(Cause::new(NO_WORK_DIR_CAUSE))
+                .with_cause(Cause::new(CauseId::NoWorkDir))
         })
     }
 
@@ -109,6 +109,3 @@ impl Context {
 
 /// The summary of every check of work repos in a run without them.
 pub const NO_WORK_DIR: &str = "no work dir for this learner";
-
-/// The cause id of such a check.
-pub const NO_WORK_DIR_CAUSE: &str = "no-work-dir";

@@ -10,7 +10,7 @@
 
 use crate::checks::change::{ChangeSpec, same_meaning};
 use crate::checks::git::repo::{Repo, Verdict, broken};
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::git::{CommitInfo, GitProbeError, RepoReader, RevertFinding, reverted_sha};
 
 /// One version of the declared file (`None`: not there).
@@ -41,7 +41,7 @@ impl Repo<'_> {
                         "{} && git add -A && git commit -m \"…\" && git push",
                         self.cd()
                     ))
-                    .with_cause(Cause::new("not-committed")),
+                    .with_cause(Cause::new(CauseId::NotCommitted)),
                 ));
             }
             return Ok(broken(
@@ -55,7 +55,7 @@ impl Repo<'_> {
                     "make the step's change ({what}), then {} && git add -A && git commit -m \"…\" && git push",
                     self.cd()
                 ))
-                .with_cause(Cause::new("change-not-made")),
+                .with_cause(Cause::new(CauseId::ChangeNotMade)),
             ));
         };
         let at_head = reader.read_blob(&head.sha, &change.file)?;
@@ -72,7 +72,7 @@ impl Repo<'_> {
                     "this step looks at the state right after {}; if you already went on (a later step undoes it), check that step instead",
                     made.short()
                 ))
-                .with_cause(Cause::new("change-undone")),
+                .with_cause(Cause::new(CauseId::ChangeUndone)),
             ));
         }
         Ok(Ok(format!(
@@ -111,7 +111,7 @@ impl Repo<'_> {
                 .with_expected(format!("a commit after {} that undoes it", target.short()))
                 .with_actual(format!("HEAD is {named}"))
                 .with_hint(revert_it)
-                .with_cause(Cause::new("not-reverted")),
+                .with_cause(Cause::new(CauseId::NotReverted)),
             ));
         }
         let at_head = reader.read_blob(&head.sha, &change.file)?;
@@ -149,7 +149,7 @@ impl Repo<'_> {
                     .with_expected(format!("a commit after {} that undoes it", target.short()))
                     .with_actual(format!("HEAD {} \"{}\"", head.short(), head.summary))
                     .with_hint(hint)
-                    .with_cause(Cause::new("not-reverted")),
+                    .with_cause(Cause::new(CauseId::NotReverted)),
             ));
         }
         let restored = restored(&at_head, &before);
@@ -215,7 +215,7 @@ impl Repo<'_> {
                     crate::shell::quote(&change.file),
                     target.short()
                 ))
-                .with_cause(Cause::new("partly-reverted")),
+                .with_cause(Cause::new(CauseId::PartlyReverted)),
             )),
         }
     }
@@ -237,7 +237,7 @@ impl Repo<'_> {
         .with_expected(format!("the commit that made {what}, then its revert"))
         .with_actual(format!("HEAD is {} \"{}\"", head.short(), head.summary))
         .with_hint(first)
-        .with_cause(Cause::new("nothing-to-revert"))
+        .with_cause(Cause::new(CauseId::NothingToRevert))
     }
 
     /// The declared file in the working tree (uncommitted edits count); `None` when it cannot be

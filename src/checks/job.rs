@@ -8,7 +8,7 @@ use crate::checks::Context;
 use crate::checks::cluster_common::{self, sync_entry};
 use crate::checks::sync_binding;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::argocd::Application;
 
 /// What state the Job must be in.
@@ -118,12 +118,12 @@ impl JobState {
 }
 
 /// The cause id of a Job in the wrong state.
-fn cause_of(state: &JobState) -> &'static str {
+fn cause_of(state: &JobState) -> CauseId {
     match state {
-        JobState::Complete => "job-complete",
-        JobState::Failed { .. } => "job-failed",
-        JobState::Suspended => "job-suspended",
-        JobState::Running => "job-running",
+        JobState::Complete => CauseId::JobComplete,
+        JobState::Failed { .. } => CauseId::JobFailed,
+        JobState::Suspended => CauseId::JobSuspended,
+        JobState::Running => CauseId::JobRunning,
     }
 }
 
@@ -188,7 +188,7 @@ impl JobSpec {
         let shown = format!("{} {}", state.word(), completions(job));
         if self.expect == JobExpect::Missing {
             return Outcome::fail(format!("{who} exists ({shown})"))
-                .with_cause(Cause::about("job-exists", &self.name))
+                .with_cause(Cause::about(CauseId::JobExists, &self.name))
                 .with_expected("no such Job")
                 .with_actual(shown);
         }
@@ -258,12 +258,12 @@ impl JobSpec {
             .with_expected(self.expected_text())
             .with_actual("no such Job");
         let (Some(app), Some(app_name)) = (app, &self.app) else {
-            return outcome.with_cause(Cause::about("job-missing", &self.name));
+            return outcome.with_cause(Cause::about(CauseId::JobMissing, &self.name));
         };
         if let Some(explained) = sync_binding::missing_job_outcome(app, app_name) {
             return explained;
         }
-        let outcome = outcome.with_cause(Cause::about("job-missing", &self.name));
+        let outcome = outcome.with_cause(Cause::about(CauseId::JobMissing, &self.name));
         if app.operation_running() {
             return outcome
                 .with_hint(format!(

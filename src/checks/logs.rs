@@ -10,7 +10,7 @@ use crate::checks::Context;
 use crate::checks::cluster_common::{self, LOG_TAIL_LINES, could_not_check, tail};
 use crate::checks::sync_binding;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
-use crate::outcome::{Cause, DetailKind, Outcome};
+use crate::outcome::{Cause, CauseId, DetailKind, Outcome};
 use crate::probe::cluster::argocd::Application;
 use crate::probe::cluster::pods;
 use crate::probe::cluster::{LogRead, MAX_LOG_BYTES};
@@ -153,7 +153,7 @@ impl LogsSpec {
                 return explained;
             }
             let outcome = outcome
-                .with_cause(Cause::about("logs-missing", &self.job))
+                .with_cause(Cause::about(CauseId::LogsMissing, &self.job))
                 .with_hint(format!("once the Job is there, read its log: `{command}`"));
             return match (app, &self.app) {
                 (Some(app), Some(name)) if app.operation_running() => outcome
@@ -183,7 +183,7 @@ impl LogsSpec {
             .with_diagnosis(
                 "its pods were deleted (ttlSecondsAfterFinished, or someone deleted them)",
             )
-            .with_cause(Cause::about("logs-pods-gone", &self.job))
+            .with_cause(Cause::about(CauseId::LogsPodsGone, &self.job))
             .with_hint(format!(
                 "run the sync again so the Job runs again, then `{command}`"
             ));
@@ -202,7 +202,7 @@ impl LogsSpec {
                     Outcome::fail(format!("pod {pod_name} of Job {} has no log yet", self.job))
                         .with_actual(why.clone())
                         .with_hint(format!("read it once the container started: `{command}`"))
-                        .with_cause(Cause::about("logs-not-yet", &self.job));
+                        .with_cause(Cause::about(CauseId::LogsNotYet, &self.job));
                 let outcome = match pods::stuck_container(pod) {
                     Some(stuck) => outcome.with_diagnosis(cluster_common::explain_stuck(&stuck)),
                     None => outcome.still_in_progress(),
@@ -232,7 +232,7 @@ impl LogsSpec {
             ))
             .with_expected(format!("a log that {}", self.expect.describe()))
             .with_hint(format!("search it yourself: `{command} | grep …`"))
-            .with_cause(Cause::about("log-too-long", &self.job))
+            .with_cause(Cause::about(CauseId::LogTooLong, &self.job))
             .with_detail(DetailKind::Log, tail(text, LOG_TAIL_LINES));
         }
         let running = pod
@@ -245,7 +245,7 @@ impl LogsSpec {
             self.job
         ))
         .with_expected(format!("a log that {}", self.expect.describe()))
-        .with_cause(Cause::about("log-mismatch", &self.job))
+        .with_cause(Cause::about(CauseId::LogMismatch, &self.job))
         .with_hint(format!("read it whole: `{command}`"))
         .with_actual(format!(
             "{} lines, the last shown below",
@@ -288,7 +288,7 @@ impl LogsSpec {
         .with_hint(format!(
             "read it yourself: `{command} | grep …`; if the log should have ended, something keeps it open (a proxy that follows logs?)"
         ))
-        .with_cause(Cause::about("log-unended", &self.job))
+        .with_cause(Cause::about(CauseId::LogUnended, &self.job))
         .with_detail(DetailKind::Log, tail(text, LOG_TAIL_LINES))
     }
 }

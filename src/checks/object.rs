@@ -8,7 +8,7 @@ use crate::checks::Context;
 use crate::checks::cluster_common::could_not_check;
 use crate::checks::condition::{PathCondition, ValueCondition};
 use crate::checks::{ClusterReads, KindReads, LearnerNames, ObjectRead};
-use crate::outcome::Cause;
+use crate::outcome::{Cause, CauseId};
 use crate::outcome::Outcome;
 use crate::probe::cluster::ApiPath;
 use crate::probe::cluster::api::plural_of;
@@ -157,7 +157,7 @@ impl ObjectSpec {
                     .with_expected(format!("{who} in the cluster"))
                     .with_actual("not found")
                     .with_cause(Cause::about(
-                        "object-missing",
+                        CauseId::ObjectMissing,
                         format!("{}/{}", self.kind, self.name),
                     ))
             };
@@ -165,7 +165,7 @@ impl ObjectSpec {
         if self.absent {
             return Outcome::fail(format!("{who} exists"))
                 .with_cause(Cause::about(
-                    "object-exists",
+                    CauseId::ObjectExists,
                     format!("{}/{}", self.kind, self.name),
                 ))
                 .with_expected("no such object")
@@ -179,12 +179,18 @@ impl ObjectSpec {
         if result.holds {
             return Outcome::pass(format!("{who}: {path} is {}", result.actual));
         }
+        if let Some(why) = field.path.selector_miss(object) {
+            return Outcome::fail(format!("{who}: `{path}` names nothing: {why}"))
+                .with_expected(result.expected)
+                .with_hint(format!("look at it: `{}`", self.kubectl()))
+                .with_cause(Cause::new(CauseId::SelectorMiss));
+        }
         let mut outcome = Outcome::fail(format!("{who}: {path} is {}", result.actual))
             .with_expected(result.expected)
             .with_actual(result.actual)
             .with_hint(format!("look at it: `{}`", self.kubectl()))
             .with_cause(Cause::about(
-                "field-mismatch",
+                CauseId::FieldMismatch,
                 format!("{}/{}", self.kind, self.name),
             ));
         if let Some(note) = result.note {

@@ -2,15 +2,18 @@
 //!
 //! A Job counts for the current operation only when that operation's `syncResult.resources` lists
 //! it as a hook (SyncFail hooks included) **and** it was created at or after the operation's
-//! `startedAt`. A selective sync (`operation.sync.resources`) runs no hooks, so the Jobs of the
-//! full sync before it are tied to that sync through `history[].deployStartedAt`. A Job kept by
-//! `BeforeHookCreation` from an earlier sync never passes; a retrying operation is still going.
+//! `startedAt`. An operation that runs no hooks (a selective sync or self-heal, an apply-strategy
+//! sync, a dry run: `checks::operation::Shape`) created no Job, so a Job older than it is tied to
+//! the successful sync that was running when it was created, through `history[].deployStartedAt`
+//! and `deployedAt`. A Job kept by `BeforeHookCreation` from an earlier sync never passes; a
+//! retrying operation is still going; a sync of local files is not of any commit.
 
 use k8s_openapi::api::batch::v1::Job;
 
 use crate::checks::cluster_common::{parse_time, short};
+use crate::checks::operation::{Shape, history_limit};
 use crate::checks::revisions::RevisionView;
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::argocd::{Application, HistoryEntry};
 
 /// How a Job relates to an Application's operations.
@@ -18,9 +21,11 @@ use crate::probe::cluster::argocd::{Application, HistoryEntry};
 pub enum Binding {
     /// Listed as a hook of the current operation and created at or after its start.
     ThisSync,
-    /// The current operation is selective (no hooks); the Job is from the full sync recorded in
+    /// The current operation ran no hooks; the Job is from the successful sync recorded in
     /// history that started at `started`, which ran `revision`.
     FullSyncBefore { started: String, revision: String },
+    /// The current operation synced local files (`argocd app sync --local`), not a commit.
+    LocalSync,
     /// Left by an earlier sync (kept by `BeforeHookCreation`).
     Earlier {
         created: String,
@@ -84,30 +89,35 @@ pub fn bind(job: &Job, app: &Application) -> Binding {
             revision: entry.map(history_revision),
         }
     };
-    if app.operation_is_selective() {
-        // It ran no hooks: the evidence is the full sync before it, if history recorded it
-        // (history holds successful full syncs only).
-        let Some(full) = history_entry_before(app, created) else {
-            return Binding::Unknown(format!(
-                "the last operation synced only some resources (it runs no hooks), and no full sync in the history started before Job {name} was created"
-            ));
-        };
-        let newest_full = app
-            .status
-            .history
-            .iter()
-            .filter_map(|h| parse_time(h.deploy_started_at.as_deref()?))
-            .filter(|s| *s <= started)
-            .max();
-        let full_started = full.deploy_started_at.as_deref().and_then(parse_time);
+    let shape = Shape::of(app).unwrap_or(Shape::Full);
+    if shape == Shape::Local {
+        return Binding::LocalSync;
+    }
+    if !shape.runs_hooks() {
+        // It created no Job (`controller/sync.go:386`; a dry run creates nothing,
+        // `gitops-engine/pkg/sync/sync_context.go:1770-1776`), though a dry run lists its hooks.
         if created >= started {
             return Binding::NotListed {
                 created: created.to_string(),
             };
         }
-        if full_started != newest_full {
-            return earlier(app);
-        }
+        // The evidence is the successful sync that was running when the Job was created
+        // (hook-strategy and apply-strategy syncs alike write history, `controller/sync.go:483`).
+        let Some(full) = history_entry_before(app, created) else {
+            let limit = history_limit(app);
+            let why = if app.status.history.len() as i64 >= limit {
+                format!(
+                    "the last operation was {}, and the sync that created Job {name} may have fallen out of the history (it keeps {limit})",
+                    shape.what()
+                )
+            } else {
+                format!(
+                    "the last operation was {}, and no successful sync in the history was running when Job {name} was created (a failed sync leaves no history entry)",
+                    shape.what()
+                )
+            };
+            return Binding::Unknown(why);
+        };
         return Binding::FullSyncBefore {
             started: full.deploy_started_at.clone().unwrap_or_default(),
             revision: history_revision(full),
@@ -171,11 +181,19 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
             revision.as_deref(),
         )),
         Binding::Retrying { attempt, limit } => Some(retrying_outcome(app_name, attempt, limit)),
+        Binding::LocalSync => Some(
+            Outcome::fail(format!(
+                "Job {name} is of {}, not of your commit",
+                Shape::Local.what()
+            ))
+            .with_hint(format!("sync from git: `argocd app sync {app_name}`"))
+            .with_cause(Cause::new(CauseId::LocalSync)),
+        ),
         Binding::NotListed { created } => {
             let outcome = Outcome::fail(format!(
                 "Job {name} (created {created}) is not a hook of the last sync of {app_name}"
             ))
-            .with_cause(Cause::about("job-not-a-hook-of-sync", &name));
+            .with_cause(Cause::about(CauseId::JobNotAHookOfSync, &name));
             Some(if app.operation_running() {
                 outcome
                     .with_hint(format!(
@@ -193,13 +211,13 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
                 "Job {name} exists, but Argo CD has no record of a sync of {app_name}"
             ))
             .with_hint(format!("run the sync: `argocd app sync {app_name}`"))
-            .with_cause(Cause::new("no-sync")),
+            .with_cause(Cause::new(CauseId::NoSync)),
         ),
         Binding::Unknown(why) => Some(
             Outcome::could_not_check(format!(
                 "cannot tell which sync of {app_name} Job {name} belongs to: {why}"
             ))
-            .with_cause(Cause::new("sync-unknown")),
+            .with_cause(Cause::new(CauseId::SyncUnknown)),
         ),
     }
 }
@@ -236,7 +254,7 @@ fn earlier_sync(
         "a Job {name} created by the sync of your commit (the last sync started {last_started})"
     ))
     .with_actual(format!("a Job created {created}"))
-    .with_cause(Cause::about("job-from-earlier-sync", name));
+    .with_cause(Cause::about(CauseId::JobFromEarlierSync, name));
     if app.operation_running() {
         return outcome
             .with_hint(format!(
@@ -248,9 +266,9 @@ fn earlier_sync(
         .sync_results()
         .iter()
         .find(|r| r.kind == "Job" && r.name == name);
-    let diagnosis = match (ran, app.operation_is_selective()) {
-        (_, true) => "the last operation synced only some resources, and such a sync runs no hooks"
-            .to_string(),
+    let shape = Shape::of(app).unwrap_or(Shape::Full);
+    let diagnosis = match (ran, !shape.runs_hooks()) {
+        (_, true) => format!("the last operation was {}", shape.what()),
         (Some(entry), false) => format!(
             "the last sync lists {} as {}, but the Job in the cluster is older: it was re-applied, not re-run",
             entry.describe(),
@@ -287,7 +305,7 @@ pub fn retrying_outcome(app_name: &str, attempt: i64, limit: Option<i64>) -> Out
     .with_hint(format!(
         "Argo CD refuses a new sync while it retries: wait for it (`argocd app wait {app_name}`), or stop the retries (`argocd app terminate-op {app_name}`) and then sync"
     ))
-    .with_cause(Cause::new("retrying"))
+    .with_cause(Cause::new(CauseId::Retrying))
     .still_in_progress()
 }
 
@@ -304,7 +322,7 @@ pub fn terminated_outcome(app: &Application, app_name: &str) -> Outcome {
     .with_diagnosis(
         "someone ran `argocd app terminate-op` (or the controller's sync timeout ended it); that is not a hook delete policy and not a failing hook",
     )
-    .with_cause(Cause::new("operation-terminated"));
+    .with_cause(Cause::new(CauseId::OperationTerminated));
     if app.operation_running() {
         outcome
             .with_hint(format!(
@@ -364,7 +382,7 @@ fn older_revision_outcome(name: &str, app: &Application, app_name: &str) -> Opti
     .with_hint(format!(
         "start the sync of your commit: `argocd app sync {app_name}`"
     ))
-    .with_cause(Cause::about("job-from-earlier-sync", name));
+    .with_cause(Cause::about(CauseId::JobFromEarlierSync, name));
     let auto_sync_pending = app
         .spec
         .sync_policy

@@ -95,9 +95,13 @@ impl YamlValueSpec {
                 .with_expected(result.expected)
                 .with_actual(result.actual);
         }
-        let summary = match found.filter(|v| !v.is_null()) {
-            None => format!("`{path}` is not set in {shown}"),
-            Some(_) => format!("`{path}` is {} in {shown}", result.actual),
+        // A selector that matched no item or several is its own message: "not set" would send
+        // the learner to add what may well be there under another name.
+        let selector_miss = found.is_none().then(|| path.selector_miss(document)).flatten();
+        let summary = match (found.filter(|v| !v.is_null()), &selector_miss) {
+            (None, Some(why)) => format!("`{path}` names nothing in {shown}: {why}"),
+            (None, None) => format!("`{path}` is not set in {shown}"),
+            (Some(_), _) => format!("`{path}` is {} in {shown}", result.actual),
         };
         let mut outcome = Outcome::fail(summary)
             .with_expected(result.expected.clone())
@@ -121,7 +125,12 @@ impl YamlValueSpec {
                     "in {shown}, replace the line `{}: …` with {}",
                     trap.written, trap.nested
                 ))
-                .with_cause(crate::outcome::Cause::new("flat-key"));
+                .with_cause(crate::outcome::Cause::new(crate::outcome::CauseId::FlatKey));
+        }
+        if selector_miss.is_some() {
+            return outcome.with_cause(crate::outcome::Cause::new(
+                crate::outcome::CauseId::SelectorMiss,
+            ));
         }
         if found.is_none()
             && self.path.segments().len() > 1
@@ -167,7 +176,7 @@ pub(crate) fn flat_key_trap(document: &Value, path: &YamlPath) -> Option<FlatKey
             .iter()
             .map(|s| match s {
                 Segment::Key(key) => Some(key.as_str()),
-                Segment::Index(_) => None,
+                Segment::Index(_) | Segment::Select { .. } => None,
             })
             .collect();
         let map = match here {
@@ -297,7 +306,7 @@ pub(crate) fn file_error_outcome(
             .with_hint(format!(
                 "replace {shown} with a plain file (labcheck does not read pipes or devices: they could block it)"
             ))
-            .with_cause(crate::outcome::Cause::new("not-a-regular-file")),
+            .with_cause(crate::outcome::Cause::new(crate::outcome::CauseId::NotARegularFile)),
         FileError::TooLarge { .. } => Outcome::could_not_check(error.to_string()).with_hint(
             format!("check that {shown} is the file the course means: a values file is a few kilobytes"),
         ),

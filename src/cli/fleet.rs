@@ -56,28 +56,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     let module = course.module(module)?;
     let steps = module.select(step)?;
     let track = module.track(args.track.as_deref())?.to_string();
-    let fleet = &args.fleet;
-    let argocd_ns = args
-        .cluster
-        .argocd_namespace
-        .clone()
-        .unwrap_or_else(|| module.manifest.argocd.namespace.clone());
-    let namespaces = fleet::namespaces(&steps, &argocd_ns);
-    if let Some(t) = &fleet.namespace_template {
-        fleet::check_template("--namespace-template", t, "{namespace}", &namespaces)?;
-    }
-    if let Some(t) = &fleet.app_template {
-        let apps = fleet::applications(&steps);
-        fleet::check_template("--app-template", t, "{app}", &apps)?;
-    }
-    if let Some(t) = &fleet.work_dirs
-        && !t.contains("{learner}")
-    {
-        return Err(Error::Usage(format!(
-            "--work-dirs `{t}` has no {{learner}}: every learner would be read from the same repos (e.g. 'clones/{{learner}}')"
-        )));
-    }
-    let environments = environments(args)?;
+    let environments = class_of(args, module, &steps)?;
     // A class report is refused where a learner's own would be: inside any learner's work repo.
     let mut protected = output::Protected::default();
     for dir in environments.iter().filter_map(|e| e.work_dir.as_deref()) {
@@ -112,6 +91,37 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     )?;
     let reports: Vec<_> = runs.into_iter().flat_map(|r| r.steps).collect();
     Ok(exit_code(crate::run::verdict(&reports)))
+}
+
+/// The class the flags name, its templates checked against what `steps` read: one environment
+/// per learner (a class run and the live page share this).
+pub(crate) fn class_of(
+    args: &RunArgs,
+    module: &crate::course::Module,
+    steps: &[&crate::course::Step],
+) -> Result<Vec<Environment>, Error> {
+    let fleet = &args.fleet;
+    let argocd_ns = args
+        .cluster
+        .argocd_namespace
+        .clone()
+        .unwrap_or_else(|| module.manifest.argocd.namespace.clone());
+    let namespaces = fleet::namespaces(steps, &argocd_ns);
+    if let Some(t) = &fleet.namespace_template {
+        fleet::check_template("--namespace-template", t, "{namespace}", &namespaces)?;
+    }
+    if let Some(t) = &fleet.app_template {
+        let apps = fleet::applications(steps);
+        fleet::check_template("--app-template", t, "{app}", &apps)?;
+    }
+    if let Some(t) = &fleet.work_dirs
+        && !t.contains("{learner}")
+    {
+        return Err(Error::Usage(format!(
+            "--work-dirs `{t}` has no {{learner}}: every learner would be read from the same repos (e.g. 'clones/{{learner}}')"
+        )));
+    }
+    environments(args)
 }
 
 fn environments(args: &RunArgs) -> Result<Vec<Environment>, Error> {

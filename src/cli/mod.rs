@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 mod check;
+pub mod class;
 pub mod completions;
 pub mod course;
 pub mod demo;
@@ -22,6 +23,7 @@ pub mod quiz;
 pub mod reset;
 pub mod serve;
 pub mod snapshot;
+pub mod solution;
 pub mod status;
 pub mod track;
 pub mod watch;
@@ -270,6 +272,8 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Serve a cluster snapshot as a read-only Kubernetes API (for kubectl, tests and demos).
     Serve(serve::ServeArgs),
+    /// For instructors: a live page of a whole class (`labcheck class serve MODULE [STEP] --kubeconfigs DIR`).
+    Class(class::ClassArgs),
     /// Capture, read-only, what a module's cluster checks read into a snapshot file.
     Snapshot(snapshot::SnapshotArgs),
     /// Show the order Argo CD will sync manifests in; --rules checks migration hooks too.
@@ -284,6 +288,8 @@ pub enum Command {
     Next(next::NextArgs),
     /// Show the next, more explicit hint level for a step's failing checks.
     Hint(hint::HintArgs),
+    /// Print a step's solution (the course's own actions) as a bash script; labcheck runs nothing.
+    Solution(solution::SolutionArgs),
     /// Forget your progress: everything, a module, or one step (asks first; --yes for scripts).
     Reset(reset::ResetArgs),
     /// Show your course track, or switch to another one (saved in your profile).
@@ -333,6 +339,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
             Ok(exit::PASS)
         }
         Some(Command::Serve(args)) => serve::run(&args).await,
+        Some(Command::Class(args)) => class::run(&args).await,
         Some(Command::Snapshot(args)) => snapshot::run(&args).await,
         Some(Command::Plan(args)) => plan::run(&args),
         Some(Command::Doctor(args)) => doctor::run(&args).await,
@@ -343,6 +350,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         )),
         Some(Command::Next(args)) => next::run(&args).await,
         Some(Command::Hint(args)) => hint::run(&args),
+        Some(Command::Solution(args)) => solution::run(&args),
         Some(Command::Reset(args)) => reset::run(&args),
         Some(Command::Track(args)) => track::run(&args),
         Some(Command::Completions(args)) => completions::run(&args),

@@ -134,7 +134,7 @@ pub async fn run(args: &ServeArgs) -> Result<u8, Error> {
 
 /// Start listening for Ctrl-C now; the returned future ends when it comes.
 #[cfg(unix)]
-fn listen_for_ctrl_c() -> Result<impl std::future::Future<Output = ()>, Error> {
+pub(crate) fn listen_for_ctrl_c() -> Result<impl std::future::Future<Output = ()>, Error> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut interrupt = signal(SignalKind::interrupt())
         .map_err(|e| Error::Environment(format!("cannot wait for Ctrl-C: {e}")))?;
@@ -145,7 +145,7 @@ fn listen_for_ctrl_c() -> Result<impl std::future::Future<Output = ()>, Error> {
 
 /// Start listening for Ctrl-C; the returned future ends when it comes.
 #[cfg(not(unix))]
-fn listen_for_ctrl_c() -> Result<impl std::future::Future<Output = ()>, Error> {
+pub(crate) fn listen_for_ctrl_c() -> Result<impl std::future::Future<Output = ()>, Error> {
     Ok(async {
         let _ = tokio::signal::ctrl_c().await;
     })

@@ -87,16 +87,26 @@ pub async fn run(
         round += 1;
         // A fresh context each round: the work repos are read again.
         let ctx = world.context(cluster.clone());
-        let report = run::run_step(&ctx, &recall, step, WaitPolicy::Never, &|_| {}).await;
+        // Judged as every run judges a step: a later step the course declares replaces it may
+        // have passed meanwhile (the learner did step 5 while watching step 4).
+        let Some(report) =
+            run::run_judged(&ctx, &recall, module, &[step], WaitPolicy::Never, &|_| {})
+                .await
+                .pop()
+        else {
+            break true;
+        };
         match &screen {
             Some(screen) => {
                 let _ = screen.draw(&report::watch::screen(&report, &footer, round, styles));
             }
             None => emit(&report::watch::changes(last.as_ref(), &report, styles)),
         }
-        let passed = report.status == Status::Pass;
+        // A step skipped as a whole (a later step replaced it, or it is not on this track) can
+        // never pass: watching it longer would only wait for nothing.
+        let settled = report.status == Status::Pass || report.skipped.is_some();
         last = Some(report);
-        if passed {
+        if settled {
             break false;
         }
         match next_trigger(&mut rx).await {
@@ -126,10 +136,10 @@ pub async fn run(
         // The live screen is gone: leave the final state in the scrollback.
         out.push_str(&human::render_step(&report, styles));
     }
-    out.push_str(&if quit {
-        report::watch::stopped(module, step)
-    } else {
-        report::watch::next_line(module, step)
+    out.push_str(&match (&report.skipped, quit) {
+        (_, true) => report::watch::stopped(module, step),
+        (Some(reason), false) => report::watch::replaced_line(module, step, reason),
+        (None, false) => report::watch::next_line(module, step),
     });
     emit(&out);
     Ok(exit_code(report.status))

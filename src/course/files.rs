@@ -103,7 +103,7 @@ impl Course {
         }
     }
 
-    /// Every file under the course folder `relative` (e.g. `modules/m/fixtures/repos/x`), as
+    /// Every file under the course folder `relative` (e.g. `modules/m/lab/x`), as
     /// paths relative to it, sorted; none when the folder does not exist.
     pub fn files_under(&self, relative: &str) -> Result<Vec<String>, Error> {
         let mut files = Vec::new();

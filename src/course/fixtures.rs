@@ -4,7 +4,7 @@
 //! is documented in `docs/course-tests.md`.
 //!
 //! ```text
-//! modules/<module>/fixtures/repos/<repo>/…     the work repos before the module's first step
+//! modules/<module>/lab/<repo>/…               the work repos before the module's first step (the lab itself)
 //! modules/<module>/fixtures/<step>.yaml        a step's states (format: labcheck-fixtures/v1)
 //! modules/<module>/fixtures/…                  files and snapshots those states name
 //! ```//!

@@ -73,16 +73,32 @@ impl Course {
             let (file, text) = self.read_file(&format!("modules/{dir_name}/{step_name}.yaml"))?;
             let step_file: StepFile = parse_yaml(&file, &text)?;
             check_format(&file, &step_file.format)?;
+            let transient = step_file
+                .transient
+                .or(step_file.stages.iter().find_map(|s| s.transient));
+            if transient.is_some() {
+                return Err(Error::CourseContent {
+                    file,
+                    message: "`transient:` is no longer read: say which later steps replace what this step looks at, e.g. `replaced_by: [step-5]` (a stage of an exercise: `[break-it/fix]`)".to_string(),
+                });
+            }
             match (step_file.checks.is_empty(), step_file.stages.is_empty()) {
                 (false, true) => steps.push(Step {
                     name: step_name.clone(),
                     title: step_file.title,
                     summary: step_file.summary,
                     file: file.clone(),
-                    transient: step_file.transient,
+                    replaced_by: step_file.replaced_by,
                     checks: step_file.checks,
                     after: None,
+                    solution: step_file.solution,
                 }),
+                (true, false) if !step_file.solution.is_empty() => {
+                    return Err(Error::CourseContent {
+                        file,
+                        message: "a break-it exercise has a `solution:` per stage, under `stages:`, not one for the whole file".to_string(),
+                    });
+                }
                 (true, false) => {
                     for stage in step_file.stages {
                         steps.push(Step {
@@ -90,9 +106,10 @@ impl Course {
                             title: format!("{}: {}", step_file.title, stage.title),
                             summary: stage.summary,
                             file: file.clone(),
-                            transient: stage.transient,
+                            replaced_by: stage.replaced_by,
                             checks: stage.checks,
                             after: stage.after,
+                            solution: stage.solution,
                         });
                     }
                 }
@@ -122,6 +139,36 @@ impl Course {
 }
 
 impl Module {
+    /// `replaced_by:` names later steps of this module, each once: a step cannot be replaced by
+    /// itself or by one the learner does before it.
+    fn validate_replaced_by(&self, step: &Step) -> Result<(), Error> {
+        let position = |name: &str| self.steps.iter().position(|s| s.name == name);
+        let this = position(&step.name);
+        let mut seen = HashSet::new();
+        for later in &step.replaced_by {
+            let problem = match position(later) {
+                _ if !seen.insert(later.as_str()) => {
+                    format!("`replaced_by:` names `{later}` twice")
+                }
+                None => format!(
+                    "`replaced_by:` names `{later}`, which is not a step of this module{}; its steps are {}",
+                    super::suggest::did_you_mean(later, self.step_names()),
+                    self.step_names().join(", "),
+                ),
+                Some(at) if Some(at) <= this => format!(
+                    "step `{}` says it is `replaced_by: [{later}]`, but `{later}` does not come after it: only a later step can replace what an earlier one looks at",
+                    step.name
+                ),
+                Some(_) => continue,
+            };
+            return Err(Error::CourseContent {
+                file: step.file.clone(),
+                message: problem,
+            });
+        }
+        Ok(())
+    }
+
     fn validate(&self) -> Result<(), Error> {
         let repo_names: HashSet<&str> = self.manifest.repo_names().collect();
         for step in &self.steps {
@@ -131,6 +178,7 @@ impl Module {
                     message: "a step may not be called `quiz` in a module with a quiz: `labcheck MODULE quiz` runs the quiz".to_string(),
                 });
             }
+            self.validate_replaced_by(step)?;
             if let Some(after) = &step.after {
                 let exercise = step.name.split('/').next().unwrap_or_default();
                 let earlier = format!("{exercise}/{}", after.stage);

@@ -6,6 +6,7 @@ pub mod fixtures;
 mod load;
 pub mod placeholders;
 pub mod schema;
+pub mod solution;
 pub mod suggest;
 
 use std::path::{Path, PathBuf};
@@ -50,11 +51,14 @@ pub struct Step {
     pub summary: Option<String>,
     /// The file it came from, for messages.
     pub file: String,
-    /// Later steps change what this step looks at (see `transient:` in docs/check-files.md).
-    pub transient: bool,
+    /// Later steps whose passing replaces what this step looks at, as the course declares them
+    /// (`replaced_by:` in docs/check-files.md).
+    pub replaced_by: Vec<String>,
     pub checks: Vec<CheckSpec>,
     /// For a stage that counts only after an earlier one (break-it's `fix` after `break`).
     pub after: Option<AfterSpec>,
+    /// The course's own actions for this step, in order (`solution:`).
+    pub solution: Vec<solution::SolutionAction>,
 }
 
 impl Course {

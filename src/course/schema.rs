@@ -147,16 +147,23 @@ pub struct StepFile {
     /// What the learner does in this step, one line (shown as "next: …").
     #[serde(default)]
     pub summary: Option<String>,
-    /// The step looks at a state the course's later steps change (a sync, a HEAD commit): once a
-    /// later step passes, this one can no longer be judged from what is there now.
+    /// Later steps (or `exercise/stage`s) that change the state this step looks at (a sync, a
+    /// HEAD commit): once one of them passes, this one can no longer be judged from what is there
+    /// now. Only what the course declares here counts; the runner never infers it.
     #[serde(default)]
-    pub transient: bool,
+    pub replaced_by: Vec<String>,
+    /// The older spelling, kept only to say what replaced it (see `course::load`).
+    #[serde(default)]
+    pub transient: Option<bool>,
     /// Checks of a plain step.
     #[serde(default, deserialize_with = "unique_checks")]
     pub checks: Vec<CheckSpec>,
     /// Stages of a break-it exercise (`break`, then `fix`).
     #[serde(default)]
     pub stages: Vec<StageSpec>,
+    /// The course's own actions for this step, in order (see `course::solution`).
+    #[serde(default)]
+    pub solution: Vec<crate::course::solution::SolutionAction>,
 }
 
 /// One stage of a break-it exercise.
@@ -167,14 +174,20 @@ pub struct StageSpec {
     pub title: String,
     #[serde(default)]
     pub summary: Option<String>,
-    /// As [`StepFile::transient`], for this stage.
+    /// As [`StepFile::replaced_by`], for this stage.
     #[serde(default)]
-    pub transient: bool,
+    pub replaced_by: Vec<String>,
+    /// As [`StepFile::transient`].
+    #[serde(default)]
+    pub transient: Option<bool>,
     #[serde(deserialize_with = "unique_checks")]
     pub checks: Vec<CheckSpec>,
     /// A stage that only counts after an earlier one really happened (break-it's `fix`).
     #[serde(default)]
     pub after: Option<AfterSpec>,
+    /// As [`StepFile::solution`], for this stage.
+    #[serde(default)]
+    pub solution: Vec<crate::course::solution::SolutionAction>,
 }
 
 /// `after:` on a stage: it passes only if stage `stage` was seen passing for this learner

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::LearnerRun;
 use crate::outcome::Status;
 
-use crate::checks::context::NO_WORK_DIR_CAUSE as NO_WORK_DIR;
+use crate::causes::CauseId;
 
 /// Learners who share one cause at one check.
 #[derive(Debug, Clone, Serialize)]
@@ -88,15 +88,12 @@ pub fn group(runs: &[LearnerRun]) -> ClassCauses {
                 if !matches!(o.status, Status::Fail | Status::Error) {
                     continue;
                 }
-                let cause = o
-                    .cause
-                    .as_ref()
-                    .map(|c| c.as_str())
-                    .unwrap_or(match o.status {
-                        Status::Fail => "failed",
-                        _ => "could-not-check",
-                    });
-                if cause == NO_WORK_DIR {
+                let generic = match o.status {
+                    Status::Fail => CauseId::Failed,
+                    _ => CauseId::CouldNotCheck,
+                };
+                let cause = o.cause.clone().unwrap_or_else(|| generic.cause());
+                if cause.is(CauseId::NoWorkDir) {
                     unchecked += 1;
                     unchecked_hint = unchecked_hint.or_else(|| o.hint.clone());
                     continue;
@@ -180,7 +177,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::outcome::{Cause, Outcome};
+    use crate::outcome::{Cause, CauseId, Outcome};
     use crate::run::CheckReport;
 
     use crate::run::fixtures::{check, step};
@@ -201,7 +198,7 @@ mod tests {
     fn unpushed(name: &str) -> Outcome {
         Outcome::fail("main is 1 commit ahead of origin/main")
             .with_hint(format!("cd /class/{name}/checkout-config && git push"))
-            .with_cause(Cause::new("not-pushed"))
+            .with_cause(Cause::new(CauseId::NotPushed))
     }
 
     /// (check, cause, learners) of each group, in order.
@@ -253,7 +250,7 @@ mod tests {
                         "a",
                         vec![check(
                             "synced",
-                            Outcome::fail("x").with_cause(Cause::new("sync-not-run")),
+                            Outcome::fail("x").with_cause(Cause::new(CauseId::NoSync)),
                         )],
                     ),
                     learner(
@@ -261,7 +258,7 @@ mod tests {
                         vec![check(
                             "synced",
                             Outcome::fail("y")
-                                .with_cause(Cause::about("hook-failed", "checkout-migrate")),
+                                .with_cause(Cause::about(CauseId::HookResult, "checkout-migrate")),
                         )],
                     ),
                     learner(
@@ -269,17 +266,17 @@ mod tests {
                         vec![check(
                             "synced",
                             Outcome::fail("z")
-                                .with_cause(Cause::about("hook-failed", "checkout-migrate")),
+                                .with_cause(Cause::about(CauseId::HookResult, "checkout-migrate")),
                         )],
                     ),
                 ],
                 vec![
                     (
                         "synced".into(),
-                        "hook-failed:checkout-migrate".into(),
+                        "hook-result:checkout-migrate".into(),
                         names(&["b", "c"]),
                     ),
-                    ("synced".into(), "sync-not-run".into(), names(&["a"])),
+                    ("synced".into(), "no-sync".into(), names(&["a"])),
                 ],
             ),
             (
@@ -304,7 +301,8 @@ mod tests {
                         check("pushed", unpushed("a")),
                         check(
                             "synced",
-                            Outcome::fail("x").with_cause(Cause::about("blocked-by", "pushed")),
+                            Outcome::fail("x")
+                                .with_cause(Cause::about(CauseId::BlockedBy, "pushed")),
                         ),
                     ],
                 )],
@@ -324,7 +322,7 @@ mod tests {
         let unread = || {
             Outcome::could_not_check(crate::checks::context::NO_WORK_DIR)
                 .with_hint("give --work-dirs")
-                .with_cause(Cause::new(NO_WORK_DIR))
+                .with_cause(CauseId::NoWorkDir.cause())
         };
         let runs = [learner(
             "dave",

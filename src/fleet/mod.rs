@@ -20,7 +20,7 @@ use crate::checks::CheckKind;
 use crate::course::{Course, Module, Step};
 use crate::error::Error;
 use crate::outcome::Status;
-use crate::probe::cluster::ClusterOptions;
+use crate::probe::cluster::{Cluster, ClusterOptions};
 use crate::run::{self, Recall, StepReport, WaitPolicy, WorkDir};
 
 /// How many learners are checked at once. The reads wait on the network, not the CPU, so a whole
@@ -171,6 +171,75 @@ pub fn for_learner(step: &Step, learner: &str, renames: &Renames, argocd_ns: &st
 /// The hint of a learner without work repos to read.
 const NO_WORK_DIRS_HINT: &str = "give each learner's work repos with --work-dirs 'DIR/{learner}' (their clones of the course's repos)";
 
+/// What every learner of a class shares: the course, the module and steps asked for, the track,
+/// the Argo CD namespace and how long to wait.
+#[derive(Clone, Copy)]
+pub struct Lesson<'a> {
+    pub course: &'a Arc<Course>,
+    pub module: &'a Module,
+    pub track: &'a str,
+    /// `--argocd-namespace`, else the module's.
+    pub argocd_namespace: &'a Option<String>,
+    pub policy: WaitPolicy,
+}
+
+/// A learner of a class ready to run: their copy of the steps (their names through the
+/// templates) and what in their reports is theirs alone.
+#[derive(Debug, Clone)]
+pub struct Seat {
+    pub env: Environment,
+    steps: Vec<Step>,
+    placeholders: Vec<(String, String)>,
+}
+
+impl Seat {
+    /// `env`'s seat for `steps` of `module`.
+    pub fn new(env: Environment, module: &Module, steps: &[&Step], lesson_ns: Option<&str>) -> Seat {
+        let argocd_ns = lesson_ns.unwrap_or(&module.manifest.argocd.namespace);
+        Seat {
+            steps: steps
+                .iter()
+                .map(|step| for_learner(step, &env.learner, &env.names, argocd_ns))
+                .collect(),
+            placeholders: placeholders(&env, steps, argocd_ns),
+            env,
+        }
+    }
+
+    /// The steps as this learner sees them.
+    pub fn steps(&self) -> Vec<&Step> {
+        self.steps.iter().collect()
+    }
+
+    /// Run this learner through [`run::run_learner`] (connecting to their cluster), or through
+    /// [`run::run_learner_on`] on `cluster` when one is kept between runs (the live page).
+    pub async fn run(&self, lesson: Lesson<'_>, cluster: Option<Arc<Cluster>>) -> LearnerRun {
+        let mine = self.steps();
+        let world = run::LearnerWorld {
+            course: lesson.course.clone(),
+            module: lesson.module,
+            track: lesson.track,
+            work_dir: work_dir(&self.env),
+            cluster: &self.env.cluster,
+            argocd_namespace: lesson.argocd_namespace.clone(),
+        };
+        let recall = Recall::default();
+        let reports = match cluster {
+            Some(cluster) => {
+                run::run_learner_on(&world, cluster, &recall, &mine, lesson.policy, &|_| {}).await
+            }
+            None => run::run_learner(world, &recall, &mine, lesson.policy, &|_| {}).await,
+        };
+        LearnerRun {
+            placeholders: self.placeholders.clone(),
+            learner: self.env.learner.clone(),
+            work_dir: self.env.work_dir.clone(),
+            status: Status::fold(reports.iter().map(|r| r.status)),
+            steps: reports,
+        }
+    }
+}
+
 /// Run `steps` for every environment, at most [`CONCURRENCY`] at once; results in input order.
 /// Each learner goes through [`run::run_learner`], the runner of a learner's own run, with no
 /// progress at all: a class never reads or writes anyone's progress, so hint levels are the first
@@ -184,38 +253,19 @@ pub async fn run(
     policy: WaitPolicy,
     environments: Vec<Environment>,
 ) -> Vec<LearnerRun> {
-    let argocd_ns = argocd_namespace
-        .clone()
-        .unwrap_or_else(|| module.manifest.argocd.namespace.clone());
+    let lesson = Lesson {
+        course: &course,
+        module,
+        track,
+        argocd_namespace: &argocd_namespace,
+        policy,
+    };
+    let ns = argocd_namespace.as_deref();
     stream::iter(environments)
-        .map(|env| {
-            let course = course.clone();
-            let argocd_namespace = argocd_namespace.clone();
-            let argocd_ns = argocd_ns.clone();
-            async move {
-                let mine: Vec<Step> = steps
-                    .iter()
-                    .map(|step| for_learner(step, &env.learner, &env.names, &argocd_ns))
-                    .collect();
-                let mine: Vec<&Step> = mine.iter().collect();
-                let world = run::LearnerWorld {
-                    course,
-                    module,
-                    track,
-                    work_dir: work_dir(&env),
-                    cluster: &env.cluster,
-                    argocd_namespace,
-                };
-                let reports =
-                    run::run_learner(world, &Recall::default(), &mine, policy, &|_| {}).await;
-                LearnerRun {
-                    placeholders: placeholders(&env, steps, &argocd_ns),
-                    learner: env.learner,
-                    work_dir: env.work_dir,
-                    status: Status::fold(reports.iter().map(|r| r.status)),
-                    steps: reports,
-                }
-            }
+        .map(|env| async move {
+            Seat::new(env, module, steps, ns)
+                .run(lesson, None)
+                .await
         })
         .buffered(CONCURRENCY)
         .collect()
@@ -224,7 +274,7 @@ pub async fn run(
 
 /// Where `env`'s work repos are: a folder that is not there is no work dir either, told once
 /// per learner rather than by every check of every repo.
-fn work_dir(env: &Environment) -> WorkDir {
+pub fn work_dir(env: &Environment) -> WorkDir {
     match &env.work_dir {
         None => WorkDir::Missing {
             hint: NO_WORK_DIRS_HINT.to_string(),

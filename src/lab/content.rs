@@ -2,6 +2,17 @@
 //! declare them (`modules/module-10/fixtures/`, read at compile time). Tests that edit a repo by
 //! hand write these, so what they write is what the course test vouches for.
 
+/// The lab file `modules/module-10/lab/$path` (a work repo's file before the module's first step).
+macro_rules! lab {
+    ($path:literal) => {
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/modules/module-10/lab/",
+            $path
+        ))
+    };
+}
+
 /// The fixture file `modules/module-10/fixtures/$path`.
 macro_rules! fixture {
     ($path:literal) => {
@@ -14,7 +25,7 @@ macro_rules! fixture {
 }
 
 /// `argocd-platform/argocd/values.yaml` before step 1.
-pub const PLATFORM_VALUES_FRESH: &str = fixture!("repos/argocd-platform/argocd/values.yaml");
+pub const PLATFORM_VALUES_FRESH: &str = lab!("argocd-platform/argocd/values.yaml");
 
 /// `argocd-platform/argocd/values.yaml` after step 1 (also the reference repo's
 /// `platform/argocd/values.yaml`).
@@ -50,16 +61,16 @@ pub fn platform_values_typo() -> String {
 }
 
 /// `argocd-platform/apps/projects.yaml`: AppProjects go first.
-pub const PLATFORM_APP_PROJECTS: &str = fixture!("repos/argocd-platform/apps/projects.yaml");
+pub const PLATFORM_APP_PROJECTS: &str = lab!("argocd-platform/apps/projects.yaml");
 
 /// `argocd-platform/apps/namespaces.yaml`: namespaces right after the projects.
-pub const PLATFORM_APP_NAMESPACES: &str = fixture!("repos/argocd-platform/apps/namespaces.yaml");
+pub const PLATFORM_APP_NAMESPACES: &str = lab!("argocd-platform/apps/namespaces.yaml");
 
 /// `argocd-platform/apps/checkout-dev.yaml`: team-checkout's app, default wave 0.
-pub const PLATFORM_APP_CHECKOUT: &str = fixture!("repos/argocd-platform/apps/checkout-dev.yaml");
+pub const PLATFORM_APP_CHECKOUT: &str = lab!("argocd-platform/apps/checkout-dev.yaml");
 
 /// `checkout-config/helm/dev.yaml` before step 2.
-pub const CHECKOUT_DEV_FRESH: &str = fixture!("repos/checkout-config/helm/dev.yaml");
+pub const CHECKOUT_DEV_FRESH: &str = lab!("checkout-config/helm/dev.yaml");
 
 /// `checkout-config/helm/dev.yaml` after step 2 (and again after step 5's revert).
 pub fn checkout_dev_hooks_on() -> String {

@@ -2,6 +2,7 @@
 //! and cluster at any point of the course, and module 11's shop-config, with real git commits
 //! and pushes in a folder. Used by `labcheck demo` and by the tests.
 
+pub mod chart;
 pub mod cluster;
 pub mod content;
 pub mod fixtures;

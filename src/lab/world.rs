@@ -74,7 +74,7 @@ pub struct LabWorld {
 
 impl LabWorld {
     /// The fresh world (before step 1) under `root`, which must be empty or not exist yet: every
-    /// repo with the files of `fixtures/repos/<repo>/`, committed and pushed.
+    /// repo with the files of `lab/<repo>/`, committed and pushed.
     pub fn create(root: &Path) -> Result<LabWorld, LabError> {
         let clock = super::repo::new_root(root)?;
         let world = LabWorld {

@@ -131,7 +131,7 @@ fn an_empty_hint_list_is_refused_at_its_line() {
     assert!(err.to_string().starts_with("t.yaml:3:"), "{err}");
 }
 
-fn failed_with(cause: &'static str, pending: bool) -> StepReport {
+fn failed_with(cause: crate::outcome::CauseId, pending: bool) -> StepReport {
     let mut r = report("step-4", &[("pushed", Status::Fail)]);
     let outcome = Outcome::fail("not yet").with_cause(crate::outcome::Cause::new(cause));
     r.checks[0].outcome = if pending {
@@ -147,15 +147,30 @@ fn the_hint_level_rises_only_while_the_same_cause_stays_and_not_while_pending() 
     let check = check_with_levels(&["nudge", "where", "command"]);
     let mut progress = Progress::in_memory();
     // A sync still running is not the learner stuck: no rise.
-    progress.record_run(&[failed_with("retrying", true)], now());
-    progress.record_run(&[failed_with("retrying", true)], now());
+    progress.record_run(
+        &[failed_with(crate::outcome::CauseId::Retrying, true)],
+        now(),
+    );
+    progress.record_run(
+        &[failed_with(crate::outcome::CauseId::Retrying, true)],
+        now(),
+    );
     assert_eq!(progress.hint_level("module-10", "step-4", &check), 1);
-    progress.record_run(&[failed_with("not-pushed", false)], now());
+    progress.record_run(
+        &[failed_with(crate::outcome::CauseId::NotPushed, false)],
+        now(),
+    );
     assert_eq!(progress.hint_level("module-10", "step-4", &check), 2);
-    progress.record_run(&[failed_with("not-pushed", false)], now());
+    progress.record_run(
+        &[failed_with(crate::outcome::CauseId::NotPushed, false)],
+        now(),
+    );
     assert_eq!(progress.hint_level("module-10", "step-4", &check), 3);
     // The learner pushed; now Argo CD has not seen it: a new cause starts the ladder again.
-    progress.record_run(&[failed_with("not-seen-yet", false)], now());
+    progress.record_run(
+        &[failed_with(crate::outcome::CauseId::NotSeenYet, false)],
+        now(),
+    );
     assert_eq!(progress.hint_level("module-10", "step-4", &check), 2);
     // And it survives a save and a load.
     let text = progress.to_text();

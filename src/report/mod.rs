@@ -1,6 +1,7 @@
 //! Reporters: they turn results into text for people or documents for machines (JSON, JUnit, TAP).
 //! They never decide.
 
+pub mod class_page;
 pub mod course;
 pub mod human;
 pub mod json;
@@ -10,6 +11,7 @@ pub mod plan;
 pub mod quiz;
 pub mod reads;
 pub mod selftest;
+pub mod solution;
 pub mod tap;
 pub mod waiting;
 pub mod watch;

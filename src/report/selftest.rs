@@ -51,6 +51,10 @@ fn verdict(state: &StateResult) -> String {
         (StateKind::Broken, false) => format!("must fail on {} only", state.must_fail.join(", ")),
         (StateKind::Fresh, true) => "no ✓ for what never happened".to_string(),
         (StateKind::Fresh, false) => "a ✓ for what never happened".to_string(),
+        (StateKind::WalkBefore, true) => "not done before its solution".to_string(),
+        (StateKind::WalkBefore, false) => "done before its solution ran".to_string(),
+        (StateKind::Walk, true) => "its solution, run for real, passes".to_string(),
+        (StateKind::Walk, false) => "its solution, run for real, does not pass".to_string(),
     }
 }
 

@@ -83,6 +83,17 @@ pub fn changes(before: Option<&StepReport>, now: &StepReport, styles: Styles) ->
 
 /// "next: step-5 — its first line", or what comes after the module's last step.
 pub fn next_line(module: &Module, step: &Step) -> String {
+    ended(module, step, "done")
+}
+
+/// The watched step did not pass, but a later step the course declares replaces it did: say so
+/// (never "done"), and what comes next.
+pub fn replaced_line(module: &Module, step: &Step, reason: &crate::run::SkipReason) -> String {
+    ended(module, step, &reason.describe())
+}
+
+/// "<step>: <how it ended>", then what comes after it.
+fn ended(module: &Module, step: &Step, how: &str) -> String {
     let name = &module.manifest.module;
     let position = module.steps.iter().position(|s| s.name == step.name);
     let next = position.and_then(|i| module.steps.get(i + 1));
@@ -97,11 +108,11 @@ pub fn next_line(module: &Module, step: &Step) -> String {
                 .unwrap_or_default()
                 .to_string();
             format!(
-                "{}: done\nnext: {} — {first_line}\n  `labcheck {name} {} --watch`\n",
+                "{}: {how}\nnext: {} — {first_line}\n  `labcheck {name} {} --watch`\n",
                 step.name, next.name, next.name
             )
         }
-        None => format!("{}: done\n{}", step.name, after_module(module)),
+        None => format!("{}: {how}\n{}", step.name, after_module(module)),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod learner;
 pub mod next;
 pub mod sequence;
 pub mod session;
+pub mod solution;
 pub mod step;
 pub mod wait;
 
@@ -18,7 +19,7 @@ use serde::Serialize;
 
 use crate::outcome::{Outcome, Status};
 
-pub use learner::{LearnerWorld, WorkDir, run_learner, run_steps};
+pub use learner::{LearnerWorld, WorkDir, run_judged, run_learner, run_learner_on, run_steps};
 pub use session::{History, Session, SessionRun};
 pub use step::run_step;
 pub use wait::{SETTLE, WAIT_INTERVAL};
@@ -147,8 +148,9 @@ pub fn verdict(reports: &[StepReport]) -> Status {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
 pub enum SkipReason {
-    /// A later step that passes replaced the state this one looks at (step 4's failed sync is
-    /// gone once step 5's revert synced).
+    /// A later step the course declares replaces this one (`replaced_by:`) passed, or was
+    /// replaced in turn: the state this one looks at is gone (step 4's failed sync once step 5's
+    /// revert synced).
     Replaced {
         /// The later step.
         by: String,

@@ -1,11 +1,51 @@
-//! What is next: one rule for `labcheck status`, `labcheck next`, `--watch` and a module run's
-//! overview. A step is next when it is neither passed nor replaced: a transient step (see
-//! `transient:` in docs/check-files.md) is replaced once a later step passed, since nothing left
-//! can show it either way (step 4's failed sync is gone once step 5's revert synced).
+//! What is next: one rule for `labcheck status`, `labcheck next`, `--watch`, a class and a module
+//! run. A step is next when it is neither passed nor replaced. A step is replaced only where the
+//! course says so (`replaced_by:` in docs/check-files.md): one of the later steps it names passed,
+//! or was itself replaced, since nothing left can show the step either way (step 4's failed sync
+//! is gone once step 5's revert synced). A later step that merely builds on it (step 3 reads step
+//! 2's sync) replaces nothing.
 
 use super::StepReport;
-use crate::course::Module;
+use crate::course::{Module, Step};
 use crate::outcome::Status;
+
+/// How a step stands before replacement is decided, for [`replacements`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// It passed (or passes as far as it could be read).
+    Passed,
+    /// It did not pass and nothing of it is still moving: a declared later step may replace it.
+    NotPassed,
+    /// It did not pass, or was not looked at, and may not be replaced: its own sync is still
+    /// running (in progress is never replaced), or it is outside this run.
+    Kept,
+}
+
+/// For each of `steps` (in course order), the later step that replaced it, if one did: the first
+/// of its declared `replaced_by:` that passed, or that was itself replaced (step 4 by step 5,
+/// which break-it's break stage replaced). `seen` says how each step stands.
+pub fn replacements(steps: &[&Step], seen: impl Fn(usize) -> Seen) -> Vec<Option<String>> {
+    let mut replaced: Vec<Option<String>> = vec![None; steps.len()];
+    // Replacers come later in course order (course lint holds to it), so deciding from the last
+    // step back settles every chain in one pass.
+    for i in (0..steps.len()).rev() {
+        if seen(i) != Seen::NotPassed {
+            continue;
+        }
+        replaced[i] = steps[i]
+            .replaced_by
+            .iter()
+            .find(|later| {
+                steps[i + 1..]
+                    .iter()
+                    .position(|s| &s.name == *later)
+                    .map(|j| i + 1 + j)
+                    .is_some_and(|j| seen(j) == Seen::Passed || replaced[j].is_some())
+            })
+            .cloned();
+    }
+    replaced
+}
 
 /// How one step stands for the learner.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,22 +67,19 @@ pub enum Standing {
 /// How each step of `module` stands, in course order, from which steps passed (`passed` gets a
 /// step's name).
 pub fn standings(module: &Module, passed: impl Fn(&str) -> bool) -> Vec<Standing> {
-    let steps = &module.steps;
-    (0..steps.len())
-        .map(|i| {
-            if passed(&steps[i].name) {
-                return Standing::Passed;
-            }
-            let later = steps[i]
-                .transient
-                .then(|| steps[i + 1..].iter().find(|later| passed(&later.name)))
-                .flatten();
-            match later {
-                Some(later) => Standing::Replaced {
-                    by: later.name.clone(),
-                },
-                None => Standing::Open,
-            }
+    let steps: Vec<&Step> = module.steps.iter().collect();
+    let passed: Vec<bool> = steps.iter().map(|s| passed(&s.name)).collect();
+    let replaced = replacements(&steps, |i| match passed[i] {
+        true => Seen::Passed,
+        false => Seen::NotPassed,
+    });
+    passed
+        .into_iter()
+        .zip(replaced)
+        .map(|(passed, replaced)| match (passed, replaced) {
+            (true, _) => Standing::Passed,
+            (false, Some(by)) => Standing::Replaced { by },
+            (false, None) => Standing::Open,
         })
         .collect()
 }
@@ -91,6 +128,41 @@ mod tests {
     }
 
     #[test]
+    fn a_step_is_replaced_only_by_a_step_its_file_names() {
+        // Step 3 reads the sync step 2 started: it builds on step 2 and replaces nothing, so
+        // step 2 stays open however step 3 went.
+        let standings = module_10(&["step-1", "step-3"]);
+        assert_eq!(standings[1].1, Standing::Open);
+        assert_eq!(first_open(standings).as_deref(), Some("step-2"));
+        // Step 4's release (declared `replaced_by` on step 2 and step 3) replaces both.
+        let standings = module_10(&["step-1", "step-4"]);
+        let by_4 = Standing::Replaced {
+            by: "step-4".to_string(),
+        };
+        assert_eq!(standings[1].1, by_4);
+        assert_eq!(standings[2].1, by_4);
+    }
+
+    #[test]
+    fn replacement_follows_a_chain_of_declared_steps() {
+        // Break-it's break stage replaced step 5, which replaces step 4: step 4 was done too.
+        let standings = module_10(&["step-1", "step-2", "step-3", "break-it/break"]);
+        assert_eq!(
+            standings[4].1,
+            Standing::Replaced {
+                by: "break-it/break".to_string()
+            }
+        );
+        assert_eq!(
+            standings[3].1,
+            Standing::Replaced {
+                by: "step-5".to_string()
+            }
+        );
+        assert_eq!(first_open(standings).as_deref(), Some("break-it/fix"));
+    }
+
+    #[test]
     fn a_transient_step_a_later_passed_step_replaced_is_not_next() {
         // Step 4's failed sync is gone once step 5's revert synced.
         let standings = module_10(&["step-1", "step-2", "step-3", "step-5"]);
@@ -111,7 +183,7 @@ mod tests {
     }
 
     #[test]
-    fn a_step_that_is_not_transient_is_next_whatever_passed_after_it() {
+    fn a_step_that_declares_no_replacement_is_next_whatever_passed_after_it() {
         // Step 1 (the health check) stays checkable: a later pass says nothing about it.
         let standings = module_10(&["step-2", "step-3", "step-4", "step-5"]);
         assert_eq!(standings[0].1, Standing::Open);

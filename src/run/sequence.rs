@@ -9,7 +9,7 @@ use super::{CheckReport, Recall};
 use crate::checks::Context;
 use crate::course::Step;
 use crate::course::schema::AfterSpec;
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::git::{RepoReader, reverted_sha};
 
 /// The id of the check this adds to a stage with `after:`.
@@ -58,7 +58,7 @@ fn from_history(module: &str, earlier: &str, after: &AfterSpec, repo_dir: &Path)
             "cannot read the history of {}: {e}",
             after.repo
         ))
-        .with_cause(Cause::about("history-unreadable", &after.repo)),
+        .with_cause(Cause::about(CauseId::HistoryUnreadable, &after.repo)),
         Ok(Some((breaking, revert, true))) => Outcome::pass(match revert {
             Some(revert) => format!(
                 "{}'s history shows the break {} \"{}\" ({what}) and its revert {}",
@@ -83,7 +83,7 @@ fn from_history(module: &str, earlier: &str, after: &AfterSpec, repo_dir: &Path)
         .with_hint(format!(
             "undo the break as this stage says (see the checks above); `labcheck {module} {earlier}` checks the break itself"
         ))
-        .with_cause(Cause::new("break-not-undone")),
+        .with_cause(Cause::new(CauseId::BreakNotUndone)),
         Ok(None) => Outcome::fail(format!(
             "labcheck never saw {earlier} pass in this work dir, and {}'s history has no commit that made {what}",
             after.repo
@@ -91,6 +91,6 @@ fn from_history(module: &str, earlier: &str, after: &AfterSpec, repo_dir: &Path)
         .with_hint(format!(
             "do the break first: `labcheck {module} {earlier}` shows what it asks; then fix it"
         ))
-        .with_cause(Cause::new("break-not-seen")),
+        .with_cause(Cause::new(CauseId::BreakNotSeen)),
     }
 }

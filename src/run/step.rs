@@ -9,10 +9,9 @@ use futures::future::join_all;
 use super::wait::{Waiter, wait_limit};
 use super::{CheckReport, Recall, SkipReason, StateChange, StepReport, WaitPolicy, WaitProgress};
 use crate::checks::Context;
-use crate::checks::context::NO_WORK_DIR_CAUSE;
 use crate::course::Step;
 use crate::course::schema::CheckSpec;
-use crate::outcome::{Cause, HintLevel, Outcome, Status};
+use crate::outcome::{Cause, CauseId, HintLevel, Outcome, Status};
 
 /// Run every check of `step` concurrently; report in the file's order.
 pub async fn run_step(
@@ -131,9 +130,9 @@ fn give_generic_cause(outcome: &mut Outcome) {
         return;
     }
     outcome.cause = match outcome.status {
-        Status::Fail if outcome.pending => Some(Cause::new("in-progress")),
-        Status::Fail => Some(Cause::new("failed")),
-        Status::Error => Some(Cause::new("could-not-check")),
+        Status::Fail if outcome.pending => Some(CauseId::InProgress.cause()),
+        Status::Fail => Some(CauseId::Failed.cause()),
+        Status::Error => Some(CauseId::CouldNotCheck.cause()),
         Status::Pass | Status::Skip => None,
     };
 }
@@ -141,7 +140,10 @@ fn give_generic_cause(outcome: &mut Outcome) {
 /// Whether `outcome` is "could not check" only because the run has no work repos to read.
 pub(super) fn unread_for_want_of_a_work_dir(outcome: &Outcome) -> bool {
     outcome.status == Status::Error
-        && outcome.cause.as_ref().map(Cause::as_str) == Some(NO_WORK_DIR_CAUSE)
+        && outcome
+            .cause
+            .as_ref()
+            .is_some_and(|c| c.is(CauseId::NoWorkDir))
 }
 
 /// A check's outcome with the hint level the learner is at: the course's words first, what the
@@ -181,6 +183,14 @@ async fn evaluate(ctx: &Context, recall: &Recall, step: &Step, spec: &CheckSpec)
             (Some(course), Some(seen)) => Some(format!("{course}\n{seen}")),
             (course, seen) => seen.or(course),
         };
+        // A cause the table gives a hint for that fits every state with it.
+        if outcome.hint.is_none() {
+            outcome.hint = outcome
+                .cause
+                .as_ref()
+                .and_then(|c| c.id().default_hint())
+                .map(str::to_string);
+        }
         if of > 1 && spec.hint_at(level).is_some() {
             outcome.hint_level = Some(HintLevel { level, of });
         }
@@ -213,7 +223,7 @@ fn point_blocked_checks_at_their_cause(specs: &[CheckSpec], outcomes: &mut [Outc
         let first = format!("first: {} (see above)", specs[root].title);
         // Without a cause of its own, the check failed because of the one it waits for.
         if outcomes[i].cause.is_none() {
-            outcomes[i].cause = Some(Cause::about("blocked-by", &specs[root].id));
+            outcomes[i].cause = Some(Cause::about(CauseId::BlockedBy, &specs[root].id));
         }
         let own = outcomes[i].hint.take();
         let root_hint = outcomes[root].hint.clone();
@@ -254,16 +264,36 @@ fn gate_on_events(specs: &[CheckSpec], outcomes: &mut [Outcome]) -> Vec<bool> {
         };
         let was = std::mem::take(&mut outcomes[i].summary);
         let event = &specs[j].title;
+        // The event's own check passed and was turned only because it waits on another: the
+        // event did happen, so say what it waits for, never that it did not happen.
+        if gated[j] {
+            let mut root = j;
+            while let Some(earlier) = blocker(specs, outcomes, root) {
+                root = earlier;
+            }
+            let waits = format!(
+                "this counts only after \"{event}\", which waits for \"{}\" (see above) (what is there now: {was})",
+                specs[root].title
+            );
+            outcomes[i] = if outcomes[j].status == Status::Fail {
+                Outcome::fail(format!("not yet: {waits}"))
+            } else {
+                Outcome::could_not_check(format!("cannot tell: {waits}"))
+            }
+            .with_cause(Cause::about(CauseId::BlockedBy, &specs[root].id));
+            gated[i] = true;
+            continue;
+        }
         outcomes[i] = if outcomes[j].status == Status::Fail {
             Outcome::fail(format!(
                 "not yet: this counts only after \"{event}\", which has not happened (what is there now: {was})"
             ))
-            .with_cause(Cause::about("event-missing", &specs[j].id))
+            .with_cause(Cause::about(CauseId::EventMissing, &specs[j].id))
         } else {
             Outcome::could_not_check(format!(
                 "cannot tell: this counts only after \"{event}\", which could not be checked (what is there now: {was})"
             ))
-            .with_cause(Cause::about("event-unknown", &specs[j].id))
+            .with_cause(Cause::about(CauseId::EventUnknown, &specs[j].id))
         };
         gated[i] = true;
     }
@@ -286,6 +316,62 @@ fn blocker(specs: &[CheckSpec], outcomes: &[Outcome], i: usize) -> Option<usize>
 mod tests {
     use super::*;
 
+    fn chain() -> Vec<CheckSpec> {
+        ["id: made\ntitle: your commits undo it\ngit: { repo: r, pushed: true }\n",
+         "id: pushed\ntitle: the revert is pushed\nafter: [made]\ngit: { repo: r, pushed: true }\n",
+         "id: synced\ntitle: synced to the revert\nafter: [pushed]\ngit: { repo: r, pushed: true }\n"]
+            .iter()
+            .map(|text| crate::course::parse_yaml::<CheckSpec>("t.yaml", text).expect("a check"))
+            .collect()
+    }
+
+    #[test]
+    fn a_check_after_an_event_that_happened_but_waits_says_what_it_waits_for() {
+        // The revert is pushed (its check passed on its own), but it counts only after the commits
+        // undo the release, which failed: the check after it must not say the push did not happen.
+        let specs = chain();
+        let mut outcomes = vec![
+            Outcome::fail("no revert of the release"),
+            Outcome::pass("pushed"),
+            Outcome::pass("Synced"),
+        ];
+        point_blocked_checks_at_their_cause(&specs, &mut outcomes);
+        assert!(
+            outcomes[1].summary.contains("which has not happened"),
+            "{}",
+            outcomes[1].summary
+        );
+        let synced = &outcomes[2];
+        assert_eq!(synced.status, Status::Fail);
+        assert!(
+            synced.summary.contains(
+                "\"the revert is pushed\", which waits for \"your commits undo it\" (see above)"
+            ),
+            "{}",
+            synced.summary
+        );
+        assert!(
+            !synced.summary.contains("has not happened"),
+            "{}",
+            synced.summary
+        );
+        assert_eq!(synced.cause, Some(Cause::about(CauseId::BlockedBy, "made")));
+        // Neighbour: the push itself did not happen: then it says so.
+        let mut outcomes = vec![
+            Outcome::fail("no revert of the release"),
+            Outcome::fail("not pushed"),
+            Outcome::pass("Synced"),
+        ];
+        point_blocked_checks_at_their_cause(&specs, &mut outcomes);
+        assert!(
+            outcomes[2]
+                .summary
+                .contains("\"the revert is pushed\", which has not happened"),
+            "{}",
+            outcomes[2].summary
+        );
+    }
+
     fn step_with_tracks(tracks: &[&[&str]]) -> Step {
         let checks = tracks
             .iter()
@@ -303,9 +389,10 @@ mod tests {
             title: "step one".to_string(),
             summary: None,
             file: "step-1.yaml".to_string(),
-            transient: false,
+            replaced_by: Vec::new(),
             checks,
             after: None,
+            solution: Vec::new(),
         }
     }
 

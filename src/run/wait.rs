@@ -58,10 +58,11 @@ fn decide(
     // Told only to a learner who asked to wait, or about a check already waited for: a
     // definitive failure under the course's own waits ends at once, as it always did.
     let tell = waited || matches!(policy, WaitPolicy::UpTo(_));
-    if !outcome.pending && !tell {
+    let moving = outcome.may_change_by_waiting();
+    if !moving && !tell {
         return Decision::NoWait;
     }
-    if !outcome.pending {
+    if !moving {
         return Decision::End(WaitEnd::Final(format!(
             "{}; that is final: waiting cannot change it, only a new push or sync can",
             outcome.summary

@@ -31,7 +31,24 @@ pub fn lint(course: &Course) -> Vec<LintProblem> {
 pub fn lint_module(course: &Course, module: &Module) -> Vec<LintProblem> {
     let name = &module.manifest.module;
     let mut messages = Vec::new();
+    let repos: Vec<&str> = module.manifest.repo_names().collect();
     for step in &module.steps {
+        if step.solution.is_empty() {
+            messages.push(format!(
+                "{}: {}: has no `solution:`; write the course's own actions for it, in order (docs/course-tests.md#solutions)",
+                step.file, step.name
+            ));
+        }
+        for (i, action) in step.solution.iter().enumerate() {
+            for problem in action.problems(&repos) {
+                messages.push(format!(
+                    "{}: {}: solution item {}: {problem}",
+                    step.file,
+                    step.name,
+                    i + 1
+                ));
+            }
+        }
         for check in &step.checks {
             if check.hint.as_deref().is_some_and(|h| h.trim().is_empty()) {
                 messages.push(format!(

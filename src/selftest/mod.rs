@@ -5,6 +5,7 @@
 
 pub mod fresh;
 pub mod lint;
+pub mod walk;
 pub mod world;
 
 use std::path::Path;
@@ -30,6 +31,11 @@ pub enum StateKind {
     Broken,
     /// The lab as the module starts: nothing a check's title claims may pass.
     Fresh,
+    /// The walk, before a step's solution ran: its repo-side checks do not all pass yet.
+    #[serde(rename = "walk-before")]
+    WalkBefore,
+    /// The walk, after a step's solution ran for real: its repo-side checks pass.
+    Walk,
 }
 
 /// The result of one state of one step.
@@ -105,6 +111,7 @@ pub async fn test_module(
         previous = solved;
     }
     states.extend(fresh::test_fresh(course, module, &fixtures, &scratch.join("fresh")).await?);
+    states.extend(walk::walk_module(course, module, &fixtures, &scratch.join("walk")).await?);
     Ok(ModuleResult {
         module: module.manifest.module.clone(),
         track,

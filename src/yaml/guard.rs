@@ -229,6 +229,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_alias_bomb_is_not_expanded_while_looking_for_repeated_keys() {
+        let mut text = "checks:\n".to_string();
+        for i in 0..9 {
+            let value = if i == 0 {
+                "[k, k, k, k, k, k, k, k, k, k]".to_string()
+            } else {
+                format!("[{}]", vec![format!("*a{}", i - 1); 10].join(", "))
+            };
+            text.push_str(&format!("  - id: c{i}\n    equals: &a{i} {value}\n"));
+        }
+        let started = std::time::Instant::now();
+        assert_eq!(repeated_key(&text), None);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
+    }
+
+    #[test]
     fn a_key_written_twice_is_found_at_its_second_place_in_block_and_flow_maps() {
         for (text, line, column, key) in [
             ("a: 1\nb: 2\na: 3\n", 3, 1, "a"),

@@ -3,8 +3,11 @@
 //! `metadata.annotations["argocd.argoproj.io/sync-wave"]`.
 //!
 //! Grammar: a path is one or more steps. A step is a bare key (`image`), a quoted key in brackets
-//! (`["a.b/c"]` or `['a.b/c']`, for keys holding dots, brackets, quotes or spaces) or a list index in
-//! brackets (`[0]`). Bare keys after the first are joined with `.`; bracket steps need no dot.
+//! (`["a.b/c"]` or `['a.b/c']`, for keys holding dots, brackets, quotes or spaces), a list index in
+//! brackets (`[0]`) or a list item selected by a key (`[name=checkout]`, `[name="a b"]`), as
+//! kubectl's JSONPath filters (`[?(@.name=="checkout")]`) do: a chart that adds a sidecar first
+//! moves `[0]`, never `[name=checkout]`. Bare keys after the first are joined with `.`; bracket steps
+//! need no dot.
 
 use std::fmt;
 
@@ -17,6 +20,8 @@ pub enum Segment {
     Key(String),
     /// A position in a list, from 0.
     Index(usize),
+    /// The one list item whose `key` holds `value` (a scalar, compared as text).
+    Select { key: String, value: String },
 }
 
 /// A parsed path; `Display` writes it back in the form it was read.
@@ -67,35 +72,23 @@ impl YamlPath {
         YamlPath { segments }
     }
 
-    /// The value at this path in a YAML document, if every step exists.
+    /// The value at this path in a YAML document, if every step exists (a selector: exactly
+    /// one item matches; [`super::lookup::resolve`] says why not).
     pub fn lookup<'v>(&self, root: &'v serde_yaml::Value) -> Option<&'v serde_yaml::Value> {
-        let mut here = root;
-        for segment in &self.segments {
-            // A `!tag` around a mapping or list does not change what is inside it.
-            let inner = match here {
-                serde_yaml::Value::Tagged(tagged) => &tagged.value,
-                other => other,
-            };
-            here = match (segment, inner) {
-                (Segment::Key(key), serde_yaml::Value::Mapping(map)) => map.get(key.as_str())?,
-                (Segment::Index(i), serde_yaml::Value::Sequence(list)) => list.get(*i)?,
-                _ => return None,
-            };
-        }
-        Some(here)
+        super::lookup::resolve(self, root).ok()
     }
 
     /// The value at this path in a JSON document (Kubernetes objects arrive as JSON).
     pub fn lookup_json<'v>(&self, root: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
-        let mut here = root;
-        for segment in &self.segments {
-            here = match (segment, here) {
-                (Segment::Key(key), serde_json::Value::Object(map)) => map.get(key)?,
-                (Segment::Index(i), serde_json::Value::Array(list)) => list.get(*i)?,
-                _ => return None,
-            };
-        }
-        Some(here)
+        super::lookup::resolve(self, root).ok()
+    }
+
+    /// Why this path names nothing in `root` when a selector is the reason (no item matched, or
+    /// several did), in a sentence; `None` when it names something or a step is simply absent.
+    pub fn selector_miss<T: super::lookup::Tree>(&self, root: &T) -> Option<String> {
+        super::lookup::resolve(self, root)
+            .err()
+            .and_then(|miss| miss.explain())
     }
 
     /// The longest leading part of this path that exists in `root`, for messages such as
@@ -115,6 +108,11 @@ impl fmt::Display for YamlPath {
         for (i, segment) in self.segments.iter().enumerate() {
             match segment {
                 Segment::Index(n) => write!(f, "[{n}]")?,
+                Segment::Select { key, value } => {
+                    write!(f, "[{key}=")?;
+                    write_value(f, value)?;
+                    f.write_str("]")?;
+                }
                 Segment::Key(key) if !key.is_empty() && !key.chars().any(ends_bare_key) => {
                     if i > 0 {
                         f.write_str(".")?;
@@ -122,19 +120,40 @@ impl fmt::Display for YamlPath {
                     f.write_str(key)?;
                 }
                 Segment::Key(key) => {
-                    f.write_str("[\"")?;
-                    for c in key.chars() {
-                        if matches!(c, '"' | '\\') {
-                            f.write_str("\\")?;
-                        }
-                        write!(f, "{c}")?;
-                    }
-                    f.write_str("\"]")?;
+                    f.write_str("[")?;
+                    write_quoted(f, key)?;
+                    f.write_str("]")?;
                 }
             }
         }
         Ok(())
     }
+}
+
+/// A selector's value: bare where the grammar allows it, else double-quoted.
+fn write_value(f: &mut fmt::Formatter<'_>, value: &str) -> fmt::Result {
+    if !value.is_empty() && !value.chars().any(ends_selector_value) {
+        f.write_str(value)
+    } else {
+        write_quoted(f, value)
+    }
+}
+
+/// `"text"` with `"` and `\` escaped.
+fn write_quoted(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
+    f.write_str("\"")?;
+    for c in text.chars() {
+        if matches!(c, '"' | '\\') {
+            f.write_str("\\")?;
+        }
+        write!(f, "{c}")?;
+    }
+    f.write_str("\"")
+}
+
+/// Characters that end a bare selector value (`[name=a b]` must be `[name="a b"]`).
+fn ends_selector_value(c: char) -> bool {
+    matches!(c, '[' | ']' | '"' | '\'' | '=') || c.is_whitespace()
 }
 
 impl std::str::FromStr for YamlPath {
@@ -222,43 +241,15 @@ impl Parser<'_> {
         Segment::Key(self.chars[start..self.at].iter().map(|&(_, c)| c).collect())
     }
 
-    /// `[0]`, `["key"]` or `['key']`; the cursor is on `[`.
+    /// `[0]`, `["key"]`, `['key']` or `[key=value]`; the cursor is on `[`.
     fn bracket(&mut self) -> Result<Segment, PathError> {
         self.at += 1;
         let segment = match self.peek() {
-            Some(quote @ ('"' | '\'')) => {
-                self.at += 1;
-                let mut key = String::new();
-                loop {
-                    match self.peek() {
-                        None => {
-                            return Err(
-                                self.error(format!("the quoted key is not closed: add `{quote}]`"))
-                            );
-                        }
-                        Some(c) if c == quote => {
-                            self.at += 1;
-                            break;
-                        }
-                        Some('\\') if quote == '"' => {
-                            self.at += 1;
-                            match self.peek() {
-                                Some(c @ ('"' | '\\')) => key.push(c),
-                                _ => {
-                                    return Err(self.error(
-                                        "in a \"…\" key only `\\\"` and `\\\\` are escapes",
-                                    ));
-                                }
-                            }
-                            self.at += 1;
-                        }
-                        Some(c) => {
-                            key.push(c);
-                            self.at += 1;
-                        }
-                    }
-                }
-                Segment::Key(key)
+            Some('"' | '\'') => Segment::Key(self.quoted()?),
+            Some('-') => {
+                return Err(self.error(
+                    "list indexes count from 0 at the start; to pick an item wherever it is, select it by a key such as `[name=checkout]`",
+                ));
             }
             Some(c) if c.is_ascii_digit() => {
                 let start = self.at;
@@ -272,9 +263,10 @@ impl Parser<'_> {
                 };
                 Segment::Index(index)
             }
+            Some(c) if !ends_bare_key(c) && c != '=' => self.selector()?,
             Some(c) => {
                 return Err(self.error(format!(
-                    "expected a list index such as `[0]` or a quoted key such as `[\"a.b\"]` after `[`, found `{c}`"
+                    "expected a list index such as `[0]`, an item selector such as `[name=checkout]` or a quoted key such as `[\"a.b\"]` after `[`, found `{c}`"
                 )));
             }
             None => {
@@ -289,6 +281,77 @@ impl Parser<'_> {
             Some(c) => Err(self.error(format!("expected `]`, found `{c}`"))),
             None => Err(self.error("expected `]` before the end of the path")),
         }
+    }
+
+    /// `"…"` or `'…'`; the cursor is on the opening quote.
+    fn quoted(&mut self) -> Result<String, PathError> {
+        let Some(quote) = self.peek() else {
+            return Err(self.error("expected a quote"));
+        };
+        self.at += 1;
+        let mut text = String::new();
+        loop {
+            match self.peek() {
+                None => {
+                    return Err(self.error(format!("the quoted text is not closed: add `{quote}`")));
+                }
+                Some(c) if c == quote => {
+                    self.at += 1;
+                    return Ok(text);
+                }
+                Some('\\') if quote == '"' => {
+                    self.at += 1;
+                    match self.peek() {
+                        Some(c @ ('"' | '\\')) => text.push(c),
+                        _ => {
+                            return Err(
+                                self.error("in a \"…\" text only `\\\"` and `\\\\` are escapes")
+                            );
+                        }
+                    }
+                    self.at += 1;
+                }
+                Some(c) => {
+                    text.push(c);
+                    self.at += 1;
+                }
+            }
+        }
+    }
+
+    /// `key=value` inside brackets; the cursor is on the key.
+    fn selector(&mut self) -> Result<Segment, PathError> {
+        let start = self.at;
+        while self.peek().is_some_and(|c| !ends_bare_key(c) && c != '=') {
+            self.at += 1;
+        }
+        let key: String = self.chars[start..self.at].iter().map(|&(_, c)| c).collect();
+        match self.peek() {
+            Some('=') => self.at += 1,
+            Some(']') => {
+                return Err(self.error(format!(
+                    "`[{key}]` is neither an index nor a selector: write `[0]`, `[{key}=…]` to pick the item whose `{key}` is …, or `[\"{key}\"]` for a key"
+                )));
+            }
+            Some(c) => return Err(self.error(format!("expected `=` after `{key}`, found `{c}`"))),
+            None => return Err(self.error(format!("expected `={{value}}]` after `[{key}`"))),
+        }
+        let value = match self.peek() {
+            Some('"' | '\'') => self.quoted()?,
+            _ => {
+                let start = self.at;
+                while self.peek().is_some_and(|c| !ends_selector_value(c)) {
+                    self.at += 1;
+                }
+                self.chars[start..self.at].iter().map(|&(_, c)| c).collect()
+            }
+        };
+        if value.is_empty() {
+            return Err(self.error(format!(
+                "the selector `[{key}=…]` has no value; quote an empty one as `[{key}=\"\"]`"
+            )));
+        }
+        Ok(Segment::Select { key, value })
     }
 }
 
@@ -345,6 +408,9 @@ mod tests {
             r#"metadata.annotations["argocd.argoproj.io/sync-wave"]"#,
             r#"["a key"].b[2][3]"#,
             r#"x["say \"hi\" \\ now"]"#,
+            "spec.containers[name=checkout].image",
+            r#"env[name="A B"].value"#,
+            "ports[containerPort=8080]",
         ] {
             let p = path(text);
             assert_eq!(p.to_string(), text);
@@ -362,10 +428,14 @@ mod tests {
             ("a.", 3, "expected a key after `.`"),
             ("a.[0]", 3, "without the dot"),
             ("a[", 3, "ends after `[`"),
-            ("a[x]", 3, "list index"),
+            ("a[x]", 4, "neither an index nor a selector"),
+            ("a[name=]", 8, "has no value"),
+            ("a[name=x", 9, "expected `]`"),
+            ("a[=x]", 3, "item selector"),
+            ("a[name x]", 7, "expected `=`"),
             ("a[0", 4, "expected `]`"),
             ("a[\"b", 5, "not closed"),
-            ("a[-1]", 3, "list index"),
+            ("a[-1]", 3, "list indexes count from 0"),
             (".a", 1, "starts with a key"),
             ("a b", 2, "expected `.`, `[`"),
             ("a[0]b", 5, "expected `.`, `[`"),

@@ -292,3 +292,48 @@ fn course_lint_points_at_a_misspelt_placeholder() {
         run.stdout
     );
 }
+
+/// Replacement is course data: `course lint` holds every `replaced_by:` to later steps of the
+/// module, and says what took `transient:`'s place.
+#[test]
+fn course_lint_refuses_a_replacement_the_course_cannot_mean() {
+    let cases = [
+        (
+            "a step that does not exist",
+            "replaced_by: [step-5]",
+            "replaced_by: [step-6]",
+            "`replaced_by:` names `step-6`, which is not a step of this module",
+        ),
+        (
+            "an earlier step",
+            "replaced_by: [step-5]",
+            "replaced_by: [step-3]",
+            "step `step-4` says it is `replaced_by: [step-3]`, but `step-3` does not come after it",
+        ),
+        (
+            "itself",
+            "replaced_by: [step-5]",
+            "replaced_by: [step-4]",
+            "`step-4` does not come after it",
+        ),
+        (
+            "the old spelling",
+            "replaced_by: [step-5]",
+            "transient: true",
+            "`transient:` is no longer read: say which later steps replace what this step looks at, e.g. `replaced_by: [step-5]`",
+        ),
+    ];
+    for (what, from, to, says) in cases {
+        let course = CourseCopy::new();
+        course.edit("modules/module-10/step-4.yaml", from, to);
+        let home = tempfile::tempdir().expect("a temp dir");
+        let run = labcheck(
+            home.path(),
+            &["course", "lint", "--course-dir", course.path()],
+        );
+        assert_ne!(run.code, 0, "{what}: {}{}", run.stdout, run.stderr);
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(said.contains("step-4.yaml"), "{what}: {said}");
+        assert!(said.contains(says), "{what}: {says} in {said}");
+    }
+}

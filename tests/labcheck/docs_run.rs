@@ -120,6 +120,12 @@ const DOCUMENTED: &[(&str, Expect)] = &[
         ),
     ),
     (
+        "labcheck class serve module-10 step-4 --kubeconfigs DIR --work-dirs DIR/{learner}",
+        Expect::NotRun(
+            "needs a class of served clusters and a browser to look at; tests/labcheck/class_page.rs serves one and reads the page in headless Chromium",
+        ),
+    ),
+    (
         "labcheck snapshot module-10 --out class-a.yaml",
         Expect::Exits(0, "to class-a.yaml"),
     ),

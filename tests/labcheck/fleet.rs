@@ -15,7 +15,7 @@ use labcheck::snapshot::Snapshot;
 use crate::harness::{Run, files_with_bytes, kubeconfig_at, labcheck};
 use crate::report_snapshots::assert_report_snapshot;
 
-async fn serve_for(dir: &Path, learner: &str, snapshot: Snapshot) -> RunningServer {
+pub(crate) async fn serve_for(dir: &Path, learner: &str, snapshot: Snapshot) -> RunningServer {
     let server = crate::harness::serve(snapshot, ServeOptions::default()).await;
     kubeconfig_at(
         &dir.join(format!("{learner}.yaml")),
@@ -27,7 +27,7 @@ async fn serve_for(dir: &Path, learner: &str, snapshot: Snapshot) -> RunningServ
 
 /// What a learner did, with the cluster Argo CD left them.
 #[derive(Clone, Copy)]
-enum Did {
+pub(crate) enum Did {
     /// Steps 1–4 done and synced.
     Step4,
     /// Step 4 committed but never pushed; the cluster is as after step 3.
@@ -38,7 +38,7 @@ enum Did {
 
 impl Did {
     /// The state of the course's fixtures this is: (step, `solved` or a broken variant).
-    fn fixture_state(self) -> (&'static str, &'static str) {
+    pub(crate) fn fixture_state(self) -> (&'static str, &'static str) {
         match self {
             Did::Step4 => ("step-4", "solved"),
             Did::Step4NotPushed => ("step-4", "not-pushed"),
@@ -47,25 +47,25 @@ impl Did {
     }
 }
 
-struct Learner {
-    name: &'static str,
-    did: Did,
+pub(crate) struct Learner {
+    pub(crate) name: &'static str,
+    pub(crate) did: Did,
     /// Whether their clones are where `--work-dirs` points.
-    work_dir: bool,
+    pub(crate) work_dir: bool,
 }
 
 /// A class: served clusters, kubeconfigs in one folder, work repos under `ROOT/{learner}/work`
 /// (a learner without a work dir has their world elsewhere, so only their cluster is there).
-struct Class {
-    root: PathBuf,
-    home: PathBuf,
-    kubeconfigs: PathBuf,
-    learners: Vec<&'static str>,
-    servers: Vec<RunningServer>,
+pub(crate) struct Class {
+    pub(crate) root: PathBuf,
+    pub(crate) home: PathBuf,
+    pub(crate) kubeconfigs: PathBuf,
+    pub(crate) learners: Vec<&'static str>,
+    pub(crate) servers: Vec<RunningServer>,
 }
 
 impl Class {
-    async fn new(root: &Path, learners: &[Learner]) -> Class {
+    pub(crate) async fn new(root: &Path, learners: &[Learner]) -> Class {
         let kubeconfigs = root.join("kubeconfigs");
         let home = root.join("instructor");
         std::fs::create_dir_all(&kubeconfigs).expect("kubeconfig folder");
@@ -94,16 +94,16 @@ impl Class {
         }
     }
 
-    fn work_dirs(&self) -> String {
+    pub(crate) fn work_dirs(&self) -> String {
         format!("{}/{{learner}}/work", self.root.display())
     }
 
-    fn work_dir(&self, learner: &str) -> PathBuf {
+    pub(crate) fn work_dir(&self, learner: &str) -> PathBuf {
         self.root.join(learner).join("work")
     }
 
     /// `labcheck ARGS` as the instructor, in their own home.
-    async fn labcheck(&self, args: Vec<String>) -> Run {
+    pub(crate) async fn labcheck(&self, args: Vec<String>) -> Run {
         let home = self.home.clone();
         tokio::task::spawn_blocking(move || {
             let refs: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -114,7 +114,7 @@ impl Class {
     }
 
     /// The class run of `target` (module, maybe a step) with `args`.
-    async fn run(&self, target: &[&str], work_dirs: bool, args: &[&str]) -> Run {
+    pub(crate) async fn run(&self, target: &[&str], work_dirs: bool, args: &[&str]) -> Run {
         let mut all: Vec<String> = target.iter().map(|a| a.to_string()).collect();
         all.extend([
             "--no-wait".to_string(),
@@ -129,7 +129,7 @@ impl Class {
     }
 
     /// `learner`'s own run of `target`, as JSON: their cluster, their work dir.
-    async fn own(&self, learner: &str, target: &[&str]) -> serde_json::Value {
+    pub(crate) async fn own(&self, learner: &str, target: &[&str]) -> serde_json::Value {
         let mut all: Vec<String> = target.iter().map(|a| a.to_string()).collect();
         let kubeconfig = self.kubeconfigs.join(format!("{learner}.yaml"));
         all.extend([
@@ -145,7 +145,7 @@ impl Class {
     }
 }
 
-fn mixed() -> Vec<Learner> {
+pub(crate) fn mixed() -> Vec<Learner> {
     vec![
         Learner {
             name: "alice",

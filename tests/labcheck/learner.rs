@@ -416,6 +416,30 @@ fn watch_without_a_terminal_prints_lines_and_ends_with_the_next_step() {
 }
 
 #[test]
+fn watching_a_step_a_declared_later_step_replaced_ends_saying_so_never_done() {
+    let world = World::at(CoursePoint::BreakIt);
+    // Step 1 fails now and declares that step 2, which passes, replaces what it looks at: the
+    // watch cannot wait for step 1 to pass, and must not call it done.
+    let course = course_with(&[("step-1", PUSHED_WITH_LEVELS), ("step-2", SMOKE_503)]);
+    std::fs::write(
+        course.path().join("modules/module-t/step-1.yaml"),
+        format!(
+            "format: labcheck/v1\ntitle: \"Test step-1\"\nreplaced_by: [step-2]\nchecks:\n{PUSHED_WITH_LEVELS}"
+        ),
+    )
+    .expect("step-1");
+    let run = run_in(&world, &course, &["module-t", "step-1", "--watch"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("step-1: replaced by step-2, a later step\nnext: step-2"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("step-1: done"), "{}", run.stdout);
+}
+
+#[test]
 fn watching_in_a_terminal_turns_a_check_green_when_the_learner_saves_the_file() {
     use expectrl::Expect;
 
@@ -711,9 +735,9 @@ fn reset_on_a_terminal_asks_and_forgets_only_on_yes() {
 #[test]
 fn next_never_resumes_at_a_step_a_later_passing_step_replaced() {
     let world = World::at(CoursePoint::BreakIt);
-    // Step 1 is transient (a later step replaces what it looks at) and fails now; step 2 passes.
+    // Step 1 declares step 2 replaces what it looks at, and fails now; step 2 passes.
     let transient = format!(
-        "format: labcheck/v1\ntitle: \"Test step-1\"\ntransient: true\nchecks:\n{PUSHED_WITH_LEVELS}"
+        "format: labcheck/v1\ntitle: \"Test step-1\"\nreplaced_by: [step-2]\nchecks:\n{PUSHED_WITH_LEVELS}"
     );
     let course = course_with(&[
         ("step-1", PUSHED_WITH_LEVELS),

@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod ci_output;
+mod class_page;
 mod cli;
 mod cluster_checks;
 mod course_test;
@@ -13,10 +14,12 @@ mod git_checks;
 mod harness;
 mod history;
 mod kubectl;
+mod lab_chart;
 mod learner;
 mod module_10;
 mod module_10_cluster;
 mod module_11;
+mod operations;
 mod plan;
 mod read_only;
 mod report_snapshots;

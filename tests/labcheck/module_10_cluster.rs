@@ -22,12 +22,12 @@ fn step_of(point: CoursePoint) -> &'static str {
     }
 }
 
-fn revisions(world: &World) -> Revisions {
+pub(crate) fn revisions(world: &World) -> Revisions {
     Revisions::of_world(&world.lab).expect("pushed revisions")
 }
 
 /// Run `step` in `world` with `snapshot` as the cluster (served in-process on loopback).
-fn check_with(world: &World, snapshot: &Snapshot, step: &str) -> Run {
+pub(crate) fn check_with(world: &World, snapshot: &Snapshot, step: &str) -> Run {
     let path = world.home().join("cluster.yaml");
     std::fs::write(&path, snapshot.to_yaml().expect("snapshot as YAML")).expect("write snapshot");
     let path = path.display().to_string();
@@ -45,14 +45,14 @@ fn check_with(world: &World, snapshot: &Snapshot, step: &str) -> Run {
     )
 }
 
-fn hint(run: &Run, id: &str) -> String {
+pub(crate) fn hint(run: &Run, id: &str) -> String {
     run.check(id)["hint"]
         .as_str()
         .unwrap_or_default()
         .to_string()
 }
 
-fn status(run: &Run, id: &str) -> String {
+pub(crate) fn status(run: &Run, id: &str) -> String {
     run.check(id)["status"]
         .as_str()
         .unwrap_or_default()
@@ -407,6 +407,40 @@ fn after_the_whole_module_steps_whose_state_was_replaced_are_skipped_not_failed(
     assert_ne!(alone.code, 1, "{}", alone.stdout);
 }
 
+#[test]
+fn step_2s_sync_still_running_is_in_progress_never_replaced_by_step_3_reading_it() {
+    // The learner pushed step 2 and started the sync; its PostSync smoke test is still running.
+    // Step 3 only reads that sync: it builds on step 2 and replaces nothing, so step 2 is judged
+    // on what is there now — in progress, a fail with exit 1, never "replaced" and exit 0.
+    let world = World::at(CoursePoint::Step2);
+    let snapshot =
+        cluster::state("step-2-sync-running", &revisions(&world)).expect("a fixture state");
+    let alone = check_with(&world, &snapshot, "step-2");
+    assert_eq!(alone.code, 1, "{}{}", alone.stdout, alone.stderr);
+    assert_eq!(alone.json()["status"], "fail", "{}", alone.stdout);
+    assert!(!alone.stdout.contains("replaced"), "{}", alone.stdout);
+    assert_eq!(status(&alone, "sync-ran"), "fail");
+    assert!(
+        field(&alone, "sync-ran", "summary").contains("is Running"),
+        "{}",
+        alone.stdout
+    );
+
+    let path = world.home().join("cluster.yaml");
+    let path = path.display().to_string();
+    let module = labcheck(
+        world.home(),
+        &["module-10", "-o", "json", "--no-wait", "--snapshot", &path],
+    );
+    let step_2 = module.json()["steps"]
+        .as_array()
+        .and_then(|steps| steps.iter().find(|s| s["step"] == "step-2").cloned())
+        .unwrap_or_default();
+    assert_eq!(step_2["status"], "fail", "{step_2:#}");
+    assert!(step_2.get("skipped").is_none(), "{step_2:#}");
+    assert_eq!(module.code, 1, "{}", module.stderr);
+}
+
 /// A state of `modules/module-10/fixtures/cluster`, its revision placeholders filled from `world`
 /// (the same files `labcheck course test` runs; written from the facts files' shapes).
 fn fixture(world: &World, file: &str) -> Snapshot {
@@ -428,19 +462,19 @@ fn fixture(world: &World, file: &str) -> Snapshot {
     Snapshot::from_yaml_str(&text).expect("fixture snapshot")
 }
 
-fn cause(run: &Run, id: &str) -> String {
+pub(crate) fn cause(run: &Run, id: &str) -> String {
     run.check(id)["cause"]
         .as_str()
         .unwrap_or_default()
         .to_string()
 }
 
-fn field(run: &Run, id: &str, name: &str) -> String {
+pub(crate) fn field(run: &Run, id: &str, name: &str) -> String {
     run.check(id)[name].as_str().unwrap_or_default().to_string()
 }
 
 /// The Application object of a snapshot, to edit a state into its neighbour.
-fn app_of(snapshot: &mut Snapshot) -> &mut serde_json::Value {
+pub(crate) fn app_of(snapshot: &mut Snapshot) -> &mut serde_json::Value {
     snapshot
         .objects
         .iter_mut()
@@ -779,4 +813,85 @@ fn pushed_to_a_feature_branch_names_the_branch_argo_cd_follows() {
         "pushed to `feature`, but checkout-dev follows `main`"
     );
     assert_eq!(cause(&run, "synced-healthy"), "pushed-elsewhere:feature");
+}
+
+/// The containers of step 4's solved Deployment, with `sidecar` put first and the app's own
+/// container (`podinfo`) at `image`.
+fn with_sidecar_first(snapshot: &mut Snapshot, sidecar: serde_json::Value, app: Option<&str>) {
+    let deployment = snapshot
+        .objects
+        .iter_mut()
+        .find(|o| o["kind"] == "Deployment" && o["metadata"]["name"] == "checkout")
+        .expect("Deployment checkout in the snapshot");
+    let containers = deployment["spec"]["template"]["spec"]["containers"]
+        .as_array_mut()
+        .expect("containers");
+    match app {
+        Some(image) => containers[0]["image"] = serde_json::json!(image),
+        None => containers.clear(),
+    }
+    containers.insert(0, sidecar);
+}
+
+#[test]
+fn a_sidecar_added_first_never_stands_in_for_the_app_s_container() {
+    let world = World::at(CoursePoint::Step4);
+    let solved = cluster::solved(CoursePoint::Step4, &revisions(&world)).expect("a fixture state");
+    let proxy =
+        serde_json::json!({"name": "istio-proxy", "image": "docker.io/istio/proxyv2:1.24.0"});
+    // A mesh injected its proxy first: the app still runs 6.7.1, and step 4 still passes.
+    let mut untouched = solved.clone();
+    with_sidecar_first(
+        &mut untouched,
+        proxy.clone(),
+        Some("ghcr.io/stefanprodan/podinfo:6.7.1"),
+    );
+    let run = check_with(&world, &untouched, "step-4");
+    assert_eq!(
+        status(&run, "deployment-untouched"),
+        "pass",
+        "{}",
+        run.stdout
+    );
+
+    // The app moved to 6.7.0 while a sidecar first happens to carry a 6.7.1 tag: reading the
+    // first container would pass on someone else's value.
+    let mut moved = solved.clone();
+    with_sidecar_first(
+        &mut moved,
+        serde_json::json!({"name": "log-shipper", "image": "example.org/shipper:6.7.1"}),
+        Some("ghcr.io/stefanprodan/podinfo:6.7.0"),
+    );
+    let run = check_with(&world, &moved, "step-4");
+    assert_eq!(
+        status(&run, "deployment-untouched"),
+        "fail",
+        "{}",
+        run.stdout
+    );
+    assert!(
+        field(&run, "deployment-untouched", "summary").contains("podinfo:6.7.0"),
+        "{}",
+        run.stdout
+    );
+
+    // No container of that name: said as such, never "is not set".
+    let mut renamed = solved;
+    with_sidecar_first(&mut renamed, proxy, None);
+    let run = check_with(&world, &renamed, "step-4");
+    assert_eq!(
+        status(&run, "deployment-untouched"),
+        "fail",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(cause(&run, "deployment-untouched"), "selector-miss");
+    assert!(
+        field(&run, "deployment-untouched", "summary").contains(
+            "no item of `spec.template.spec.containers` has `name: podinfo`; the items there have name `istio-proxy`"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.code, 1);
 }

@@ -4,7 +4,7 @@
 
 use crate::checks::Context;
 use crate::checks::cluster_common::{self, LOG_TAIL_LINES, tail};
-use crate::outcome::{Cause, DetailKind, Outcome};
+use crate::outcome::{Cause, CauseId, DetailKind, Outcome};
 use crate::probe::cluster::LogRead;
 use crate::probe::cluster::argocd::{Application, ResourceResult};
 
@@ -205,7 +205,7 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
             .find_map(crate::probe::cluster::pods::stuck_container)
     {
         found.push(cluster_common::explain_stuck(&stuck));
-        cause = Some(Cause::about("pod-stuck", &stuck.reason));
+        cause = Some(Cause::about(CauseId::PodStuck, &stuck.reason));
     }
     for deployment in deployments.iter().flatten() {
         let name = deployment["metadata"]["name"].as_str().unwrap_or("");
@@ -219,7 +219,7 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
                 "Deployment {name}: ProgressDeadlineExceeded ({})",
                 condition["message"].as_str().unwrap_or("")
             ));
-            cause.get_or_insert_with(|| Cause::about("progress-deadline-exceeded", name));
+            cause.get_or_insert_with(|| Cause::about(CauseId::ProgressDeadlineExceeded, name));
         }
     }
     if found.is_empty() {
@@ -233,11 +233,10 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
     let mut outcome = outcome.with_diagnosis(diagnosis);
     // When Argo CD has not deployed the learner's push yet, the broken pod may be what their push
     // fixes: the next action stays "let Argo CD see / sync it", and so do the wait and the cause.
-    let push_not_deployed = outcome.cause.as_ref().is_some_and(|c| {
-        PUSH_NOT_DEPLOYED
-            .iter()
-            .any(|id| c.as_str() == *id || c.as_str().starts_with(&format!("{id}:")))
-    });
+    let push_not_deployed = outcome
+        .cause
+        .as_ref()
+        .is_some_and(|c| PUSH_NOT_DEPLOYED.contains(&c.id()));
     if !app.operation_running() && !push_not_deployed {
         // Waiting does not fix these: the change in git does.
         outcome.pending = false;
@@ -257,10 +256,10 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
 
 /// Causes of a failure that is about the learner's push not being what Argo CD runs yet; a broken
 /// pod seen then belongs to an older revision and says nothing about what to change.
-const PUSH_NOT_DEPLOYED: &[&str] = &[
-    "not-pushed",
-    "pushed-elsewhere",
-    "not-seen-yet",
-    "sync-not-of-push",
-    "revisions-unreadable",
+const PUSH_NOT_DEPLOYED: &[CauseId] = &[
+    CauseId::NotPushed,
+    CauseId::PushedElsewhere,
+    CauseId::NotSeenYet,
+    CauseId::SyncNotOfPush,
+    CauseId::RevisionsUnreadable,
 ];

@@ -3,18 +3,18 @@
 use serde_json::{Value, json};
 
 use super::{ArgocdAppSpec, Pushed};
-use crate::outcome::{Cause, Status};
+use crate::outcome::{Cause, CauseId, Status};
 use crate::probe::cluster::argocd::Application;
 use crate::probe::git::OriginView;
 
-const PUSHED: &str = "9b7e4d2c5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c";
-const OLD: &str = "3f2a1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b";
+pub(super) const PUSHED: &str = "9b7e4d2c5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c";
+pub(super) const OLD: &str = "3f2a1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b";
 
-fn spec(yaml: &str) -> ArgocdAppSpec {
+pub(super) fn spec(yaml: &str) -> ArgocdAppSpec {
     crate::yaml::testing::parsed(yaml)
 }
 
-fn pushed() -> Pushed {
+pub(super) fn pushed() -> Pushed {
     Pushed {
         dir_shown: "~/work/checkout-config".to_string(),
         repo: "checkout-config".to_string(),
@@ -32,27 +32,27 @@ fn pushed() -> Pushed {
 
 /// The entries of the module-10 story (migrate, config, rollout, smoke test, SyncFail hook).
 #[rustfmt::skip]
-mod rows {
+pub(super) mod rows {
     /// A syncResult entry as a row: kind, name, sync phase, hook?, hookPhase, message.
-    pub type Row = (&'static str, &'static str, &'static str, bool, &'static str, &'static str);
+    pub(in crate::checks::argocd_app) type Row = (&'static str, &'static str, &'static str, bool, &'static str, &'static str);
 
     const REACHED: &str = "Reached expected number of succeeded pods";
     const BACKOFF: &str = "Job has reached the specified backoff limit";
 
-    pub const MIGRATE_OK: Row = ("Job", "checkout-migrate", "PreSync", true, "Succeeded", REACHED);
-    pub const MIGRATE_FAILED: Row = ("Job", "checkout-migrate", "PreSync", true, "Failed", BACKOFF);
-    pub const CONFIG_UNCHANGED: Row = ("ConfigMap", "checkout-config", "Sync", false, "Succeeded", "configmap/checkout-config unchanged");
-    pub const DEPLOY_CONFIGURED: Row = ("Deployment", "checkout", "Sync", false, "Succeeded", "deployment.apps/checkout configured");
-    pub const DEPLOY_UNCHANGED: Row = ("Deployment", "checkout", "Sync", false, "Succeeded", "deployment.apps/checkout unchanged");
-    pub const DEPLOY_ROLLING: Row = ("Deployment", "checkout", "Sync", false, "Running", "deployment.apps/checkout configured");
-    pub const SMOKE_OK: Row = ("Job", "checkout-smoke-test", "PostSync", true, "Succeeded", REACHED);
-    pub const SMOKE_FAILED: Row = ("Job", "checkout-smoke-test", "PostSync", true, "Failed", BACKOFF);
-    pub const SYNC_FAILED_HOOK_OK: Row = ("Job", "checkout-sync-failed", "SyncFail", true, "Succeeded", REACHED);
+    pub(in crate::checks::argocd_app) const MIGRATE_OK: Row = ("Job", "checkout-migrate", "PreSync", true, "Succeeded", REACHED);
+    pub(in crate::checks::argocd_app) const MIGRATE_FAILED: Row = ("Job", "checkout-migrate", "PreSync", true, "Failed", BACKOFF);
+    pub(in crate::checks::argocd_app) const CONFIG_UNCHANGED: Row = ("ConfigMap", "checkout-config", "Sync", false, "Succeeded", "configmap/checkout-config unchanged");
+    pub(in crate::checks::argocd_app) const DEPLOY_CONFIGURED: Row = ("Deployment", "checkout", "Sync", false, "Succeeded", "deployment.apps/checkout configured");
+    pub(in crate::checks::argocd_app) const DEPLOY_UNCHANGED: Row = ("Deployment", "checkout", "Sync", false, "Succeeded", "deployment.apps/checkout unchanged");
+    pub(in crate::checks::argocd_app) const DEPLOY_ROLLING: Row = ("Deployment", "checkout", "Sync", false, "Running", "deployment.apps/checkout configured");
+    pub(in crate::checks::argocd_app) const SMOKE_OK: Row = ("Job", "checkout-smoke-test", "PostSync", true, "Succeeded", REACHED);
+    pub(in crate::checks::argocd_app) const SMOKE_FAILED: Row = ("Job", "checkout-smoke-test", "PostSync", true, "Failed", BACKOFF);
+    pub(in crate::checks::argocd_app) const SYNC_FAILED_HOOK_OK: Row = ("Job", "checkout-sync-failed", "SyncFail", true, "Succeeded", REACHED);
 }
 use rows::*;
 
 /// syncResult entries in the shape Argo CD writes them (group, version, hookType for hooks).
-fn entries(rows: &[Row]) -> Vec<Value> {
+pub(super) fn entries(rows: &[Row]) -> Vec<Value> {
     rows.iter()
         .map(|&(kind, name, phase, hook, hook_phase, message)| {
             entry(kind, name, phase, hook, hook_phase, message)
@@ -60,7 +60,7 @@ fn entries(rows: &[Row]) -> Vec<Value> {
         .collect()
 }
 
-fn entry(
+pub(super) fn entry(
     kind: &str,
     name: &str,
     phase: &str,
@@ -83,7 +83,7 @@ fn entry(
     e
 }
 
-fn app(sync: &str, health: &str, revision: &str, op: Option<Value>) -> Application {
+pub(super) fn app(sync: &str, health: &str, revision: &str, op: Option<Value>) -> Application {
     let mut status = json!({
         "sync": {"status": sync, "revision": revision},
         "health": {"status": health},
@@ -99,13 +99,13 @@ fn app(sync: &str, health: &str, revision: &str, op: Option<Value>) -> Applicati
     .unwrap_or_default()
 }
 
-fn op(phase: &str, message: &str, revision: &str, resources: Vec<Value>) -> Value {
+pub(super) fn op(phase: &str, message: &str, revision: &str, resources: Vec<Value>) -> Value {
     json!({"phase": phase, "message": message, "startedAt": "2026-05-02T10:14:58Z",
         "operation": {"sync": {"revision": revision}},
         "syncResult": {"revision": revision, "resources": resources}})
 }
 
-fn succeeded_sync(revision: &str) -> Value {
+pub(super) fn succeeded_sync(revision: &str) -> Value {
     op(
         "Succeeded",
         "successfully synced (no more tasks)",
@@ -114,7 +114,7 @@ fn succeeded_sync(revision: &str) -> Value {
     )
 }
 
-fn presync_failed(revision: &str) -> Value {
+pub(super) fn presync_failed(revision: &str) -> Value {
     op(
         "Failed",
         "one or more synchronization tasks completed unsuccessfully",
@@ -374,7 +374,7 @@ fn words_argo_cd_does_not_use_are_rejected_at_load() {
 
 /// facts-2 §1.5 (b): chart from a Helm repo, values from the work repo (`ref: values`), after a
 /// v3.2+ auto-sync; `values_first` swaps the order of the sources (and so of the revisions).
-fn multi_source(values_first: bool, values_rev: &str) -> Application {
+pub(super) fn multi_source(values_first: bool, values_rev: &str) -> Application {
     let (sources, revisions) = crate::checks::test_sources::chart_and_values(values_first, values_rev);
     serde_json::from_value(json!({
         "metadata": {"name": "checkout-dev", "namespace": "argocd"},
@@ -420,7 +420,7 @@ fn a_multi_source_app_at_an_older_values_commit_is_not_seen_yet() {
     for values_first in [false, true] {
         let outcome = s.decide(&multi_source(values_first, OLD), Some(&pushed()));
         assert_eq!(outcome.status, Status::Fail);
-        assert_eq!(outcome.cause, Some(Cause::new("not-seen-yet")));
+        assert_eq!(outcome.cause, Some(Cause::new(CauseId::NotSeenYet)));
         // The chart version is not mistaken for the work repo's revision.
         assert!(
             outcome.summary.contains("still at 3f2a1c0"),
@@ -437,7 +437,7 @@ fn revisions_that_do_not_match_the_sources_are_not_read() {
     let outcome = spec("{name: checkout-dev, revision_of: checkout-config, sync: Synced}")
         .decide(&app, Some(&pushed()));
     assert_eq!(outcome.status, Status::Error);
-    assert_eq!(outcome.cause, Some(Cause::new("revisions-unreadable")));
+    assert_eq!(outcome.cause, Some(Cause::new(CauseId::RevisionsUnreadable)));
 }
 
 #[test]
@@ -465,7 +465,7 @@ fn pushed_to_a_feature_branch_names_the_branch_argo_cd_follows() {
     );
     assert_eq!(
         outcome.cause,
-        Some(Cause::about("pushed-elsewhere", "feature"))
+        Some(Cause::about(CauseId::PushedElsewhere, "feature"))
     );
     let diagnosis = outcome.diagnosis.unwrap_or_default();
     assert!(
@@ -475,7 +475,7 @@ fn pushed_to_a_feature_branch_names_the_branch_argo_cd_follows() {
     // The same push to main passes that link.
     assert_eq!(
         s.decide(&app, Some(&pushed())).cause,
-        Some(Cause::new("not-seen-yet"))
+        Some(Cause::new(CauseId::NotSeenYet))
     );
 }
 
@@ -500,7 +500,7 @@ fn a_retrying_sync_is_still_going_not_failed() {
     );
     assert_eq!(outcome.status, Status::Fail);
     assert!(outcome.pending);
-    assert_eq!(outcome.cause, Some(Cause::new("retrying")));
+    assert_eq!(outcome.cause, Some(Cause::new(CauseId::Retrying)));
     assert!(
         outcome.summary.contains("retry 2 of 5"),
         "{}",
@@ -530,7 +530,7 @@ fn a_terminated_sync_does_not_pass_as_the_failed_sync_of_step_4() {
         Some(&pushed()),
     );
     assert_eq!(outcome.status, Status::Fail);
-    assert_eq!(outcome.cause, Some(Cause::new("operation-terminated")));
+    assert_eq!(outcome.cause, Some(Cause::new(CauseId::OperationTerminated)));
     assert!(!outcome.hint.unwrap_or_default().contains("delete policy"));
 }
 
@@ -557,7 +557,7 @@ fn degraded_after_a_failed_sync_names_the_resource_and_does_not_say_start_a_sync
     let outcome = s.decide(&app, Some(&pushed()));
     assert_eq!(
         outcome.cause,
-        Some(Cause::about("app-degraded", "Deployment/checkout"))
+        Some(Cause::about(CauseId::AppDegraded, "Deployment/checkout"))
     );
     assert!(!outcome.pending);
     assert!(outcome.diagnosis.unwrap_or_default().contains(
@@ -580,8 +580,7 @@ fn a_failed_sync_without_its_syncfail_hook_names_the_missing_hook_not_a_resync()
     let outcome = s.decide(&app("Synced", "Healthy", PUSHED, Some(state)), None);
     assert_eq!(
         outcome.cause,
-        Some(Cause::about(
-            "syncfail-hook-missing",
+        Some(Cause::about(CauseId::SyncfailHookMissing,
             "checkout-sync-failed"
         ))
     );
@@ -642,9 +641,20 @@ fn a_self_heal_after_the_full_sync_is_could_not_check_for_hooks_never_a_fail() {
         PUSHED,
         entries(&[DEPLOY_ROLLING]),
     );
+    // A self-heal as the controller builds it (`controller/appcontroller.go:2600-2618`): only the
+    // drifted resources, `autoHealAttemptsCount`, initiated by the controller; it follows a
+    // successful full sync of the same revision, which history keeps (`controller/sync.go:483`).
     state["operation"]["sync"]["resources"] =
         json!([{"group": "apps", "kind": "Deployment", "name": "checkout"}]);
-    let outcome = s.decide(&app("Synced", "Healthy", PUSHED, Some(state)), None);
-    assert_eq!(outcome.status, Status::Error);
-    assert_eq!(outcome.cause, Some(Cause::new("selective-sync")));
+    state["operation"]["sync"]["autoHealAttemptsCount"] = json!(1);
+    state["operation"]["initiatedBy"] = json!({"automated": true});
+    let mut healed = app("Synced", "Healthy", PUSHED, Some(state));
+    healed.status.history = serde_json::from_value(json!([{"id": 4, "revision": PUSHED,
+        "deployStartedAt": "2026-05-02T10:10:00Z", "deployedAt": "2026-05-02T10:10:40Z"}]))
+    .unwrap_or_default();
+    let outcome = s.decide(&healed, None);
+    assert_eq!(outcome.status, Status::Error, "{outcome:?}");
+    assert_eq!(outcome.cause, Some(Cause::new(CauseId::SelectiveSync)));
+    assert!(outcome.summary.contains("a self-heal"), "{}", outcome.summary);
+    assert!(outcome.summary.contains("started 2026-05-02T10:10:00Z, succeeded"), "{}", outcome.summary);
 }

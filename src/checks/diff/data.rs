@@ -99,6 +99,18 @@ pub(super) fn diff_per_mistake(differences: &[Difference]) -> String {
             _ => None,
         };
         out.push_str(&format!("@@ {} @@\n", difference.said));
+        // A multi-line value (a script in a block scalar): its lines, diffed with a little
+        // context, not the whole block twice.
+        if let (Some(Value::String(want)), Some(Value::String(have))) =
+            (&difference.want, &difference.have)
+            && (want.contains('\n') || have.contains('\n'))
+        {
+            if let Some(key) = &key {
+                out.push_str(&format!(" {key}: |\n"));
+            }
+            out.push_str(&block_lines_diff(want, have));
+            continue;
+        }
         for (sign, value) in [("-", &difference.want), ("+", &difference.have)] {
             let Some(value) = value else { continue };
             let block = match &key {
@@ -114,6 +126,30 @@ pub(super) fn diff_per_mistake(differences: &[Difference]) -> String {
                 out.push_str(line);
                 out.push('\n');
             }
+        }
+    }
+    out
+}
+
+/// The lines of two multi-line values that differ, with two lines of context each side, indented
+/// as in the block scalar; `…` between distant changes.
+fn block_lines_diff(want: &str, have: &str) -> String {
+    let diff = similar::TextDiff::from_lines(want, have);
+    let mut out = String::new();
+    for (n, hunk) in diff.unified_diff().context_radius(2).iter_hunks().enumerate() {
+        if n > 0 {
+            out.push_str(" …\n");
+        }
+        for change in hunk.iter_changes() {
+            let sign = match change.tag() {
+                similar::ChangeTag::Delete => '-',
+                similar::ChangeTag::Insert => '+',
+                similar::ChangeTag::Equal => ' ',
+            };
+            out.push(sign);
+            out.push_str("  ");
+            out.push_str(change.value().trim_end_matches('\n'));
+            out.push('\n');
         }
     }
     out

@@ -213,3 +213,24 @@ fn subtree_with_a_text_mode_is_refused_at_load() {
         .map(|e| e.to_string());
     assert!(error.unwrap_or_default().contains("not a mix"));
 }
+
+#[test]
+fn a_one_character_slip_in_a_script_shows_that_line_with_a_little_context_once() {
+    // Step 1's Lua health check, with `~=` typed as `=` on one line.
+    let script = |op: &str| {
+        format!(
+            "configs:\n  cm:\n    resource.customizations.health.argoproj.io_Application: |\n      hs = {{}}\n      hs.status = \"Progressing\"\n      hs.message = \"\"\n      if obj.status ~= nil and obj.status.health {op} nil then\n        hs.status = obj.status.health.status\n        if obj.status.health.message ~= nil then\n          hs.message = obj.status.health.message\n        end\n      end\n      return hs\n"
+        )
+    };
+    let outcome = yaml_outcome(&script("~="), &script("="), DiffMode::Contains, None);
+    assert_eq!(outcome.status, crate::outcome::Status::Fail);
+    let diff = outcome.detail.map(|d| d.text).unwrap_or_default();
+    let minus: Vec<&str> = diff.lines().filter(|l| l.starts_with('-')).collect();
+    let plus: Vec<&str> = diff.lines().filter(|l| l.starts_with('+')).collect();
+    assert_eq!(minus, ["-  if obj.status ~= nil and obj.status.health ~= nil then"], "{diff}");
+    assert_eq!(plus, ["+  if obj.status ~= nil and obj.status.health = nil then"], "{diff}");
+    assert!(diff.contains(" resource.customizations.health.argoproj.io_Application: |"), "{diff}");
+    // Two lines of context each side, not the 10-line script.
+    assert!(diff.lines().count() <= 8, "{diff}");
+    assert!(!diff.contains("return hs"), "{diff}");
+}

@@ -1,7 +1,7 @@
 //! The conditions that walk a work repo's pushed history: a commit whose message matches, a
 //! commit that changed a path.
 
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::git::{GitProbeError, RepoReader};
 
 use super::repo::{Repo, Verdict, broken};
@@ -38,7 +38,7 @@ impl Repo<'_> {
                 ))
                 .with_expected(expected)
                 .with_actual("committed, not pushed")
-                .with_cause(Cause::new("not-pushed"))
+                .with_cause(Cause::new(CauseId::NotPushed))
                 .with_hint(format!("{} && git push", self.cd())),
             ));
         }
@@ -50,7 +50,7 @@ impl Repo<'_> {
             ))
             .with_expected(expected)
             .with_actual("no such commit")
-            .with_cause(Cause::new("commit-missing"))
+            .with_cause(Cause::new(CauseId::CommitMissing))
             .with_hint(self.commit_hint(pattern)),
         ))
     }
@@ -77,8 +77,8 @@ impl Repo<'_> {
                         pattern.as_str()
                     ))
                     .with_expected(format!("a commit matching /{}/ on {upstream}", pattern.as_str()))
-                    .with_cause(Cause::new("earlier-step-missing"))
-                    .with_hint("do the earlier step that makes that commit (and push it) first")));
+                    // Its hint is the cause table's, given by the runner.
+                    .with_cause(Cause::new(CauseId::EarlierStepMissing))));
                 }
             },
         };
@@ -112,7 +112,7 @@ impl Repo<'_> {
                 ))
                 .with_expected(expected)
                 .with_actual("committed, not pushed")
-                .with_cause(Cause::new("not-pushed"))
+                .with_cause(Cause::new(CauseId::NotPushed))
                 .with_hint(format!("{} && git push", self.cd())),
             ));
         }
@@ -130,7 +130,7 @@ impl Repo<'_> {
                 ))
                 .with_expected(expected)
                 .with_actual("changed, not committed")
-                .with_cause(Cause::new("not-committed"))
+                .with_cause(Cause::new(CauseId::NotCommitted))
                 .with_hint(format!(
                     "{} && git add -A && git commit -m \"…\" && git push",
                     self.cd()
@@ -141,7 +141,7 @@ impl Repo<'_> {
             Outcome::fail(format!("no commit {after} on {upstream} changes {path}"))
                 .with_expected(expected)
                 .with_actual(format!("{path} unchanged"))
-                .with_cause(Cause::new("file-unchanged"))
+                .with_cause(Cause::new(CauseId::FileUnchanged))
                 .with_hint(format!(
                     "edit {path} in {} as the step says, then {} && git add -A && git commit -m \"…\" && git push",
                     self.shown,

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::outcome::{Cause, DetailKind, Outcome};
+use crate::outcome::{Cause, CauseId, DetailKind, Outcome};
 use crate::probe::git::{CommitInfo, RepoSnapshot};
 
 use super::Pattern;
@@ -57,7 +57,7 @@ impl Repo<'_> {
             self.shown
         ))
         .with_actual(format!("{operation} in progress"))
-        .with_cause(Cause::new("operation-in-progress"))
+        .with_cause(Cause::new(CauseId::OperationInProgress))
         .with_hint(hint)
     }
 
@@ -71,7 +71,7 @@ impl Repo<'_> {
                 ))
                 .with_expected(expected)
                 .with_actual(branch.as_str())
-                .with_cause(Cause::new("wrong-branch"))
+                .with_cause(Cause::new(CauseId::WrongBranch))
                 .with_hint(format!("{} && git switch {expected}", self.cd())),
             ),
             (None, head) => {
@@ -83,7 +83,7 @@ impl Repo<'_> {
                     ))
                     .with_expected(expected)
                     .with_actual(format!("detached HEAD at {at}"))
-                    .with_cause(Cause::new("detached-head"))
+                    .with_cause(Cause::new(CauseId::DetachedHead))
                     .with_hint(format!("{} && git switch {expected}", self.cd())),
                 )
             }
@@ -121,14 +121,14 @@ impl Repo<'_> {
                     crate::shell::quote_path(self.shown),
                     crate::shell::quote(sub.trim_end_matches('/'))
                 ))
-                .with_cause(Cause::about("submodule-dirty", sub.trim_end_matches('/'))),
+                .with_cause(Cause::about(CauseId::SubmoduleDirty, sub.trim_end_matches('/'))),
             );
         }
         let count = plural(dirty.len(), "uncommitted change");
         let mut outcome = Outcome::fail(format!("{} has {count}: {named}", self.shown))
             .with_expected("a clean working tree")
             .with_actual(count)
-            .with_cause(Cause::new("uncommitted-changes"))
+            .with_cause(Cause::new(CauseId::UncommittedChanges))
             .with_hint(format!(
                 "{} && git add -A && git commit -m \"…\" (or undo what you did not mean to change)",
                 self.cd()
@@ -143,7 +143,7 @@ impl Repo<'_> {
         let branch = self.branch_name();
         Outcome::fail(format!("{} has no commit yet on {branch}", self.shown))
             .with_actual("no commits")
-            .with_cause(Cause::new("no-commits"))
+            .with_cause(Cause::new(CauseId::NoCommits))
             .with_hint(format!(
                 "{} && git add -A && git commit -m \"…\" && git push -u origin {branch}",
                 self.cd()
@@ -163,7 +163,7 @@ impl Repo<'_> {
                 ))
                 .with_expected(format!("{branch} pushed to origin/{branch}"))
                 .with_actual("no remote origin")
-                .with_cause(Cause::new("no-remote"))
+                .with_cause(Cause::new(CauseId::NoRemote))
                 .with_hint(format!(
                     "{} && git remote add origin <the repo's URL on your Git server> && git push -u origin {branch}",
                     self.cd()
@@ -178,15 +178,15 @@ impl Repo<'_> {
                 ))
                 .with_expected(format!("{branch} pushed to origin/{branch}"))
                 .with_actual("no upstream branch")
-                .with_cause(Cause::new("not-pushed"))
+                .with_cause(Cause::new(CauseId::NotPushed))
                 .with_hint(format!("{} && git push -u origin {branch}", self.cd())),
             );
         };
         let expected = format!("{branch} equal to {}", up.name);
         let cause = match (up.ahead, up.behind) {
-            (_, 0) => "not-pushed",
-            (0, _) => "behind-upstream",
-            _ => "diverged",
+            (_, 0) => CauseId::NotPushed,
+            (0, _) => CauseId::BehindUpstream,
+            _ => CauseId::Diverged,
         };
         let (summary, actual, hint) = match (up.ahead, up.behind) {
             (0, 0) => {
@@ -250,7 +250,7 @@ impl Repo<'_> {
             ))
             .with_expected(format!("HEAD's message matching /{}/", pattern.as_str()))
             .with_actual(head.summary.as_str())
-            .with_cause(Cause::new("wrong-head-commit"))
+            .with_cause(Cause::new(CauseId::WrongHeadCommit))
             .with_hint(self.commit_hint(pattern)),
         )
     }
@@ -283,7 +283,7 @@ impl Repo<'_> {
                         self.shown
                     ))
                     .with_actual("no upstream branch")
-                    .with_cause(Cause::new("not-pushed"))
+                    .with_cause(Cause::new(CauseId::NotPushed))
                     .with_hint(format!("{} && git push -u origin {branch}", self.cd())),
                 ))
             }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::checks::Context;
-use crate::outcome::{Cause, Outcome};
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::git::GitProbeError;
 
 use super::GitSpec;
@@ -16,50 +16,50 @@ impl GitSpec {
         let (summary, cause) = match error {
             GitProbeError::Missing { .. } => (
                 format!("{repo}: labcheck looked in {shown}, and it does not exist"),
-                "repo-missing",
+                CauseId::RepoMissing,
             ),
             GitProbeError::NotARepo { .. } => (
                 format!("{repo}: {shown} exists but is not a git repository (no .git folder)"),
-                "not-a-repo",
+                CauseId::NotARepo,
             ),
             GitProbeError::Shallow { .. } => (
                 format!(
                     "{repo}: {shown} is a shallow clone (git clone --depth), so the commits this check looks for may be in the history that was not fetched"
                 ),
-                "shallow-clone",
+                CauseId::ShallowClone,
             ),
             GitProbeError::Bare { .. } => (
                 format!(
                     "{repo}: {shown} is a bare repository (made by `git clone --bare` or `git init --bare`): it has no working tree, so there is nothing to check in it"
                 ),
-                "bare-repo",
+                CauseId::BareRepo,
             ),
             GitProbeError::GitdirGone { gitdir, .. } => (
                 format!(
                     "{repo}: {shown}/.git is a file pointing at {}, which no longer exists, so git cannot read this repo",
                     gitdir.display()
                 ),
-                "gitdir-gone",
+                CauseId::GitdirGone,
             ),
             GitProbeError::NotOwned { .. } => (
                 format!(
                     "{repo}: {shown} belongs to another user, and git refuses to read such a repository unless it is listed in safe.directory"
                 ),
-                "repo-not-owned",
+                CauseId::RepoNotOwned,
             ),
             GitProbeError::Corrupt { source, .. } => (
                 format!(
                     "{repo}: {shown} is damaged: an object git needs is missing or broken ({}), so labcheck cannot tell what it holds",
                     source.message()
                 ),
-                "repo-damaged",
+                CauseId::RepoDamaged,
             ),
             GitProbeError::Git { source, .. } => (
                 format!(
                     "{repo}: cannot read the git repository in {shown}: {}",
                     source.message()
                 ),
-                "repo-unreadable",
+                CauseId::RepoUnreadable,
             ),
         };
         let mut outcome = Outcome::could_not_check(summary).with_cause(Cause::new(cause));

@@ -238,7 +238,7 @@ fn a_terminated_sync_is_named_terminated_not_a_delete_policy() {
     );
     assert!(
         missing_job_outcome(&app, "checkout-dev")
-            .is_some_and(|o| o.cause == Some(Cause::new("operation-terminated")))
+            .is_some_and(|o| o.cause == Some(Cause::new(CauseId::OperationTerminated)))
     );
 }
 
@@ -271,4 +271,97 @@ fn a_job_of_a_sync_of_an_older_revision_than_the_target_is_not_the_steps() {
     );
     // Auto-sync will start the sync of the target on its own: pending.
     assert!(outcome.is_some_and(|o| o.pending));
+}
+
+/// The app's last operation, started 10:14:58, carries `request` on top of `{revision: NEW}` and
+/// succeeded with `resources`.
+fn app_with_request(request: Value, resources: Value) -> Application {
+    let mut sync = json!({"revision": NEW});
+    if let (Some(sync), Some(extra)) = (sync.as_object_mut(), request.as_object()) {
+        for (k, v) in extra {
+            sync.insert(k.clone(), v.clone());
+        }
+    }
+    app(
+        json!({"phase": "Succeeded", "message": "successfully synced (all tasks run)",
+               "operation": {"sync": sync, "retry": {"limit": 5}},
+               "syncResult": {"revision": NEW, "resources": resources}}),
+    )
+}
+
+#[test]
+fn after_an_apply_strategy_sync_a_job_counts_only_if_a_sync_of_the_push_created_it() {
+    // `argocd app sync --strategy apply` ran no hooks (controller/sync.go:386) but wrote history
+    // (sync.go:483); the Job is tied to the successful sync running when it was created.
+    let mut app = app_with_request(json!({"syncStrategy": {"apply": {}}}), json!([]));
+    let from_old = outcome_of("checkout-migrate", "2026-05-02T10:00:05Z", &app);
+    assert_eq!(
+        cause(&from_old).as_deref(),
+        Some("job-from-earlier-sync:checkout-migrate")
+    );
+    assert!(from_old.is_some_and(|o| o.summary.contains("revision 1a2b3c4")));
+    let hook_sync_of_new: HistoryEntry = serde_json::from_value(json!({"id": 2, "revision": NEW,
+        "deployStartedAt": "2026-05-02T10:10:00Z", "deployedAt": "2026-05-02T10:10:40Z"}))
+    .unwrap_or_default();
+    app.status.history.push(hook_sync_of_new);
+    assert_eq!(
+        outcome_of("checkout-migrate", "2026-05-02T10:10:02Z", &app),
+        None
+    );
+    // Created while the apply sync ran: it is no hook of it.
+    let during = outcome_of("checkout-migrate", "2026-05-02T10:15:00Z", &app);
+    assert_eq!(
+        cause(&during).as_deref(),
+        Some("job-not-a-hook-of-sync:checkout-migrate")
+    );
+}
+
+#[test]
+fn a_dry_run_that_lists_the_hook_as_succeeded_created_no_job() {
+    // The engine records a dry run's hooks as Succeeded (gitops-engine sync_context.go:1770-1776).
+    let app = app_with_request(
+        json!({"dryRun": true}),
+        json!([hook(
+            "checkout-migrate",
+            "PreSync",
+            "Succeeded",
+            "job.batch/checkout-migrate created (dry run)"
+        )]),
+    );
+    let after = outcome_of("checkout-migrate", "2026-05-02T10:15:00Z", &app);
+    assert!(
+        after.as_ref().is_some_and(|o| o.status == Status::Fail),
+        "{after:?}"
+    );
+    // Older than any successful sync in the history: a failed sync leaves no entry, so no record.
+    let before = outcome_of("checkout-migrate", "2026-05-02T09:00:00Z", &app);
+    assert!(
+        before.as_ref().is_some_and(|o| o.status == Status::Error
+            && o.summary.contains("a failed sync leaves no history entry")),
+        "{before:?}"
+    );
+    // The history is full: the sync that created it may have fallen out.
+    let mut full = app.clone();
+    full.spec.revision_history_limit = Some(1);
+    let trimmed = outcome_of("checkout-migrate", "2026-05-02T09:00:00Z", &full);
+    assert!(trimmed.is_some_and(|o| {
+        o.status == Status::Error
+            && o.summary
+                .contains("may have fallen out of the history (it keeps 1)")
+    }));
+}
+
+#[test]
+fn a_job_of_a_sync_of_local_files_is_not_of_the_commit() {
+    let app = app_with_request(
+        json!({"manifests": ["apiVersion: batch/v1\nkind: Job\nmetadata: {name: checkout-migrate}\n"]}),
+        json!([hook(
+            "checkout-migrate",
+            "PreSync",
+            "Succeeded",
+            "Reached expected number of succeeded pods"
+        )]),
+    );
+    let outcome = outcome_of("checkout-migrate", "2026-05-02T10:15:00Z", &app);
+    assert_eq!(cause(&outcome).as_deref(), Some("local-sync"));
 }

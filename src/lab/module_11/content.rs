@@ -2,6 +2,17 @@
 //! hook with every pitfall) and as each step leaves it, as the course's fixtures declare them
 //! (`modules/module-11/fixtures/`, read at compile time). All names and values are the lab's own.
 
+/// The lab file `modules/module-11/lab/$path` (a work repo's file before the module's first step).
+macro_rules! lab {
+    ($path:literal) => {
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/modules/module-11/lab/",
+            $path
+        ))
+    };
+}
+
 /// The fixture file `modules/module-11/fixtures/$path`.
 macro_rules! fixture {
     ($path:literal) => {
@@ -26,13 +37,13 @@ pub mod messages {
 }
 
 /// `manifests/config.yaml` as the team left it: in the Sync phase, wave -1.
-pub const CONFIG_FRESH: &str = fixture!("repos/shop-config/manifests/config.yaml");
+pub const CONFIG_FRESH: &str = lab!("shop-config/manifests/config.yaml");
 
 /// `manifests/config.yaml` after step 2: PreSync hooks in wave -1, before the migration (wave 0).
 pub const CONFIG_PRESYNC: &str = fixture!("files/config-presync.yaml");
 
 /// `manifests/migrate-job.yaml` as the team left it: every pitfall of a migration hook.
-pub const MIGRATE_FRESH: &str = fixture!("repos/shop-config/manifests/migrate-job.yaml");
+pub const MIGRATE_FRESH: &str = lab!("shop-config/manifests/migrate-job.yaml");
 
 /// `manifests/migrate-job.yaml` after step 1: safe to run as a PreSync hook.
 pub const MIGRATE_SAFE: &str = fixture!("files/migrate-job-safe.yaml");
@@ -45,7 +56,7 @@ pub fn web(solved: bool) -> String {
     after_step(
         solved,
         fixture!("files/web-wave-0.yaml"),
-        fixture!("repos/shop-config/manifests/web.yaml"),
+        lab!("shop-config/manifests/web.yaml"),
     )
 }
 
@@ -54,7 +65,7 @@ pub fn workers(solved: bool) -> String {
     after_step(
         solved,
         fixture!("files/workers-wave-1.yaml"),
-        fixture!("repos/shop-config/manifests/workers.yaml"),
+        lab!("shop-config/manifests/workers.yaml"),
     )
 }
 
@@ -64,7 +75,7 @@ pub fn application(retry: bool) -> String {
     after_step(
         !retry,
         fixture!("files/shop-dev-retry-0.yaml"),
-        fixture!("repos/shop-config/argocd/shop-dev.yaml"),
+        lab!("shop-config/argocd/shop-dev.yaml"),
     )
 }
 

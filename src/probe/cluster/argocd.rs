@@ -55,6 +55,10 @@ pub struct AppSpec {
     pub source: Option<AppSource>,
     /// Multi-source apps (`spec.source` is then ignored, facts-2 §1.1).
     pub sources: Vec<AppSource>,
+    /// How many successful syncs `status.history` keeps (absent: 10, argo-cd
+    /// `pkg/apis/application/v1alpha1/application_defaults.go:28`; trimmed to the newest by
+    /// `RevisionHistories.Trunc`, `types.go:1391-1400`).
+    pub revision_history_limit: Option<i64>,
 }
 
 /// One source of an Application (`spec.source(s)`, and the copies stored next to revisions).
@@ -104,6 +108,8 @@ pub struct ResourceStatus {
     /// Not persisted since v3.0 (`resourceHealthSource: appTree`).
     pub health: Option<HealthStatus>,
     pub hook: Option<bool>,
+    /// Live, not in git: only a sync with prune deletes it.
+    pub requires_pruning: Option<bool>,
 }
 
 /// `status.sync`.
@@ -155,6 +161,15 @@ pub struct OperationState {
 pub struct Operation {
     pub sync: Option<SyncOperation>,
     pub retry: Option<RetryStrategy>,
+    pub initiated_by: Option<InitiatedBy>,
+}
+
+/// `operation.initiatedBy`: a user, or the controller (auto-sync, self-heal).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct InitiatedBy {
+    pub username: Option<String>,
+    pub automated: bool,
 }
 
 /// `operation.retry`: `limit` absent means 0 retries (facts-2 §3.1).
@@ -162,6 +177,9 @@ pub struct Operation {
 #[serde(default, rename_all = "camelCase")]
 pub struct RetryStrategy {
     pub limit: Option<i64>,
+    /// v3.2+: a retry clears `operation.sync.revision(s)`, so the next attempt syncs the latest
+    /// revision (argo-cd `controller/appcontroller.go:1626-1632`).
+    pub refresh: bool,
 }
 
 /// `operation.sync`.
@@ -172,9 +190,19 @@ pub struct SyncOperation {
     pub revisions: Vec<String>,
     /// Non-empty for a selective sync (a few resources): it runs no hooks.
     pub resources: Vec<serde_json::Value>,
+    /// `{hook: {force?}}` (the default when absent) or `{apply: {force?}}`.
     pub sync_strategy: Option<serde_json::Value>,
     pub source: Option<AppSource>,
     pub sources: Vec<AppSource>,
+    /// `argocd app sync --dry-run`: nothing is applied.
+    pub dry_run: bool,
+    pub prune: bool,
+    /// `argocd app sync --local DIR`: the manifests synced, instead of the source's.
+    pub manifests: Vec<String>,
+    pub sync_options: Vec<String>,
+    /// Set by self-heal (`autoHealAttemptsCount`, `controller/appcontroller.go:2600-2618`).
+    #[serde(rename = "autoHealAttemptsCount")]
+    pub self_heal_attempts: Option<i64>,
 }
 
 /// `operationState.syncResult`.
@@ -225,7 +253,7 @@ impl ResourceResult {
 }
 
 /// `status.history[]`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(default, rename_all = "camelCase")]
 pub struct HistoryEntry {
     pub id: Option<i64>,
@@ -277,19 +305,6 @@ impl Application {
                 .last_operation()
                 .and_then(|op| op.phase.as_deref())
                 .is_some_and(|p| p == "Running" || p == "Terminating")
-    }
-
-    /// Whether the last operation synced only some resources (`operation.sync.resources`, e.g. a
-    /// self-heal) or with `syncStrategy.apply`: such an operation runs no hooks (facts-2 §2 rule 4).
-    pub fn operation_is_selective(&self) -> bool {
-        self.last_operation()
-            .and_then(|op| op.operation.sync.as_ref())
-            .is_some_and(|s| {
-                !s.resources.is_empty()
-                    || s.sync_strategy
-                        .as_ref()
-                        .is_some_and(|st| st.get("apply").is_some())
-            })
     }
 
     /// The retry the last operation is in, while it is still going: `(attempt, limit)`. An

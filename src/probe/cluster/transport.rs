@@ -158,15 +158,21 @@ async fn attempts(
             }
         };
         let code = response.status().as_u16();
-        let header = |name: http::header::HeaderName| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(|v| v.chars().take(300).collect::<String>())
+        // The closure borrows the response (whose body is not Sync): it must end before the
+        // awaits below, so that a read can run on a spawned task (the live class page).
+        let (location, retry_after) = {
+            let header = |name: http::header::HeaderName| {
+                response
+                    .headers()
+                    .get(name)
+                    .and_then(|v| v.to_str().ok())
+                    .map(|v| v.chars().take(300).collect::<String>())
+            };
+            (
+                header(http::header::LOCATION),
+                header(http::header::RETRY_AFTER),
+            )
         };
-        let location = header(http::header::LOCATION);
-        let retry_after = header(http::header::RETRY_AFTER);
         let mut not_retried = None;
         // Only whole seconds, as client-go reads the header (`retryAfterSeconds`); an HTTP date
         // is not retried there either.

@@ -130,22 +130,23 @@ impl ProbeError {
     }
 
     /// A stable id for what went wrong (for grouping a class's results; never parsed from text).
-    pub fn cause_id(&self) -> &'static str {
+    pub fn cause_id(&self) -> crate::causes::CauseId {
+        use crate::causes::CauseId;
         match self {
-            ProbeError::NotConfigured { .. } => "cluster-not-configured",
-            ProbeError::Unreachable { .. } => "cluster-unreachable",
-            ProbeError::Unauthorized { .. } => "cluster-unauthorized",
-            ProbeError::Forbidden { .. } => "cluster-forbidden",
-            ProbeError::ResourceNotServed { .. } => "resource-not-served",
-            ProbeError::NamespaceMissing { .. } => "namespace-missing",
-            ProbeError::Server { .. } => "api-server-error",
-            ProbeError::Garbage { .. } => "api-garbage",
-            ProbeError::Unreadable { .. } => "api-unreadable-object",
-            ProbeError::Redirected { .. } => "api-redirected",
-            ProbeError::RateLimited { .. } => "api-rate-limited",
-            ProbeError::Stalled { .. } => "api-stalled",
-            ProbeError::Endless { .. } => "api-endless-answer",
-            ProbeError::UntrustedCertificate { .. } => "cluster-untrusted-certificate",
+            ProbeError::NotConfigured { .. } => CauseId::ClusterNotConfigured,
+            ProbeError::Unreachable { .. } => CauseId::ClusterUnreachable,
+            ProbeError::Unauthorized { .. } => CauseId::ClusterUnauthorized,
+            ProbeError::Forbidden { .. } => CauseId::ClusterForbidden,
+            ProbeError::ResourceNotServed { .. } => CauseId::ResourceNotServed,
+            ProbeError::NamespaceMissing { .. } => CauseId::NamespaceMissing,
+            ProbeError::Server { .. } => CauseId::ApiServerError,
+            ProbeError::Garbage { .. } => CauseId::ApiGarbage,
+            ProbeError::Unreadable { .. } => CauseId::ApiUnreadableObject,
+            ProbeError::Redirected { .. } => CauseId::ApiRedirected,
+            ProbeError::RateLimited { .. } => CauseId::ApiRateLimited,
+            ProbeError::Stalled { .. } => CauseId::ApiStalled,
+            ProbeError::Endless { .. } => CauseId::ApiEndlessAnswer,
+            ProbeError::UntrustedCertificate { .. } => CauseId::ClusterUntrustedCertificate,
         }
     }
 }

@@ -1,0 +1,290 @@
+//! The instructor's room: a class followed live. Each learner is run as in a class run (their
+//! own [`fleet::Seat`], the learner's own runner) and run again whenever their work repos change
+//! (file events) or their cluster does (the watch streams of `--wait`, and a re-read every
+//! [`watch::CLUSTER_INTERVAL`] for what no stream follows). The latest run of every learner is
+//! kept in a [`Room`]; `server` serves it as one page updated over server-sent events. Results
+//! are data here; the page's HTML is a reporter's (handed in as a [`Renderer`]).
+
+pub mod server;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{Semaphore, mpsc};
+
+use crate::course::Course;
+use crate::fleet::{self, CONCURRENCY, LearnerRun, Seat};
+use crate::outcome::Status;
+use crate::probe::cluster::Cluster;
+use crate::run::{StepReport, WaitPolicy};
+use crate::watch;
+
+/// Changes arriving this close together are one change (a commit touches many files).
+pub const SETTLE: Duration = Duration::from_millis(150);
+
+/// The cause ids of a cluster that does not answer at all (as opposed to one that answers "no").
+const NOT_ANSWERING: [&str; 2] = ["cluster-unreachable", "api-stalled"];
+
+/// Whether a learner's cluster answered their last run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reach {
+    /// Not run yet.
+    Checking,
+    /// It answered (or the steps read no cluster).
+    Answering,
+    /// It did not answer, since `since`; `why` in the words of their report.
+    NotAnswering { since: jiff::Timestamp, why: String },
+}
+
+/// Where a learner comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Followed live: their cluster and work repos.
+    Live,
+    /// Read once from a bundle file (nothing there changes).
+    Bundle(PathBuf),
+}
+
+/// One learner's place in the room: their latest run and what is known about it.
+#[derive(Debug, Clone)]
+pub struct Desk {
+    pub learner: String,
+    pub origin: Origin,
+    /// The latest run; `None` until the first one finished.
+    pub run: Option<LearnerRun>,
+    pub reach: Reach,
+    /// When the latest run finished.
+    pub checked: Option<jiff::Timestamp>,
+    /// How many runs so far.
+    pub rounds: u64,
+}
+
+/// Every learner's latest run, and a counter that moves on each change (for the page's events).
+pub struct Room {
+    /// What is checked, as a heading (`module-10 step-4`).
+    pub title: String,
+    /// Whether more than one step is checked (the learner's report is then a module report).
+    pub module_run: bool,
+    desks: Mutex<Vec<Desk>>,
+    changes: tokio::sync::watch::Sender<u64>,
+}
+
+impl Room {
+    /// A room with a desk for each of `learners` (name, origin), nobody checked yet.
+    pub fn new(title: String, module_run: bool, learners: Vec<(String, Origin)>) -> Room {
+        Room {
+            title,
+            module_run,
+            desks: Mutex::new(
+                learners
+                    .into_iter()
+                    .map(|(learner, origin)| Desk {
+                        learner,
+                        origin,
+                        run: None,
+                        reach: Reach::Checking,
+                        checked: None,
+                        rounds: 0,
+                    })
+                    .collect(),
+            ),
+            changes: tokio::sync::watch::Sender::new(0),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<Desk>> {
+        // A poisoned lock holds whole desks: each is replaced at once.
+        self.desks.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Every desk as it is now.
+    pub fn desks(&self) -> Vec<Desk> {
+        self.lock().clone()
+    }
+
+    /// Subscribe to changes: the receiver sees the counter move on every update.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// Keep `run` as desk `index`'s latest and tell the subscribers.
+    pub fn update(&self, index: usize, run: LearnerRun) {
+        let now = jiff::Timestamp::now();
+        {
+            let mut desks = self.lock();
+            let Some(desk) = desks.get_mut(index) else {
+                return;
+            };
+            desk.reach = match (not_answering(&run.steps), &desk.reach) {
+                (None, _) => Reach::Answering,
+                (Some(why), Reach::NotAnswering { since, .. }) => Reach::NotAnswering {
+                    since: *since,
+                    why,
+                },
+                (Some(why), _) => Reach::NotAnswering { since: now, why },
+            };
+            desk.run = Some(run);
+            desk.checked = Some(now);
+            desk.rounds += 1;
+        }
+        self.changes.send_modify(|n| *n += 1);
+    }
+}
+
+/// What a learner's checks said when their cluster did not answer (the first such check's
+/// summary), or `None` when it answered every read.
+pub fn not_answering(steps: &[StepReport]) -> Option<String> {
+    steps
+        .iter()
+        .flat_map(|s| &s.checks)
+        .find(|c| {
+            c.outcome.status == Status::Error
+                && c.outcome
+                    .cause
+                    .as_ref()
+                    .is_some_and(|cause| NOT_ANSWERING.contains(&cause.as_str()))
+        })
+        .map(|c| c.outcome.summary.clone())
+}
+
+/// The step each learner is at: the first one neither passed nor replaced (`None`: every step
+/// done), as `labcheck next` picks it.
+pub fn at_step(run: &LearnerRun) -> Option<&str> {
+    crate::run::next::first_open(run.steps.iter().map(|r| (r.step.as_str(), r.standing())))
+}
+
+/// What every learner's runs share, owned so that each learner's task can keep it.
+#[derive(Clone)]
+pub struct Lesson {
+    pub course: Arc<Course>,
+    pub module: String,
+    /// The steps asked for (`None`: the whole module).
+    pub step: Option<String>,
+    pub track: String,
+    pub argocd_namespace: Option<String>,
+}
+
+/// Follow every learner of `seats` (desk `i` is seat `i`) until the returned handles are
+/// aborted: run each now, then again on every change. At most [`CONCURRENCY`] runs at once, so
+/// a class of 200 starts in waves as a class run does.
+pub fn follow_all(
+    room: Arc<Room>,
+    lesson: Lesson,
+    seats: Vec<Seat>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let limit = Arc::new(Semaphore::new(CONCURRENCY));
+    seats
+        .into_iter()
+        .enumerate()
+        .map(|(index, seat)| {
+            tokio::spawn(follow(
+                room.clone(),
+                index,
+                seat,
+                lesson.clone(),
+                limit.clone(),
+            ))
+        })
+        .collect()
+}
+
+/// One learner, followed: one cluster connection (and its watch streams) for every round, a
+/// fresh read of the work repos each time.
+async fn follow(
+    room: Arc<Room>,
+    index: usize,
+    seat: Seat,
+    lesson: Lesson,
+    limit: Arc<Semaphore>,
+) {
+    let Ok(module) = lesson.course.module(&lesson.module) else {
+        return;
+    };
+    let cluster = Arc::new(Cluster::connect(&seat.env.cluster).await);
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let force_poll = std::env::var_os(watch::POLL_ENV).is_some_and(|v| !v.is_empty());
+    let mut watched: Vec<PathBuf> = Vec::new();
+    let mut _watcher = None;
+    loop {
+        // Watch the repos that are there now: a learner who clones later is watched from then.
+        let dirs: Vec<PathBuf> = repo_dirs(&seat, module)
+            .into_iter()
+            .filter(|d| d.is_dir())
+            .collect();
+        if dirs != watched {
+            _watcher = Some(watch::watch_repos(&dirs, force_poll, tx.clone()));
+            watched = dirs;
+        }
+        let run = {
+            let _turn = limit.acquire().await;
+            let shared = fleet::Lesson {
+                course: &lesson.course,
+                module,
+                track: &lesson.track,
+                argocd_namespace: &lesson.argocd_namespace,
+                policy: WaitPolicy::Never,
+            };
+            seat.run(shared, Some(cluster.clone())).await
+        };
+        room.update(index, run);
+        let seen = cluster.generation();
+        tokio::select! {
+            trigger = rx.recv() => {
+                if trigger.is_none() {
+                    return;
+                }
+                // Let a burst of file events (a commit) settle into one run.
+                tokio::time::sleep(SETTLE).await;
+                while rx.try_recv().is_ok() {}
+            }
+            () = cluster_change(&cluster, seen) => {}
+        }
+    }
+}
+
+/// Wait until the cluster changes (a watch event on what the last run read), or until
+/// [`watch::CLUSTER_INTERVAL`] passed, for what no stream follows (pod logs) and for a cluster
+/// that stopped answering (a broken stream sends no event).
+async fn cluster_change(cluster: &Cluster, seen: u64) {
+    let since = Instant::now();
+    loop {
+        let now = cluster
+            .wait_for_change(seen, since + watch::CLUSTER_INTERVAL)
+            .await;
+        if now > seen || since.elapsed() >= watch::CLUSTER_INTERVAL {
+            return;
+        }
+    }
+}
+
+/// The folders of the work repos `seat`'s steps read (and the repos of `after:` stages).
+fn repo_dirs(seat: &Seat, module: &crate::course::Module) -> Vec<PathBuf> {
+    let Some(work_dir) = &seat.env.work_dir else {
+        return Vec::new();
+    };
+    let mut names: Vec<&str> = seat
+        .steps()
+        .into_iter()
+        .flat_map(|s| {
+            s.checks
+                .iter()
+                .flat_map(|c| c.kind.repos())
+                .chain(s.after.iter().map(|a| a.repo.as_str()))
+        })
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|name| {
+            let dir = module
+                .manifest
+                .repos
+                .iter()
+                .find(|r| r.name == name)
+                .map_or(name.to_string(), |r| r.dir_name().to_string());
+            work_dir.join(dir)
+        })
+        .collect()
+}

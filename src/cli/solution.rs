@@ -1,0 +1,56 @@
+//! `labcheck solution MODULE STEP`: the course's own actions for a step, printed as a bash script
+//! (`set -euo pipefail`, paths from `--work-dir`). labcheck writes nothing: whoever pipes the
+//! script to `bash` makes the changes.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::emit;
+use crate::error::{Error, exit};
+use crate::progress::workdir::WorkDir;
+use crate::report;
+use crate::run;
+
+/// `labcheck solution` options.
+#[derive(Debug, Args, Clone)]
+pub struct SolutionArgs {
+    /// The module, e.g. module-10.
+    #[arg(index = 1)]
+    pub module: String,
+
+    /// The step or stage, e.g. step-4 or break-it/fix.
+    #[arg(index = 2)]
+    pub step: String,
+
+    /// Folder holding the work repos the script changes (default ~/work).
+    #[arg(long, env = "LABCHECK_WORK_DIR", value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+
+    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
+    #[arg(long, value_name = "DIR")]
+    pub course_dir: Option<PathBuf>,
+}
+
+/// Print the script.
+pub fn run(args: &SolutionArgs) -> Result<u8, Error> {
+    let course = run::session::load_course(args.course_dir.as_deref())?;
+    let module = course.module(&args.module)?;
+    let step = module.step(&args.step)?;
+    if step.solution.is_empty() {
+        return Err(Error::Usage(format!(
+            "{} {} has no `solution:` in the course",
+            args.module, args.step
+        )));
+    }
+    let work_dir = WorkDir::resolve(args.work_dir.as_deref())?.path;
+    let work_dir = std::path::absolute(&work_dir).unwrap_or(work_dir);
+    let reverts = run::solution::revert_targets(module, step, &work_dir);
+    emit(&report::solution::script(
+        &args.module,
+        step,
+        &work_dir.to_string_lossy(),
+        &reverts,
+    ));
+    Ok(exit::PASS)
+}

@@ -1,0 +1,371 @@
+//! Every shape of operation Argo CD records (issue 22 §2), served as a cluster to module 10's real
+//! check files: each check says what that operation means for its claim. The Application JSON is
+//! the solved state with its `operationState` and `history` rewritten as argo-cd writes them:
+//! `SyncOperation` (`pkg/apis/application/v1alpha1/types.go:1422-1449`), history only for
+//! successful non-dry-run non-selective syncs (`controller/sync.go:483`), self-heal
+//! (`controller/appcontroller.go:2600-2618`), retries (`:1626-1690`), a dry run's entries
+//! (`gitops-engine/pkg/sync/sync_context.go:1770-1776`).
+
+use labcheck::lab::cluster;
+use labcheck::lab::world::CoursePoint;
+use labcheck::snapshot::Snapshot;
+use serde_json::{Value, json};
+
+use crate::harness::{Run, World};
+use crate::module_10_cluster::{app_of, cause, check_with, field, hint, revisions, status};
+
+/// A syncResult entry as the engine writes it (facts a7).
+fn entry(kind: &str, name: &str, phase: &str, hook: bool, result: &str, message: &str) -> Value {
+    let group = match kind {
+        "Job" => "batch",
+        "Deployment" => "apps",
+        _ => "",
+    };
+    let mut e = json!({"group": group, "version": "v1", "kind": kind, "namespace": "checkout-dev",
+        "name": name, "syncPhase": phase, "hookPhase": result, "message": message});
+    if hook {
+        e["hookType"] = json!(phase);
+    } else {
+        e["status"] = json!("Synced");
+    }
+    e
+}
+
+fn plain_entries() -> Vec<Value> {
+    vec![
+        entry(
+            "ConfigMap",
+            "checkout-config",
+            "Sync",
+            false,
+            "Succeeded",
+            "configmap/checkout-config unchanged",
+        ),
+        entry(
+            "Deployment",
+            "checkout",
+            "Sync",
+            false,
+            "Running",
+            "deployment.apps/checkout unchanged",
+        ),
+    ]
+}
+
+/// `point`'s solved state, with checkout-dev's last operation (started 11:00:00) replaced by
+/// `request` (merged over `{revision}`) ending in `phase` with `resources`, and `history` as given.
+fn state_with(
+    world: &World,
+    point: CoursePoint,
+    request: Value,
+    resources: Vec<Value>,
+    history: Option<Value>,
+) -> Snapshot {
+    let revs = revisions(world);
+    let mut snapshot = cluster::solved(point, &revs).expect("a fixture state");
+    let app = app_of(&mut snapshot);
+    let mut sync = json!({"revision": revs.checkout});
+    if let (Some(sync), Some(extra)) = (sync.as_object_mut(), request.as_object()) {
+        for (k, v) in extra {
+            sync.insert(k.clone(), v.clone());
+        }
+    }
+    app["status"]["operationState"] = json!({
+        "phase": "Succeeded", "message": "successfully synced (all tasks run)",
+        "startedAt": "2026-05-02T11:00:00Z", "finishedAt": "2026-05-02T11:00:05Z",
+        "operation": {"initiatedBy": {"username": "admin"}, "retry": {}, "sync": sync},
+        "syncResult": {"revision": revs.checkout, "resources": resources}});
+    if let Some(history) = history {
+        app["status"]["history"] = history;
+    }
+    snapshot
+}
+
+/// The solved history with only the entry of the revision before the push: no sync of the push
+/// has succeeded.
+fn history_without_the_push(world: &World) -> Value {
+    json!([{"id": 1, "revision": revisions(world).checkout_before, "initiatedBy": {"username": "admin"},
+            "deployStartedAt": "2026-05-02T09:30:00Z", "deployedAt": "2026-05-02T09:30:40Z"}])
+}
+
+fn exit_and_json(run: &Run) -> (i32, String) {
+    (run.code, run.stdout.clone())
+}
+
+#[test]
+fn after_an_apply_strategy_sync_step_3_fails_saying_no_hooks_ran_not_cannot_tell() {
+    let world = World::at(CoursePoint::Step3);
+    // `argocd app sync checkout-dev --strategy apply` after the full sync of the push: it wrote
+    // history too (controller/sync.go:483), the solved history keeps the full sync.
+    let snapshot = state_with(
+        &world,
+        CoursePoint::Step3,
+        json!({"syncStrategy": {"apply": {}}}),
+        plain_entries(),
+        None,
+    );
+    let run = check_with(&world, &snapshot, "step-3");
+    assert_eq!(status(&run, "last-sync-order"), "fail", "{}", run.stdout);
+    assert_eq!(cause(&run, "last-sync-order"), "apply-strategy-sync");
+    assert!(
+        field(&run, "last-sync-order", "summary")
+            .contains("Job checkout-migrate did not run in it")
+    );
+    assert!(
+        hint(&run, "last-sync-order").contains("without `--strategy apply`"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(exit_and_json(&run).0, 1, "a fail, not could-not-check (3)");
+}
+
+#[test]
+fn after_an_apply_strategy_sync_step_2s_jobs_count_when_the_sync_of_the_push_made_them() {
+    let world = World::at(CoursePoint::Step2);
+    let apply = json!({"syncStrategy": {"apply": {}}});
+    // The solved history has the full sync of the push that created the Jobs: they count.
+    let kept = state_with(
+        &world,
+        CoursePoint::Step2,
+        apply.clone(),
+        plain_entries(),
+        None,
+    );
+    let run = check_with(&world, &kept, "step-2");
+    for id in [
+        "sync-ran",
+        "migrate-job-complete",
+        "smoke-test-job-complete",
+    ] {
+        assert_eq!(status(&run, id), "pass", "{id}: {}", run.stdout);
+    }
+    // Neighbour: the sync that made the Jobs (10:00:00) was of the revision before the push, so
+    // they are not of a sync of the push.
+    let before = json!([{"id": 2, "revision": revisions(&world).checkout_before,
+        "initiatedBy": {"username": "admin"},
+        "deployStartedAt": "2026-05-02T10:00:00Z", "deployedAt": "2026-05-02T10:00:40Z"}]);
+    let old = state_with(
+        &world,
+        CoursePoint::Step2,
+        apply.clone(),
+        plain_entries(),
+        Some(before),
+    );
+    let run = check_with(&world, &old, "step-2");
+    assert_eq!(
+        status(&run, "sync-ran"),
+        "pass",
+        "the apply sync of the push succeeded: {}",
+        run.stdout
+    );
+    for id in ["migrate-job-complete", "smoke-test-job-complete"] {
+        assert_eq!(status(&run, id), "fail", "{id}: {}", run.stdout);
+        assert!(
+            cause(&run, id).starts_with("job-from-earlier-sync"),
+            "{id}: {}",
+            run.stdout
+        );
+    }
+    // Neighbour: no successful sync in the history ran when the Jobs were made (a failed sync
+    // leaves no entry): Argo CD keeps no record of which sync made them.
+    let unknown = state_with(
+        &world,
+        CoursePoint::Step2,
+        apply,
+        plain_entries(),
+        Some(history_without_the_push(&world)),
+    );
+    let run = check_with(&world, &unknown, "step-2");
+    assert_eq!(
+        status(&run, "migrate-job-complete"),
+        "error",
+        "{}",
+        run.stdout
+    );
+    assert!(
+        field(&run, "migrate-job-complete", "summary")
+            .contains("a failed sync leaves no history entry"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A dry run of the push: every task listed as Succeeded, `(dry run)` in each message.
+fn dry_run_entries() -> Vec<Value> {
+    vec![
+        entry(
+            "Job",
+            "checkout-migrate",
+            "PreSync",
+            true,
+            "Succeeded",
+            "job.batch/checkout-migrate created (dry run)",
+        ),
+        entry(
+            "ConfigMap",
+            "checkout-config",
+            "Sync",
+            false,
+            "Succeeded",
+            "configmap/checkout-config configured (dry run)",
+        ),
+        entry(
+            "Deployment",
+            "checkout",
+            "Sync",
+            false,
+            "Succeeded",
+            "deployment.apps/checkout configured (dry run)",
+        ),
+        entry(
+            "Job",
+            "checkout-smoke-test",
+            "PostSync",
+            true,
+            "Succeeded",
+            "job.batch/checkout-smoke-test created (dry run)",
+        ),
+    ]
+}
+
+#[test]
+fn a_dry_run_of_the_push_passes_nothing_in_step_2_or_3() {
+    let world = World::at(CoursePoint::Step2);
+    let snapshot = state_with(
+        &world,
+        CoursePoint::Step2,
+        json!({"dryRun": true}),
+        dry_run_entries(),
+        Some(history_without_the_push(&world)),
+    );
+    let run = check_with(&world, &snapshot, "step-2");
+    assert_eq!(status(&run, "sync-ran"), "fail", "{}", run.stdout);
+    assert_eq!(cause(&run, "sync-ran"), "dry-run");
+    assert!(field(&run, "sync-ran", "summary").contains("a dry run"));
+    for id in ["migrate-job-complete", "smoke-test-job-complete"] {
+        assert_ne!(status(&run, id), "pass", "{id}: {}", run.stdout);
+    }
+    let world = World::at(CoursePoint::Step3);
+    let snapshot = state_with(
+        &world,
+        CoursePoint::Step3,
+        json!({"dryRun": true}),
+        dry_run_entries(),
+        Some(history_without_the_push(&world)),
+    );
+    let run = check_with(&world, &snapshot, "step-3");
+    assert_eq!(status(&run, "last-sync-order"), "fail", "{}", run.stdout);
+    assert_eq!(cause(&run, "last-sync-order"), "dry-run");
+}
+
+#[test]
+fn a_dry_run_after_the_real_sync_keeps_its_success_and_its_jobs_but_not_its_order() {
+    let world = World::at(CoursePoint::Step2);
+    // The solved history holds the real sync of the push (10:00:00), which made the Jobs.
+    let snapshot = state_with(
+        &world,
+        CoursePoint::Step2,
+        json!({"dryRun": true}),
+        dry_run_entries(),
+        None,
+    );
+    let run = check_with(&world, &snapshot, "step-2");
+    for id in [
+        "sync-ran",
+        "migrate-job-complete",
+        "smoke-test-job-complete",
+    ] {
+        assert_eq!(status(&run, id), "pass", "{id}: {}", run.stdout);
+    }
+    assert!(
+        field(&run, "sync-ran", "summary").contains("history"),
+        "{}",
+        run.stdout
+    );
+    let world = World::at(CoursePoint::Step3);
+    let snapshot = state_with(
+        &world,
+        CoursePoint::Step3,
+        json!({"dryRun": true}),
+        dry_run_entries(),
+        None,
+    );
+    let run = check_with(&world, &snapshot, "step-3");
+    assert_eq!(status(&run, "last-sync-order"), "error", "{}", run.stdout);
+    assert_eq!(run.code, 3);
+}
+
+#[test]
+fn a_self_heal_after_the_sync_of_the_push_could_not_check_the_order_but_a_sync_of_one_resource_fails()
+ {
+    let world = World::at(CoursePoint::Step3);
+    let heal = json!({"autoHealAttemptsCount": 1,
+        "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]});
+    let healed = state_with(
+        &world,
+        CoursePoint::Step3,
+        heal,
+        plain_entries()[1..].to_vec(),
+        None,
+    );
+    let run = check_with(&world, &healed, "step-3");
+    assert_eq!(status(&run, "last-sync-order"), "error", "{}", run.stdout);
+    assert_eq!(cause(&run, "last-sync-order"), "selective-sync");
+    assert!(field(&run, "last-sync-order", "summary").contains("a self-heal"));
+    // Neighbour: the learner synced one resource by hand, and no sync of the push ever succeeded.
+    let world = World::at(CoursePoint::Step2);
+    let one = json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]});
+    let by_hand = state_with(
+        &world,
+        CoursePoint::Step2,
+        one,
+        plain_entries()[1..].to_vec(),
+        Some(history_without_the_push(&world)),
+    );
+    let run = check_with(&world, &by_hand, "step-2");
+    assert_eq!(status(&run, "sync-ran"), "fail", "{}", run.stdout);
+    assert_eq!(cause(&run, "sync-ran"), "selective-sync");
+    assert!(hint(&run, "sync-ran").contains("argocd app sync checkout-dev"));
+}
+
+#[test]
+fn a_sync_of_local_files_passes_nothing() {
+    let world = World::at(CoursePoint::Step2);
+    let local = json!({"manifests": ["apiVersion: v1\nkind: ConfigMap\nmetadata: {name: checkout-config}\n"]});
+    let snapshot = state_with(&world, CoursePoint::Step2, local, plain_entries(), None);
+    let run = check_with(&world, &snapshot, "step-2");
+    assert_eq!(status(&run, "sync-ran"), "fail", "{}", run.stdout);
+    assert_eq!(cause(&run, "sync-ran"), "local-sync");
+}
+
+#[test]
+fn step_5_synced_and_healthy_at_the_revert_passes_while_the_broken_sync_retries_and_the_sync_check_names_it()
+ {
+    let world = World::at(CoursePoint::Step5);
+    let revs = revisions(&world);
+    let mut snapshot = cluster::solved(CoursePoint::Step5, &revs).expect("a fixture state");
+    let app = app_of(&mut snapshot);
+    // The sync of the broken release between attempts (facts-2 §3.2); the revert's manifests equal
+    // what runs, as the broken sync stopped in PreSync (hooks are not compared).
+    app["operation"] = json!({"initiatedBy": {"automated": true}, "retry": {"limit": 5},
+                             "sync": {"revision": revs.checkout_before}});
+    app["status"]["operationState"] = json!({
+        "phase": "Running", "retryCount": 2, "startedAt": "2026-05-02T10:20:00Z", "finishedAt": "2026-05-02T10:21:10Z",
+        "message": "one or more synchronization tasks completed unsuccessfully. Retrying attempt #2 at 10:21AM.",
+        "operation": {"initiatedBy": {"automated": true}, "retry": {"limit": 5}, "sync": {"revision": revs.checkout_before}},
+        "syncResult": {"revision": revs.checkout_before, "resources": [
+            entry("Job", "checkout-migrate", "PreSync", true, "Failed", "Job has reached the specified backoff limit")]}});
+    let run = check_with(&world, &snapshot, "step-5");
+    assert_eq!(status(&run, "synced-healthy"), "pass", "{}", run.stdout);
+    assert_eq!(status(&run, "sync-succeeded"), "fail", "{}", run.stdout);
+    assert_eq!(cause(&run, "sync-succeeded"), "retrying-other-revision");
+    let summary = field(&run, "sync-succeeded", "summary");
+    assert!(
+        summary.contains(&revs.checkout_before[..7]) && summary.contains("retry 2 of 5"),
+        "{summary}"
+    );
+    let hint = hint(&run, "sync-succeeded");
+    let terminate = hint.find("argocd app terminate-op checkout-dev");
+    let sync = hint.rfind("argocd app sync checkout-dev");
+    assert!(terminate.is_some() && sync > terminate, "{hint}");
+}
