@@ -142,6 +142,8 @@ impl ManifestsSpec {
             Vec::new(),
             &PlanOptions {
                 namespace: self.namespace.clone(),
+                app: None,
+                context: Vec::new(),
             },
         );
         let findings: Vec<rules::Finding> = rules::check(&plan)

@@ -118,10 +118,9 @@ impl Room {
             };
             desk.reach = match (not_answering(&run.steps), &desk.reach) {
                 (None, _) => Reach::Answering,
-                (Some(why), Reach::NotAnswering { since, .. }) => Reach::NotAnswering {
-                    since: *since,
-                    why,
-                },
+                (Some(why), Reach::NotAnswering { since, .. }) => {
+                    Reach::NotAnswering { since: *since, why }
+                }
                 (Some(why), _) => Reach::NotAnswering { since: now, why },
             };
             desk.run = Some(run);
@@ -191,13 +190,7 @@ pub fn follow_all(
 
 /// One learner, followed: one cluster connection (and its watch streams) for every round, a
 /// fresh read of the work repos each time.
-async fn follow(
-    room: Arc<Room>,
-    index: usize,
-    seat: Seat,
-    lesson: Lesson,
-    limit: Arc<Semaphore>,
-) {
+async fn follow(room: Arc<Room>, index: usize, seat: Seat, lesson: Lesson, limit: Arc<Semaphore>) {
     let Ok(module) = lesson.course.module(&lesson.module) else {
         return;
     };

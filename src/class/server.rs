@@ -108,7 +108,11 @@ async fn page(State(shared): State<Shared>) -> Response {
 async fn learner(State(shared): State<Shared>, Path(name): Path<String>) -> Response {
     match shared.renderer.learner(&shared.room, &name) {
         Some(text) => fresh("text/plain; charset=utf-8", text),
-        None => (StatusCode::NOT_FOUND, format!("no learner {name} in this class\n")).into_response(),
+        None => (
+            StatusCode::NOT_FOUND,
+            format!("no learner {name} in this class\n"),
+        )
+            .into_response(),
     }
 }
 

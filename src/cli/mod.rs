@@ -19,6 +19,7 @@ pub mod hint;
 pub mod next;
 pub mod output;
 pub mod plan;
+mod plan_input;
 pub mod quiz;
 pub mod reset;
 pub mod serve;

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::output::HumanOrJsonArgs;
+use super::plan_input;
 use crate::error::{Error, exit};
-use crate::plan::{Object, Plan, PlanOptions, parse_manifests};
+use crate::plan::{AppSettings, Followed, Object, Plan, PlanOptions, parse_manifests};
+use crate::probe::argocd_dir::DirectorySettings;
 use crate::probe::files::{MAX_FILE_BYTES, PathShower};
 use crate::probe::manifests::{read_manifests, read_migration_sources};
 use crate::report::{self, HumanOrJson, Styles};
@@ -17,7 +19,7 @@ use crate::rules::{self, Severity};
 /// `labcheck plan` options.
 #[derive(Debug, Args, Clone)]
 #[command(
-    after_help = "Examples:\n  labcheck plan manifests/                     the sync order of every manifest in a folder\n  helm template shop chart/ | labcheck plan -   rendered Helm output from stdin\n  labcheck plan --rules manifests/ argocd/      the order, plus the migration-hook rules\n\nExit codes: 0 no rule warned (or --rules not given), 1 a rule warned, 2 a path or manifest could not be read."
+    after_help = "Examples:\n  labcheck plan manifests/                     the sync order of every manifest in a folder\n  helm template shop chart/ | labcheck plan -   rendered Helm output from stdin\n  labcheck plan --rules manifests/ argocd/      the order, plus the migration-hook rules\n  labcheck plan --follow apps/                  an app of apps, and each child's own folder\n\nExit codes: 0 no rule warned (or --rules not given), 1 a rule warned, 2 a path or manifest could not be read."
 )]
 pub struct PlanArgs {
     /// Manifest files or folders (every .yaml, .yml, .json inside); `-` reads stdin.
@@ -36,6 +38,27 @@ pub struct PlanArgs {
     #[arg(long, value_name = "PATH")]
     pub pruned: Vec<String>,
 
+    /// The Application that syncs the manifests: a name among the inputs, or a file holding it.
+    /// Without it, an Application in the inputs whose source path is a folder given is used.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub app: Option<String>,
+
+    /// Read subfolders too (`directory.recurse: true`), when no Application says.
+    #[arg(long)]
+    pub recurse: bool,
+
+    /// Read only files matching this glob (`directory.include`), when no Application says.
+    #[arg(long, value_name = "GLOB")]
+    pub include: Option<String>,
+
+    /// Skip files matching this glob (`directory.exclude`), when no Application says.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Option<String>,
+
+    /// App of apps: also plan each child Application's folder in this repo, with its settings.
+    #[arg(long)]
+    pub follow: bool,
+
     /// `-o human|json` and `--color`.
     #[command(flatten)]
     pub output: HumanOrJsonArgs,
@@ -45,16 +68,27 @@ pub struct PlanArgs {
 pub fn run(args: &PlanArgs) -> Result<u8, Error> {
     let (manifest_paths, mut sources): (Vec<String>, Vec<(String, String)>) =
         split_sources(&args.paths)?;
-    let objects = load_all(&manifest_paths)?;
+    let settings = DirectorySettings {
+        recurse: args.recurse,
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
+    };
+    let input = plan_input::read(&manifest_paths, &settings, args.app.as_deref())?;
     sources.extend(folder_sources(&manifest_paths)?);
     let pruned = load_all(&args.pruned)?;
-    let plan = Plan::new(
-        objects,
+    let mut plan = Plan::new(
+        input.objects,
         pruned,
         &PlanOptions {
             namespace: args.namespace.clone(),
+            app: input.app,
+            context: input.context,
         },
     );
+    plan.skipped_files = input.skipped;
+    if args.follow {
+        follow(&mut plan, &manifest_paths, args.rules, &mut Vec::new(), 0);
+    }
     let findings = args
         .rules
         .then(|| rules::check_with_sources(&plan, &sources));
@@ -70,8 +104,124 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
     let warned = findings
         .iter()
         .flatten()
+        .chain(child_findings(&plan.children))
         .any(|f| f.severity == Severity::Warning);
     Ok(if warned { exit::FAIL } else { exit::PASS })
+}
+
+/// How deep `--follow` goes (an app of apps of apps …).
+const MAX_FOLLOW_DEPTH: usize = 5;
+
+/// Every child's findings, children's children included.
+fn child_findings(children: &[Followed]) -> Vec<&crate::rules::Finding> {
+    let mut found = Vec::new();
+    for child in children {
+        if let Ok((plan, findings)) = &child.outcome {
+            found.extend(findings.iter().flatten());
+            found.extend(child_findings(&plan.children));
+        }
+    }
+    found
+}
+
+/// Plan each child Application the sync applies, in its own folder of this repo (the repo of
+/// the first folder given): only when its `repoURL` is this repo's (the parent Application's, or
+/// a remote in `.git/config`) and its path is a folder here.
+fn follow(
+    plan: &mut Plan,
+    paths: &[String],
+    rules_on: bool,
+    seen: &mut Vec<PathBuf>,
+    depth: usize,
+) {
+    let root = paths
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_dir())
+        .map(|p| crate::probe::argocd_dir::repo_root(&p));
+    let mut repos: Vec<String> = root
+        .as_deref()
+        .map(plan_input::remote_urls)
+        .unwrap_or_default();
+    if let Some(app) = &plan.app {
+        repos.extend(
+            app.sources
+                .iter()
+                .map(|s| plan_input::normalize_url(&s.repo_url)),
+        );
+    }
+    let children: Vec<AppSettings> = plan.applied_objects().filter_map(AppSettings::of).collect();
+    for child in children {
+        let outcome = follow_one(&child, root.as_deref(), &repos, rules_on, seen, depth);
+        let (folder, outcome) = match outcome {
+            Ok((folder, plan, findings)) => (Some(folder), Ok((Box::new(plan), findings))),
+            Err(why) => (None, Err(why)),
+        };
+        plan.children.push(Followed {
+            name: child.name().to_string(),
+            source: child.object.source.clone(),
+            folder,
+            outcome,
+        });
+    }
+}
+
+type FollowedPlan = (String, Plan, Option<Vec<crate::rules::Finding>>);
+
+fn follow_one(
+    child: &AppSettings,
+    root: Option<&Path>,
+    repos: &[String],
+    rules_on: bool,
+    seen: &mut Vec<PathBuf>,
+    depth: usize,
+) -> Result<FollowedPlan, String> {
+    let Some(root) = root else {
+        return Err("no folder was given, so its repo is unknown".to_string());
+    };
+    let Some(source) = child.sources.iter().find(|s| s.path.is_some()) else {
+        return Err("its source has no path (a chart from a Helm repository)".to_string());
+    };
+    let path = source.path.clone().unwrap_or_default();
+    if !repos.contains(&plan_input::normalize_url(&source.repo_url)) {
+        return Err(format!(
+            "its source is another repo ({}); plan that repo's `{path}` there",
+            source.repo_url
+        ));
+    }
+    let folder = root.join(path.trim_start_matches("./"));
+    if !folder.is_dir() {
+        return Err(format!("`{path}` is not a folder in this repo"));
+    }
+    let real = std::fs::canonicalize(&folder).unwrap_or(folder.clone());
+    if seen.contains(&real) || depth >= MAX_FOLLOW_DEPTH {
+        return Err("already planned above (an app of apps that leads back to itself)".to_string());
+    }
+    seen.push(real);
+    let input = plan_input::read_app_folder(&folder, child.clone()).map_err(|e| match e {
+        Error::Usage(message) => message,
+        other => other.to_string(),
+    })?;
+    let mut plan = Plan::new(
+        input.objects,
+        Vec::new(),
+        &PlanOptions {
+            namespace: None,
+            app: input.app,
+            context: input.context,
+        },
+    );
+    plan.skipped_files = input.skipped;
+    let shown = folder.display().to_string();
+    follow(
+        &mut plan,
+        std::slice::from_ref(&shown),
+        rules_on,
+        seen,
+        depth + 1,
+    );
+    let findings = rules_on.then(|| rules::check(&plan));
+    Ok((shown, plan, findings))
 }
 
 /// Extensions of migration files given as a path: read as text for `expand-contract`.
@@ -119,7 +269,8 @@ fn folder_sources(paths: &[String]) -> Result<Vec<(String, String)>, Error> {
     Ok(found)
 }
 
-/// Every object in `paths`, in the order given (a folder's files sorted by path).
+/// Every object in `paths` (live objects for `--pruned`), in the order given (a folder's files
+/// sorted by path, subfolders included).
 pub fn load_all(paths: &[String]) -> Result<Vec<Object>, Error> {
     let mut objects = Vec::new();
     let mut stdin_read = false;
@@ -132,7 +283,7 @@ pub fn load_all(paths: &[String]) -> Result<Vec<Object>, Error> {
     Ok(objects)
 }
 
-fn read_path(path: &str, stdin_read: &mut bool) -> Result<Vec<(String, String)>, Error> {
+pub(super) fn read_path(path: &str, stdin_read: &mut bool) -> Result<Vec<(String, String)>, Error> {
     if path == "-" {
         if std::mem::replace(stdin_read, true) {
             return Err(Error::Usage(

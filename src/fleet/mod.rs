@@ -194,7 +194,12 @@ pub struct Seat {
 
 impl Seat {
     /// `env`'s seat for `steps` of `module`.
-    pub fn new(env: Environment, module: &Module, steps: &[&Step], lesson_ns: Option<&str>) -> Seat {
+    pub fn new(
+        env: Environment,
+        module: &Module,
+        steps: &[&Step],
+        lesson_ns: Option<&str>,
+    ) -> Seat {
         let argocd_ns = lesson_ns.unwrap_or(&module.manifest.argocd.namespace);
         Seat {
             steps: steps
@@ -262,11 +267,7 @@ pub async fn run(
     };
     let ns = argocd_namespace.as_deref();
     stream::iter(environments)
-        .map(|env| async move {
-            Seat::new(env, module, steps, ns)
-                .run(lesson, None)
-                .await
-        })
+        .map(|env| async move { Seat::new(env, module, steps, ns).run(lesson, None).await })
         .buffered(CONCURRENCY)
         .collect()
         .await

@@ -46,12 +46,150 @@ pub enum LoadError {
         what: &'static str,
         shown: String,
     },
+    #[error(
+        "{file}:{line}: `{snippet}` is an unrendered Helm template; Argo CD renders a chart before it applies anything, and labcheck plans only what comes out. Render it first: `helm template NAME CHART_FOLDER | labcheck plan -`"
+    )]
+    Template {
+        file: String,
+        line: usize,
+        snippet: String,
+    },
+}
+
+/// What a file in a folder holds, read as Argo CD's repo server reads a directory source.
+#[derive(Debug, Clone)]
+pub enum FolderFile {
+    Objects(Vec<Object>),
+    /// Not a manifest: Argo CD ignores the file (a values file, a tool's config).
+    NotKubernetes {
+        why: String,
+    },
+}
+
+/// Names only Helm gives a template: `{{ .Values.x }}` in a manifest means the chart was not
+/// rendered. Other `{{ }}` (an Alertmanager or Go template inside a ConfigMap) are data.
+const HELM_TEMPLATE_WORDS: &[&str] = &[
+    ".Values",
+    "$.Values",
+    ".Release",
+    "$.Release",
+    ".Chart",
+    ".Capabilities",
+    ".Files",
+    ".Template",
+    "include ",
+    "toYaml ",
+    "required ",
+    "tpl ",
+    "template ",
+    "define ",
+];
+
+/// The first `{{ … }}` in `text` that only Helm would write, with its line.
+pub fn helm_template(text: &str) -> Option<(usize, String)> {
+    for (index, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with('#') {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(start) = rest.find("{{") {
+            let after = &rest[start + 2..];
+            let Some(end) = after.find("}}") else { break };
+            let inner = after[..end].trim_matches(|c: char| c == '-' || c.is_whitespace());
+            if HELM_TEMPLATE_WORDS.iter().any(|w| {
+                inner.starts_with(w) || inner.contains(&format!(" {}", w.trim_start_matches('$')))
+            }) {
+                return Some((index + 1, format!("{{{{{}}}}}", &after[..end])));
+            }
+            rest = &after[end + 2..];
+        }
+    }
+    None
 }
 
 /// The objects in `text`, read from `file` (as shown to the user), in the order written.
 pub fn parse_manifests(file: &str, text: &str) -> Result<Vec<Object>, LoadError> {
+    refuse_template(file, text)?;
     let mut objects = Vec::new();
     for (start, chunk) in split_documents(text) {
+        parse_chunk(file, start, chunk, &mut objects)?;
+    }
+    Ok(objects)
+}
+
+fn refuse_template(file: &str, text: &str) -> Result<(), LoadError> {
+    match helm_template(text) {
+        Some((line, snippet)) => Err(LoadError::Template {
+            file: file.to_string(),
+            line,
+            snippet,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// A file found in a folder, read as Argo CD's repo server reads it (`AC:
+/// reposerver/repository/repository.go:2079-2107`, `getObjsFromYAMLOrJSON`): when a document
+/// cannot be read as an object (broken YAML, not a map, no `kind`) before any object was read,
+/// and the file does not hold all of `apiVersion:`, `kind:` and `metadata:`, the file is not a
+/// manifest and Argo CD ignores it; otherwise the error stands (Argo CD fails the whole app).
+pub fn parse_folder_file(file: &str, text: &str) -> Result<FolderFile, LoadError> {
+    let mut objects = Vec::new();
+    for (start, chunk) in split_documents(text) {
+        let before = objects.len();
+        match parse_chunk(file, start, chunk, &mut objects) {
+            Ok(()) => {}
+            Err(e) if before == 0 && objects.is_empty() && not_an_object(&e) => {
+                let looks_like_manifest = ["apiVersion:", "kind:", "metadata:"]
+                    .iter()
+                    .all(|w| text.contains(w));
+                if looks_like_manifest {
+                    if let Some((line, snippet)) = helm_template(text) {
+                        return Err(LoadError::Template {
+                            file: file.to_string(),
+                            line,
+                            snippet,
+                        });
+                    }
+                    return Err(e);
+                }
+                return Ok(FolderFile::NotKubernetes {
+                    why: format!(
+                        "not a Kubernetes object ({}): Argo CD ignores a file like this (a values file, a tool's config)",
+                        match &e {
+                            LoadError::Syntax { .. } => "not YAML it can read".to_string(),
+                            LoadError::NotAnObject { what, .. } => format!("a document is {what}"),
+                            _ => "no `kind`".to_string(),
+                        }
+                    ),
+                });
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    refuse_template(file, text)?;
+    Ok(FolderFile::Objects(objects))
+}
+
+/// Errors where Argo CD's decoder stops (`kubeyaml.NewYAMLOrJSONDecoder` into `Unstructured`,
+/// which needs a map with a `kind`; `apiVersion` and the name are checked only later).
+fn not_an_object(e: &LoadError) -> bool {
+    matches!(
+        e,
+        LoadError::Syntax { .. }
+            | LoadError::TooComplex { .. }
+            | LoadError::NotAnObject { .. }
+            | LoadError::MissingField { field: "kind", .. }
+    )
+}
+
+fn parse_chunk(
+    file: &str,
+    start: usize,
+    chunk: &str,
+    objects: &mut Vec<Object>,
+) -> Result<(), LoadError> {
+    {
         let documents = helm::parse_documents(chunk).map_err(|e| match e {
             YamlError::Syntax {
                 line,
@@ -74,10 +212,10 @@ pub fn parse_manifests(file: &str, text: &str) -> Result<Vec<Object>, LoadError>
             line,
         };
         for document in documents {
-            collect(&document, &source, &mut objects)?;
+            collect(&document, &source, objects)?;
         }
     }
-    Ok(objects)
+    Ok(())
 }
 
 /// Split at `---` lines, keeping each document's first line number (1-based). A `---` at the start

@@ -5,15 +5,19 @@
 //! `sync_context.go` (tasks, prune waves), `hook/` (hook types, Helm translation, delete
 //! policies), `syncwaves/` (waves), `health/` (what it waits for).
 
+pub mod app;
+pub mod health;
 pub mod load;
 pub mod object;
 pub mod order;
+pub mod scope;
 #[cfg(test)]
 mod tests;
 
 use serde::Serialize;
 
-pub use load::{LoadError, parse_manifests};
+pub use app::AppSettings;
+pub use load::{FolderFile, LoadError, parse_folder_file, parse_manifests};
 pub use object::{DeletePolicy, DeletionHook, Object, Phase, Source};
 pub use order::{Moved, Task};
 
@@ -23,6 +27,12 @@ pub struct PlanOptions {
     /// The Application's destination namespace: Argo CD puts objects that name none there (and
     /// so a Namespace of that name moves in front of them).
     pub namespace: Option<String>,
+    /// The Application the manifests are synced by, when known: its sync options apply.
+    pub app: Option<AppSettings>,
+    /// Objects read only to learn about the sync (the Application itself, an argocd-cm from
+    /// another folder), with why they are not part of it. An argocd-cm among them still adds
+    /// health checks: it configures Argo CD, whichever app syncs it.
+    pub context: Vec<(Object, String)>,
 }
 
 /// What Argo CD waits for before it goes on from a step.
@@ -33,9 +43,8 @@ pub enum Wait {
     Completes { object: String },
     /// A resource with a health check that must become Healthy.
     Healthy { object: String, means: &'static str },
-    /// A custom resource: Argo CD waits only if it has a health check for the kind (many are
-    /// built in as Lua scripts); labcheck cannot tell.
-    MaybeHealthy { object: String },
+    /// A custom resource with a health check (one Argo CD ships, or one argocd-cm adds).
+    HealthyCustom { object: String, means: String },
     /// A pruned object that must be gone before the next step starts.
     Deleted { object: String },
 }
@@ -48,6 +57,9 @@ pub struct Step {
     /// In the order Argo CD runs them (`runTasks`): prunes first, then the applies in sort order.
     pub tasks: Vec<Task>,
     pub waits: Vec<Wait>,
+    /// Custom resources of the step Argo CD would wait for if it had a health check, and why it
+    /// has none.
+    pub not_awaited: Vec<(String, String)>,
     /// The last step of the sync.
     pub last: bool,
 }
@@ -128,6 +140,18 @@ pub enum AppHealth {
 /// The `argocd-cm` key that gives Applications a health check (Argo CD's health docs).
 pub const APP_HEALTH_KEY: &str = "resource.customizations.health.argoproj.io_Application";
 
+/// A child Application of an app of apps, followed to its own folder (`plan --follow`).
+#[derive(Debug, Clone)]
+pub struct Followed {
+    pub name: String,
+    /// Where the child Application is written.
+    pub source: Source,
+    /// Its folder, as shown.
+    pub folder: Option<String>,
+    /// Its plan and (with `--rules`) the rules' findings, or why it was not followed.
+    pub outcome: Result<(Box<Plan>, Option<Vec<crate::rules::Finding>>), String>,
+}
+
 /// The whole plan.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -148,54 +172,35 @@ pub struct Plan {
     pub duplicates: Vec<Duplicate>,
     /// Set when the manifests hold an `Application`: whether a wave of them waits for health.
     pub app_health: Option<AppHealth>,
+    /// The Application the plan is for, when known.
+    pub app: Option<AppSettings>,
+    /// The index in `objects` of the Namespace `CreateNamespace=true` adds, if it does.
+    pub created_namespace: Option<usize>,
+    /// Files in the input Argo CD does not read, and why (filled by whoever read the files).
+    pub skipped_files: Vec<(String, String)>,
+    /// Objects read only to learn about the sync, and why they are not part of it.
+    pub context: Vec<(Object, String)>,
+    /// Child Applications followed to their folders (`--follow`).
+    pub children: Vec<Followed>,
 }
 
 /// Seconds Argo CD pauses between steps by default (`ARGOCD_SYNC_WAVE_DELAY`).
 pub const WAVE_DELAY_SECONDS: u64 = 2;
 
-/// Built-in kinds that are cluster-scoped: Argo CD drops their namespace before it compares keys.
-/// Any other kind (custom resources too) counts as namespaced, as `IsNamespacedOrUnknown` does.
-const CLUSTER_SCOPED: &[(&str, &str)] = &[
-    ("", "Namespace"),
-    ("", "Node"),
-    ("", "PersistentVolume"),
-    ("rbac.authorization.k8s.io", "ClusterRole"),
-    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
-    ("apiextensions.k8s.io", "CustomResourceDefinition"),
-    ("storage.k8s.io", "StorageClass"),
-    ("storage.k8s.io", "CSIDriver"),
-    ("storage.k8s.io", "VolumeAttachment"),
-    ("networking.k8s.io", "IngressClass"),
-    ("apiregistration.k8s.io", "APIService"),
-    ("scheduling.k8s.io", "PriorityClass"),
-    ("node.k8s.io", "RuntimeClass"),
-    (
-        "admissionregistration.k8s.io",
-        "ValidatingWebhookConfiguration",
-    ),
-    (
-        "admissionregistration.k8s.io",
-        "MutatingWebhookConfiguration",
-    ),
-    ("policy", "PodSecurityPolicy"),
-];
-
-fn cluster_scoped(o: &Object) -> bool {
-    CLUSTER_SCOPED
-        .iter()
-        .any(|(g, k)| *g == o.group() && *k == o.kind)
-}
-
 /// Argo CD's de-duplication: key group/kind/namespace/name after the namespace is normalised; the
 /// last copy of a key wins; an object named only by `generateName` never collides. Returns the
 /// indexes of the copies that lose, and the duplicates found.
-fn duplicates(objects: &[Object], destination: &str) -> (Vec<usize>, Vec<Duplicate>) {
+fn duplicates(
+    objects: &[Object],
+    destination: &str,
+    declared: &[(String, String)],
+) -> (Vec<usize>, Vec<Duplicate>) {
     let mut by_key: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, o) in objects.iter().enumerate() {
         if o.generate_name {
             continue;
         }
-        let namespace = if cluster_scoped(o) {
+        let namespace = if scope::cluster_scoped(o, declared) {
             ""
         } else if o.namespace.is_empty() {
             destination
@@ -220,36 +225,18 @@ fn duplicates(objects: &[Object], destination: &str) -> (Vec<usize>, Vec<Duplica
     (losers, found)
 }
 
-/// An `argocd-cm` in the input that gives `argoproj.io/Application` a health check: the key
-/// `resource.customizations.health.argoproj.io_Application`, or the older single
-/// `resource.customizations` key with an `argoproj.io/Application` entry holding `health.lua`.
+/// Whether an `argocd-cm` in the input gives `argoproj.io/Application` a health check.
 fn app_health(objects: &[Object]) -> AppHealth {
     for o in objects {
-        if !(o.kind == "ConfigMap" && o.group().is_empty() && o.name == "argocd-cm") {
-            continue;
-        }
-        if o.get(&["data", APP_HEALTH_KEY])
-            .and_then(|v| v.as_str())
-            .is_some_and(|lua| !lua.trim().is_empty())
-        {
+        let found = health::configured(std::slice::from_ref(o));
+        if let Some((_, key)) = found.iter().find(|(gk, _)| gk == "argoproj.io/Application") {
             return AppHealth::Checked {
                 source: o.source.clone(),
-                key: APP_HEALTH_KEY,
-            };
-        }
-        if let Some(old) = o
-            .get(&["data", "resource.customizations"])
-            .and_then(|v| v.as_str())
-            && let Ok(parsed) = serde_yaml::from_str::<serde_yaml::Value>(old)
-            && parsed
-                .get("argoproj.io/Application")
-                .and_then(|a| a.get("health.lua"))
-                .and_then(|v| v.as_str())
-                .is_some_and(|lua| !lua.trim().is_empty())
-        {
-            return AppHealth::Checked {
-                source: o.source.clone(),
-                key: "resource.customizations",
+                key: if key == APP_HEALTH_KEY {
+                    APP_HEALTH_KEY
+                } else {
+                    "resource.customizations"
+                },
             };
         }
     }
@@ -259,22 +246,61 @@ fn app_health(objects: &[Object]) -> AppHealth {
 impl Plan {
     /// Plan the sync of `objects` (what git holds), pruning `pruned` (live, no longer in git).
     pub fn new(mut objects: Vec<Object>, pruned: Vec<Object>, options: &PlanOptions) -> Plan {
-        let destination = options.namespace.clone().unwrap_or_default();
-        let (losers, duplicates) = duplicates(&objects, &destination);
+        let destination = options
+            .namespace
+            .clone()
+            .or_else(|| {
+                options
+                    .app
+                    .as_ref()
+                    .and_then(|a| a.destination_namespace.clone())
+            })
+            .unwrap_or_default();
+        let declared = scope::declared(&objects);
+        let (losers, duplicates) = duplicates(&objects, &destination, &declared);
         for object in objects.iter_mut() {
-            if cluster_scoped(object) {
-                // Argo CD drops it; gitops-engine then sets the destination on every object
-                // without one, cluster-scoped or not, before it sorts.
-                object.namespace = destination.clone();
+            if scope::cluster_scoped(object, &declared) {
+                // Argo CD drops it (`state.go:583-586`). gitops-engine later sets the destination
+                // on it for its own bookkeeping (`sync_context.go:1044-1051`), which the sort
+                // sees (`order::sort` is given the destination), but it is never applied there.
+                object.namespace = String::new();
             } else if object.namespace.is_empty() {
                 object.namespace = destination.clone();
             }
         }
+        let app = options.app.as_ref();
+        // `CreateNamespace=true` adds a PreSync task for the destination namespace unless the
+        // manifests hold it (`sync_context.go:1188-1239`, `controller/sync.go:412-414`).
+        let mut created_namespace = None;
+        if let Some(app) = app
+            && app.has("CreateNamespace=true")
+            && !destination.is_empty()
+            && !objects
+                .iter()
+                .any(|o| o.kind == "Namespace" && o.group().is_empty() && o.name == destination)
+        {
+            created_namespace = Some(objects.len());
+            objects.push(Object {
+                source: app.object.source.clone(),
+                api_version: "v1".to_string(),
+                kind: "Namespace".to_string(),
+                name: destination.clone(),
+                generate_name: false,
+                namespace: String::new(),
+                annotations: Default::default(),
+                body: serde_yaml::Value::Null,
+            });
+        }
+        let everything: Vec<Object> = objects
+            .iter()
+            .chain(options.context.iter().map(|(o, _)| o))
+            .cloned()
+            .collect();
+        let configured = health::configured(&everything);
         let app_health = objects
             .iter()
             .any(is_application)
-            .then(|| app_health(&objects));
-        let apps_checked = matches!(app_health, Some(AppHealth::Checked { .. }));
+            .then(|| app_health(&everything));
         let mut tasks = Vec::new();
         let mut on_deletion = Vec::new();
         let mut not_applied = Vec::new();
@@ -284,6 +310,17 @@ impl Plan {
                     object: index,
                     why: "written again later in the input: Argo CD keeps only the last copy"
                         .to_string(),
+                });
+                continue;
+            }
+            if created_namespace == Some(index) {
+                tasks.push(Task {
+                    object: index,
+                    phase: Phase::PreSync,
+                    wave: 0,
+                    hook: false,
+                    prune: false,
+                    moved: None,
                 });
                 continue;
             }
@@ -334,10 +371,12 @@ impl Plan {
             });
         }
         let lookup = |t: &Task| pick(&objects, &pruned, t);
+        // `PruneLast=true` of the Application counts for every prune (`sync_context.go:1166-1170`).
+        let app_prune_last = app.is_some_and(|a| a.has("PruneLast=true"));
         order::mirror_prune_waves(&mut tasks[..], &|t| {
-            t.prune && lookup(t).has_sync_option("PruneLast=true")
+            t.prune && (app_prune_last || lookup(t).has_sync_option("PruneLast=true"))
         });
-        order::sort(&mut tasks, &lookup);
+        order::sort(&mut tasks, &lookup, &destination);
         // `syncTasks.multiStep()` looks at the whole sorted list, SyncFail hooks included.
         let multi_step = match (tasks.first(), tasks.last()) {
             (Some(first), Some(last)) => first.phase != last.phase || first.wave != last.wave,
@@ -357,6 +396,7 @@ impl Plan {
                     wave: task.wave,
                     tasks: vec![task],
                     waits: Vec::new(),
+                    not_awaited: Vec::new(),
                     last: false,
                 }),
             }
@@ -369,7 +409,7 @@ impl Plan {
                 .partition(|t| t.prune);
             step.tasks = prunes.into_iter().chain(applies).collect();
             step.last = i + 1 == count;
-            step.waits = waits(step, multi_step, apps_checked, &lookup);
+            (step.waits, step.not_awaited) = waits(step, multi_step, &configured, &lookup);
         }
         Plan {
             objects,
@@ -381,6 +421,11 @@ impl Plan {
             multi_step,
             duplicates,
             app_health,
+            app: options.app.clone(),
+            created_namespace,
+            skipped_files: Vec::new(),
+            context: options.context.clone(),
+            children: Vec::new(),
         }
     }
 
@@ -405,6 +450,26 @@ impl Plan {
             .flat_map(|s| s.tasks.iter())
             .chain(self.on_failure.iter())
             .any(|t| !t.prune && t.object == index)
+    }
+
+    /// How Argo CD writes the object of `task` when not with a plain client-side apply: the
+    /// Application's `Replace=true`/`ServerSideApply=true` or the object's own
+    /// (`sync_context.go:1317-1322`, `:1434-1435`; `ServerSideApply=false` on the object wins).
+    pub fn apply_mode(&self, task: &Task) -> Option<&'static str> {
+        if task.prune {
+            return None;
+        }
+        let o = self.object(task);
+        let app = |opt: &str| self.app.as_ref().is_some_and(|a| a.has(opt));
+        if app("Replace=true") || o.has_sync_option("Replace=true") {
+            return Some("replaced (Replace=true: kubectl replace/create, not apply)");
+        }
+        if (app("ServerSideApply=true") || o.has_sync_option("ServerSideApply=true"))
+            && !o.has_sync_option("ServerSideApply=false")
+        {
+            return Some("server-side apply (ServerSideApply=true)");
+        }
+        None
     }
 
     /// Objects the sync applies (each once, the last copy of a duplicate), in input order.
@@ -435,31 +500,43 @@ fn pick<'o>(objects: &'o [Object], pruned: &'o [Object], task: &Task) -> &'o Obj
 /// * otherwise it waits for running hooks, and — only in a multi-step sync — for every applied
 ///   resource with a health check to be Healthy (`(multiStep || isHook) && running`);
 /// * then for pruned objects to be gone (`prunedTasksPendingDelete`).
+///
+/// Also the custom resources it would wait for but has no health check for, and why.
 fn waits<'o>(
     step: &Step,
     multi_step: bool,
-    apps_checked: bool,
+    configured: &[(String, String)],
     object: &dyn Fn(&Task) -> &'o Object,
-) -> Vec<Wait> {
+) -> (Vec<Wait>, Vec<(String, String)>) {
     let has_hooks = step.tasks.iter().any(|t| t.hook);
     if step.last && !has_hooks {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let mut waits = Vec::new();
+    let mut not_awaited = Vec::new();
     for task in step.tasks.iter().filter(|t| !t.prune) {
         let o = object(task);
         if !task.hook && !multi_step {
             continue;
         }
         let reference = o.reference();
-        match health_check(o, apps_checked) {
-            Health::None => {}
-            Health::Some(_) if task.hook => waits.push(Wait::Completes { object: reference }),
-            Health::Some(means) => waits.push(Wait::Healthy {
+        match health::check(o, configured) {
+            Some(_) if task.hook => waits.push(Wait::Completes { object: reference }),
+            // A hook without a health check is done once it is created.
+            None if task.hook => {}
+            Some(health::Check::Go(means)) => waits.push(Wait::Healthy {
                 object: reference,
                 means,
             }),
-            Health::Unknown => waits.push(Wait::MaybeHealthy { object: reference }),
+            Some(check) => waits.push(Wait::HealthyCustom {
+                object: reference,
+                means: check.means(),
+            }),
+            // An Application's missing check is explained once for the plan (`app_health`).
+            None if is_custom(o) && !is_application(o) => {
+                not_awaited.push((reference, health::unchecked_why(o)))
+            }
+            None => {}
         }
     }
     for task in step.tasks.iter().filter(|t| t.prune) {
@@ -467,7 +544,13 @@ fn waits<'o>(
             object: object(task).reference(),
         });
     }
-    waits
+    (waits, not_awaited)
+}
+
+/// A kind outside Kubernetes' own (its group has a dot and is not `*.k8s.io`).
+fn is_custom(o: &Object) -> bool {
+    let group = o.group();
+    group.contains('.') && !group.ends_with(".k8s.io")
 }
 
 /// Whether plain resources with a health check are left unawaited in a one-step sync: the step's
@@ -476,52 +559,20 @@ pub fn unawaited_in_one_step(plan: &Plan) -> Vec<String> {
     if plan.multi_step {
         return Vec::new();
     }
-    let apps_checked = matches!(plan.app_health, Some(AppHealth::Checked { .. }));
+    let configured = health::configured(
+        &plan
+            .objects
+            .iter()
+            .chain(plan.context.iter().map(|(o, _)| o))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
     plan.steps
         .iter()
         .flat_map(|s| s.tasks.iter())
         .filter(|t| !t.hook && !t.prune)
         .map(|t| plan.object(t))
-        .filter(|o| !matches!(health_check(o, apps_checked), Health::None))
+        .filter(|o| health::check(o, &configured).is_some())
         .map(Object::reference)
         .collect()
-}
-
-enum Health {
-    None,
-    Some(&'static str),
-    Unknown,
-}
-
-/// gitops-engine's built-in health checks (`pkg/health/health.go`), in the words a learner needs.
-fn health_check(o: &Object, apps_checked: bool) -> Health {
-    let service_type = o
-        .get(&["spec", "type"])
-        .and_then(|v| v.as_str())
-        .unwrap_or("ClusterIP");
-    match (o.group(), o.kind.as_str()) {
-        ("apps", "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet") => {
-            Health::Some("its rollout has finished (new pods ready)")
-        }
-        ("batch", "Job") => Health::Some("it has completed"),
-        ("", "Pod") => Health::Some("it is running and ready (a hook pod: it has succeeded)"),
-        ("", "PersistentVolumeClaim") => Health::Some("it is Bound"),
-        ("", "Service") if service_type == "LoadBalancer" => {
-            Health::Some("it has a load-balancer address")
-        }
-        ("networking.k8s.io" | "extensions", "Ingress") => {
-            Health::Some("it has a load-balancer address")
-        }
-        ("autoscaling", "HorizontalPodAutoscaler") => Health::Some("it is healthy"),
-        ("apiregistration.k8s.io", "APIService") => Health::Some("it is Available"),
-        ("argoproj.io", "Workflow") => Health::Some("it has finished"),
-        // No built-in check since Argo CD 1.8: an app of apps does not wait for its children
-        // unless argocd-cm adds one (module 10, step 1).
-        ("argoproj.io", "Application") if apps_checked => {
-            Health::Some("its health is Healthy (the argocd-cm health check)")
-        }
-        ("argoproj.io", "Application") => Health::None,
-        _ if order::kind_rank(&o.kind) == 0 => Health::Unknown,
-        _ => Health::None,
-    }
 }

@@ -87,16 +87,26 @@ fn compare<'o>(a: &Task, b: &Task, object: &dyn Fn(&Task) -> &'o Object) -> Orde
         .then_with(|| oa.name.cmp(&ob.name))
 }
 
-/// Sort `tasks` as gitops-engine does. `object` finds a task's object. The sort is stable where
-/// Argo CD's is not (same phase, wave, kind and name): input order then decides.
-pub fn sort<'o>(tasks: &mut [Task], object: &dyn Fn(&Task) -> &'o Object) {
+/// Sort `tasks` as gitops-engine does. `object` finds a task's object; `destination` is the
+/// namespace gitops-engine gives every object without one, cluster-scoped ones included
+/// (`GE: sync_context.go:1038-1051`), so a Namespace of that name moves in front of them too.
+/// The sort is stable where Argo CD's is not (same phase, wave, kind and name): input order then
+/// decides.
+pub fn sort<'o>(tasks: &mut [Task], object: &dyn Fn(&Task) -> &'o Object, destination: &str) {
     tasks.sort_by(|a, b| compare(a, b, object));
     // Namespaces before the objects in them.
     adjust_deps(
         tasks,
         object,
         &|o| (o.kind == "Namespace" && o.group().is_empty()).then(|| o.name.clone()),
-        &|o| (!o.namespace.is_empty()).then(|| o.namespace.clone()),
+        &|o| {
+            let namespace = if o.namespace.is_empty() {
+                destination
+            } else {
+                o.namespace.as_str()
+            };
+            (!namespace.is_empty()).then(|| namespace.to_string())
+        },
     );
     // CRDs before their custom resources.
     adjust_deps(

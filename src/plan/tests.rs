@@ -188,6 +188,8 @@ fn the_destination_namespace_makes_its_namespace_object_go_first() {
     .concat();
     let options = PlanOptions {
         namespace: Some("shop".into()),
+        app: None,
+        context: Vec::new(),
     };
     let p = Plan::new(objects(&yaml), Vec::new(), &options);
     assert_eq!(
@@ -684,6 +686,8 @@ metadata: {generateName: seed-}
 ";
     let options = PlanOptions {
         namespace: Some("fake-dest-ns".into()),
+        app: None,
+        context: Vec::new(),
     };
     let p = Plan::new(objects(yaml), Vec::new(), &options);
     let messages: Vec<String> = p.duplicates.iter().map(Duplicate::message).collect();

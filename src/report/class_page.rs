@@ -257,7 +257,11 @@ fn causes_html(out: &mut String, causes: &ClassCauses) {
             plural(learner.checks)
         );
         if let Some(hint) = &learner.hint {
-            let _ = write!(out, "<p class=\"hint\">hint: {}</p>", escape(hint.trim_end()));
+            let _ = write!(
+                out,
+                "<p class=\"hint\">hint: {}</p>",
+                escape(hint.trim_end())
+            );
         }
         out.push_str("</li>\n");
     }
@@ -283,7 +287,11 @@ fn causes_html(out: &mut String, causes: &ClassCauses) {
             escape(&group.learners.join(", "))
         );
         if let Some(summary) = &group.summary {
-            let _ = write!(out, "<p class=\"saw\">saw: {}</p>", escape(summary.trim_end()));
+            let _ = write!(
+                out,
+                "<p class=\"saw\">saw: {}</p>",
+                escape(summary.trim_end())
+            );
         }
         for hint in &group.hints {
             let who = if group.hints.len() == 1 {

@@ -47,6 +47,12 @@ fn task_line(plan: &Plan, task: &Task, styles: Styles) -> String {
     if o.generate_name {
         notes.push("generateName: Argo CD adds revision, phase and time".to_string());
     }
+    if plan.created_namespace == Some(task.object) && !task.prune {
+        notes.push("CreateNamespace=true: created only if it does not exist yet".to_string());
+    }
+    if let Some(mode) = plan.apply_mode(task) {
+        notes.push(mode.to_string());
+    }
     if let Some(moved) = &task.moved {
         notes.push(format!(
             "moved in front of {} (written as {} wave {})",
@@ -72,9 +78,7 @@ fn wait_text(wait: &Wait) -> String {
     match wait {
         Wait::Completes { object } => format!("{object} has completed"),
         Wait::Healthy { object, means } => format!("{object}: {means}"),
-        Wait::MaybeHealthy { object } => {
-            format!("{object}, if Argo CD has a health check for its kind")
-        }
+        Wait::HealthyCustom { object, means } => format!("{object}: {means}"),
         Wait::Deleted { object } => format!("{object} is gone (pruned)"),
     }
 }
@@ -131,6 +135,46 @@ fn app_health_text(health: &AppHealth) -> String {
     }
 }
 
+/// The Application's settings that shape the plan, in one paragraph.
+fn app_text(app: &crate::plan::AppSettings) -> String {
+    let mut parts = vec![format!(
+        "Application {} ({}) syncs these manifests",
+        app.name(),
+        app.object.source
+    )];
+    if let Some(ns) = &app.destination_namespace {
+        parts.push(format!(
+            "objects without a namespace go to `{ns}` (cluster-scoped ones never)"
+        ));
+    }
+    if app.sync_options.is_empty() {
+        parts.push("no sync options".to_string());
+    } else {
+        parts.push(format!("sync options: {}", app.sync_options.join(", ")));
+    }
+    let retries = crate::rules::sync_policy::retries(&app.object);
+    parts.push(match retries {
+        crate::rules::sync_policy::Retries::None => "a failed sync is not retried".to_string(),
+        crate::rules::sync_policy::Retries::Limit(n) => {
+            format!("a failed sync is retried up to {n} times, hooks included")
+        }
+        crate::rules::sync_policy::Retries::Default => format!(
+            "automated with no `retry:` block: a failed sync is retried {} times (Argo CD's default), hooks included",
+            crate::rules::sync_policy::DEFAULT_LIMIT
+        ),
+        crate::rules::sync_policy::Retries::Unlimited => {
+            "a failed sync is retried without end (negative limit), hooks included".to_string()
+        }
+        crate::rules::sync_policy::Retries::Invalid => {
+            "`retry.limit` is not a whole number: the API server refuses the Application".to_string()
+        }
+    });
+    if app.has("ApplyOutOfSyncOnly=true") {
+        parts.push("ApplyOutOfSyncOnly=true: only objects that differ from the cluster are applied, the order of the rest stays".to_string());
+    }
+    parts.join("; ")
+}
+
 /// The plan (and the findings, when rules ran) for people.
 pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -> String {
     let mut out = String::new();
@@ -168,6 +212,9 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
                 dim(styles, &format!("in this step Argo CD {order}"))
             );
         }
+        for (object, why) in &step.not_awaited {
+            let _ = writeln!(out, "    {}", dim(styles, &format!("({object}: {why})")));
+        }
         let waits: Vec<String> = step.waits.iter().map(wait_text).collect();
         let line = match (step.last, waits.is_empty()) {
             (true, true) => "then the sync has succeeded: the last step of plain resources ends it right after applying".to_string(),
@@ -196,6 +243,30 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
     }
     if let Some(health) = &plan.app_health {
         let _ = writeln!(out, "{}", app_health_text(health));
+    }
+    if let Some(app) = &plan.app {
+        let _ = writeln!(out, "{}", app_text(app));
+    }
+    if !plan.skipped_files.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}",
+            bold(styles, "Not read (as Argo CD reads a folder):")
+        );
+        for (file, why) in &plan.skipped_files {
+            let _ = writeln!(out, "      {file}  {}", dim(styles, why));
+        }
+    }
+    if !plan.context.is_empty() {
+        let _ = writeln!(out, "{}", bold(styles, "Read, but not part of this sync:"));
+        for (o, why) in &plan.context {
+            let _ = writeln!(
+                out,
+                "      {:<34}  {why}  {}",
+                o.reference(),
+                dim(styles, &o.source.to_string())
+            );
+        }
     }
     for duplicate in &plan.duplicates {
         let (last, earlier) = duplicate
@@ -263,6 +334,37 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
         out.push('\n');
         out.push_str(&render_findings(findings, styles));
     }
+    for child in &plan.children {
+        out.push('\n');
+        match &child.outcome {
+            Ok((plan, findings)) => {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    bold(
+                        styles,
+                        &format!(
+                            "Child Application {} ({}) syncs {}:",
+                            child.name,
+                            child.source,
+                            child.folder.as_deref().unwrap_or("")
+                        )
+                    )
+                );
+                out.push_str(&render_human(plan, findings.as_deref(), styles));
+            }
+            Err(why) => {
+                let _ = writeln!(
+                    out,
+                    "{} not followed: {why}",
+                    bold(
+                        styles,
+                        &format!("Child Application {} ({}):", child.name, child.source)
+                    )
+                );
+            }
+        }
+    }
     out
 }
 
@@ -323,6 +425,12 @@ fn task_json(plan: &Plan, task: &Task) -> Value {
     if o.generate_name {
         value["generate_name"] = json!(true);
     }
+    if plan.created_namespace == Some(task.object) && !task.prune {
+        value["created_by"] = json!("CreateNamespace=true");
+    }
+    if let Some(mode) = plan.apply_mode(task) {
+        value["apply_mode"] = json!(mode);
+    }
     if let Some(moved) = &task.moved {
         value["moved"] =
             json!({"before": moved.before, "phase": moved.from.0, "wave": moved.from.1});
@@ -332,6 +440,32 @@ fn task_json(plan: &Plan, task: &Task) -> Value {
 
 /// The plan as one JSON document; `findings` only when rules ran.
 pub fn render_json(plan: &Plan, findings: Option<&[Finding]>) -> String {
+    let mut text = serde_json::to_string_pretty(&json_value(plan, findings)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The followed children of an app of apps, as JSON.
+fn children_json(plan: &Plan) -> Value {
+    json!(
+        plan.children
+            .iter()
+            .map(|c| {
+                let mut value = json!({"name": c.name, "source": c.source.to_string()});
+                match &c.outcome {
+                    Ok((child, findings)) => {
+                        value["folder"] = json!(c.folder);
+                        value["plan"] = json_value(child, findings.as_deref());
+                    }
+                    Err(why) => value["not_followed"] = json!(why),
+                }
+                value
+            })
+            .collect::<Vec<_>>()
+    )
+}
+
+fn json_value(plan: &Plan, findings: Option<&[Finding]>) -> Value {
     let steps: Vec<Value> = plan
         .steps
         .iter()
@@ -341,6 +475,7 @@ pub fn render_json(plan: &Plan, findings: Option<&[Finding]>) -> String {
                 "wave": s.wave,
                 "tasks": s.tasks.iter().map(|t| task_json(plan, t)).collect::<Vec<_>>(),
                 "waits": s.waits,
+                "not_awaited": s.not_awaited.iter().map(|(o, why)| json!({"object": o, "why": why})).collect::<Vec<_>>(),
                 "last": s.last,
                 "delete_first": s.deleted_before_creation(plan).iter().map(|t| plan.object(t).reference()).collect::<Vec<_>>(),
                 "apply_groups": s.apply_groups(plan).iter().map(|g| g.iter().map(|t| plan.object(t).reference()).collect::<Vec<_>>()).collect::<Vec<_>>(),
@@ -377,6 +512,28 @@ pub fn render_json(plan: &Plan, findings: Option<&[Finding]>) -> String {
             AppHealth::NotChecked => json!({"checked": false, "why": app_health_text(health)}),
         };
     }
+    doc["skipped_files"] = json!(
+        plan.skipped_files
+            .iter()
+            .map(|(f, why)| json!({"file": f, "why": why}))
+            .collect::<Vec<_>>()
+    );
+    doc["context"] = json!(
+        plan.context
+            .iter()
+            .map(|(o, why)| json!({"kind": o.kind, "name": o.name, "source": o.source.to_string(), "why": why}))
+            .collect::<Vec<_>>()
+    );
+    if let Some(app) = &plan.app {
+        doc["application"] = json!({
+            "name": app.name(),
+            "source": app.object.source.to_string(),
+            "destination_namespace": app.destination_namespace,
+            "sync_options": app.sync_options,
+            "automated": app.automated,
+            "why": app_text(app),
+        });
+    }
     if let Some(findings) = findings {
         doc["findings"] = json!(findings);
         doc["warnings"] = json!(
@@ -386,7 +543,8 @@ pub fn render_json(plan: &Plan, findings: Option<&[Finding]>) -> String {
                 .count()
         );
     }
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    text
+    if !plan.children.is_empty() {
+        doc["children"] = children_json(plan);
+    }
+    doc
 }

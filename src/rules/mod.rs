@@ -13,6 +13,7 @@ pub mod shell;
 pub mod sync_policy;
 #[cfg(test)]
 mod tests;
+pub mod typos;
 pub mod workers;
 
 use serde::Serialize;
@@ -78,6 +79,10 @@ pub const RULES: &[Rule] = &[
     hooks::HELM_PRE_INSTALL,
     sync_policy::RETRY,
     hooks::UNKNOWN_HOOK,
+    typos::DELETE_POLICY,
+    typos::WAVE,
+    typos::SYNC_OPTION,
+    typos::APP_HOOK,
     workers::RULE,
     expand_contract::RULE,
     duplicates::RULE,
@@ -103,6 +108,7 @@ pub fn check_with_sources(plan: &Plan, sources: &[(String, String)]) -> Vec<Find
     migration_job::check(plan, &mut findings);
     commands::check(plan, &mut findings);
     hooks::check(plan, &mut findings);
+    typos::check(plan, &mut findings);
     sync_policy::check(plan, &mut findings);
     workers::check(plan, &mut findings);
     expand_contract::check(plan, sources, &mut findings);

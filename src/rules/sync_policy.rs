@@ -83,9 +83,14 @@ pub fn check(plan: &Plan, findings: &mut Vec<Finding>) {
     let Some(migration) = plan.applied_objects().find(|o| rerun_by_retry(o)) else {
         return;
     };
-    for app in plan
+    // The Application the plan is for (read beside its folder) counts as much as one applied.
+    let own = plan.app.as_ref().map(|a| &a.object);
+    let applied = plan
         .applied_objects()
-        .filter(|o| o.group() == "argoproj.io" && o.kind == "Application")
+        .filter(|o| o.group() == "argoproj.io" && o.kind == "Application");
+    for app in own
+        .into_iter()
+        .chain(applied.filter(|o| own.is_none_or(|a| !(a.name == o.name && a.source == o.source))))
     {
         let how = match retries(app) {
             Retries::None | Retries::Invalid => continue,

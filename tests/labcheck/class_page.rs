@@ -111,11 +111,18 @@ return out;
 "#;
 
 async fn page(client: &Client) -> Value {
-    client.execute(READ_MARKS, vec![]).await.expect("the page runs script")
+    client
+        .execute(READ_MARKS, vec![])
+        .await
+        .expect("the page runs script")
 }
 
 /// Wait until `done` holds for the page (polling every 25 ms), up to `limit`; the page then.
-async fn until(client: &Client, limit: Duration, done: impl Fn(&Value) -> bool) -> (Value, Duration) {
+async fn until(
+    client: &Client,
+    limit: Duration,
+    done: impl Fn(&Value) -> bool,
+) -> (Value, Duration) {
     let started = Instant::now();
     loop {
         let now = page(client).await;
@@ -186,7 +193,14 @@ async fn the_class_page_shows_the_class_live_in_a_real_browser() {
     let erin = serve_erin(&class, root.path());
 
     let mut page_server = Labcheck::new(&class.home)
-        .args(["class", "serve", "module-10", "step-4", "--listen", "127.0.0.1:0"])
+        .args([
+            "class",
+            "serve",
+            "module-10",
+            "step-4",
+            "--listen",
+            "127.0.0.1:0",
+        ])
         .arg("--kubeconfigs")
         .arg(&class.kubeconfigs)
         .args(["--work-dirs", &class.work_dirs()])
@@ -204,8 +218,13 @@ async fn the_class_page_shows_the_class_live_in_a_real_browser() {
 
     // The marks are the class run's, learner by learner and check by check.
     let (shown, _) = until(&client, Duration::from_secs(30), |p| {
-        !p["counts"].as_str().unwrap_or_default().contains("checking")
-            && p["marks"]["step-4"].as_object().is_some_and(|m| m.len() == 5)
+        !p["counts"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("checking")
+            && p["marks"]["step-4"]
+                .as_object()
+                .is_some_and(|m| m.len() == 5)
     })
     .await;
     let run = class
@@ -214,7 +233,11 @@ async fn the_class_page_shows_the_class_live_in_a_real_browser() {
         .json();
     for learner in run["learners"].as_array().into_iter().flatten() {
         let name = learner["learner"].as_str().unwrap_or_default();
-        for check in learner["steps"][0]["checks"].as_array().into_iter().flatten() {
+        for check in learner["steps"][0]["checks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
             let id = check["id"].as_str().unwrap_or_default();
             assert_eq!(
                 shown["marks"]["step-4"][name][id],
@@ -227,7 +250,12 @@ async fn the_class_page_shows_the_class_live_in_a_real_browser() {
     assert_eq!(bob["release-pushed"], "✗", "{shown:#}");
     assert_eq!(shown["marks"]["step-4"]["alice"]["release-pushed"], "✓");
     assert_eq!(shown["marks"]["step-4"]["dave"]["release-pushed"], "?");
-    assert!(shown["counts"].as_str().unwrap_or_default().contains("5 learners"));
+    assert!(
+        shown["counts"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("5 learners")
+    );
 
     // No Secret value anywhere on the page or in a learner's report.
     let source = client.source().await.expect("the page's source");
@@ -242,13 +270,20 @@ async fn the_class_page_shows_the_class_live_in_a_real_browser() {
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .output()
         .expect("git push runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     until(&client, Duration::from_secs(5), |p| {
         p["marks"]["step-4"]["bob"]["release-pushed"] == "✓"
     })
     .await;
     let took = pushed.elapsed();
-    assert!(took < Duration::from_secs(1), "bob's push showed after {took:?}");
+    assert!(
+        took < Duration::from_secs(1),
+        "bob's push showed after {took:?}"
+    );
 
     // erin's cluster goes away: she stays on the page, marked as not answering.
     drop(erin);
@@ -259,7 +294,12 @@ async fn the_class_page_shows_the_class_live_in_a_real_browser() {
     })
     .await;
     assert!(gone["marks"]["step-4"]["erin"].is_object(), "{gone:#}");
-    assert!(gone["counts"].as_str().unwrap_or_default().contains("cluster not answering: 1"));
+    assert!(
+        gone["counts"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("cluster not answering: 1")
+    );
 
     // `LABCHECK_CLASS_SCREENSHOT=docs/class-page.png` keeps a picture for the README.
     if let Ok(to) = std::env::var("LABCHECK_CLASS_SCREENSHOT") {
@@ -300,10 +340,16 @@ async fn the_class_page_shows_the_class_live_in_a_real_browser() {
         if let Some(text) = text.as_str().filter(|t| *t != "loading…") {
             break text.to_string();
         }
-        assert!(started.elapsed() < Duration::from_secs(5), "no report opened");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "no report opened"
+        );
         tokio::time::sleep(Duration::from_millis(25)).await;
     };
-    assert_eq!(text, own.stdout, "bob's report on the page is not his own run's");
+    assert_eq!(
+        text, own.stdout,
+        "bob's report on the page is not his own run's"
+    );
     assert!(!text.contains(PLANTED));
 
     let active = client.active_element().await.expect("focus");
@@ -315,7 +361,11 @@ async fn the_class_page_shows_the_class_live_in_a_real_browser() {
         )
         .await
         .expect("the dialog");
-    assert_eq!(closed, json!([false, "bob"]), "Escape closes the report and returns to bob");
+    assert_eq!(
+        closed,
+        json!([false, "bob"]),
+        "Escape closes the report and returns to bob"
+    );
 
     let _ = client.close().await;
     page_server.interrupt();

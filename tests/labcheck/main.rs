@@ -21,6 +21,7 @@ mod module_10_cluster;
 mod module_11;
 mod operations;
 mod plan;
+mod plan_folders;
 mod read_only;
 mod report_snapshots;
 mod reports;
