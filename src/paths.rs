@@ -107,12 +107,24 @@ pub fn lexical_absolute(path: &Path) -> PathBuf {
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// A FIFO, socket, device or folder where a file should be (reading it could block forever).
-    #[error("is {0}, not a regular file; labcheck reads only regular files")]
+    #[error("is {}", not_regular(.0))]
     NotRegular(&'static str),
     #[error("is {size} bytes; labcheck reads files up to {limit} bytes")]
     TooLarge { size: u64, limit: u64 },
     #[error("{0}")]
     Io(#[from] std::io::Error),
+}
+
+/// The sentence for a path that is `kind` (a folder, a named pipe, …) where labcheck reads a
+/// file: what it is, what labcheck expected, what to do.
+pub fn not_regular(kind: &str) -> String {
+    if kind == "a folder" {
+        "a folder, not a regular file: labcheck expected one file here; name a file inside the folder, or put the file itself at this path".to_string()
+    } else {
+        format!(
+            "{kind}, not a regular file: labcheck expected a file here and reads only regular files (reading {kind} could wait for ever); put the file itself at this path"
+        )
+    }
 }
 
 /// What kind of thing a file type is, for a message.

@@ -226,7 +226,7 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["kubeconfig", "context", "request_timeout"])]
     pub snapshot: Option<PathBuf>,
 
-    /// How long one request to the API server may take, as kubectl's (e.g. 2s, 500ms; default 5s).
+    /// How long one request to the API server may take, headers to last byte and retries included (e.g. 2s, 500ms; default 10s).
     #[arg(long, value_parser = request_timeout, value_name = "DURATION")]
     pub request_timeout: Option<Duration>,
 }

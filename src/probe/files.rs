@@ -23,13 +23,13 @@ pub enum FileError {
     #[error("{shown} does not exist")]
     Missing { shown: String },
     /// A folder (or something else) where a file should be.
-    #[error("{shown} is not a file")]
+    #[error("{shown} is {}", crate::paths::not_regular("a folder"))]
     NotAFile { shown: String },
     /// The path leaves the repo (`..`, absolute, or a symlink pointing outside it).
     #[error("{shown} leaves the repo {repo}; labcheck reads only inside it")]
     OutsideRepo { shown: String, repo: String },
     /// A FIFO, socket or device: reading it could block forever.
-    #[error("{shown} is {kind}, not a regular file; labcheck reads only regular files")]
+    #[error("{shown} is {}", crate::paths::not_regular(kind))]
     NotRegular { shown: String, kind: &'static str },
     /// Too big to read safely.
     #[error("{shown} is {size} bytes; labcheck reads files up to {MAX_FILE_BYTES} bytes")]

@@ -81,7 +81,7 @@ pub fn lint_module(course: &Course, module: &Module) -> Vec<LintProblem> {
             for track in tracks {
                 match course.expected_file(track, name, expected) {
                     Err(e) => messages.push(format!(
-                        "{}: {}: check `{}` compares with `expected: {expected}`, but the course has no expected/{track}/{name}/{expected} ({e})",
+                        "{}: {}: check `{}` compares with `expected: {expected}`, and labcheck cannot read expected/{track}/{name}/{expected}: {e}",
                         step.file, step.name, check.id
                     )),
                     Ok((shown, text)) if matches!(diff.mode, DiffMode::Yaml | DiffMode::Contains) => {

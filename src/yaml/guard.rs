@@ -19,7 +19,7 @@ impl TooDeep {
     /// The words for a message.
     pub fn message(&self) -> String {
         format!(
-            "the YAML is nested more than {MAX_DEPTH} levels deep here; labcheck does not read it (a values or check file nests a few levels)"
+            "the YAML is nested more than {MAX_DEPTH} levels deep here, deeper than labcheck reads (a values or check file nests a few levels): check that this is the file you meant, and write it with less nesting"
         )
     }
 }
@@ -186,6 +186,9 @@ pub fn repeated_key(text: &str) -> Option<RepeatedKey> {
     let mut options = serde_saphyr::Options::default();
     options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::Error;
     options.with_snippet = false;
+    // Keys repeated inside an alias's copy are repeated in its anchor too: no need to replay
+    // many copies (an alias bomb would take minutes; the course parser names it).
+    options.alias_limits.max_total_replayed_events = 10_000;
     let mut error =
         serde_saphyr::from_str_with_options::<serde::de::IgnoredAny>(text, options).err()?;
     loop {
@@ -224,6 +227,22 @@ pub fn explain(message: &str, at: Option<char>) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_alias_bomb_is_not_expanded_while_looking_for_repeated_keys() {
+        let mut text = "checks:\n".to_string();
+        for i in 0..9 {
+            let value = if i == 0 {
+                "[k, k, k, k, k, k, k, k, k, k]".to_string()
+            } else {
+                format!("[{}]", vec![format!("*a{}", i - 1); 10].join(", "))
+            };
+            text.push_str(&format!("  - id: c{i}\n    equals: &a{i} {value}\n"));
+        }
+        let started = std::time::Instant::now();
+        assert_eq!(repeated_key(&text), None);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
+    }
 
     #[test]
     fn a_key_written_twice_is_found_at_its_second_place_in_block_and_flow_maps() {

@@ -627,6 +627,18 @@ const LOG_CHECK: &str = r#"  - id: migrate-log
     logs: {namespace: checkout-dev, job: checkout-migrate, contains: "migration failed"}
 "#;
 
+/// A diff check against the course's reference `values` (under expected/kind/module-t/).
+const DIFF_CHECK: &str = r#"  - id: the-check
+    title: "the values are the reference's"
+    diff: {repo: checkout-config, file: helm/dev.yaml, reference: {expected: values}}
+"#;
+
+/// A diff check whose reference in a work repo is the folder `helm`.
+const DIFF_REPO_CHECK: &str = r#"  - id: the-check
+    title: "the values are the reference's"
+    diff: {repo: checkout-config, file: helm/dev.yaml, reference: {repo: checkout-config, file: helm}}
+"#;
+
 /// A logs check the endless log of `Misbehave::EndlessLogs` satisfies from its first line.
 const LOG_STREAM_CHECK: &str = r#"  - id: migrate-log
     title: "the migration logged its progress"

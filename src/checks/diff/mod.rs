@@ -202,7 +202,11 @@ impl DiffSpec {
                                 "update the reference repo: `{} && git pull`",
                                 crate::shell::cd(&shower.show(&repo_dir))
                             ),
-                            _ => format!("get {get}"),
+                            files::FileError::RepoMissing { .. } => format!("get {get}"),
+                            // A folder or a pipe where the course names its reference file.
+                            _ => format!(
+                                "the check's `reference: {{repo: {repo}, file: {file}}}` must name a file: tell the course's author (`labcheck course lint` finds it)"
+                            ),
                         };
                         Box::new(
                             Outcome::could_not_check(format!(

@@ -45,7 +45,7 @@ pub async fn resolve(
     let Some(source) = source else {
         return in_cluster(context);
     };
-    let (kubeconfig, shown) = read(&source)?;
+    let (kubeconfig, shown, shadowed) = read(&source)?;
     let options = KubeConfigOptions {
         context: context.map(str::to_string),
         ..KubeConfigOptions::default()
@@ -105,6 +105,30 @@ pub async fn resolve(
         }
     };
     let mut kubeconfig = kubeconfig;
+    check_proxy_url(&kubeconfig, &context_name, &shown)?;
+    // What kubectl too would take from a later file that repeats a name: nothing (the first
+    // file in KUBECONFIG that names it wins); said, so a learner who edited the later one knows.
+    let used = used_names(&kubeconfig, &context_name);
+    let mut ignored: Vec<(String, Vec<String>)> = Vec::new();
+    for s in shadowed
+        .iter()
+        .filter(|s| used.contains(&(s.what, s.name.as_str())))
+    {
+        let entry = format!("{} `{}`", s.what, s.name);
+        match ignored.iter_mut().find(|(file, _)| *file == s.ignored_in) {
+            Some((_, names)) => names.push(entry),
+            None => ignored.push((s.ignored_in.clone(), vec![entry])),
+        }
+    }
+    let ignored: Vec<String> = ignored
+        .into_iter()
+        .map(|(file, names)| {
+            format!(
+                "{file} also has {}, which kubectl and labcheck ignore (the first file in $KUBECONFIG to name one wins)",
+                names.join(", ")
+            )
+        })
+        .collect();
     exec::replace_exec_with_token(&mut kubeconfig, &context_name).await?;
     let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
@@ -113,11 +137,100 @@ pub async fn resolve(
             fix: "check the kubeconfig with `kubectl config view --minify`".to_string(),
         })?;
     bound(&mut config);
-    let describe = format!("context {context_name} ({})", config.cluster_url);
+    let through = match &config.proxy_url {
+        Some(proxy) => format!(", through the proxy {}", without_credentials(proxy)),
+        None => String::new(),
+    };
+    let mut describe = format!("context {context_name} ({}{through})", config.cluster_url);
+    for note in ignored {
+        describe.push_str("; ");
+        describe.push_str(&note);
+    }
     Ok(Resolved { config, describe })
 }
 
-fn read(source: &Source) -> Result<(Kubeconfig, String), ProbeError> {
+/// A name a later kubeconfig file repeats, which the merge ignored.
+struct Shadowed {
+    what: &'static str,
+    name: String,
+    ignored_in: String,
+}
+
+/// The context, cluster and user names the context `context` uses.
+fn used_names<'a>(kubeconfig: &'a Kubeconfig, context: &'a str) -> Vec<(&'static str, &'a str)> {
+    let mut used = vec![("context", context)];
+    if let Some(found) = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref())
+    {
+        used.push(("cluster", found.cluster.as_str()));
+        if let Some(user) = &found.user {
+            used.push(("user", user.as_str()));
+        }
+    }
+    used
+}
+
+/// The proxies kube reaches a cluster through (`proxy-url`, or `$HTTPS_PROXY`): kubectl's
+/// http, https and socks5; anything else is refused here with words, before kube says only
+/// "unsupported protocol" or "invalid authority".
+fn check_proxy_url(kubeconfig: &Kubeconfig, context: &str, shown: &str) -> Result<(), ProbeError> {
+    let cluster_name = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref())
+        .map(|c| c.cluster.clone())
+        .unwrap_or_default();
+    let Some(proxy) = kubeconfig
+        .clusters
+        .iter()
+        .find(|c| c.name == cluster_name)
+        .and_then(|c| c.cluster.as_ref())
+        .and_then(|c| c.proxy_url.clone())
+        .filter(|p| !p.is_empty())
+    else {
+        return Ok(());
+    };
+    let problem = match proxy.parse::<http::Uri>() {
+        Err(e) => Some(format!("it is not a URL ({e})")),
+        Ok(uri) => match uri.scheme_str() {
+            Some("http" | "https" | "socks5") if uri.host().is_some() => None,
+            Some("http" | "https" | "socks5") => Some("it names no host".to_string()),
+            Some("socks5h") => Some(
+                "`socks5h://` (names resolved by the proxy) is not one labcheck can use; `socks5://` is".to_string(),
+            ),
+            Some(other) => Some(format!("`{other}://` is not a proxy protocol labcheck can use")),
+            None => Some("it has no scheme such as `http://`".to_string()),
+        },
+    };
+    match problem {
+        None => Ok(()),
+        Some(problem) => {
+            let shown_proxy = proxy
+                .parse::<http::Uri>()
+                .map(|u| without_credentials(&u))
+                .unwrap_or_else(|_| "(not shown: not a URL)".to_string());
+            Err(ProbeError::NotConfigured {
+                reason: format!(
+                    "the kubeconfig {shown} sends cluster `{cluster_name}` through proxy-url {shown_proxy}, which labcheck cannot use: {problem}"
+                ),
+                fix: "write proxy-url as http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT (the proxies kubectl and labcheck both use), or remove it if the cluster is reached without a proxy".to_string(),
+            })
+        }
+    }
+}
+
+/// A proxy URL for messages: scheme, host and port, never a user or password in it.
+fn without_credentials(uri: &http::Uri) -> String {
+    let host = uri.host().unwrap_or("");
+    let port = uri.port_u16().map(|p| format!(":{p}")).unwrap_or_default();
+    format!("{}://{host}{port}", uri.scheme_str().unwrap_or("?"))
+}
+
+fn read(source: &Source) -> Result<(Kubeconfig, String, Vec<Shadowed>), ProbeError> {
     let not_readable = |shown: &str, e: kube::config::KubeconfigError| {
         ProbeError::NotConfigured {
         reason: format!("cannot read the kubeconfig {shown}: {e}"),
@@ -133,7 +246,7 @@ fn read(source: &Source) -> Result<(Kubeconfig, String), ProbeError> {
                     fix: "check the path, or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config".to_string(),
                 });
             }
-            read_one(path, &shown).map(|k| (k, shown.clone()))
+            read_one(path, &shown).map(|k| (k, shown.clone(), Vec::new()))
         }
         Source::Env(value) => {
             let shown = format!("{} ($KUBECONFIG)", value.to_string_lossy());
@@ -154,15 +267,41 @@ fn read(source: &Source) -> Result<(Kubeconfig, String), ProbeError> {
                 .filter(|p| !p.as_os_str().is_empty() && p.exists())
                 .collect();
             let mut merged = Kubeconfig::default();
+            let mut shadowed = Vec::new();
             for path in present {
                 let next = read_one(&path, &shown)?;
+                let repeats = |what, old: Vec<&str>, new: Vec<&str>| {
+                    new.into_iter()
+                        .filter(|n| old.contains(n))
+                        .map(|n| Shadowed {
+                            what,
+                            name: n.to_string(),
+                            ignored_in: path.display().to_string(),
+                        })
+                        .collect::<Vec<_>>()
+                };
+                shadowed.extend(repeats(
+                    "context",
+                    merged.contexts.iter().map(|c| c.name.as_str()).collect(),
+                    next.contexts.iter().map(|c| c.name.as_str()).collect(),
+                ));
+                shadowed.extend(repeats(
+                    "cluster",
+                    merged.clusters.iter().map(|c| c.name.as_str()).collect(),
+                    next.clusters.iter().map(|c| c.name.as_str()).collect(),
+                ));
+                shadowed.extend(repeats(
+                    "user",
+                    merged.auth_infos.iter().map(|c| c.name.as_str()).collect(),
+                    next.auth_infos.iter().map(|c| c.name.as_str()).collect(),
+                ));
                 merged = merged.merge(next).map_err(|e| not_readable(&shown, e))?;
             }
-            Ok((merged, shown))
+            Ok((merged, shown, shadowed))
         }
         Source::Home(path) => {
             let shown = path.display().to_string();
-            read_one(path, &shown).map(|k| (k, shown.clone()))
+            read_one(path, &shown).map(|k| (k, shown.clone(), Vec::new()))
         }
     }
 }
@@ -228,12 +367,42 @@ fn read_one(path: &Path, shown: &str) -> Result<Kubeconfig, ProbeError> {
         .into_iter()
         .find_map(|(what, name)| name.map(|n| (what, n)))
     {
+        // What each of them points at, so the learner sees which one they meant.
+        let targets: Vec<String> = match what {
+            "contexts" => kubeconfig
+                .contexts
+                .iter()
+                .filter(|c| c.name == name)
+                .map(|c| match &c.context {
+                    Some(c) => format!("cluster `{}`", c.cluster),
+                    None => "nothing".to_string(),
+                })
+                .collect(),
+            "clusters" => kubeconfig
+                .clusters
+                .iter()
+                .filter(|c| c.name == name)
+                .map(
+                    |c| match c.cluster.as_ref().and_then(|c| c.server.as_ref()) {
+                        Some(server) => format!("server {server}"),
+                        None => "no server".to_string(),
+                    },
+                )
+                .collect(),
+            // A user's entries hold credentials: nothing of them is shown.
+            _ => Vec::new(),
+        };
+        let pointing = if targets.is_empty() {
+            String::new()
+        } else {
+            format!(" (for {})", targets.join(" and "))
+        };
         return Err(ProbeError::NotConfigured {
             reason: format!(
-                "the kubeconfig {shown} has two {what} named `{name}`; kubectl refuses such a file too, as it cannot tell which one is meant"
+                "the kubeconfig {shown} has two {what} named `{name}`{pointing}; kubectl refuses such a file (\"duplicate name\") and uses neither, and so does labcheck"
             ),
             fix: format!(
-                "rename or remove one of the {what} named `{name}` (`kubectl config get-{what}` lists them)"
+                "rename or remove one of the {what} named `{name}` (`kubectl config get-{what}` lists them once the file loads)"
             ),
         });
     }

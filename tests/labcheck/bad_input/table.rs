@@ -17,7 +17,8 @@ use labcheck::serve::{Misbehave, RunningServer, ServeOptions};
 use serde_json::json;
 
 use super::{
-    CLUSTER_CHECKS, Case, GIT_CHECK, LOG_CHECK, LOG_STREAM_CHECK, VALUE_CHECK, runtime, serve,
+    CLUSTER_CHECKS, Case, DIFF_CHECK, DIFF_REPO_CHECK, GIT_CHECK, LOG_CHECK, LOG_STREAM_CHECK,
+    VALUE_CHECK, runtime, serve,
 };
 use crate::harness::{StdoutTo as Out, files_with_bytes};
 
@@ -41,6 +42,8 @@ struct Env {
     rt: tokio::runtime::Runtime,
     servers: Vec<RunningServer>,
     keep: Vec<Box<dyn std::any::Any>>,
+    /// Environment variables the run gets (`KUBECONFIG` with several files).
+    vars: Vec<(String, String)>,
 }
 
 impl Env {
@@ -106,6 +109,25 @@ impl Env {
         let path = self.home().join("kubeconfig");
         self.write(&path, text.as_bytes());
         vec!["--kubeconfig".to_string(), path.display().to_string()]
+    }
+
+    /// Two kubeconfig files with the same names (context, cluster and user `lab`), one for
+    /// each server, given as `KUBECONFIG=first:second`.
+    fn kubeconfigs(&mut self, first_url: &str, second_url: &str) {
+        let first = self.home().join("first-kubeconfig");
+        let second = self.home().join("second-kubeconfig");
+        self.write(
+            &first,
+            labcheck::serve::kubeconfig(first_url, "lab").as_bytes(),
+        );
+        self.write(
+            &second,
+            labcheck::serve::kubeconfig(second_url, "lab").as_bytes(),
+        );
+        self.vars.push((
+            "KUBECONFIG".to_string(),
+            format!("{}:{}", first.display(), second.display()),
+        ));
     }
 
     fn misbehaving(&mut self, point: CoursePoint, misbehave: Misbehave) -> Vec<String> {
@@ -442,7 +464,7 @@ fn rows() -> Vec<Row> {
                 let mut args = env.misbehaving(
                     CoursePoint::Step1,
                     Misbehave::RateLimit {
-                        retry_after_secs: 3,
+                        retry_after_secs: 5,
                     },
                 );
                 args.extend(["--request-timeout".to_string(), "2s".to_string()]);
@@ -450,9 +472,9 @@ fn rows() -> Vec<Row> {
             },
             3,
             &[
-                "and asked to retry after 3 s; labcheck did not wait: that is longer than what is left of the 2s one request may take (--request-timeout)",
+                "and asked to retry after 5 s; labcheck did not wait: that is longer than what is left of the 2s one request may take (--request-timeout)",
             ],
-            secs(3),
+            secs(4),
         ),
         row(
             "429 with a short Retry-After is retried, as kubectl does",
@@ -712,6 +734,38 @@ fn rows() -> Vec<Row> {
             secs(30),
         ),
         row(
+            "a duplicate key in a flow map of a check file",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                step_yaml(
+                    env,
+                    format!("{STEP_HEAD}checks:\n  - id: a\n    title: t\n    git: {{repo: checkout-config, branch: main, repo: other}}\n").as_bytes(),
+                );
+                vec![]
+            },
+            2,
+            &["step-1.yaml:6:48: the key `repo` appears twice in this map; keep one"],
+            secs(30),
+        ),
+        row(
+            "a duplicate key deep in module.yaml",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                let head =
+                    MODULE_HEAD.replace("  default: kind\n", "  default: kind\n  default: k3d\n");
+                env.write(
+                    &env.course("modules/module-t/module.yaml"),
+                    format!("{head}{}steps: [step-1]\n", crate::harness::REPOS_YAML).as_bytes(),
+                );
+                vec![]
+            },
+            2,
+            &["module.yaml:6:3: the key `default` appears twice in this map; keep one"],
+            secs(30),
+        ),
+        row(
             "a byte that is not UTF-8 in a check file",
             CoursePoint::Step1,
             GIT_CHECK,
@@ -770,6 +824,114 @@ fn rows() -> Vec<Row> {
             secs(30),
         ),
         row(
+            "a step named Quiz in another case",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                module_yaml(env, crate::harness::REPOS_YAML, "steps: [step-1, Quiz]\n");
+                vec![]
+            },
+            2,
+            &[
+                "module.yaml:14:17: steps: a step may not be called `Quiz`: `quiz` is a name the course format reserves",
+            ],
+            secs(30),
+        ),
+        row(
+            "a step named quiz.yaml with its extension",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                module_yaml(
+                    env,
+                    crate::harness::REPOS_YAML,
+                    "steps: [step-1, quiz.yaml]\n",
+                );
+                vec![]
+            },
+            2,
+            &[
+                "module.yaml:14:17: steps: a step may not be called `quiz.yaml`: `quiz` is a name the course format reserves",
+            ],
+            secs(30),
+        ),
+        row(
+            "a step listed with its file's extension",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                module_yaml(env, crate::harness::REPOS_YAML, "steps: [step-1.yaml]\n");
+                vec![]
+            },
+            2,
+            &[
+                "module.yaml:14:9: steps: step `step-1.yaml` is written with its file's extension",
+                "write `step-1`",
+            ],
+            secs(30),
+        ),
+        row(
+            "a quiz: that names a step's file",
+            CoursePoint::Step1,
+            GIT_CHECK,
+            |env| {
+                module_yaml(
+                    env,
+                    crate::harness::REPOS_YAML,
+                    "steps: [step-1]\nquiz: step-1.yaml\n",
+                );
+                vec![]
+            },
+            2,
+            &[
+                "module.yaml:15:7: `quiz: step-1.yaml` names the file of step `step-1`",
+                "give the quiz its own file",
+            ],
+            secs(30),
+        ),
+        row(
+            "a reference path that is a folder",
+            CoursePoint::Step1,
+            DIFF_CHECK,
+            |env| {
+                std::fs::create_dir_all(env.course("expected/kind/module-t/values"))
+                    .unwrap_or_else(|e| panic!("{e}"));
+                vec![]
+            },
+            3,
+            &[
+                "cannot read the course's reference file: ",
+                "expected/kind/module-t/values: is a folder, not a regular file: labcheck expected one file here; name a file inside the folder",
+            ],
+            secs(30),
+        ),
+        row(
+            "a reference in a repo that is a folder",
+            CoursePoint::Step1,
+            DIFF_REPO_CHECK,
+            |_| vec![],
+            3,
+            &[
+                "checkout-config/helm is a folder, not a regular file: labcheck expected one file here",
+                "must name a file: tell the course's author (`labcheck course lint` finds it)",
+            ],
+            secs(30),
+        ),
+        row(
+            "a reference that is a named pipe",
+            CoursePoint::Step1,
+            DIFF_CHECK,
+            |env| {
+                env.fifo(&env.course("expected/kind/module-t/values"));
+                vec![]
+            },
+            3,
+            &[
+                "expected/kind/module-t/values: is a named pipe (FIFO), not a regular file: labcheck expected a file here and reads only regular files (reading a named pipe (FIFO) could wait for ever); put the file itself at this path",
+            ],
+            secs(30),
+        ),
+        row(
             "a ConfigMap whose data is a list",
             CoursePoint::Step1,
             CLUSTER_CHECKS,
@@ -810,6 +972,62 @@ fn rows() -> Vec<Row> {
             secs(30),
         ),
         row(
+            "proxy-url socks5 is honoured",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let target = url.trim_start_matches("http://").to_string();
+                let proxy = socks5_proxy(target);
+                env.kubeconfig(&proxied_kubeconfig(&format!("socks5://{proxy}")))
+            },
+            0,
+            &["\"status\": \"pass\""],
+            secs(30),
+        ),
+        row(
+            "proxy-url socks5h is refused with what to write",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| env.kubeconfig(&proxied_kubeconfig("socks5h://learner:pw@127.0.0.1:1080")),
+            3,
+            &[
+                "sends cluster `lab` through proxy-url socks5h://127.0.0.1:1080, which labcheck cannot use: `socks5h://` (names resolved by the proxy) is not one labcheck can use; `socks5://` is",
+                "write proxy-url as http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT",
+            ],
+            secs(30),
+        ),
+        Row {
+            never_says: &["learner:pw", "pw@"],
+            ..row(
+                "proxy-url without a scheme",
+                CoursePoint::Step1,
+                CLUSTER_CHECKS,
+                |env| env.kubeconfig(&proxied_kubeconfig("127.0.0.1:3128")),
+                3,
+                &[
+                    "through proxy-url",
+                    "which labcheck cannot use: it has no scheme such as `http://`",
+                ],
+                secs(30),
+            )
+        },
+        Row {
+            never_says: &["learner:pw", "pw@"],
+            ..row(
+                "proxy-url pointing at no proxy",
+                CoursePoint::Step1,
+                CLUSTER_CHECKS,
+                |env| env.kubeconfig(&proxied_kubeconfig("http://learner:pw@127.0.0.1:9")),
+                3,
+                &[
+                    "cannot reach the Kubernetes API at context lab (http://cluster.invalid:6443/, through the proxy http://127.0.0.1:9)",
+                    "check that the proxy runs",
+                ],
+                secs(30),
+            )
+        },
+        row(
             "two contexts with one name",
             CoursePoint::Step1,
             CLUSTER_CHECKS,
@@ -821,7 +1039,57 @@ fn rows() -> Vec<Row> {
                 env.kubeconfig(&text)
             },
             3,
-            &["has two contexts named `lab`; kubectl refuses such a file too"],
+            &[
+                "has two contexts named `lab` (for cluster `a` and cluster `b`); kubectl refuses such a file",
+                "and uses neither, and so does labcheck",
+                "rename or remove one of the contexts named `lab`",
+            ],
+            secs(30),
+        ),
+        row(
+            "two clusters with one name",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let text = format!(
+                    "apiVersion: v1\nkind: Config\nclusters:\n- name: a\n  cluster: {{server: \"{url}\"}}\n- name: a\n  cluster: {{server: \"http://127.0.0.1:9\"}}\ncontexts:\n- name: lab\n  context: {{cluster: a, user: u}}\ncurrent-context: lab\nusers:\n- name: u\n  user: {{}}\n"
+                );
+                env.kubeconfig(&text)
+            },
+            3,
+            &["has two clusters named `a` (for server http://127.0.0.1:"],
+            secs(30),
+        ),
+        row(
+            "two contexts with one name in two KUBECONFIG files: the first is used",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                // kubectl merges KUBECONFIG's files and the first file to name a context wins;
+                // the second `lab` points at a dead port and must not be used.
+                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                env.kubeconfigs(&url, "http://127.0.0.1:9");
+                vec![]
+            },
+            0,
+            &["\"status\": \"pass\""],
+            secs(30),
+        ),
+        row(
+            "two contexts with one name in two KUBECONFIG files: the second is named",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                env.kubeconfigs("http://127.0.0.1:9", &url);
+                vec![]
+            },
+            3,
+            &[
+                "context lab (http://127.0.0.1:9/); ",
+                "second-kubeconfig also has context `lab`, cluster `lab`, user `lab`, which kubectl and labcheck ignore (the first file in $KUBECONFIG to name one wins)",
+            ],
             secs(30),
         ),
         row(
@@ -915,6 +1183,69 @@ fn connect_proxy(target: String) -> String {
                 } else {
                     let _ = upstream.write_all(&head);
                 }
+                let (Ok(mut c2), Ok(mut u2)) = (client.try_clone(), upstream.try_clone()) else {
+                    return;
+                };
+                std::thread::spawn(move || std::io::copy(&mut u2, &mut c2));
+                let _ = std::io::copy(&mut client, &mut upstream);
+            });
+        }
+    });
+    addr.to_string()
+}
+
+/// A kubeconfig whose cluster (`http://cluster.invalid:6443`, a name that never resolves) is
+/// reached only through `proxy`.
+fn proxied_kubeconfig(proxy: &str) -> String {
+    labcheck::serve::kubeconfig("http://cluster.invalid:6443", "lab").replace(
+        "    server: \"http://cluster.invalid:6443\"\n",
+        &format!("    server: \"http://cluster.invalid:6443\"\n    proxy-url: \"{proxy}\"\n"),
+    )
+}
+
+/// A SOCKS5 proxy on loopback (RFC 1928: no authentication, CONNECT only) that connects every
+/// request to `target`, whatever address was asked for.
+fn socks5_proxy(target: String) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
+    std::thread::spawn(move || {
+        for client in listener.incoming().take(64) {
+            let Ok(mut client) = client else { continue };
+            let target = target.clone();
+            std::thread::spawn(move || {
+                fn read(client: &mut TcpStream, n: usize) -> std::io::Result<Vec<u8>> {
+                    let mut buf = vec![0u8; n];
+                    client.read_exact(&mut buf).map(|_| buf)
+                }
+                // Greeting: version, the number of methods, the methods; "no authentication".
+                let Ok(head) = read(&mut client, 2) else {
+                    return;
+                };
+                if read(&mut client, usize::from(head[1])).is_err()
+                    || client.write_all(&[5, 0]).is_err()
+                {
+                    return;
+                }
+                // Request: version, CONNECT, reserved, the address type, the address, the port.
+                let Ok(request) = read(&mut client, 4) else {
+                    return;
+                };
+                let address_len = match request[3] {
+                    1 => 4,
+                    4 => 16,
+                    3 => match read(&mut client, 1) {
+                        Ok(len) => usize::from(len[0]),
+                        Err(_) => return,
+                    },
+                    _ => return,
+                };
+                if read(&mut client, address_len + 2).is_err() {
+                    return;
+                }
+                let Ok(mut upstream) = TcpStream::connect(&target) else {
+                    return;
+                };
+                let _ = client.write_all(&[5, 0, 0, 1, 127, 0, 0, 1, 0, 0]);
                 let (Ok(mut c2), Ok(mut u2)) = (client.try_clone(), upstream.try_clone()) else {
                     return;
                 };
@@ -1022,6 +1353,7 @@ fn run_row(row: &Row) -> Result<(), String> {
         rt: runtime(),
         servers: Vec::new(),
         keep: Vec::new(),
+        vars: Vec::new(),
     };
     let extra = (row.setup)(&mut env);
     let before = fingerprint(&env);
@@ -1038,6 +1370,7 @@ fn run_row(row: &Row) -> Result<(), String> {
             "--no-wait",
         ])
         .args(&extra)
+        .envs(&env.vars)
         .stdout(row.out)
         .limit(row.within)
         .try_run()?;
@@ -1122,9 +1455,22 @@ fn the_catalogue_has_a_row_for_every_class_of_the_issue() {
         "duplicate check id",
         "empty steps",
         "quiz",
+        "Quiz in another case",
+        "quiz.yaml",
+        "extension",
+        "quiz: that names",
+        "flow map",
+        "deep in module.yaml",
+        "reference path that is a folder",
+        "reference in a repo",
+        "reference that is a named pipe",
         "data is a list",
         "proxy-url",
+        "socks5",
+        "no proxy",
         "two contexts",
+        "two clusters",
+        "KUBECONFIG files",
         "current-context",
         "unknown CA",
         "/dev/full",

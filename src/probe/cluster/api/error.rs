@@ -99,6 +99,8 @@ impl ProbeError {
     pub fn fix(&self) -> String {
         match self {
             ProbeError::NotConfigured { fix, .. } => fix.clone(),
+            // The describe names a proxy when the kubeconfig (proxy-url) or $HTTPS_PROXY gives one.
+            ProbeError::Unreachable { server, .. } if server.contains(", through the proxy ") => "labcheck goes through the proxy your kubeconfig names (proxy-url, else $HTTPS_PROXY), as kubectl does: check that the proxy runs and that `kubectl get nodes` answers through it, or remove proxy-url if the cluster is reached without one".to_string(),
             ProbeError::Unreachable { .. } => "start the course cluster (`kind get clusters`; `docker ps`) and check that `kubectl get nodes` answers, or pass --kubeconfig/--context for the right cluster".to_string(),
             ProbeError::Unauthorized { .. } => "your kubeconfig's credentials are expired or wrong: fetch a fresh one (`kind export kubeconfig --name <cluster>`) and try `kubectl get nodes`".to_string(),
             ProbeError::Forbidden { verb, target, .. } => format!(
