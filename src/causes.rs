@@ -198,6 +198,8 @@ causes! {
     LogsNotYet = "logs-not-yet" about "the Job", MayFix;
     /// The log is too long to read whole, and its tail does not say.
     LogTooLong = "log-too-long" about "the Job", WontFix;
+    /// The log did not end within the request's bound, and what was read does not settle it.
+    LogUnended = "log-unended" about "the Job", WontFix;
     /// The log does not contain what the course expects.
     LogMismatch = "log-mismatch" about "the Job", MayFix;
     /// A container cannot start or keeps crashing (the reason: CrashLoopBackOff, ImagePullBackOff…).

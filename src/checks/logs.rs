@@ -192,6 +192,11 @@ impl LogsSpec {
         let (text, skipped) = match log {
             LogRead::Text(text) => (text, 0),
             LogRead::Tail { text, skipped } => (text, *skipped),
+            LogRead::Unended {
+                text,
+                skipped,
+                within,
+            } => return self.decide_unended(&pod_name, text, *skipped, within),
             LogRead::NotAvailable(why) => {
                 let outcome =
                     Outcome::fail(format!("pod {pod_name} of Job {} has no log yet", self.job))
@@ -252,6 +257,39 @@ impl LogsSpec {
         } else {
             outcome
         }
+    }
+}
+
+impl LogsSpec {
+    /// A log that was still coming when the read's time was up (it streams on, as a followed
+    /// log does): what was read passes if it holds what is expected; otherwise the part not
+    /// read may, so there is no verdict.
+    fn decide_unended(&self, pod_name: &str, text: &str, skipped: u64, within: &str) -> Outcome {
+        let command = format!("kubectl -n {} logs job/{}", self.namespace, self.job);
+        let read = text.len() as u64 + skipped;
+        if self.expect.holds(text) {
+            let line = text
+                .lines()
+                .find(|l| self.expect.holds(l))
+                .map(|l| format!(": \"{}\"", l.trim()))
+                .unwrap_or_default();
+            return Outcome::pass(format!(
+                "the log of pod {pod_name} (Job {}) {}{line} (the log did not end within {within}; this was in the {read} bytes read)",
+                self.job,
+                self.expect.describe()
+            ));
+        }
+        Outcome::could_not_check(format!(
+            "could not check: the log of pod {pod_name} (Job {}) did not end within {within} (it streams on); labcheck read {read} bytes of it, {} lines, and they do not contain what was expected",
+            self.job,
+            text.lines().count()
+        ))
+        .with_expected(format!("a log that {}", self.expect.describe()))
+        .with_hint(format!(
+            "read it yourself: `{command} | grep …`; if the log should have ended, something keeps it open (a proxy that follows logs?)"
+        ))
+        .with_cause(Cause::about(CauseId::LogUnended, &self.job))
+        .with_detail(DetailKind::Log, tail(text, LOG_TAIL_LINES))
     }
 }
 

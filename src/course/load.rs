@@ -47,6 +47,27 @@ impl Course {
                 ),
             });
         }
+        if let Some(quiz) = &manifest.quiz
+            && let Some(step) = manifest.steps.iter().find(|step| {
+                [".yaml", ".yml"]
+                    .iter()
+                    .any(|ext| quiz.eq_ignore_ascii_case(&format!("{step}{ext}")))
+            })
+        {
+            // The quiz's file would be read as a step, or a step's file as the quiz.
+            let (line, column) = text
+                .split('\n')
+                .position(|l| l.starts_with("quiz:"))
+                .map_or((1, 1), |i| (i + 1, 7));
+            return Err(Error::CourseFile {
+                file,
+                line,
+                column,
+                message: format!(
+                    "`quiz: {quiz}` names the file of step `{step}`: a file is either a step (checks) or the quiz (questions); give the quiz its own file, e.g. `quiz: quiz.yaml`"
+                ),
+            });
+        }
         let mut steps = Vec::new();
         for step_name in &manifest.steps {
             let (file, text) = self.read_file(&format!("modules/{dir_name}/{step_name}.yaml"))?;

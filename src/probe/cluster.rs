@@ -27,7 +27,8 @@ pub use api::{ApiPath, ProbeError};
 pub use argocd::Application;
 pub use transport::{MAX_BODY_BYTES, MAX_LOG_BYTES, STALL_TIMEOUT};
 
-/// A hard bound on one request including kube's retries: a check never hangs on the network.
+/// The bound on one request when `--request-timeout` is not given: connecting, every retry of a
+/// busy server's answer, and the body to its last byte. A check never hangs on the network.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The labels of the selector Kubernetes generates for a Job (`manualSelector` unset); the pods
@@ -53,6 +54,8 @@ pub struct Read {
     /// The HTTP status, or why there was none.
     pub answer: String,
     pub took: Duration,
+    /// The answers of a busy server that were retried before `answer` ("429, Retry-After 1 s").
+    pub retried: Vec<String>,
 }
 
 /// The requests of one run, in the order they were answered; the command line prints them.
@@ -64,6 +67,9 @@ pub struct Cluster {
     cache: watch::Cache,
     /// Where to note each request sent (`-v`), when someone asked.
     read_log: Option<ReadLog>,
+    /// How long one request may take, headers to last byte and retries included
+    /// (`--request-timeout`, else [`REQUEST_TIMEOUT`]).
+    budget: Duration,
     /// Keeps the in-process snapshot server (for `--snapshot`) alive as long as the cluster.
     _keep_alive: Option<Box<dyn std::any::Any + Send + Sync>>,
     /// A snapshot served in-process cannot change after this moment (its last timeline entry):
@@ -109,8 +115,8 @@ pub struct ClusterOptions {
     pub kubeconfig: Option<PathBuf>,
     pub context: Option<String>,
     pub snapshot: Option<PathBuf>,
-    /// `--request-timeout`: how long one request may take (connect, and each read), instead of
-    /// the default.
+    /// `--request-timeout`: how long one request may take (connecting, retries of a busy server's
+    /// answers, the body to its last byte), instead of [`REQUEST_TIMEOUT`].
     pub request_timeout: Option<Duration>,
     /// `-v`: note each request here.
     pub read_log: Option<ReadLog>,
@@ -123,6 +129,13 @@ pub enum LogRead {
     Text(String),
     /// Only the last part of a log longer than [`MAX_LOG_BYTES`]: `skipped` bytes came before it.
     Tail { text: String, skipped: u64 },
+    /// A log still coming when the request's time (`within`, e.g. `10s`) was up, as a followed
+    /// log streams on: what came until then (its last [`MAX_LOG_BYTES`], after `skipped`).
+    Unended {
+        text: String,
+        skipped: u64,
+        within: String,
+    },
     /// The API has no log for it (container not started, pod gone); the API's words.
     NotAvailable(String),
 }
@@ -146,6 +159,7 @@ impl Cluster {
             access,
             cache: watch::Cache::default(),
             read_log: None,
+            budget: REQUEST_TIMEOUT,
             _keep_alive: None,
             frozen: None,
             changes: Arc::new(tokio::sync::watch::Sender::new(0)),
@@ -171,6 +185,9 @@ impl Cluster {
             }
         };
         cluster.read_log = options.read_log.clone();
+        if let Some(limit) = options.request_timeout {
+            cluster.budget = limit;
+        }
         cluster
     }
 

@@ -21,9 +21,16 @@ pub fn render(read: &WhatWasRead, reports: &[StepReport], total: Duration) -> St
         let _ = writeln!(out, "labcheck: read the repo {}", repo.display());
     }
     for request in &read.requests {
+        let retried = match request.retried.len() {
+            0 => String::new(),
+            n => format!(
+                " (retried {n} time(s), as kubectl does: {})",
+                request.retried.join("; ")
+            ),
+        };
         let _ = writeln!(
             out,
-            "labcheck: read GET {} → {} in {}",
+            "labcheck: read GET {} → {} in {}{retried}",
             request.url,
             request.answer,
             ms(request.took)

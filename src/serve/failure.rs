@@ -80,6 +80,48 @@ pub(super) fn misbehaving(shared: &Shared, path: &ResourcePath) -> Option<Respon
             }
             Some(response)
         }
+        Misbehave::BusyFor {
+            code,
+            retry_after_secs,
+            times,
+        } => {
+            let answered = shared
+                .busy_answers
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if answered >= *times {
+                return None;
+            }
+            let code = StatusCode::from_u16(*code).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+            let mut response = status::other(
+                code,
+                "labcheck serve was told to be busy for a moment (misbehave: busy)",
+            );
+            if let Ok(value) = retry_after_secs.to_string().parse() {
+                response.headers_mut().insert(header::RETRY_AFTER, value);
+            }
+            Some(response)
+        }
+        Misbehave::Trickle { every } => {
+            let every = *every;
+            let text =
+                b"{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"slow\"}}";
+            let bytes = futures::stream::unfold(0usize, move |n| async move {
+                let byte = *text.get(n)?;
+                tokio::time::sleep(every).await;
+                Some((
+                    Ok::<_, std::io::Error>(axum::body::Bytes::from(vec![byte])),
+                    n + 1,
+                ))
+            });
+            Some(
+                (
+                    StatusCode::OK,
+                    [(header::CONTENT_TYPE, "application/json")],
+                    body(futures::StreamExt::boxed(bytes)),
+                )
+                    .into_response(),
+            )
+        }
         Misbehave::Redirect { location } => Some(
             (
                 StatusCode::MOVED_PERMANENTLY,

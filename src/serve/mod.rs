@@ -62,6 +62,17 @@ pub struct ServeOptions {
 pub enum Misbehave {
     /// 429 Too Many Requests with `Retry-After: SECONDS`, as API priority and fairness answers.
     RateLimit { retry_after_secs: u64 },
+    /// `code` (429, or a 5xx such as 503 from an API server starting up) with `Retry-After:
+    /// SECONDS` to the first `times` resource requests, then the real answers: a server that is
+    /// busy for a moment, as client-go's retries expect.
+    BusyFor {
+        code: u16,
+        retry_after_secs: u64,
+        times: u32,
+    },
+    /// A 200 whose body comes one byte at a time, `every` apart, never in time for a client's
+    /// bound (a proxy or a network that crawls).
+    Trickle { every: Duration },
     /// 301 Moved Permanently to `location`, as a misconfigured proxy or ingress answers.
     Redirect { location: String },
     /// The headers and the first bytes of the answer, then nothing, with the connection open.
@@ -213,6 +224,8 @@ struct Shared {
     request_log: Option<Mutex<std::fs::File>>,
     /// State of the jitter's random numbers.
     jitter_seed: std::sync::atomic::AtomicU64,
+    /// Resource requests answered with `Misbehave::BusyFor`'s code so far.
+    busy_answers: std::sync::atomic::AtomicU32,
 }
 
 impl Shared {
@@ -276,6 +289,7 @@ pub async fn start(
         addr,
         request_log,
         jitter_seed: std::sync::atomic::AtomicU64::new(seed | 1),
+        busy_answers: std::sync::atomic::AtomicU32::new(0),
     });
     let app = Router::new()
         .fallback(handler::handle)

@@ -43,6 +43,19 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Res
                 .to_string(),
         ));
     }
+    // A repeated key anywhere (a flow map, a map read into a Rust map that would keep the last
+    // value silently) is named at the repeat, before serde reports it at its map or not at all.
+    if let Some(repeated) = crate::yaml::guard::repeated_key(text) {
+        let what = match repeated.key {
+            Some(key) => format!("the key `{key}`"),
+            None => "this key".to_string(),
+        };
+        return Err(at(
+            repeated.line,
+            repeated.column,
+            format!("{what} appears twice in this map; keep one"),
+        ));
+    }
     serde_yaml::from_str(text).map_err(|e| {
         let (mut line, mut column) = crate::yaml::location::line_column(&e);
         let mut message = crate::yaml::location::strip_trailing_location(&e.to_string());

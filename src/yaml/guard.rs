@@ -125,6 +125,11 @@ pub fn find_merge_key(text: &str) -> Option<(usize, usize)> {
 /// shallower line in between), as line and column: serde_yaml names a duplicate key but points at
 /// the start of its map.
 pub fn find_duplicate_key(text: &str, key: &str) -> Option<(usize, usize)> {
+    if let Some(repeated) = repeated_key(text)
+        && repeated.key.as_deref() == Some(key)
+    {
+        return Some((repeated.line, repeated.column));
+    }
     // Key columns seen, per indentation column, since the last shallower line.
     let mut seen: Vec<(usize, Vec<String>)> = Vec::new();
     for (index, line) in text.split('\n').enumerate() {
@@ -163,6 +168,42 @@ pub fn find_duplicate_key(text: &str, key: &str) -> Option<(usize, usize)> {
     None
 }
 
+/// A key written twice in one map, at its second place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepeatedKey {
+    pub line: usize,
+    pub column: usize,
+    /// The key, when it is a scalar.
+    pub key: Option<String>,
+}
+
+/// The first key `text` writes twice in one map, in any map, block or flow (`{a: 1, a: 2}`), at
+/// the second one. serde reports a repeated field at the start of its map, and a map read into
+/// a Rust map keeps the last value without a word; this reads the text with a parser that keeps
+/// each key's position (serde-saphyr, which kube already uses for kubeconfigs). Anything else
+/// that parser refuses is left to the course file's own parser.
+pub fn repeated_key(text: &str) -> Option<RepeatedKey> {
+    let mut options = serde_saphyr::Options::default();
+    options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::Error;
+    options.with_snippet = false;
+    let mut error =
+        serde_saphyr::from_str_with_options::<serde::de::IgnoredAny>(text, options).err()?;
+    loop {
+        error = match error {
+            serde_saphyr::Error::WithSnippet { error, .. }
+            | serde_saphyr::Error::AliasError { error, .. } => *error,
+            serde_saphyr::Error::DuplicateMappingKey { key, location } => {
+                return Some(RepeatedKey {
+                    line: usize::try_from(location.line()).ok()?,
+                    column: usize::try_from(location.column()).ok()?,
+                    key,
+                });
+            }
+            _ => return None,
+        };
+    }
+}
+
 /// Plain words for what the YAML parser said, when it said it in parser terms. `at` is the
 /// character at the error's position, if known.
 pub fn explain(message: &str, at: Option<char>) -> Option<&'static str> {
@@ -183,6 +224,40 @@ pub fn explain(message: &str, at: Option<char>) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_written_twice_is_found_at_its_second_place_in_block_and_flow_maps() {
+        for (text, line, column, key) in [
+            ("a: 1\nb: 2\na: 3\n", 3, 1, "a"),
+            (
+                "checks:\n  - id: x\n    git: {repo: a, branch: main, repo: b}\n",
+                3,
+                34,
+                "repo",
+            ),
+            ("m:\n  k: 1\n  j: [1, {x: 1, x: 2}]\n", 3, 17, "x"),
+            ("tracks:\n  kind: a\n  k3d: b\n  kind: c\n", 4, 3, "kind"),
+            ("\"title\": a\ntitle: b\n", 2, 1, "title"),
+        ] {
+            assert_eq!(
+                repeated_key(text),
+                Some(RepeatedKey {
+                    line,
+                    column,
+                    key: Some(key.to_string())
+                }),
+                "{text}"
+            );
+        }
+        for fine in [
+            "a: 1\nb: {a: 1}\n",
+            "- a: 1\n- a: 2\n",
+            "a: [1, 1]\n",
+            "[unclosed\n",
+        ] {
+            assert_eq!(repeated_key(fine), None, "{fine}");
+        }
+    }
 
     #[test]
     fn ordinary_files_pass_and_deep_nesting_is_refused_in_linear_time() {

@@ -627,6 +627,12 @@ const LOG_CHECK: &str = r#"  - id: migrate-log
     logs: {namespace: checkout-dev, job: checkout-migrate, contains: "migration failed"}
 "#;
 
+/// A logs check the endless log of `Misbehave::EndlessLogs` satisfies from its first line.
+const LOG_STREAM_CHECK: &str = r#"  - id: migrate-log
+    title: "the migration logged its progress"
+    logs: {namespace: checkout-dev, job: checkout-migrate, matches: "still running, line [0-9]+"}
+"#;
+
 /// A runtime for the in-process servers (the binary runs as a child process).
 use crate::harness::{runtime, serve_on as serve};
 

@@ -121,7 +121,7 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
         };
         match cluster.job(&ns, &entry.name).await {
             Ok(Some(job)) => {
-                if let Ok(Some((pod, LogRead::Text(text) | LogRead::Tail { text, .. }))) =
+                if let Ok(Some((pod, LogRead::Text(text) | LogRead::Tail { text, .. } | LogRead::Unended { text, .. }))) =
                     cluster_common::job_log(cluster, &ns, &job, None).await
                 {
                     let pod_name = pod.metadata.name.unwrap_or_default();

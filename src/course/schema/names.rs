@@ -59,9 +59,23 @@ impl<'de> Deserialize<'de> for StepName {
                 "step `{name}` is not a file name: a step is `NAME.yaml` in the module's folder (no `/`, no leading `.`)"
             )));
         }
-        if let Some((_, why)) = RESERVED_STEP_NAMES.iter().find(|(n, _)| *n == name) {
+        // Reserved whatever the case: on a case-insensitive file system (macOS, Windows)
+        // `Quiz.yaml` is the quiz's file.
+        let stem = name
+            .strip_suffix(".yaml")
+            .or_else(|| name.strip_suffix(".yml"))
+            .unwrap_or(&name);
+        if let Some((reserved, why)) = RESERVED_STEP_NAMES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(stem))
+        {
             return Err(refuse(format!(
-                "a step may not be called `{name}`: {why}; rename the step"
+                "a step may not be called `{name}`: `{reserved}` is a name the course format reserves ({why}); rename the step"
+            )));
+        }
+        if stem != name {
+            return Err(refuse(format!(
+                "step `{name}` is written with its file's extension: `steps:` lists names, and labcheck reads `NAME.yaml`; write `{stem}`"
             )));
         }
         Ok(StepName(name))

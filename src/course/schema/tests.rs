@@ -58,6 +58,26 @@ fn a_steps_entry_that_leaves_the_folder_or_is_reserved_is_named_at_its_line() {
             "`labcheck MODULE quiz` runs the module's quiz",
         ),
         ("steps: [module]\n", "module.yaml:8:", "module's own file"),
+        (
+            "steps: [step-1, Quiz]\n",
+            "module.yaml:8:17:",
+            "a step may not be called `Quiz`: `quiz` is a name the course format reserves",
+        ),
+        (
+            "steps: [step-1, QUIZ.yaml]\n",
+            "module.yaml:8:17:",
+            "a step may not be called `QUIZ.yaml`: `quiz` is a name the course format reserves",
+        ),
+        (
+            "steps: [module.yml]\n",
+            "module.yaml:8:",
+            "`module` is a name the course format reserves",
+        ),
+        (
+            "steps: [step-1, step-2.yaml]\n",
+            "module.yaml:8:17:",
+            "step `step-2.yaml` is written with its file's extension: `steps:` lists names, and labcheck reads `NAME.yaml`; write `step-2`",
+        ),
         ("steps: [a, b, a]\n", "module.yaml:8:", "listed twice"),
         ("steps: []\n", "module.yaml:8:", "`steps:` is empty"),
     ];

@@ -31,15 +31,24 @@ impl Cluster {
             .clone();
         cell.get_or_init(|| async {
             let started = std::time::Instant::now();
-            let answer = send(client, describe, url.clone(), keep_tail).await;
+            let sent = send(client, describe, url.clone(), keep_tail, self.budget).await;
+            let answer = sent.answer;
             if let Some(log) = &self.read_log {
                 let read = Read {
                     answer: match &answer {
+                        Ok(raw) if raw.unended => {
+                            format!(
+                                "{}, still coming after {} bytes",
+                                raw.code,
+                                raw.body.len() as u64 + raw.skipped
+                            )
+                        }
                         Ok(raw) => raw.code.to_string(),
                         Err(e) => format!("no answer: {e}"),
                     },
                     url,
                     took: started.elapsed(),
+                    retried: sent.retried,
                 };
                 log.lock().unwrap_or_else(|p| p.into_inner()).push(read);
             }
@@ -233,6 +242,11 @@ impl Cluster {
         }
         let raw = self.get_raw(&path).await?;
         match api::classify(&path, &raw, &self.describe(), "the core API") {
+            Ok(Answer::Found(text)) if raw.unended => Ok(LogRead::Unended {
+                text,
+                skipped: raw.skipped,
+                within: super::transport::shown(self.budget),
+            }),
             Ok(Answer::Found(text)) if raw.skipped > 0 => Ok(LogRead::Tail {
                 text,
                 skipped: raw.skipped,

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::api::ProbeError;
 use super::transport::chain;
-use super::{Access, Cluster, REQUEST_TIMEOUT};
+use super::{Access, Cluster};
 
 /// What `GET /version` told.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,12 +63,12 @@ impl Cluster {
             Ok::<_, ProbeError>((code, date, answered_at, bytes))
         };
         let (code, date, answered_at, bytes) =
-            match tokio::time::timeout(REQUEST_TIMEOUT, exchange).await {
+            match tokio::time::timeout(self.budget, exchange).await {
                 Ok(result) => result?,
                 Err(_) => {
                     return Err(unreachable(format!(
-                        "no answer within {}s",
-                        REQUEST_TIMEOUT.as_secs()
+                        "no answer within {}",
+                        super::transport::shown(self.budget)
                     )));
                 }
             };

@@ -450,6 +450,8 @@ fn ok(value: &Value) -> RawResponse {
         skipped: 0,
         location: None,
         retry_after: None,
+        not_retried: None,
+        unended: false,
     }
 }
 
@@ -481,6 +483,8 @@ fn not_found(collection: &str, name: &str) -> RawResponse {
         skipped: 0,
         location: None,
         retry_after: None,
+        not_retried: None,
+        unended: false,
     }
 }
 

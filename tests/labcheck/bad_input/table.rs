@@ -16,7 +16,9 @@ use labcheck::lab::world::CoursePoint;
 use labcheck::serve::{Misbehave, RunningServer, ServeOptions};
 use serde_json::json;
 
-use super::{CLUSTER_CHECKS, Case, GIT_CHECK, LOG_CHECK, VALUE_CHECK, runtime, serve};
+use super::{
+    CLUSTER_CHECKS, Case, GIT_CHECK, LOG_CHECK, LOG_STREAM_CHECK, VALUE_CHECK, runtime, serve,
+};
 use crate::harness::{StdoutTo as Out, files_with_bytes};
 
 /// One hostile input.
@@ -384,30 +386,183 @@ fn rows() -> Vec<Row> {
             "a log endpoint that never ends",
             CoursePoint::Step4,
             LOG_CHECK,
-            |env| env.misbehaving(CoursePoint::Step4, Misbehave::EndlessLogs),
+            |env| {
+                let mut args = env.misbehaving(CoursePoint::Step4, Misbehave::EndlessLogs);
+                args.extend(["--request-timeout".to_string(), "3s".to_string()]);
+                args
+            },
             3,
-            &["never ended: labcheck read", "for 10 s and stopped there"],
-            secs(25),
+            &[
+                "did not end within 3s (it streams on); labcheck read ",
+                "and they do not contain what was expected",
+                "migrate: still running, line 2",
+            ],
+            secs(10),
         ),
         row(
-            "429 with Retry-After",
+            "a log that never ends but already shows the line",
+            CoursePoint::Step4,
+            LOG_STREAM_CHECK,
+            |env| {
+                let mut args = env.misbehaving(CoursePoint::Step4, Misbehave::EndlessLogs);
+                args.extend(["--request-timeout".to_string(), "3s".to_string()]);
+                args
+            },
+            0,
+            &[
+                "matches /still running, line [0-9]+/: \\\"migrate: still running, line 0\\\" (the log did not end within 3s; this was in the ",
+            ],
+            secs(10),
+        ),
+        row(
+            "429 with a Retry-After longer than the request may take",
             CoursePoint::Step1,
             CLUSTER_CHECKS,
             |env| {
                 env.misbehaving(
                     CoursePoint::Step1,
                     Misbehave::RateLimit {
-                        retry_after_secs: 7,
+                        retry_after_secs: 30,
                     },
                 )
             },
             3,
             &[
                 "answered 429 Too Many Requests",
-                "retry after 7 s",
-                "wait 7 s and run labcheck again",
+                "and asked to retry after 30 s; labcheck did not wait: that is longer than what is left of the 10s one request may take (--request-timeout)",
+                "wait 30 s and run labcheck again",
+            ],
+            secs(5),
+        ),
+        row(
+            "429 with a Retry-After longer than --request-timeout",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let mut args = env.misbehaving(
+                    CoursePoint::Step1,
+                    Misbehave::RateLimit {
+                        retry_after_secs: 3,
+                    },
+                );
+                args.extend(["--request-timeout".to_string(), "2s".to_string()]);
+                args
+            },
+            3,
+            &[
+                "and asked to retry after 3 s; labcheck did not wait: that is longer than what is left of the 2s one request may take (--request-timeout)",
+            ],
+            secs(3),
+        ),
+        row(
+            "429 with a short Retry-After is retried, as kubectl does",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let mut args = env.misbehaving(
+                    CoursePoint::Step1,
+                    Misbehave::BusyFor {
+                        code: 429,
+                        retry_after_secs: 1,
+                        times: 1,
+                    },
+                );
+                args.push("-v".to_string());
+                args
+            },
+            0,
+            &[
+                "\"status\": \"pass\"",
+                "→ 200 in ",
+                " ms (retried 1 time(s), as kubectl does: 429 Too Many Requests, Retry-After 1 s)",
             ],
             secs(15),
+        ),
+        row(
+            "503 with a Retry-After while the API server starts is retried",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let mut args = env.misbehaving(
+                    CoursePoint::Step1,
+                    Misbehave::BusyFor {
+                        code: 503,
+                        retry_after_secs: 1,
+                        times: 1,
+                    },
+                );
+                args.push("-v".to_string());
+                args
+            },
+            0,
+            &[
+                "\"status\": \"pass\"",
+                "(retried 1 time(s), as kubectl does: 503 Service Unavailable, Retry-After 1 s)",
+            ],
+            secs(15),
+        ),
+        row(
+            "429 with Retry-After 0 for ever stops after kubectl's 10 retries",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                env.misbehaving(
+                    CoursePoint::Step1,
+                    Misbehave::RateLimit {
+                        retry_after_secs: 0,
+                    },
+                )
+            },
+            3,
+            &[
+                "answered 429 Too Many Requests",
+                "and asked to retry after 0 s; labcheck retried 10 times, as kubectl does, and stopped",
+            ],
+            secs(10),
+        ),
+        Row {
+            never_says: &["retried"],
+            ..row(
+                "500 without Retry-After is not retried",
+                CoursePoint::Step1,
+                CLUSTER_CHECKS,
+                |env| {
+                    let url = env.served(
+                        CoursePoint::Step1,
+                        ServeOptions {
+                            fail_with: Some(500),
+                            ..ServeOptions::default()
+                        },
+                    );
+                    let mut args = env.kubeconfig(&labcheck::serve::kubeconfig(&url, "lab"));
+                    args.push("-v".to_string());
+                    args
+                },
+                3,
+                &["the Kubernetes API answered 500 to GET"],
+                secs(10),
+            )
+        },
+        row(
+            "a body that trickles in a byte a second",
+            CoursePoint::Step1,
+            CLUSTER_CHECKS,
+            |env| {
+                let mut args = env.misbehaving(
+                    CoursePoint::Step1,
+                    Misbehave::Trickle {
+                        every: Duration::from_secs(1),
+                    },
+                );
+                args.extend(["--request-timeout".to_string(), "3s".to_string()]);
+                args
+            },
+            3,
+            &[
+                "did not end within 3s, the time one request may take (headers to last byte): labcheck read ",
+                "--request-timeout 30s",
+            ],
+            secs(6),
         ),
         row(
             "301 to another address",
@@ -949,7 +1104,11 @@ fn the_catalogue_has_a_row_for_every_class_of_the_issue() {
         "never returns",
         "nested 100 000",
         "never ends",
+        "already shows the line",
         "429",
+        "503",
+        "Retry-After 0",
+        "trickles",
         "301",
         "stalls",
         "repo path",

@@ -19,6 +19,12 @@ pub struct RawResponse {
     pub location: Option<String>,
     /// The `Retry-After` header (of a 429).
     pub retry_after: Option<String>,
+    /// Why an answer that asked to be retried (`Retry-After`) was not retried (the wait did not
+    /// fit the request's time, or the retries were used up).
+    pub not_retried: Option<String>,
+    /// The body was still coming when the request's time was up (a log that streams on): `body`
+    /// is what came until then.
+    pub unended: bool,
 }
 
 /// The subset of `metav1.Status` labcheck reads.
@@ -81,6 +87,7 @@ pub fn classify(
         429 => Err(ProbeError::RateLimited {
             url: path.url(),
             retry_after: response.retry_after.clone(),
+            not_retried: response.not_retried.clone(),
         }),
         401 => Err(ProbeError::Unauthorized {
             server: server.to_string(),
@@ -112,7 +119,12 @@ pub fn classify(
         code => Err(ProbeError::Server {
             code,
             url: path.url(),
-            message,
+            message: match (&response.retry_after, &response.not_retried) {
+                (Some(after), Some(why)) => {
+                    format!("{message} (it asked to retry after {after} s; {why})")
+                }
+                _ => message,
+            },
         }),
     }
 }

@@ -60,10 +60,12 @@ pub enum ProbeError {
         location: String,
     },
     /// 429: the API server's rate limits (API priority and fairness) refuse more requests now.
-    #[error("the Kubernetes API is rate-limiting requests: it answered 429 Too Many Requests to GET {url}{}", retry_after.as_ref().map(|s| format!(" and asked to retry after {s} s")).unwrap_or_default())]
+    #[error("the Kubernetes API is rate-limiting requests: it answered 429 Too Many Requests to GET {url}{}{}", retry_after.as_ref().map(|s| format!(" and asked to retry after {s} s")).unwrap_or_default(), not_retried.as_ref().map(|s| format!("; {s}")).unwrap_or_default())]
     RateLimited {
         url: String,
         retry_after: Option<String>,
+        /// Why labcheck did not retry it (the wait was longer than the request's time).
+        not_retried: Option<String>,
     },
     /// The answer started and then stopped coming.
     #[error(
@@ -74,14 +76,16 @@ pub enum ProbeError {
         received: u64,
         stall_secs: u64,
     },
-    /// The answer kept coming and never ended (a followed log, a streaming proxy).
+    /// The answer was still coming when the request's time was up (a body that trickles in,
+    /// a streaming proxy).
     #[error(
-        "the answer to GET {url} never ended: labcheck read {received} bytes for {limit_secs} s and stopped there"
+        "the answer to GET {url} did not end within {limit}, the time one request may take (headers to last byte): labcheck read {received} bytes and stopped there"
     )]
     Endless {
         url: String,
         received: u64,
-        limit_secs: u64,
+        /// The budget, as given (`10s`, `500ms`).
+        limit: String,
     },
     /// TLS: the server's certificate does not chain to the kubeconfig's CA.
     #[error(
@@ -118,7 +122,7 @@ impl ProbeError {
                 retry_after.as_ref().map(|s| format!("{s} s")).unwrap_or_else(|| "a moment".to_string())
             ),
             ProbeError::Stalled { .. } => "the API server or the network in between is stuck; run labcheck again, and check `kubectl get --raw /readyz`".to_string(),
-            ProbeError::Endless { .. } => "labcheck reads answers that end; if a proxy streams this path, point --kubeconfig at the API server itself".to_string(),
+            ProbeError::Endless { .. } => "a slow network or proxy: run labcheck again with more time (e.g. --request-timeout 30s) and check `kubectl get --raw /readyz`; if a proxy streams this path, point --kubeconfig at the API server itself".to_string(),
             ProbeError::UntrustedCertificate { .. } => "get the course cluster's kubeconfig again (`kind export kubeconfig --name <cluster>`): its certificate-authority-data must be the CA of this cluster".to_string(),
         }
     }

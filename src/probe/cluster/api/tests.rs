@@ -16,6 +16,8 @@ fn response(code: u16, body: &str) -> RawResponse {
         body: body.to_string(),
         location: None,
         retry_after: None,
+        not_retried: None,
+        unended: false,
     }
 }
 
