@@ -8,7 +8,8 @@ use crate::checks::Context;
 use crate::checks::yaml_value::file_error_outcome;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
-use crate::plan::{Plan, PlanOptions, parse_manifests};
+use crate::plan::{FolderFile, Plan, PlanOptions, parse_folder_file, parse_manifests};
+use crate::probe::argocd_dir::{DirectorySettings, read_folder};
 use crate::probe::files::PathShower;
 use crate::probe::manifests::read_manifests;
 use crate::rules::{self, RULES};
@@ -115,9 +116,41 @@ impl ManifestsSpec {
         let mut objects = Vec::new();
         for path in &self.paths {
             let shown_path = format!("{repo_shown}/{}", path.trim_end_matches('/'));
-            let files = match read_manifests(&repo_dir, path, &shower) {
-                Ok(files) => files,
-                Err(error) => return file_error_outcome(ctx, &self.repo, &error, &shown_path),
+            // A folder is read as Argo CD's repo server reads it (no subfolders, the skip
+            // marker, YAML that is not an object left out), as `labcheck plan` does.
+            let folder = repo_dir.join(path.trim_end_matches('/'));
+            let files = if folder.is_dir() {
+                match read_folder(&folder, &DirectorySettings::default(), &shower) {
+                    Ok(found) => {
+                        if let Some((tool, file)) = &found.tool {
+                            return Outcome::fail(format!(
+                                "{shown_path} is a {} folder ({file}): Argo CD renders it first",
+                                tool.as_str()
+                            ))
+                            .with_hint(format!(
+                                "check what it renders to, or point the check at plain manifests in {shown_path}"
+                            ));
+                        }
+                        found
+                            .files
+                            .into_iter()
+                            .map(|f| (f.relative, f.text))
+                            .collect::<Vec<_>>()
+                    }
+                    Err(error) => {
+                        return file_error_outcome(ctx, &self.repo, &error, &shown_path);
+                    }
+                }
+            } else {
+                match read_manifests(&repo_dir, path, &shower) {
+                    Ok(files) => files,
+                    Err(error) => return file_error_outcome(ctx, &self.repo, &error, &shown_path),
+                }
+            };
+            let base = if folder.is_dir() {
+                format!("{}/", path.trim_end_matches('/'))
+            } else {
+                String::new()
             };
             if files.is_empty() {
                 return Outcome::fail(format!("{shown_path} holds no .yaml, .yml or .json file"))
@@ -126,8 +159,17 @@ impl ManifestsSpec {
                     ));
             }
             for (relative, text) in files {
-                let shown = format!("{repo_shown}/{relative}");
-                match parse_manifests(&shown, &text) {
+                let shown = format!("{repo_shown}/{base}{relative}");
+                let parsed = if base.is_empty() {
+                    parse_manifests(&shown, &text)
+                } else {
+                    parse_folder_file(&shown, &text).map(|f| match f {
+                        FolderFile::Objects(found) => found,
+                        // A values file or a tool's config: Argo CD ignores it too.
+                        FolderFile::NotKubernetes { .. } => Vec::new(),
+                    })
+                };
+                match parsed {
                     Ok(found) => objects.extend(found),
                     Err(error) => {
                         return Outcome::fail(error.to_string()).with_hint(format!(

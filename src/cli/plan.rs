@@ -19,10 +19,10 @@ use crate::rules::{self, Severity};
 /// `labcheck plan` options.
 #[derive(Debug, Args, Clone)]
 #[command(
-    after_help = "Examples:\n  labcheck plan manifests/                     the sync order of every manifest in a folder\n  helm template shop chart/ | labcheck plan -   rendered Helm output from stdin\n  labcheck plan --rules manifests/ argocd/      the order, plus the migration-hook rules\n  labcheck plan --follow apps/                  an app of apps, and each child's own folder\n\nExit codes: 0 no rule warned (or --rules not given), 1 a rule warned, 2 a path or manifest could not be read."
+    after_help = "Examples:\n  labcheck plan manifests/                     the sync order of a folder, read as Argo CD reads it\n  helm template shop chart/ | labcheck plan -   rendered Helm output from stdin\n  labcheck plan --rules manifests/ argocd/      the order, plus the migration-hook rules\n  labcheck plan --follow apps/                  an app of apps, and each child's own folder\n\nExit codes: 0 no rule warned (or --rules not given), 1 a rule warned, 2 a path or manifest could not be read."
 )]
 pub struct PlanArgs {
-    /// Manifest files or folders (every .yaml, .yml, .json inside); `-` reads stdin.
+    /// Manifest files or folders (read as Argo CD reads a directory source); `-` reads stdin.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<String>,
 

@@ -333,6 +333,6 @@ pub fn remote_urls(root: &Path) -> Vec<String> {
     text.lines()
         .filter_map(|l| l.trim().strip_prefix("url"))
         .filter_map(|rest| rest.trim_start().strip_prefix('='))
-        .map(|u| normalize_url(u))
+        .map(normalize_url)
         .collect()
 }

@@ -207,8 +207,13 @@ mod tests {
         ] {
             assert_eq!(shipped(key).as_deref(), Some(key));
         }
+        // An exact folder wins; otherwise the first wildcard folder that matches.
         assert_eq!(
             shipped("pkg.crossplane.io/Provider").as_deref(),
+            Some("pkg.crossplane.io/Provider")
+        );
+        assert_eq!(
+            shipped("apiextensions.crossplane.io/Composition").as_deref(),
             Some("_.crossplane.io/_")
         );
         // `*.crossplane.io` needs a dot before the suffix; a made-up CRD has nothing.

@@ -727,9 +727,10 @@ fn waves_of_applications_wait_only_when_argocd_cm_gives_them_a_health_check() {
         .map(|s| s.waits.clone());
     assert_eq!(
         first_app_step,
-        Some(vec![Wait::Healthy {
+        Some(vec![Wait::HealthyCustom {
             object: "Application/child".into(),
-            means: "its health is Healthy (the argocd-cm health check)"
+            means: "its health is Healthy (the argocd-cm check `resource.customizations.health.argoproj.io_Application`)"
+                .to_string()
         }])
     );
     let old_style = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  resource.customizations: |\n    argoproj.io/Application:\n      health.lua: |\n        return {status = \"Healthy\"}\n---\n";

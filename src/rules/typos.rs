@@ -250,13 +250,14 @@ pub fn check(plan: &Plan, findings: &mut Vec<Finding>) {
     let own = plan.app.as_ref().map(|a| &a.object);
     for o in plan.objects.iter().chain(own) {
         if own.is_some_and(|a| std::ptr::eq(a, o)) {
-            check_app(o, findings);
+            // A self-managed Application is among the objects and checked there.
             if !plan
                 .objects
                 .iter()
                 .any(|p| p.name == o.name && p.source == o.source)
             {
                 check_object(o, findings);
+                check_app(o, findings);
             }
             continue;
         }

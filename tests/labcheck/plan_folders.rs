@@ -549,3 +549,27 @@ fn the_courses_own_plan_calls_give_argo_cds_order_with_the_application_applied()
         "{namespaces:?}"
     );
 }
+
+#[test]
+fn the_human_plan_names_the_application_what_it_skipped_and_what_is_context() {
+    let repo = Repo::new(&[
+        (
+            "argocd/shop.yaml",
+            &app("manifests", "").replace(
+                "  destination:",
+                "  syncPolicy:\n    automated: {}\n    syncOptions: [CreateNamespace=true]\n  destination:",
+            ),
+        ),
+        ("manifests/web.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    argocd.argoproj.io/sync-wave: \"1\"\n"),
+        ("manifests/cert.yaml", "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: web-tls\n"),
+        ("manifests/values.yaml", "replicas: 2\n"),
+        ("manifests/old/web.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"),
+    ]);
+    let root = repo.dir.path().display().to_string();
+    let run = labcheck(
+        repo.dir.path(),
+        &["plan", &repo.path("manifests"), &repo.path("argocd")],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!(run.stdout.replace(&root, "[REPO]"));
+}
