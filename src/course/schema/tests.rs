@@ -115,11 +115,21 @@ enum DocExample {
     Checks,
     /// It leaves parts out (`[ … ]`): only its YAML is read.
     Sketch,
+    /// One key written several ways, one per line (`hint:` as a text, as levels, keyed by
+    /// cause): each is read on its own.
+    Alternatives,
 }
 
 fn kind_of_example(text: &str) -> DocExample {
+    let top_keys: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with([' ', '-', '#']) && !l.is_empty())
+        .filter_map(|l| l.split_once(':').map(|(k, _)| k))
+        .collect();
     if text.contains("[ … ]") {
         DocExample::Sketch
+    } else if (1..top_keys.len()).any(|i| top_keys[..i].contains(&top_keys[i])) {
+        DocExample::Alternatives
     } else if text.starts_with("format:") && text.contains("\nmodule:") {
         DocExample::Module
     } else if text.starts_with("format:") && text.contains("\nquestions:") {
@@ -178,6 +188,19 @@ fn every_yaml_example_in_the_check_file_docs_reads_as_what_it_shows() {
                 .unwrap_or_default(),
             DocExample::Checks => load_error::<Vec<CheckSpec>>(&file, &text),
             DocExample::Sketch => load_error::<serde_yaml::Value>(&file, &text),
+            DocExample::Alternatives => {
+                let mut errors = String::new();
+                let mut chunk = String::new();
+                for line in text.lines().chain(["END:"]) {
+                    if !line.starts_with([' ', '#']) && !chunk.is_empty() {
+                        errors.push_str(&load_error::<serde_yaml::Value>(&file, &chunk));
+                        chunk.clear();
+                    }
+                    chunk.push_str(line);
+                    chunk.push('\n');
+                }
+                errors
+            }
         };
         assert_eq!(error, "", "the example at {file} does not read:\n{text}");
     }
