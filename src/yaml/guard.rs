@@ -241,7 +241,11 @@ mod tests {
         }
         let started = std::time::Instant::now();
         assert_eq!(repeated_key(&text), None);
-        assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     #[test]
