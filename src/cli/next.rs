@@ -27,8 +27,8 @@ pub struct NextArgs {
     pub run: RunArgs,
 }
 
-/// Find the first unfinished step and check (or watch) it. A transient step that a later
-/// passing step replaced is not unfinished: nothing left can show it either way.
+/// Find the first unfinished step and check (or watch) it. A step that a later step the course
+/// declares replaces it (`replaced_by:`) passed is not unfinished: nothing left can show it either way.
 pub async fn run(args: &NextArgs) -> Result<u8, Error> {
     let course = load_course(&args.run)?;
     let work = WorkDir::resolve(args.run.work_dir.as_deref())?;

@@ -243,7 +243,7 @@ fn seen(report: &StepReport) -> Seen {
 
 /// A step passes, or would as far as it could be read: every check it read passed and the rest
 /// were left unread for want of a work dir (a learner of a class without one). Such a step still
-/// shows "could not check", but the cluster has moved past earlier transient steps all the same.
+/// shows "could not check", but the cluster has moved past the earlier steps it replaces all the same.
 fn passes_as_far_as_read(report: &StepReport) -> bool {
     report.status == Status::Pass
         || (report.status == Status::Error
