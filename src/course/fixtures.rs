@@ -57,6 +57,8 @@ pub struct State {
     pub cluster_text: String,
     /// Empty for the solved state.
     pub fails: Vec<String>,
+    /// The cause a failing check must give, by check id (see `causes:` in the fixture format).
+    pub causes: std::collections::BTreeMap<String, String>,
 }
 
 /// A change with its text in hand.

@@ -169,6 +169,20 @@ pub fn judge(state: &State, report: &StepReport) -> StateResult {
                 check.id
             )),
             Status::Fail => {
+                if let Some(want) = state.causes.get(&check.id) {
+                    let got = check.outcome.cause.as_ref().map(|c| c.as_str());
+                    // `sync-phase` names the cause about any object; `sync-phase:Running` one.
+                    let matches = got.is_some_and(|got| {
+                        got == want || got.split_once(':').is_some_and(|(id, _)| id == want)
+                    });
+                    if !matches {
+                        problems.push(format!(
+                            "`{}` fails, but with cause `{}`, not the declared `{want}`: {summary}",
+                            check.id,
+                            got.unwrap_or("none")
+                        ));
+                    }
+                }
                 if check
                     .outcome
                     .hint_text()

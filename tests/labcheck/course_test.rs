@@ -509,3 +509,54 @@ fn course_lint_refuses_a_replacement_the_course_cannot_mean() {
         assert!(said.contains(says), "{what}: {says} in {said}");
     }
 }
+
+/// A broken state declares why its checks fail (`causes:`): lint refuses a cause labcheck never
+/// gives or one for a check outside `fails:`, and course test fails a state that fails for
+/// another reason than the declared one.
+#[test]
+fn a_broken_state_must_fail_for_the_cause_it_declares() {
+    let lint_cases = [
+        (
+            "sync-failed: \"sync-phase:Running\"",
+            "sync-failed: sync-fase",
+            "says `sync-failed` fails with cause `sync-fase`, which labcheck never gives",
+        ),
+        (
+            "sync-failed: \"sync-phase:Running\"",
+            "release-pushed: not-pushed",
+            "declares a cause for `release-pushed`, which is not in its `fails:`",
+        ),
+    ];
+    for (from, to, says) in lint_cases {
+        let course = CourseCopy::new();
+        course.edit("modules/module-10/fixtures/step-4.yaml", from, to);
+        let home = tempfile::tempdir().expect("a temp dir");
+        let run = labcheck(
+            home.path(),
+            &["course", "lint", "--course-dir", course.path()],
+        );
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert_ne!(run.code, 0, "{to}: {said}");
+        assert!(said.contains(says), "{says} in {said}");
+    }
+
+    let course = CourseCopy::new();
+    course.edit(
+        "modules/module-10/fixtures/step-4.yaml",
+        "sync-failed: \"sync-phase:Running\"",
+        "sync-failed: retrying",
+    );
+    let home = tempfile::tempdir().expect("a temp dir");
+    let run = labcheck(
+        home.path(),
+        &["course", "test", "--course-dir", course.path(), "module-10"],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains(
+            "`sync-failed` fails, but with cause `sync-phase:Running`, not the declared `retrying`"
+        ),
+        "{}",
+        run.stdout
+    );
+}
