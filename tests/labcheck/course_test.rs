@@ -243,8 +243,8 @@ fn course_lint_names_a_misspelt_reference_and_a_fixture_that_names_no_check() {
     );
     course.edit(
         "modules/module-10/fixtures/step-3.yaml",
-        "fails: [last-sync-order]\n  - name: not-seen-yet",
-        "fails: [last-sync-ordre]\n  - name: not-seen-yet",
+        "fails: [last-sync-order]\n    causes: {last-sync-order: sync-not-of-push}\n",
+        "fails: [last-sync-ordre]\n",
     );
     let home = tempfile::tempdir().expect("a temp dir");
     let run = labcheck(
