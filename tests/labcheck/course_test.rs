@@ -62,6 +62,14 @@ impl CourseCopy {
         self.dir.path().to_str().expect("a UTF-8 temp path")
     }
 
+    /// Run labcheck with `args` on this course (`--course-dir` added), from an empty home.
+    fn run(&self, args: &[&str]) -> crate::harness::Run {
+        let home = tempfile::tempdir().expect("a temp dir");
+        let mut all = args.to_vec();
+        all.extend(["--course-dir", self.path()]);
+        labcheck(home.path(), &all)
+    }
+
     /// Replace `old` (which must be there once) with `new` in the course file `rel`.
     fn edit(&self, rel: &str, old: &str, new: &str) {
         let path = self.dir.path().join(rel);
@@ -148,11 +156,7 @@ fn instructor_who_points_a_solved_state_at_the_typo_sees_course_test_fail() {
         "write: argocd/values.yaml, from: files/platform-values-step-1.yaml }\n    - { repo: argocd-platform, commit",
         "write: argocd/values.yaml, from: files/platform-values-typo.yaml }\n    - { repo: argocd-platform, commit",
     );
-    let home = tempfile::tempdir().expect("a temp dir");
-    let run = labcheck(
-        home.path(),
-        &["course", "test", "--course-dir", course.path(), "module-10"],
-    );
+    let run = course.run(&["course", "test", "module-10"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert!(
         run.stdout
@@ -181,18 +185,7 @@ fn instructor_who_weakens_the_push_check_sees_the_not_pushed_variant_slip_throug
         "    git:\n      repo: argocd-platform\n      pushed: true\n      made:\n        file: argocd/values.yaml\n        path: 'configs.cm[\"resource.customizations.health.argoproj.io_Application\"]'\n        present: true\n",
         "    git: { repo: argocd-platform, branch: main }\n",
     );
-    let home = tempfile::tempdir().expect("a temp dir");
-    let run = labcheck(
-        home.path(),
-        &[
-            "course",
-            "test",
-            "--course-dir",
-            course.path(),
-            "--format",
-            "json",
-        ],
-    );
+    let run = course.run(&["course", "test", "--format", "json"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let json = run.json();
     let states = json["modules"][0]["states"]
@@ -246,11 +239,7 @@ fn course_lint_names_a_misspelt_reference_and_a_fixture_that_names_no_check() {
         "fails: [last-sync-order]\n    causes: {last-sync-order: sync-not-of-push}\n",
         "fails: [last-sync-ordre]\n",
     );
-    let home = tempfile::tempdir().expect("a temp dir");
-    let run = labcheck(
-        home.path(),
-        &["course", "lint", "--course-dir", course.path()],
-    );
+    let run = course.run(&["course", "lint"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{}", run.stdout);
@@ -274,11 +263,7 @@ fn course_lint_points_at_a_misspelt_placeholder() {
         text.replacen("${pushed:checkout-config}", "${pushd:checkout-config}", 1),
     )
     .expect("snapshot written");
-    let home = tempfile::tempdir().expect("a temp dir");
-    let run = labcheck(
-        home.path(),
-        &["course", "lint", "--course-dir", course.path()],
-    );
+    let run = course.run(&["course", "lint"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let expected = format!("step-3-solved.yaml:{line}:");
     assert!(
@@ -323,11 +308,7 @@ fn course_lint_refuses_an_unknown_cause_a_literal_work_dir_and_a_bad_hint_placeh
     for (from, to, says, at) in cases {
         let course = CourseCopy::new();
         course.edit(step5, from, to);
-        let home = tempfile::tempdir().expect("a temp dir");
-        let run = labcheck(
-            home.path(),
-            &["course", "lint", "--course-dir", course.path()],
-        );
+        let run = course.run(&["course", "lint"]);
         let all = format!("{}{}", run.stdout, run.stderr);
         assert_ne!(run.code, 0, "{to}: {all}");
         assert!(all.contains(says), "{to}: {all}");
@@ -393,19 +374,7 @@ fn a_solution_that_forgets_to_push_fails_the_walk_on_the_push_check() {
         "  - run: { repo: checkout-config, command: [git, push, -q] }\n  - argocd: [app, get, checkout-dev, --refresh]",
         "  - argocd: [app, get, checkout-dev, --refresh]",
     );
-    let home = tempfile::tempdir().expect("a temp dir");
-    let run = labcheck(
-        home.path(),
-        &[
-            "course",
-            "test",
-            "module-10",
-            "--course-dir",
-            course.path(),
-            "--format",
-            "json",
-        ],
-    );
+    let run = course.run(&["course", "test", "module-10", "--format", "json"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let walked = walk_states(&run.json());
     let bad: Vec<_> = walked
@@ -436,19 +405,7 @@ fn a_solution_adding_under_the_wrong_block_stops_its_script_with_why() {
         "        migration:\n          enabled: true                # module 10",
         "        migration:\n          enabled: true",
     );
-    let home = tempfile::tempdir().expect("a temp dir");
-    let run = labcheck(
-        home.path(),
-        &[
-            "course",
-            "test",
-            "module-10",
-            "--course-dir",
-            course.path(),
-            "--format",
-            "json",
-        ],
-    );
+    let run = course.run(&["course", "test", "module-10", "--format", "json"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let walked = walk_states(&run.json());
     let step_4 = walked
@@ -498,11 +455,7 @@ fn course_lint_refuses_a_replacement_the_course_cannot_mean() {
     for (what, from, to, says) in cases {
         let course = CourseCopy::new();
         course.edit("modules/module-10/step-4.yaml", from, to);
-        let home = tempfile::tempdir().expect("a temp dir");
-        let run = labcheck(
-            home.path(),
-            &["course", "lint", "--course-dir", course.path()],
-        );
+        let run = course.run(&["course", "lint"]);
         assert_ne!(run.code, 0, "{what}: {}{}", run.stdout, run.stderr);
         let said = format!("{}{}", run.stdout, run.stderr);
         assert!(said.contains("step-4.yaml"), "{what}: {said}");
@@ -530,11 +483,7 @@ fn a_broken_state_must_fail_for_the_cause_it_declares() {
     for (from, to, says) in lint_cases {
         let course = CourseCopy::new();
         course.edit("modules/module-10/fixtures/step-4.yaml", from, to);
-        let home = tempfile::tempdir().expect("a temp dir");
-        let run = labcheck(
-            home.path(),
-            &["course", "lint", "--course-dir", course.path()],
-        );
+        let run = course.run(&["course", "lint"]);
         let said = format!("{}{}", run.stdout, run.stderr);
         assert_ne!(run.code, 0, "{to}: {said}");
         assert!(said.contains(says), "{says} in {said}");
@@ -546,11 +495,7 @@ fn a_broken_state_must_fail_for_the_cause_it_declares() {
         "sync-failed: \"sync-phase:Running\"",
         "sync-failed: retrying",
     );
-    let home = tempfile::tempdir().expect("a temp dir");
-    let run = labcheck(
-        home.path(),
-        &["course", "test", "--course-dir", course.path(), "module-10"],
-    );
+    let run = course.run(&["course", "test", "module-10"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert!(
         run.stdout.contains(
