@@ -137,6 +137,11 @@ causes! {
     /// Neither progress nor history shows the break of a break-it exercise happened.
     BreakNotSeen = "break-not-seen", WontFix;
 
+    // ---- replaying a bundle
+    /// A replayed run asked something the learner's bundle holds no answer to (a bundle of another step, or made by another labcheck).
+    NotInBundle = "not-in-bundle", WontFix,
+        hint "ask the learner for a new bundle of this step (`labcheck bundle MODULE STEP -o FILE`), made with this labcheck";
+
     // ---- reading the cluster
     /// No cluster is configured (no kubeconfig, no in-cluster account).
     ClusterNotConfigured = "cluster-not-configured", WontFix;

@@ -127,6 +127,16 @@ pub fn not_regular(kind: &str) -> String {
     }
 }
 
+/// Every kind [`kind_of`] names (a replayed error names one of these).
+pub const KINDS: &[&str] = &[
+    "a named pipe (FIFO)",
+    "a socket",
+    "a device",
+    "a folder",
+    "a file",
+    "not a file",
+];
+
 /// What kind of thing a file type is, for a message.
 pub fn kind_of(file_type: std::fs::FileType) -> &'static str {
     #[cfg(unix)]

@@ -84,6 +84,17 @@ impl ChangeSpec {
     }
 }
 
+impl crate::probe::repos::ContentTest for ChangeSpec {
+    fn holds(&self, content: Option<&[u8]>) -> bool {
+        ChangeSpec::holds(self, content)
+    }
+
+    /// The whole declared change (file, path, condition), so two changes never share a key.
+    fn key(&self) -> String {
+        format!("{}: {:?}", self.describe(), self)
+    }
+}
+
 /// The first YAML document of a file as Helm reads it; `None` when it cannot be read.
 fn first_document(bytes: &[u8]) -> Option<Value> {
     let text = std::str::from_utf8(bytes).ok()?;

@@ -9,6 +9,8 @@ use std::sync::Arc;
 use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::Cluster;
 use crate::probe::git::GitCache;
+use crate::probe::repos::Repos;
+use crate::probe::tape::Mode;
 
 /// What checks need to know of the module they check (the course's data, handed down so that
 /// checks never import the course).
@@ -56,6 +58,8 @@ pub struct Context {
     pub argocd_namespace: String,
     /// Work repos read so far in this run (each is read once).
     pub git: GitCache,
+    /// How checks read the work repos: live, recorded for a bundle, or replayed from one.
+    pub repo_probe: Repos,
     /// Why this run has no work repos to read (a learner of a class without a work dir): every
     /// check of a work repo is then "could not check" with this hint, never read from an empty
     /// path. `None` for a learner's own run, which always has a work dir.
@@ -73,12 +77,13 @@ impl Context {
         Context {
             module: module.name,
             track: track.to_string(),
-            work_dir,
             repos: module.repos,
             references: module.references,
             cluster,
             argocd_namespace: module.argocd_namespace,
             git: GitCache::new(),
+            repo_probe: Repos::new(Mode::Live, work_dir.clone()),
+            work_dir,
             no_work_dir: None,
         }
     }

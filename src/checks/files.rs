@@ -11,7 +11,7 @@ use crate::checks::condition::PathCondition;
 use crate::checks::yaml_value::{file_error_outcome, parse_learner_yaml, read_learner_file};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome, Status};
-use crate::probe::files::{self, PathShower};
+use crate::probe::files::PathShower;
 use crate::yaml::fields::{FromText, deserialize_via};
 use crate::yaml::pattern::Pattern;
 
@@ -107,7 +107,7 @@ impl FilesSpec {
         let repo_dir = ctx.repo_dir(&self.repo);
         let repo_shown = shower.show(&repo_dir);
         let glob = self.glob.as_str();
-        let matched = match files::glob_repo_files(&repo_dir, &self.glob.matcher, &shower) {
+        let matched = match ctx.repo_probe.glob(&repo_dir, &self.glob.matcher, &shower) {
             Ok(matched) => matched,
             Err(error) => return file_error_outcome(ctx, &self.repo, &error, &repo_shown),
         };

@@ -21,7 +21,8 @@ use crate::checks::Context;
 use crate::checks::change::ChangeSpec;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::Outcome;
-use crate::probe::git::{GitProbeError, RepoReader};
+use crate::probe::git::GitProbeError;
+use crate::probe::repos::Reader;
 use crate::yaml::fields::{FromText, deserialize_via};
 use crate::yaml::pattern::Pattern as YamlPattern;
 
@@ -162,7 +163,7 @@ impl Pattern {
         self.0.regex()
     }
 
-    /// Matches a commit message without its trailing newline (see [`RepoReader::newest_matching`]).
+    /// Matches a commit message without its trailing newline (see `RepoReader::newest_matching`).
     fn is_match(&self, message: &str) -> bool {
         self.0.is_match(message.trim_end())
     }
@@ -217,7 +218,7 @@ impl GitSpec {
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
         let dir = ctx.repo_dir(&self.repo);
         let shown = shown_path(ctx, &self.repo);
-        let snapshot = ctx.git.get(&dir).await;
+        let snapshot = ctx.git.get(&ctx.repo_probe, &dir).await;
         let snap = match snapshot.as_ref() {
             Ok(snap) => snap,
             Err(e) => return self.unreadable(ctx, &shown, e),
@@ -226,6 +227,7 @@ impl GitSpec {
             shown: &shown,
             snap,
             dir: &dir,
+            probe: &ctx.repo_probe,
             module: &ctx.module,
         };
         let local = [
@@ -270,7 +272,7 @@ impl GitSpec {
             self.touched.is_some(),
         ];
         if history.contains(&true) {
-            let reader = match RepoReader::open(&dir) {
+            let reader = match ctx.repo_probe.open(&dir) {
                 Ok(reader) => reader,
                 Err(e) => return self.unreadable(ctx, &shown, &e),
             };
@@ -287,7 +289,7 @@ impl GitSpec {
     fn history_conditions(
         &self,
         repo: &Repo<'_>,
-        reader: &RepoReader,
+        reader: &Reader,
     ) -> Result<Result<Vec<String>, Box<Outcome>>, GitProbeError> {
         // Each condition asked for, in the fixed order; the first that fails ends the check.
         type Condition<'a> = Box<dyn Fn() -> Result<Verdict, GitProbeError> + 'a>;

@@ -11,7 +11,8 @@
 use crate::checks::change::{ChangeSpec, same_meaning};
 use crate::checks::git::repo::{Repo, Verdict, broken};
 use crate::outcome::{Cause, CauseId, Outcome};
-use crate::probe::git::{CommitInfo, GitProbeError, RepoReader, RevertFinding, reverted_sha};
+use crate::probe::git::{CommitInfo, GitProbeError, RevertFinding, reverted_sha};
+use crate::probe::repos::Reader;
 
 /// One version of the declared file (`None`: not there).
 type Content = Option<Vec<u8>>;
@@ -20,15 +21,14 @@ impl Repo<'_> {
     /// `made:` — the change is committed (and, with `pushed:`, pushed: HEAD is the upstream).
     pub(crate) fn made(
         &self,
-        reader: &RepoReader,
+        reader: &Reader,
         change: &ChangeSpec,
     ) -> Result<Verdict, GitProbeError> {
         let Some(head) = &self.snap.head else {
             return Ok(broken(self.unborn()));
         };
-        let holds = |c: Option<&[u8]>| change.holds(c);
         let what = change.describe();
-        let Some(made) = reader.newest_change(&head.sha, &change.file, &holds)? else {
+        let Some(made) = reader.newest_change(&head.sha, &change.file, change)? else {
             if change.holds(self.working_file(&change.file).as_deref()) {
                 return Ok(broken(
                     Outcome::fail(format!(
@@ -85,15 +85,14 @@ impl Repo<'_> {
     /// `undoes:` — HEAD undoes the commit that made the change.
     pub(crate) fn undoes(
         &self,
-        reader: &RepoReader,
+        reader: &Reader,
         change: &ChangeSpec,
     ) -> Result<Verdict, GitProbeError> {
         let Some(head) = &self.snap.head else {
             return Ok(broken(self.unborn()));
         };
         let what = change.describe();
-        let holds = |c: Option<&[u8]>| change.holds(c);
-        let Some(target) = reader.newest_change(&head.sha, &change.file, &holds)? else {
+        let Some(target) = reader.newest_change(&head.sha, &change.file, change)? else {
             return Ok(broken(self.nothing_to_undo(change, head)));
         };
         let revert_it = format!(
@@ -244,7 +243,8 @@ impl Repo<'_> {
     /// read.
     fn working_file(&self, rel: &str) -> Content {
         let shower = crate::probe::files::PathShower::from_env();
-        crate::probe::files::read_repo_file(self.dir, rel, &shower)
+        self.probe
+            .read_file(self.dir, rel, &shower)
             .ok()
             .map(String::into_bytes)
     }

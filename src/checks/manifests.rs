@@ -9,9 +9,7 @@ use crate::checks::yaml_value::file_error_outcome;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
 use crate::plan::{FolderFile, Plan, PlanOptions, parse_folder_file, parse_manifests};
-use crate::probe::argocd_dir::{DirectorySettings, read_folder};
 use crate::probe::files::PathShower;
-use crate::probe::manifests::read_manifests;
 use crate::rules::{self, RULES};
 use crate::yaml::one_or_many::OneOrMany;
 
@@ -118,36 +116,20 @@ impl ManifestsSpec {
             let shown_path = format!("{repo_shown}/{}", path.trim_end_matches('/'));
             // A folder is read as Argo CD's repo server reads it (no subfolders, the skip
             // marker, YAML that is not an object left out), as `labcheck plan` does.
-            let folder = repo_dir.join(path.trim_end_matches('/'));
-            let files = if folder.is_dir() {
-                match read_folder(&folder, &DirectorySettings::default(), &shower) {
-                    Ok(found) => {
-                        if let Some((tool, file)) = &found.tool {
-                            return Outcome::fail(format!(
-                                "{shown_path} is a {} folder ({file}): Argo CD renders it first",
-                                tool.as_str()
-                            ))
-                            .with_hint(format!(
-                                "check what it renders to, or point the check at plain manifests in {shown_path}"
-                            ));
-                        }
-                        found
-                            .files
-                            .into_iter()
-                            .map(|f| (f.relative, f.text))
-                            .collect::<Vec<_>>()
-                    }
-                    Err(error) => {
-                        return file_error_outcome(ctx, &self.repo, &error, &shown_path);
-                    }
-                }
-            } else {
-                match read_manifests(&repo_dir, path, &shower) {
-                    Ok(files) => files,
-                    Err(error) => return file_error_outcome(ctx, &self.repo, &error, &shown_path),
-                }
+            let found = match ctx.repo_probe.manifests(&repo_dir, path, &shower) {
+                Ok(found) => found,
+                Err(error) => return file_error_outcome(ctx, &self.repo, &error, &shown_path),
             };
-            let base = if folder.is_dir() {
+            if let Some((tool, file)) = &found.tool {
+                return Outcome::fail(format!(
+                    "{shown_path} is a {tool} folder ({file}): Argo CD renders it first"
+                ))
+                .with_hint(format!(
+                    "check what it renders to, or point the check at plain manifests in {shown_path}"
+                ));
+            }
+            let files = found.files;
+            let base = if found.folder {
                 format!("{}/", path.trim_end_matches('/'))
             } else {
                 String::new()

@@ -13,7 +13,7 @@ use crate::checks::condition::{
 };
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::Outcome;
-use crate::probe::files::{self, FileError, PathShower};
+use crate::probe::files::{FileError, PathShower};
 use crate::yaml::fields::{FromMap, deserialize_via};
 use crate::yaml::helm::{self, YamlError};
 use crate::yaml::path::YamlPath;
@@ -243,7 +243,8 @@ pub(crate) fn read_learner_file(
 ) -> Result<(String, String), Box<Outcome>> {
     let repo_dir = ctx.repo_dir(repo);
     let shown = shower.show(&repo_dir.join(file));
-    files::read_repo_file(&repo_dir, file, shower)
+    ctx.repo_probe
+        .read_file(&repo_dir, file, shower)
         .map(|text| (shown.clone(), text))
         .map_err(|error| Box::new(file_error_outcome(ctx, repo, &error, &shown)))
 }
@@ -317,6 +318,8 @@ pub(crate) fn file_error_outcome(
                 "check that you can read it: `ls -l {}`",
                 crate::shell::quote_path(shown)
             )),
+        FileError::NotInBundle { .. } => Outcome::could_not_check(error.to_string())
+            .with_cause(crate::outcome::Cause::new(crate::outcome::CauseId::NotInBundle)),
     }
 }
 

@@ -46,6 +46,10 @@ pub enum FileError {
         shown: String,
         source: std::io::Error,
     },
+    /// A replayed run asked for a file (or a folder's listing) the learner's bundle does not
+    /// hold (see `probe::tape`).
+    #[error("the bundle holds no answer to `{question}`")]
+    NotInBundle { question: String },
 }
 
 impl FileError {

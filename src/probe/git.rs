@@ -17,17 +17,20 @@ mod reader;
 
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+
 pub use cache::GitCache;
-pub use error::GitProbeError;
+pub use error::{GitProbeError, NEW_BUNDLE, RecordedGitError};
 pub use history::{RevertFinding, reverted_sha};
 pub use log::LoggedCommit;
 pub use origin::{OriginView, origin_view};
 pub use reader::RepoReader;
 
 /// What labcheck knows about a work repo at the moment it looked.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RepoSnapshot {
-    /// The work repo's folder.
+    /// The work repo's folder (not kept on a tape: a replay puts its own back).
+    #[serde(skip)]
     pub path: PathBuf,
     /// The current branch; `None` when HEAD is detached.
     pub branch: Option<String>,
@@ -46,7 +49,7 @@ pub struct RepoSnapshot {
 }
 
 /// One commit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommitInfo {
     /// The full 40-character sha.
     pub sha: String,
@@ -69,7 +72,7 @@ pub fn short_sha(sha: &str) -> &str {
 }
 
 /// The remote-tracking branch a local branch is compared with.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UpstreamInfo {
     /// As git shows it, e.g. `origin/main`.
     pub name: String,

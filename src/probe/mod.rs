@@ -7,3 +7,5 @@ pub mod files;
 pub mod git;
 pub mod machine;
 pub mod manifests;
+pub mod repos;
+pub mod tape;

@@ -10,7 +10,8 @@ use crate::checks::Context;
 use crate::course::Step;
 use crate::course::schema::AfterSpec;
 use crate::outcome::{Cause, CauseId, Outcome};
-use crate::probe::git::{RepoReader, reverted_sha};
+use crate::probe::git::reverted_sha;
+use crate::probe::repos::Repos;
 
 /// The id of the check this adds to a stage with `after:`.
 pub const CHECK_ID: &str = "break-came-first";
@@ -23,7 +24,13 @@ pub fn after_check(ctx: &Context, recall: &Recall, step: &Step) -> Option<CheckR
     let outcome = match (recall.seen_passed.get(&earlier), ctx.unchecked_repos()) {
         (Some(day), _) => Outcome::pass(format!("labcheck saw {earlier} pass on {day}")),
         (None, Some(unchecked)) => unchecked,
-        (None, None) => from_history(&ctx.module, &earlier, after, &ctx.repo_dir(&after.repo)),
+        (None, None) => from_history(
+            &ctx.repo_probe,
+            &ctx.module,
+            &earlier,
+            after,
+            &ctx.repo_dir(&after.repo),
+        ),
     };
     Some(CheckReport::new(
         CHECK_ID,
@@ -33,15 +40,20 @@ pub fn after_check(ctx: &Context, recall: &Recall, step: &Step) -> Option<CheckR
     ))
 }
 
-fn from_history(module: &str, earlier: &str, after: &AfterSpec, repo_dir: &Path) -> Outcome {
+fn from_history(
+    repos: &Repos,
+    module: &str,
+    earlier: &str,
+    after: &AfterSpec,
+    repo_dir: &Path,
+) -> Outcome {
     let change = &after.change;
     let what = change.describe();
-    let found = RepoReader::open(repo_dir).and_then(|reader| {
-        let Some(head) = reader.snapshot()?.head else {
+    let found = repos.open(repo_dir).and_then(|reader| {
+        let Some(head) = repos.snapshot(repo_dir)?.head else {
             return Ok(None);
         };
-        let holds = |c: Option<&[u8]>| change.holds(c);
-        let Some(breaking) = reader.newest_change(&head.sha, &change.file, &holds)? else {
+        let Some(breaking) = reader.newest_change(&head.sha, &change.file, change)? else {
             return Ok(None);
         };
         // Undone later: a `git revert` of it, or the change no longer there at HEAD.

@@ -14,6 +14,7 @@ use crate::course::placeholders;
 use crate::course::schema::CheckSpec;
 use crate::course::schema::CourseText;
 use crate::outcome::{Cause, CauseId, HintKind, HintLevel, HintPart, Outcome, Status};
+use crate::probe::tape::{noting_misses, noting_misses_sync};
 
 /// Run every check of `step` concurrently; report in the file's order.
 pub async fn run_step(
@@ -96,7 +97,14 @@ pub async fn run_step(
         .collect();
     if step.after.is_some() {
         // A short blocking read of one repo's history, after every async check is done.
-        checks.extend(super::sequence::after_check(ctx, recall, step));
+        let (check, missed) =
+            noting_misses_sync(|| super::sequence::after_check(ctx, recall, step));
+        checks.extend(check.map(|mut check| {
+            if !missed.is_empty() {
+                check.outcome = not_in_bundle(&missed);
+            }
+            check
+        }));
     }
     for check in &mut checks {
         give_generic_cause(&mut check.outcome);
@@ -168,8 +176,25 @@ async fn evaluate(ctx: &Context, recall: &Recall, step: &Step, spec: &CheckSpec)
     {
         return unchecked;
     }
-    let outcome = spec.kind.evaluate(ctx).await;
+    // A replayed check that asked something its bundle does not hold is never judged on the
+    // probe's stand-in answer.
+    let (mut outcome, missed) = noting_misses(spec.kind.evaluate(ctx)).await;
+    if !missed.is_empty() {
+        outcome = not_in_bundle(&missed);
+    }
     assemble_hint(ctx, recall, step, spec, outcome)
+}
+
+/// "Could not check" for a replayed check that asked the `missed` questions of a bundle that
+/// holds no answer to them.
+fn not_in_bundle(missed: &[String]) -> Outcome {
+    let mut missed = missed.to_vec();
+    missed.dedup();
+    Outcome::could_not_check(format!(
+        "the bundle holds no answer to what this check asks ({})",
+        missed.join("; ")
+    ))
+    .with_cause(Cause::new(CauseId::NotInBundle))
 }
 
 /// The hint of a failed or unchecked outcome in parts: the course's text for its cause (or for

@@ -165,7 +165,7 @@ pub(super) fn chain_text(app: &Application, pushed: &Pushed) -> String {
 /// The pushed state of work repo `repo`, or the outcome that says why it cannot be read.
 pub(super) async fn read_pushed(ctx: &Context, repo: &str) -> Result<Pushed, Box<Outcome>> {
     let dir = ctx.repo_dir(repo);
-    let snapshot = ctx.git.get(&dir).await;
+    let snapshot = ctx.git.get(&ctx.repo_probe, &dir).await;
     let snapshot = match snapshot.as_ref() {
         Ok(s) => s,
         Err(e) => {
@@ -188,12 +188,8 @@ pub(super) async fn read_pushed(ctx: &Context, repo: &str) -> Result<Pushed, Box
             .with_hint("commit and push your change"),
         ));
     };
-    let (path, sha) = (dir.clone(), head.sha.clone());
     // A second short read of the same repo: origin's URL and branches (the snapshot has neither).
-    let origin = tokio::task::spawn_blocking(move || crate::probe::git::origin_view(&path, &sha))
-        .await
-        .ok()
-        .and_then(Result::ok);
+    let origin = ctx.repo_probe.origin_view(&dir, &head.sha).await.ok();
     Ok(Pushed {
         repo: repo.to_string(),
         dir_shown: crate::probe::files::PathShower::from_env().show(&dir),

@@ -194,7 +194,8 @@ impl DiffSpec {
                     .repo(repo)
                     .map(|r| r.get.clone())
                     .unwrap_or_else(|| format!("the `{repo}` repo"));
-                files::read_repo_file(&repo_dir, file, shower)
+                ctx.repo_probe
+                    .read_file(&repo_dir, file, shower)
                     .map(|text| (shown.clone(), text))
                     .map_err(|error| {
                         let hint = match error {

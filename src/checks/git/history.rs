@@ -2,7 +2,8 @@
 //! commit that changed a path.
 
 use crate::outcome::{Cause, CauseId, Outcome};
-use crate::probe::git::{GitProbeError, RepoReader};
+use crate::probe::git::GitProbeError;
+use crate::probe::repos::Reader;
 
 use super::repo::{Repo, Verdict, broken};
 use super::{Pattern, Touched};
@@ -10,7 +11,7 @@ use super::{Pattern, Touched};
 impl Repo<'_> {
     pub(super) fn has_commit(
         &self,
-        reader: &RepoReader,
+        reader: &Reader,
         pattern: &Pattern,
     ) -> Result<Verdict, GitProbeError> {
         let tip = match self.pushed_tip() {
@@ -57,7 +58,7 @@ impl Repo<'_> {
 
     pub(super) fn touched(
         &self,
-        reader: &RepoReader,
+        reader: &Reader,
         touched: &Touched,
     ) -> Result<Verdict, GitProbeError> {
         let tip = match self.pushed_tip() {

@@ -18,6 +18,8 @@ pub(crate) struct Repo<'a> {
     pub(crate) snap: &'a RepoSnapshot,
     /// The repo's folder, for the working-tree version of a file.
     pub(crate) dir: &'a Path,
+    /// How the repo is read (live, recorded, replayed).
+    pub(crate) probe: &'a crate::probe::repos::Repos,
     /// The module being checked, for `labcheck MODULE STEP` in hints.
     pub(crate) module: &'a str,
 }

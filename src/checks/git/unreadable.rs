@@ -61,6 +61,9 @@ impl GitSpec {
                 ),
                 CauseId::RepoUnreadable,
             ),
+            GitProbeError::NotInBundle { .. } => {
+                (format!("{repo}: {error}"), CauseId::NotInBundle)
+            }
         };
         let mut outcome = Outcome::could_not_check(summary).with_cause(Cause::new(cause));
         match error.fix(shown) {

@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 
+use super::RepoSnapshot;
 use super::error::GitProbeError;
-use super::{RepoSnapshot, read_repo};
+use crate::probe::repos::Repos;
 
 type Shared = Arc<Result<RepoSnapshot, GitProbeError>>;
 
@@ -24,20 +25,24 @@ impl GitCache {
         GitCache::default()
     }
 
-    /// The snapshot of the repo at `path`, read on first use.
-    pub async fn get(&self, path: &Path) -> Shared {
+    /// The snapshot of the repo at `path`, read through `repos` on first use.
+    pub async fn get(&self, repos: &Repos, path: &Path) -> Shared {
         let cell = {
             // A poisoned lock only means another check panicked; the map is still sound.
             let mut cells = self.cells.lock().unwrap_or_else(|p| p.into_inner());
             cells.entry(path.to_path_buf()).or_default().clone()
         };
         cell.get_or_init(|| async {
-            let owned = path.to_path_buf();
-            match tokio::task::spawn_blocking(move || read_repo(&owned)).await {
+            // A replay answers from memory, in the asking check's task (where a miss is noted).
+            if repos.replaying() {
+                return Arc::new(repos.snapshot(path));
+            }
+            let (owned, reader) = (path.to_path_buf(), repos.clone());
+            match tokio::task::spawn_blocking(move || reader.snapshot(&owned)).await {
                 Ok(result) => Arc::new(result),
                 // The blocking read panicked or was cancelled: read again on this thread so the
                 // check still gets an answer rather than a hang.
-                Err(_) => Arc::new(read_repo(path)),
+                Err(_) => Arc::new(repos.snapshot(path)),
             }
         })
         .await

@@ -39,6 +39,10 @@ pub enum GitProbeError {
         #[source]
         source: git2::Error,
     },
+    /// A replayed run asked a question the learner's bundle holds no answer to (see
+    /// `probe::tape`).
+    #[error("the bundle holds no answer to `{question}` about {}", path.display())]
+    NotInBundle { path: PathBuf, question: String },
 }
 
 impl GitProbeError {
@@ -87,7 +91,76 @@ impl GitProbeError {
             GitProbeError::Git { .. } => {
                 format!("{cd} && git status   # shows what git itself says")
             }
+            GitProbeError::NotInBundle { .. } => NEW_BUNDLE.to_string(),
         })
+    }
+}
+
+/// What to do about a question a bundle holds no answer to.
+pub const NEW_BUNDLE: &str = "ask the learner for a new bundle (`labcheck bundle MODULE STEP -o FILE` with this labcheck, for this step): this one was made for another step or by another labcheck";
+
+/// A [`GitProbeError`] as a tape keeps it: without the repo's path (the replay's own is put
+/// back) and with libgit2's words as text.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "error", rename_all = "kebab-case")]
+pub enum RecordedGitError {
+    Missing,
+    NotARepo,
+    Shallow,
+    Bare,
+    GitdirGone { gitdir: PathBuf },
+    NotOwned,
+    Corrupt { message: String },
+    Git { message: String },
+    NotInBundle { question: String },
+}
+
+impl RecordedGitError {
+    /// How a tape keeps `error`.
+    pub fn of(error: &GitProbeError) -> RecordedGitError {
+        match error {
+            GitProbeError::Missing { .. } => RecordedGitError::Missing,
+            GitProbeError::NotARepo { .. } => RecordedGitError::NotARepo,
+            GitProbeError::Shallow { .. } => RecordedGitError::Shallow,
+            GitProbeError::Bare { .. } => RecordedGitError::Bare,
+            GitProbeError::GitdirGone { gitdir, .. } => RecordedGitError::GitdirGone {
+                gitdir: gitdir.clone(),
+            },
+            GitProbeError::NotOwned { .. } => RecordedGitError::NotOwned,
+            GitProbeError::Corrupt { source, .. } => RecordedGitError::Corrupt {
+                message: source.message().to_string(),
+            },
+            GitProbeError::Git { source, .. } => RecordedGitError::Git {
+                message: source.message().to_string(),
+            },
+            GitProbeError::NotInBundle { question, .. } => RecordedGitError::NotInBundle {
+                question: question.clone(),
+            },
+        }
+    }
+
+    /// The error again, about the repo at `path`.
+    pub fn replay(self, path: &Path) -> GitProbeError {
+        let path = path.to_path_buf();
+        match self {
+            RecordedGitError::Missing => GitProbeError::Missing { path },
+            RecordedGitError::NotARepo => GitProbeError::NotARepo { path },
+            RecordedGitError::Shallow => GitProbeError::Shallow { path },
+            RecordedGitError::Bare => GitProbeError::Bare { path },
+            RecordedGitError::GitdirGone { gitdir } => GitProbeError::GitdirGone { path, gitdir },
+            RecordedGitError::NotOwned => GitProbeError::NotOwned { path },
+            RecordedGitError::Corrupt { message } => GitProbeError::Corrupt {
+                path,
+                source: git2::Error::from_str(&message),
+            },
+            RecordedGitError::Git { message } => GitProbeError::Git {
+                path,
+                source: git2::Error::from_str(&message),
+            },
+            RecordedGitError::NotInBundle { question } => {
+                GitProbeError::NotInBundle { path, question }
+            }
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use super::error::GitProbeError;
 use super::reader::{RepoReader, commit_info};
 
 /// How HEAD relates to a commit it should revert.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RevertFinding {
     /// HEAD's message names the commit and HEAD undoes exactly that commit's changes.
     Reverts,

@@ -9,7 +9,7 @@ use super::error::GitProbeError;
 use super::reader::RepoReader;
 
 /// What the `origin` remote says about a commit, for "pushed where Argo CD looks".
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OriginView {
     /// `remote.origin.url`.
     pub url: Option<String>,

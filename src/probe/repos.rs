@@ -1,0 +1,456 @@
+//! The learner's work repos as checks read them: every question a check asks of a repo (its
+//! state, a history question, a file, a folder's listing) goes through [`Repos`], which answers
+//! from the repo itself, records the answer on a tape as well (`labcheck bundle`), or answers
+//! from a tape alone (a bundle's replay); see `probe::tape`. Checks never see the difference.
+
+use std::path::{Path, PathBuf};
+
+use globset::GlobMatcher;
+use regex::Regex;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::argocd_dir::{DirectorySettings, read_folder};
+use super::files::{self, FileError, PathShower};
+use super::git::{
+    CommitInfo, GitProbeError, OriginView, RecordedGitError, RepoReader, RepoSnapshot,
+    RevertFinding,
+};
+use super::tape::{Mode, Question};
+
+/// A test of one version of a file that a history question carries (`newest_change`): what it
+/// decides, and a key naming it on a tape (the same test always gives the same key).
+pub trait ContentTest {
+    /// Whether the test holds for this version (`None`: the file is not there).
+    fn holds(&self, content: Option<&[u8]>) -> bool;
+    /// The test as a tape's key.
+    fn key(&self) -> String;
+}
+
+/// The learner's work repos under one work dir, read live, recorded or replayed.
+#[derive(Debug, Clone, Default)]
+pub struct Repos {
+    mode: Mode,
+    work_dir: PathBuf,
+}
+
+/// A kept answer: the value, or the error as a tape keeps it.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Kept<'a, T, E> {
+    Ok(&'a T),
+    Err(E),
+}
+
+/// A kept answer read back.
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Replayed<T, E> {
+    Ok(T),
+    Err(E),
+}
+
+/// What a manifests path holds: a folder read as Argo CD's repo server reads it, or a file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifests {
+    /// The path is a folder.
+    pub folder: bool,
+    /// A tool Argo CD would run on the folder (its name and the file that says so).
+    pub tool: Option<(String, String)>,
+    /// (path relative to the folder, or the file's path; text).
+    pub files: Vec<(String, String)>,
+}
+
+impl Repos {
+    /// The repos under `work_dir`, answered as `mode` says.
+    pub fn new(mode: Mode, work_dir: PathBuf) -> Repos {
+        Repos { mode, work_dir }
+    }
+
+    /// Whether answers come from a tape (no repo is touched).
+    pub fn replaying(&self) -> bool {
+        self.mode.replaying()
+    }
+
+    /// A repo's area on the tape: its folder under the work dir.
+    fn area(&self, dir: &Path) -> String {
+        match dir.strip_prefix(&self.work_dir) {
+            Ok(rest) => rest.display().to_string(),
+            Err(_) => dir.display().to_string(),
+        }
+    }
+
+    fn ask<T, E, K, R>(
+        &self,
+        dir: &Path,
+        question: Question,
+        live: impl FnOnce() -> Result<T, E>,
+        keep: impl Fn(&E) -> K,
+        replay: impl FnOnce(R) -> E,
+        missing: impl FnOnce(String) -> E,
+    ) -> Result<T, E>
+    where
+        T: Serialize + DeserializeOwned,
+        K: Serialize,
+        R: DeserializeOwned,
+    {
+        match &self.mode {
+            Mode::Live => live(),
+            Mode::Record(tape) => {
+                let answer = live();
+                let kept = match &answer {
+                    Ok(value) => Kept::Ok(value),
+                    Err(e) => Kept::Err(keep(e)),
+                };
+                tape.record(&self.area(dir), &question, &kept);
+                answer
+            }
+            Mode::Replay(tape) => match tape.answer::<Replayed<T, R>>(&self.area(dir), &question) {
+                Some(Replayed::Ok(value)) => Ok(value),
+                Some(Replayed::Err(kept)) => Err(replay(kept)),
+                None => Err(missing(question.0)),
+            },
+        }
+    }
+
+    fn ask_git<T: Serialize + DeserializeOwned>(
+        &self,
+        dir: &Path,
+        question: Question,
+        live: impl FnOnce() -> Result<T, GitProbeError>,
+    ) -> Result<T, GitProbeError> {
+        self.ask(
+            dir,
+            question,
+            live,
+            RecordedGitError::of,
+            |kept: RecordedGitError| kept.replay(dir),
+            |question| GitProbeError::NotInBundle {
+                path: dir.to_path_buf(),
+                question,
+            },
+        )
+    }
+
+    fn ask_file<T: Serialize + DeserializeOwned>(
+        &self,
+        dir: &Path,
+        question: Question,
+        live: impl FnOnce() -> Result<T, FileError>,
+    ) -> Result<T, FileError> {
+        self.ask(
+            dir,
+            question,
+            live,
+            RecordedFileError::of,
+            RecordedFileError::replay,
+            |question| FileError::NotInBundle { question },
+        )
+    }
+
+    /// The state of the repo at `dir`: branch, HEAD, upstream, dirty paths, operation.
+    pub fn snapshot(&self, dir: &Path) -> Result<RepoSnapshot, GitProbeError> {
+        self.ask_git(dir, Question::new("snapshot", &[]), || {
+            super::git::read_repo(dir)
+        })
+        .map(|mut snapshot| {
+            snapshot.path = dir.to_path_buf();
+            snapshot
+        })
+    }
+
+    /// The repo at `dir`, open for history questions.
+    pub fn open(&self, dir: &Path) -> Result<Reader, GitProbeError> {
+        let mut live = None;
+        self.ask_git(dir, Question::new("open", &[]), || {
+            live = Some(RepoReader::open(dir)?);
+            Ok(())
+        })?;
+        Ok(Reader {
+            repos: self.clone(),
+            dir: dir.to_path_buf(),
+            live,
+        })
+    }
+
+    /// What `origin` holds: its URL, default branch and the branches that contain `sha`.
+    pub async fn origin_view(&self, dir: &Path, sha: &str) -> Result<OriginView, GitProbeError> {
+        if self.replaying() {
+            return self.origin_view_now(dir, sha);
+        }
+        let (repos, dir_owned, sha_owned) = (self.clone(), dir.to_path_buf(), sha.to_string());
+        match tokio::task::spawn_blocking(move || repos.origin_view_now(&dir_owned, &sha_owned))
+            .await
+        {
+            Ok(answer) => answer,
+            // The blocking read panicked or was cancelled: read again here rather than hang.
+            Err(_) => self.origin_view_now(dir, sha),
+        }
+    }
+
+    fn origin_view_now(&self, dir: &Path, sha: &str) -> Result<OriginView, GitProbeError> {
+        self.ask_git(dir, Question::new("origin_view", &[sha]), || {
+            super::git::origin_view(dir, sha)
+        })
+    }
+
+    /// The file `relative` of the repo at `dir` (only inside it, bounded, UTF-8).
+    pub fn read_file(
+        &self,
+        dir: &Path,
+        relative: &str,
+        shower: &PathShower,
+    ) -> Result<String, FileError> {
+        self.ask_file(dir, Question::new("read_file", &[relative]), || {
+            files::read_repo_file(dir, relative, shower)
+        })
+    }
+
+    /// The repo's files matching `glob`, sorted.
+    pub fn glob(
+        &self,
+        dir: &Path,
+        glob: &GlobMatcher,
+        shower: &PathShower,
+    ) -> Result<Vec<String>, FileError> {
+        self.ask_file(dir, Question::new("glob", &[glob.glob().glob()]), || {
+            files::glob_repo_files(dir, glob, shower)
+        })
+    }
+
+    /// The manifests at `path` of the repo at `dir`: a folder as Argo CD reads it, else a file.
+    pub fn manifests(
+        &self,
+        dir: &Path,
+        path: &str,
+        shower: &PathShower,
+    ) -> Result<Manifests, FileError> {
+        self.ask_file(dir, Question::new("manifests", &[path]), || {
+            let folder = dir.join(path.trim_end_matches('/'));
+            if folder.is_dir() {
+                let found = read_folder(&folder, &DirectorySettings::default(), shower)?;
+                Ok(Manifests {
+                    folder: true,
+                    tool: found
+                        .tool
+                        .map(|(tool, file)| (tool.as_str().to_string(), file)),
+                    files: found
+                        .files
+                        .into_iter()
+                        .map(|f| (f.relative, f.text))
+                        .collect(),
+                })
+            } else {
+                Ok(Manifests {
+                    folder: false,
+                    tool: None,
+                    files: super::manifests::read_manifests(dir, path, shower)?,
+                })
+            }
+        })
+    }
+}
+
+/// One repo open for history questions (see [`RepoReader`] for what each answers).
+pub struct Reader {
+    repos: Repos,
+    dir: PathBuf,
+    /// The repo itself; `None` in a replay.
+    live: Option<RepoReader>,
+}
+
+impl Reader {
+    fn ask<T: Serialize + DeserializeOwned>(
+        &self,
+        question: Question,
+        live: impl FnOnce(&RepoReader) -> Result<T, GitProbeError>,
+    ) -> Result<T, GitProbeError> {
+        self.repos
+            .ask_git(&self.dir, question, || match &self.live {
+                Some(reader) => live(reader),
+                // Not reached: a reader without its repo exists only in a replay, which never asks it.
+                None => Err(GitProbeError::NotInBundle {
+                    path: self.dir.clone(),
+                    question: "open".to_string(),
+                }),
+            })
+    }
+
+    /// [`RepoReader::newest_matching`].
+    pub fn newest_matching(
+        &self,
+        tip: &str,
+        pattern: &Regex,
+    ) -> Result<Option<CommitInfo>, GitProbeError> {
+        self.ask(
+            Question::new("newest_matching", &[tip, pattern.as_str()]),
+            |r| r.newest_matching(tip, pattern),
+        )
+    }
+
+    /// [`RepoReader::tip_touches`].
+    pub fn tip_touches(&self, tip: &str, rel: &str) -> Result<Option<CommitInfo>, GitProbeError> {
+        self.ask(Question::new("tip_touches", &[tip, rel]), |r| {
+            r.tip_touches(tip, rel)
+        })
+    }
+
+    /// [`RepoReader::commits_touching`].
+    pub fn commits_touching(
+        &self,
+        tip: &str,
+        since: Option<&str>,
+        rel: &str,
+    ) -> Result<Vec<CommitInfo>, GitProbeError> {
+        let question = Question::new("commits_touching", &[tip, since.unwrap_or(""), rel]);
+        self.ask(question, |r| r.commits_touching(tip, since, rel))
+    }
+
+    /// [`RepoReader::newest_change`], with a test a tape can name.
+    pub fn newest_change(
+        &self,
+        tip: &str,
+        rel: &str,
+        test: &dyn ContentTest,
+    ) -> Result<Option<CommitInfo>, GitProbeError> {
+        let question = Question::new("newest_change", &[tip, rel, &test.key()]);
+        self.ask(question, |r| {
+            r.newest_change(tip, rel, &|content| test.holds(content))
+        })
+    }
+
+    /// [`RepoReader::commits_after`].
+    pub fn commits_after(&self, tip: &str, since: &str) -> Result<Vec<CommitInfo>, GitProbeError> {
+        self.ask(Question::new("commits_after", &[tip, since]), |r| {
+            r.commits_after(tip, since)
+        })
+    }
+
+    /// [`RepoReader::parent`].
+    pub fn parent(&self, sha: &str) -> Result<Option<String>, GitProbeError> {
+        self.ask(Question::new("parent", &[sha]), |r| r.parent(sha))
+    }
+
+    /// [`RepoReader::revert_finding`].
+    pub fn revert_finding(&self, head: &str, target: &str) -> Result<RevertFinding, GitProbeError> {
+        self.ask(Question::new("revert_finding", &[head, target]), |r| {
+            r.revert_finding(head, target)
+        })
+    }
+
+    /// [`RepoReader::read_blob`].
+    pub fn read_blob(&self, rev: &str, rel: &str) -> Result<Option<Vec<u8>>, GitProbeError> {
+        self.ask(Question::new("read_blob", &[rev, rel]), |r| {
+            Ok(r.read_blob(rev, rel)?.map(Blob::of))
+        })
+        .map(|blob| blob.map(Blob::into_bytes))
+    }
+}
+
+/// A file's content on a tape: text when it is text (what a values file is), else bytes.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum Blob {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl Blob {
+    fn of(bytes: Vec<u8>) -> Blob {
+        match String::from_utf8(bytes) {
+            Ok(text) => Blob::Text(text),
+            Err(e) => Blob::Bytes(e.into_bytes()),
+        }
+    }
+
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Blob::Text(text) => text.into_bytes(),
+            Blob::Bytes(bytes) => bytes,
+        }
+    }
+}
+
+/// A [`FileError`] as a tape keeps it (paths as they were shown to the learner).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "error", rename_all = "kebab-case")]
+pub enum RecordedFileError {
+    RepoMissing { shown: String },
+    Missing { shown: String },
+    NotAFile { shown: String },
+    OutsideRepo { shown: String, repo: String },
+    NotRegular { shown: String, kind: String },
+    TooLarge { shown: String, size: u64 },
+    NotUtf8 { shown: String, line: usize },
+    TooManyEntries { shown: String },
+    Io { shown: String, message: String },
+    NotInBundle { question: String },
+}
+
+impl RecordedFileError {
+    /// How a tape keeps `error`.
+    pub fn of(error: &FileError) -> RecordedFileError {
+        let shown = |s: &String| s.clone();
+        match error {
+            FileError::RepoMissing { shown: s } => {
+                RecordedFileError::RepoMissing { shown: shown(s) }
+            }
+            FileError::Missing { shown: s } => RecordedFileError::Missing { shown: shown(s) },
+            FileError::NotAFile { shown: s } => RecordedFileError::NotAFile { shown: shown(s) },
+            FileError::OutsideRepo { shown: s, repo } => RecordedFileError::OutsideRepo {
+                shown: shown(s),
+                repo: repo.clone(),
+            },
+            FileError::NotRegular { shown: s, kind } => RecordedFileError::NotRegular {
+                shown: shown(s),
+                kind: kind.to_string(),
+            },
+            FileError::TooLarge { shown: s, size } => RecordedFileError::TooLarge {
+                shown: shown(s),
+                size: *size,
+            },
+            FileError::NotUtf8 { shown: s, line } => RecordedFileError::NotUtf8 {
+                shown: shown(s),
+                line: *line,
+            },
+            FileError::TooManyEntries { shown: s } => {
+                RecordedFileError::TooManyEntries { shown: shown(s) }
+            }
+            FileError::Io { shown: s, source } => RecordedFileError::Io {
+                shown: shown(s),
+                message: source.to_string(),
+            },
+            FileError::NotInBundle { question } => RecordedFileError::NotInBundle {
+                question: question.clone(),
+            },
+        }
+    }
+
+    /// The error again.
+    pub fn replay(self) -> FileError {
+        match self {
+            RecordedFileError::RepoMissing { shown } => FileError::RepoMissing { shown },
+            RecordedFileError::Missing { shown } => FileError::Missing { shown },
+            RecordedFileError::NotAFile { shown } => FileError::NotAFile { shown },
+            RecordedFileError::OutsideRepo { shown, repo } => {
+                FileError::OutsideRepo { shown, repo }
+            }
+            RecordedFileError::NotRegular { shown, kind } => FileError::NotRegular {
+                shown,
+                kind: crate::paths::KINDS
+                    .iter()
+                    .copied()
+                    .find(|k| *k == kind)
+                    .unwrap_or("not a file"),
+            },
+            RecordedFileError::TooLarge { shown, size } => FileError::TooLarge { shown, size },
+            RecordedFileError::NotUtf8 { shown, line } => FileError::NotUtf8 { shown, line },
+            RecordedFileError::TooManyEntries { shown } => FileError::TooManyEntries { shown },
+            RecordedFileError::Io { shown, message } => FileError::Io {
+                shown,
+                source: std::io::Error::other(message),
+            },
+            RecordedFileError::NotInBundle { question } => FileError::NotInBundle { question },
+        }
+    }
+}
