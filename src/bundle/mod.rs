@@ -7,9 +7,9 @@
 //! last-applied copy never go in.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::checks::CheckKind;
@@ -18,8 +18,12 @@ use crate::probe::cluster::REDACTED;
 use crate::probe::files::PathShower;
 use crate::probe::git::{LoggedCommit, RepoReader};
 
-/// The format this labcheck writes (in `bundle.json`).
-pub const FORMAT: &str = "labcheck-bundle/v1";
+mod tape;
+pub use tape::{add_tape, replay_tape};
+
+/// The format this labcheck writes (in `bundle.json`). v2 added the probes' answers that
+/// `labcheck MODULE STEP --bundle FILE` replays.
+pub const FORMAT: &str = "labcheck-bundle/v2";
 
 /// How many commits of each repo's history go in.
 pub const COMMITS: usize = 20;
@@ -40,6 +44,8 @@ pub enum BundleError {
     },
     #[error("cannot read the bundle {path}: {reason}")]
     Read { path: String, reason: String },
+    #[error("the bundle {path} {reason}")]
+    Refused { path: String, reason: String },
 }
 
 /// The files of a bundle, in the order they are written.
@@ -119,14 +125,20 @@ impl Bundle {
 }
 
 /// What a bundle says of itself.
-#[derive(Debug, Serialize)]
-pub struct About<'a> {
-    pub format: &'a str,
-    pub module: &'a str,
-    pub step: Option<&'a str>,
-    pub track: &'a str,
+#[derive(Debug, Serialize, Deserialize)]
+pub struct About {
+    pub format: String,
+    pub module: String,
+    pub step: Option<String>,
+    pub track: String,
     /// When it was made (UTC).
     pub created: String,
+    /// The learner's work dir, so a replay's report names the paths the learner's did.
+    #[serde(default)]
+    pub work_dir: PathBuf,
+    /// `--argocd-namespace` of the learner's run, so a replay asks for the same Applications.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argocd_namespace: Option<String>,
     /// Why the cluster part is missing, when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster_error: Option<String>,

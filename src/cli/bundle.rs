@@ -3,6 +3,7 @@
 //! never inside a work repo.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Args;
 
@@ -11,6 +12,7 @@ use crate::bundle::{self, Bundle};
 use crate::error::{Error, exit};
 use crate::probe::cluster::Cluster;
 use crate::report::{self, Format, Styles};
+use crate::probe::tape::{Mode, Tape};
 use crate::run::{Session, WaitPolicy};
 
 /// Arguments of `labcheck bundle`.
@@ -52,7 +54,9 @@ pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
     let destination = output::check_destination(&args.out, &protected)?;
 
     // The learner's run as their own `labcheck MODULE STEP` gives it, without waiting (a bundle
-    // is what is there now) and without touching their progress.
+    // is what is there now) and without touching their progress, with every probe answer
+    // recorded for the replay.
+    let tape = Arc::new(Tape::default());
     let session = Session {
         course_dir: args.course_dir.clone(),
         module: args.module.clone(),
@@ -64,6 +68,7 @@ pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
         policy: WaitPolicy::Never,
         log_reads: false,
         remember: false,
+        tape: Mode::Record(tape.clone()),
     };
     let found = session.run(None, &|_| {}).await?;
     let human = report::render(
@@ -79,28 +84,31 @@ pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
         Styles::plain(),
     );
 
-    let argocd_ns = args
-        .cluster
-        .argocd_namespace
-        .clone()
-        .unwrap_or_else(|| module.manifest.argocd.namespace.clone());
+    // The cluster part: what the run read, as a snapshot (Secrets and literal env values blanked).
     let cluster = Cluster::connect(&args.cluster.options()).await;
-    let targets = super::snapshot::targets(steps.iter().copied());
-    let captured = super::snapshot::capture(&cluster, &argocd_ns, targets, &args.module)
-        .await
-        .map_err(|e| e.to_string())
-        .and_then(|mut snapshot| {
+    let captured = match cluster.unavailable_reason() {
+        Some(reason) => Err(reason),
+        None => {
+            let mut snapshot = crate::probe::cluster::tape::snapshot_of(
+                &tape,
+                &cluster,
+                &format!("{}: read from {}", args.module, cluster.describe()),
+            )
+            .await;
             for object in &mut snapshot.objects {
                 bundle::redact_credentials(object);
             }
             snapshot.to_yaml().map_err(|e| e.to_string())
-        });
+        }
+    };
     let about = bundle::About {
-        format: bundle::FORMAT,
-        module: &args.module,
-        step: args.step.as_deref(),
-        track: &track,
+        format: bundle::FORMAT.to_string(),
+        module: args.module.clone(),
+        step: args.step.clone(),
+        track: track.clone(),
         created: jiff::Timestamp::now().to_string(),
+        work_dir: work_dir.clone(),
+        argocd_namespace: args.cluster.argocd_namespace.clone(),
         cluster_error: captured.as_ref().err().cloned(),
     };
     let mut entries = Bundle::default();
@@ -113,6 +121,7 @@ pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
     if let Ok(yaml) = captured {
         entries.add(bundle::CLUSTER, yaml);
     }
+    bundle::add_tape(&mut entries, module, &tape);
     for (repo, paths) in bundle::reads(&steps) {
         bundle::add_repo(&mut entries, module, &work_dir, &repo, &paths);
     }

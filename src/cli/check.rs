@@ -26,12 +26,16 @@ impl RunArgs {
             policy: self.wait_policy(),
             log_reads: self.verbose,
             remember: false,
+            tape: crate::probe::tape::Mode::Live,
         }
     }
 }
 
 /// Check a step, an exercise or a whole module; print the report; return the exit code.
 pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u8, Error> {
+    if let Some(file) = &args.bundle {
+        return super::replay::run(args, module, step, file).await;
+    }
     if args.fleet.active() {
         return fleet::check(args, module, step).await;
     }

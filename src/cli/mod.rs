@@ -23,6 +23,7 @@ pub mod plan;
 mod plan_input;
 pub mod quiz;
 pub mod reset;
+mod replay;
 pub mod serve;
 pub mod snapshot;
 pub mod solution;
@@ -203,6 +204,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_wait: bool,
 
+    /// Replay a learner's bundle (from `labcheck bundle`): the verdicts of their run, offline,
+    /// from what it recorded; no cluster or work repos needed.
+    #[arg(long, value_name = "FILE")]
+    pub bundle: Option<PathBuf>,
+
     #[command(flatten, next_help_heading = "Whole class (instructors)")]
     pub fleet: fleet::FleetArgs,
 }
@@ -253,6 +259,8 @@ impl ClusterArgs {
             snapshot: self.snapshot.clone(),
             request_timeout: self.request_timeout,
             read_log: None,
+            served: None,
+            tape: crate::probe::tape::Mode::Live,
         }
     }
 }
@@ -353,6 +361,9 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         Some(Command::Next(args)) if args.run.fleet.active() => Err(Error::Usage(
             "`labcheck next` follows one learner's progress; for a class, name the step: `labcheck MODULE STEP --learners …`".to_string(),
         )),
+        Some(Command::Next(args)) if args.run.bundle.is_some() => Err(Error::Usage(
+            "`labcheck next` follows your own progress; replay a bundle with `labcheck MODULE STEP --bundle FILE`".to_string(),
+        )),
         Some(Command::Next(args)) => next::run(&args).await,
         Some(Command::Hint(args)) => hint::run(&args),
         Some(Command::Solution(args)) => solution::run(&args),
@@ -368,6 +379,11 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
             };
             let step = cli.step.as_deref();
             if step == Some(crate::quiz::STEP_NAME) {
+                if cli.run.bundle.is_some() {
+                    return Err(Error::Usage(format!(
+                        "a bundle holds checked steps, not quiz answers: `labcheck {module} STEP --bundle FILE`"
+                    )));
+                }
                 if cli.run.fleet.active() {
                     return Err(Error::Usage(format!(
                         "the quiz is answered by each learner on their own machine: `labcheck {module} quiz`; a class run checks steps"
@@ -379,6 +395,11 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
                     )));
                 }
                 return quiz::run(&cli.run, module, &cli.learner).await;
+            }
+            if cli.run.bundle.is_some() && cli.learner.watch {
+                return Err(Error::Usage(
+                    "--bundle cannot be used with --watch: a bundle is the learner's state at one moment, which does not change".to_string(),
+                ));
             }
             if cli.learner.answers.is_some() {
                 return Err(Error::Usage(format!(

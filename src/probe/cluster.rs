@@ -11,6 +11,7 @@ pub mod config;
 pub mod pods;
 mod reads;
 pub mod server;
+pub mod tape;
 mod transport;
 mod waiting;
 pub mod watch;
@@ -23,6 +24,7 @@ use std::time::Duration;
 use tokio::sync::OnceCell;
 
 use api::RawResponse;
+use crate::probe::tape::Mode;
 pub use api::{ApiPath, ProbeError};
 pub use argocd::Application;
 pub use transport::{MAX_BODY_BYTES, MAX_LOG_BYTES, STALL_TIMEOUT};
@@ -79,6 +81,8 @@ pub struct Cluster {
     changes: Arc<tokio::sync::watch::Sender<u64>>,
     /// Watch streams, one per kind and namespace read while waiting.
     watches: watch::Watches,
+    /// Whether reads are recorded on a tape or answered from one (see [`tape`]).
+    tape: Mode,
 }
 
 enum Access {
@@ -120,6 +124,10 @@ pub struct ClusterOptions {
     pub request_timeout: Option<Duration>,
     /// `-v`: note each request here.
     pub read_log: Option<ReadLog>,
+    /// Serve this snapshot in-process instead (a bundle's cluster part), named by the text.
+    pub served: Option<(Arc<crate::snapshot::Snapshot>, String)>,
+    /// Record every read on a tape, or answer from one (`labcheck bundle`, its replay).
+    pub tape: Mode,
 }
 
 /// What a pod's log read gave.
@@ -164,12 +172,18 @@ impl Cluster {
             frozen: None,
             changes: Arc::new(tokio::sync::watch::Sender::new(0)),
             watches: watch::Watches::default(),
+            tape: Mode::Live,
         }
     }
 
     /// Prepare access (no request is sent until a check reads something).
     pub async fn connect(options: &ClusterOptions) -> Cluster {
-        let mut cluster = if let Some(file) = &options.snapshot {
+        let mut cluster = if let Some((snapshot, describe)) = &options.served {
+            let mut cluster = Self::serve(snapshot.as_ref().clone(), describe).await;
+            // Nothing changes it: waiting cannot change any answer.
+            cluster.frozen = Some((std::time::Instant::now(), describe.clone()));
+            cluster
+        } else if let Some(file) = &options.snapshot {
             Self::serve_snapshot(file).await
         } else {
             match config::resolve(options.kubeconfig.as_deref(), options.context.as_deref()).await {
@@ -185,6 +199,7 @@ impl Cluster {
             }
         };
         cluster.read_log = options.read_log.clone();
+        cluster.tape = options.tape.clone();
         if let Some(limit) = options.request_timeout {
             cluster.budget = limit;
         }
@@ -293,6 +308,15 @@ impl Cluster {
     pub fn forget_older_than(&self, age: Duration) {
         self.cache_lock()
             .retain(|_, (sent, _)| sent.elapsed() < age);
+    }
+
+    /// Why this cluster cannot be read at all (no kubeconfig, a broken one); `None` when reads
+    /// can be sent.
+    pub fn unavailable_reason(&self) -> Option<String> {
+        match &self.access {
+            Access::Unavailable(e) => Some(e.to_string()),
+            Access::Api { .. } => None,
+        }
     }
 
     /// What this cluster is, for messages ("context kind-course (https://…)").

@@ -17,6 +17,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::cluster::ApiPath;
+
 /// Where probes get their answers.
 #[derive(Debug, Clone, Default)]
 pub enum Mode {
@@ -40,6 +42,9 @@ impl Mode {
 #[derive(Debug, Default)]
 pub struct Tape {
     areas: Mutex<BTreeMap<String, BTreeMap<String, Value>>>,
+    /// The bodies of the cluster's 2xx answers while recording, for the snapshot of what was
+    /// read (never on the tape itself: a Secret's body is blanked only in the snapshot).
+    reads: Mutex<Vec<(ApiPath, String)>>,
 }
 
 /// The area of the cluster's reads.
@@ -50,7 +55,21 @@ impl Tape {
     pub fn from_areas(areas: BTreeMap<String, BTreeMap<String, Value>>) -> Tape {
         Tape {
             areas: Mutex::new(areas),
+            reads: Mutex::default(),
         }
+    }
+
+    /// Keep the body of a 2xx answer to GET `path` (see `probe::cluster::tape`).
+    pub fn keep_read(&self, path: ApiPath, body: String) {
+        self.reads
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((path, body));
+    }
+
+    /// The bodies kept, in the order they were answered.
+    pub fn kept_reads(&self) -> Vec<(ApiPath, String)> {
+        self.reads.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, BTreeMap<String, Value>>> {

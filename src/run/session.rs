@@ -8,11 +8,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{LearnerWorld, Recall, StepReport, WaitPolicy, WaitProgress, WorkDir, run_learner};
+use super::{LearnerWorld, Recall, StepReport, WaitPolicy, WaitProgress, WorkDir, run_judged};
 use crate::course::{Course, Module};
 use crate::error::Error;
 use crate::outcome::Status;
-use crate::probe::cluster::{ClusterOptions, Read, ReadLog};
+use crate::probe::cluster::{Cluster, ClusterOptions, Read, ReadLog};
+use crate::probe::repos::Repos;
+use crate::probe::tape::Mode;
 
 /// A learner's past runs as the runner uses them: the progress hands over a read-only
 /// [`Recall`] before the run and gets the reports afterwards. Implemented by the learner's
@@ -54,6 +56,10 @@ pub struct Session {
     /// Hand the reports to the history afterwards (a learner's own run on their own work dir,
     /// with the human report: see README, "Whose progress a run writes").
     pub remember: bool,
+    /// Where the probes get their answers: the learner's repos and cluster, the same while
+    /// recording every answer (`labcheck bundle`, `labcheck snapshot`), or a recording alone (a
+    /// bundle's replay). See `probe::tape`.
+    pub tape: Mode,
 }
 
 /// What one session found.
@@ -118,6 +124,7 @@ impl Session {
         let log = self.log_reads.then(ReadLog::default);
         let cluster = ClusterOptions {
             read_log: log.clone(),
+            tape: self.tape.clone(),
             ..self.cluster.clone()
         };
         let world = LearnerWorld {
@@ -128,7 +135,9 @@ impl Session {
             cluster: &cluster,
             argocd_namespace: self.argocd_namespace.clone(),
         };
-        let reports = run_learner(world, &recall, &steps, self.policy, on_wait).await;
+        let mut ctx = world.context(Arc::new(Cluster::connect(&cluster).await));
+        ctx.repo_probe = Repos::new(self.tape.clone(), self.work_dir.clone());
+        let reports = run_judged(&ctx, &recall, module, &steps, self.policy, on_wait).await;
         let mut warnings = Vec::new();
         if self.remember
             && let Some(history) = history.as_mut()

@@ -26,6 +26,7 @@ mod plan;
 mod plan_folders;
 mod read_only;
 mod report_snapshots;
+mod replay;
 mod reports;
 mod serve_api;
 mod solution;

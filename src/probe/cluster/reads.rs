@@ -6,15 +6,39 @@ use k8s_openapi::api::core::v1::Pod;
 
 use super::api::{self, Answer, ApiPath, ProbeError, RawResponse};
 use super::argocd::Application;
+use super::tape::Replayed;
 use super::transport::{MAX_LOG_BYTES, send};
+use crate::probe::tape::Mode;
 use super::{
     ARGOCD_CRD, Access, Cell, Cluster, GENERATED_SELECTOR_KEYS, LogRead, Read, application_path,
     redact_secret,
 };
 
 impl Cluster {
-    /// GET `path` once per run: concurrent readers share one in-flight request.
+    /// GET `path` once per run: concurrent readers share one in-flight request. Recorded on the
+    /// run's tape, or answered from it (see [`super::tape`]).
     pub async fn get_raw(&self, path: &ApiPath) -> Result<RawResponse, ProbeError> {
+        match &self.tape {
+            Mode::Live => self.fetch(path).await,
+            Mode::Record(tape) => {
+                let answer = self.fetch(path).await;
+                super::tape::record(tape, path, &answer);
+                answer
+            }
+            Mode::Replay(tape) => match super::tape::replayed(tape, path) {
+                Replayed::Served { skipped, unended } => {
+                    let mut raw = self.fetch(path).await?;
+                    raw.skipped = skipped;
+                    raw.unended = unended;
+                    Ok(raw)
+                }
+                Replayed::Answer(answer) => answer,
+            },
+        }
+    }
+
+    /// GET `path` from the cluster, once per run.
+    async fn fetch(&self, path: &ApiPath) -> Result<RawResponse, ProbeError> {
         let (client, describe) = match &self.access {
             Access::Unavailable(e) => return Err(e.clone()),
             Access::Api {

@@ -7,7 +7,7 @@ use super::ApiPath;
 use super::error::ProbeError;
 
 /// A raw answer to a GET.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RawResponse {
     /// The HTTP status code.
     pub code: u16,

@@ -1,7 +1,8 @@
 //! Why the cluster could not be read, what the learner runs to fix it, and its stable cause id.
 
 /// Why the cluster could not be read. Every variant becomes "could not check", never a verdict.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "error", rename_all = "kebab-case")]
 pub enum ProbeError {
     /// No usable configuration (no kubeconfig, unknown context, bad file).
     #[error("{reason}")]

@@ -1,0 +1,106 @@
+//! A bundle replays offline to the verdicts of the run that wrote it: for every fixture state of
+//! module 10 (real git repos, the state's served cluster), `labcheck bundle` writes a bundle, the
+//! world and its cluster go away, and `labcheck MODULE STEP --bundle FILE` gives every check the
+//! status and cause the live run gave it, and the same exit code.
+
+use labcheck::lab::cluster::{self as lab_cluster, Revisions};
+use labcheck::lab::fixtures;
+use labcheck::lab::world::{LabWorld, MODULE};
+use labcheck::serve::ServeOptions;
+use serde_json::Value;
+
+use crate::harness::{Labcheck, kubeconfig_at, runtime, serve_on};
+
+/// (step, check id, status, cause) of every check: what a verdict is.
+fn verdicts(report: &Value) -> Vec<(String, String, String, String)> {
+    let steps = match report["steps"].as_array() {
+        Some(steps) => steps.clone(),
+        None => vec![report.clone()],
+    };
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    steps
+        .iter()
+        .flat_map(|s| {
+            let step = text(&s["step"]);
+            s["checks"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |c| {
+                    (
+                        step.clone(),
+                        text(&c["id"]),
+                        text(&c["status"]),
+                        text(&c["cause"]),
+                    )
+                })
+        })
+        .collect()
+}
+
+#[test]
+fn every_module_10_fixture_state_replays_from_its_bundle_to_the_live_verdicts() {
+    let rt = runtime();
+    let module = fixtures::module(MODULE).expect("module 10's fixtures");
+    let states: Vec<(&str, &str)> = module
+        .steps
+        .iter()
+        .flat_map(|s| {
+            std::iter::once(&s.solved)
+                .chain(&s.broken)
+                .map(move |state| (s.step.as_str(), state.name.as_str()))
+        })
+        .collect();
+    assert!(states.len() > 20, "module 10 has its fixture states: {states:?}");
+    let root = tempfile::tempdir().expect("a temp dir");
+    let mut problems = Vec::new();
+    for (n, (step, name)) in states.iter().enumerate() {
+        let at = root.path().join(format!("{n:02}"));
+        let home = at.join("home");
+        std::fs::create_dir_all(&home).expect("home");
+        let lab = at.join("lab");
+        let world = LabWorld::in_state(&lab, step, name).expect("the state's world");
+        let revs = Revisions::of_world(&world).expect("revisions");
+        let state = fixtures::state(MODULE, step, name).expect("the state");
+        let snapshot = lab_cluster::of_state(state, &revs).expect("the state's cluster");
+        let server = serve_on(&rt, snapshot, ServeOptions::default());
+        let kc = kubeconfig_at(&home.join("kc.yaml"), &server.url(), "lab");
+        let (kc, wd) = (
+            kc.display().to_string(),
+            world.work_dir().display().to_string(),
+        );
+        let out = at.join("bundle.tar.zst").display().to_string();
+        let live = Labcheck::new(&home)
+            .args([MODULE, step, "--no-wait", "-o", "json"])
+            .args(["--kubeconfig", &kc, "--work-dir", &wd])
+            .run();
+        let made = Labcheck::new(&home)
+            .args(["bundle", MODULE, step, "-o", &out])
+            .args(["--kubeconfig", &kc, "--work-dir", &wd])
+            .run();
+        assert_eq!(made.code, 0, "{step} {name}: {}{}", made.stdout, made.stderr);
+        // Nothing of the learner's is left to read: no cluster, no repos.
+        drop(server);
+        std::fs::remove_dir_all(&lab).expect("the world removed");
+        std::fs::remove_file(&kc).expect("the kubeconfig removed");
+        let replayed = Labcheck::new(&home)
+            .args([MODULE, step, "--bundle", &out, "-o", "json"])
+            .run();
+        let (want, got) = (verdicts(&live.json()), verdicts(&replayed.json()));
+        assert!(!want.is_empty(), "{step} {name}: no checks in {}", live.stdout);
+        if want != got {
+            problems.push(format!(
+                "{step} {name}: live {want:?}\n    replayed {got:?}\n    {}",
+                replayed.stderr
+            ));
+        }
+        if live.code != replayed.code {
+            problems.push(format!(
+                "{step} {name}: live exit {}, replayed exit {}",
+                live.code, replayed.code
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
