@@ -81,7 +81,11 @@ pub fn replay_tape(
             "is a bundle of {}, not of {module}: replay it with `labcheck {} {}--bundle {}`",
             about.module,
             about.module,
-            about.step.as_deref().map(|s| format!("{s} ")).unwrap_or_default(),
+            about
+                .step
+                .as_deref()
+                .map(|s| format!("{s} "))
+                .unwrap_or_default(),
             path.display()
         )));
     }

@@ -11,8 +11,8 @@ use super::{ClusterArgs, emit, load_course, output};
 use crate::bundle::{self, Bundle};
 use crate::error::{Error, exit};
 use crate::probe::cluster::Cluster;
-use crate::report::{self, Format, Styles};
 use crate::probe::tape::{Mode, Tape};
+use crate::report::{self, Format, Styles};
 use crate::run::{Session, WaitPolicy};
 
 /// Arguments of `labcheck bundle`.

@@ -23,8 +23,8 @@ use std::time::Duration;
 
 use tokio::sync::OnceCell;
 
-use api::RawResponse;
 use crate::probe::tape::Mode;
+use api::RawResponse;
 pub use api::{ApiPath, ProbeError};
 pub use argocd::Application;
 pub use transport::{MAX_BODY_BYTES, MAX_LOG_BYTES, STALL_TIMEOUT};

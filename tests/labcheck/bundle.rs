@@ -17,8 +17,8 @@ use crate::harness::{Labcheck, kubeconfig_at};
 
 const PLANTED: &str = "planted-secret-value-9131";
 
-/// Statuses of every check, by step and id: what a verdict is.
-fn verdicts(report: &Value) -> Vec<(String, String, String)> {
+/// Statuses and causes of every check, by step and id: what a verdict is.
+fn verdicts(report: &Value) -> Vec<(String, String, String, String)> {
     let steps = match report["steps"].as_array() {
         Some(steps) => steps.clone(),
         None => vec![report.clone()],
@@ -37,6 +37,7 @@ fn verdicts(report: &Value) -> Vec<(String, String, String)> {
                         step.clone(),
                         c["id"].as_str().unwrap_or_default().to_string(),
                         c["status"].as_str().unwrap_or_default().to_string(),
+                        c["cause"].as_str().unwrap_or_default().to_string(),
                     )
                 })
         })
@@ -65,7 +66,15 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
                          "annotations": {"kubectl.kubernetes.io/last-applied-configuration": PLANTED}},
             "spec": {"containers": [{"name": "web", "image": "checkout:6.7.0",
                      "env": [{"name": "DB_PASSWORD", "value": PLANTED}]}]},
-            "status": {"phase": "Running"}}));
+            "status": {"phase": "Running"}}))
+        // A pod the checks do read (they list the smoke test Job's pods by `job-name`), with a
+        // literal env value.
+        .with_object(json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "checkout-smoke-test-planted", "namespace": "checkout-dev",
+                         "labels": {"job-name": "checkout-smoke-test"}},
+            "spec": {"containers": [{"name": "smoke", "image": "checkout:6.7.0",
+                     "env": [{"name": "DB_PASSWORD", "value": PLANTED}]}]},
+            "status": {"phase": "Pending"}}));
     let server = crate::harness::serve(cluster, ServeOptions::default()).await;
     let kubeconfig = kubeconfig_at(&home.join("kc.yaml"), &server.url(), "lab");
     let work = world.work_dir();
@@ -100,8 +109,11 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
         .map(String::from)
         .collect::<Vec<_>>();
         move || {
-            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-            run(&home, &refs)
+            // A secret in the learner's environment too.
+            Labcheck::new(&home)
+                .args(&args)
+                .env("CHECKOUT_DB_PASSWORD", PLANTED)
+                .run()
         }
     })
     .await
@@ -119,16 +131,41 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
 
     let bundle = Bundle::load(&out).expect("the bundle reads back");
     let paths: Vec<&str> = bundle.paths().collect();
-    for wanted in ["bundle.json", "report.txt", "report.json", "cluster.yaml"] {
+    for wanted in [
+        "bundle.json",
+        "report.txt",
+        "report.json",
+        "cluster.yaml",
+        "cluster-answers.json",
+        "repos/checkout-config/answers.json",
+    ] {
         assert!(paths.contains(&wanted), "{wanted} in {paths:?}");
     }
-    // The planted pod is there (the checks list the namespace's pods), its env value blanked.
+    // The cluster part is what the checks read: the planted Job pod with its env value blanked,
+    // not the pod and the Secret no check reads.
     let cluster_part = String::from_utf8_lossy(bundle.get("cluster.yaml").expect("cluster"));
-    assert!(cluster_part.contains("checkout-web-1"), "{cluster_part}");
+    assert!(
+        cluster_part.contains("checkout-smoke-test-planted"),
+        "{cluster_part}"
+    );
     assert!(
         cluster_part.contains("(redacted by labcheck)"),
         "{cluster_part}"
     );
+    assert!(!cluster_part.contains("checkout-web-1"), "{cluster_part}");
+    assert!(!cluster_part.contains("checkout-db"), "{cluster_part}");
+    // The recording holds answers to the questions the run asked: helm/dev.yaml's text, never
+    // the planted file's (nor the planted commit's content, which no question reaches).
+    let answers = String::from_utf8_lossy(
+        bundle
+            .get("repos/checkout-config/answers.json")
+            .expect("answers"),
+    );
+    assert!(
+        answers.contains("read_file \\\"helm/dev.yaml\\\""),
+        "{answers}"
+    );
+    assert!(!answers.contains("credentials.env") && !answers.contains(PLANTED));
     // Only the files the checks read: helm/dev.yaml, not the planted ones.
     assert!(
         paths.contains(&"repos/checkout-config/files/helm/dev.yaml"),
@@ -222,6 +259,7 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
     .await
     .expect("ran");
     assert_eq!(verdicts(&replayed.json()), verdicts(&own_json));
+    replays_offline(&home, &o, &own_json, own.code, &kc, &wd);
     let kubectl = std::process::Command::new("kubectl")
         .args([
             "--kubeconfig",
@@ -273,7 +311,7 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
         })
         .unwrap_or_else(|| panic!("no URL in {banner:?}"));
     let html = http_get(&addr, "/");
-    for (_, id, status) in verdicts(&bundled) {
+    for (_, id, status, _) in verdicts(&bundled) {
         let mark = match status.as_str() {
             "pass" => "✓",
             "fail" => "✗",
@@ -298,6 +336,114 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
     assert!(!html.contains(PLANTED) && !report.contains(PLANTED));
     page.interrupt();
     let _ = page.wait_within(Duration::from_secs(10));
+}
+
+/// The bundle replays offline to the learner's verdicts; asked about a step it was not made for,
+/// a check whose questions it cannot answer is "could not check" (`not-in-bundle`), never a
+/// verdict of its own; flags naming another source of answers, and bundles of another module or
+/// format, are refused with the reason.
+fn replays_offline(home: &Path, bundle: &str, own: &Value, own_code: i32, kc: &str, wd: &str) {
+    let replayed = run(
+        home,
+        &["module-10", "step-4", "--bundle", bundle, "-o", "json"],
+    );
+    assert_eq!(verdicts(&replayed.json()), verdicts(own));
+    assert_eq!(replayed.code, own_code, "{}", replayed.stderr);
+    let human = run(home, &["module-10", "step-4", "--bundle", bundle]);
+    assert!(!human.stdout.contains(PLANTED));
+
+    // Step 1 from step 4's bundle, against step 1's live run on the same world.
+    let live = run(
+        home,
+        &[
+            "module-10",
+            "step-1",
+            "--no-wait",
+            "--kubeconfig",
+            kc,
+            "--work-dir",
+            wd,
+            "-o",
+            "json",
+        ],
+    )
+    .json();
+    let other = run(
+        home,
+        &["module-10", "step-1", "--bundle", bundle, "-o", "json"],
+    )
+    .json();
+    let (live, other) = (verdicts(&live), verdicts(&other));
+    assert_eq!(live.len(), other.len());
+    let mut unanswered = 0;
+    for (want, got) in live.iter().zip(&other) {
+        if got.3 == "not-in-bundle" {
+            assert_eq!(got.2, "error", "{got:?}");
+            unanswered += 1;
+        } else {
+            assert_eq!(want, got, "a replayed verdict differs from the live one");
+        }
+    }
+    assert!(
+        unanswered > 0,
+        "step 4's bundle answered all of step 1: {other:?}"
+    );
+
+    for (flags, named) in [
+        (vec!["--snapshot", "x.yaml"], "--snapshot"),
+        (vec!["--context", "kind-course"], "--context"),
+        (vec!["--work-dir", wd], "--work-dir"),
+        (vec!["--wait", "30s"], "--wait"),
+        (vec!["--watch"], "--watch"),
+    ] {
+        let refused = Labcheck::new(home)
+            .args(["module-10", "step-4", "--bundle", bundle])
+            .args(&flags)
+            .run();
+        assert_eq!(refused.code, 2, "{flags:?}: {}", refused.stderr);
+        assert!(
+            refused.stderr.contains("--bundle cannot be used with")
+                && refused.stderr.contains(named),
+            "{flags:?}: {}",
+            refused.stderr
+        );
+    }
+    let refused = run(home, &["module-11", "step-1", "--bundle", bundle]);
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused
+            .stderr
+            .contains("is a bundle of module-10, not of module-11"),
+        "{}",
+        refused.stderr
+    );
+    // A bundle of the format before replays existed.
+    let mut old = Bundle::load(Path::new(bundle)).expect("the bundle");
+    let about = String::from_utf8_lossy(old.get("bundle.json").expect("bundle.json"))
+        .replace("labcheck-bundle/v2", "labcheck-bundle/v1");
+    let mut rewritten = Bundle::default();
+    for path in old.paths().map(str::to_string).collect::<Vec<_>>() {
+        let bytes = if path == "bundle.json" {
+            about.clone().into_bytes()
+        } else {
+            old.get(&path).unwrap_or_default().to_vec()
+        };
+        rewritten.add(path, bytes);
+    }
+    old = rewritten;
+    let v1 = Path::new(bundle).with_file_name("old.tar.zst");
+    std::fs::write(&v1, old.to_tar_zst().expect("packed")).expect("written");
+    let refused = run(
+        home,
+        &["module-10", "step-4", "--bundle", &v1.display().to_string()],
+    );
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused.stderr.contains("is of format labcheck-bundle/v1")
+            && refused.stderr.contains("new bundle"),
+        "{}",
+        refused.stderr
+    );
 }
 
 /// The body of `GET path` from `addr` (HTTP/1.0: the server closes when done).

@@ -52,7 +52,10 @@ fn every_module_10_fixture_state_replays_from_its_bundle_to_the_live_verdicts() 
                 .map(move |state| (s.step.as_str(), state.name.as_str()))
         })
         .collect();
-    assert!(states.len() > 20, "module 10 has its fixture states: {states:?}");
+    assert!(
+        states.len() > 20,
+        "module 10 has its fixture states: {states:?}"
+    );
     let root = tempfile::tempdir().expect("a temp dir");
     let mut problems = Vec::new();
     for (n, (step, name)) in states.iter().enumerate() {
@@ -79,7 +82,11 @@ fn every_module_10_fixture_state_replays_from_its_bundle_to_the_live_verdicts() 
             .args(["bundle", MODULE, step, "-o", &out])
             .args(["--kubeconfig", &kc, "--work-dir", &wd])
             .run();
-        assert_eq!(made.code, 0, "{step} {name}: {}{}", made.stdout, made.stderr);
+        assert_eq!(
+            made.code, 0,
+            "{step} {name}: {}{}",
+            made.stdout, made.stderr
+        );
         // Nothing of the learner's is left to read: no cluster, no repos.
         drop(server);
         std::fs::remove_dir_all(&lab).expect("the world removed");
@@ -88,7 +95,11 @@ fn every_module_10_fixture_state_replays_from_its_bundle_to_the_live_verdicts() 
             .args([MODULE, step, "--bundle", &out, "-o", "json"])
             .run();
         let (want, got) = (verdicts(&live.json()), verdicts(&replayed.json()));
-        assert!(!want.is_empty(), "{step} {name}: no checks in {}", live.stdout);
+        assert!(
+            !want.is_empty(),
+            "{step} {name}: no checks in {}",
+            live.stdout
+        );
         if want != got {
             problems.push(format!(
                 "{step} {name}: live {want:?}\n    replayed {got:?}\n    {}",

@@ -8,11 +8,11 @@ use super::api::{self, Answer, ApiPath, ProbeError, RawResponse};
 use super::argocd::Application;
 use super::tape::Replayed;
 use super::transport::{MAX_LOG_BYTES, send};
-use crate::probe::tape::Mode;
 use super::{
     ARGOCD_CRD, Access, Cell, Cluster, GENERATED_SELECTOR_KEYS, LogRead, Read, application_path,
     redact_secret,
 };
+use crate::probe::tape::Mode;
 
 impl Cluster {
     /// GET `path` once per run: concurrent readers share one in-flight request. Recorded on the

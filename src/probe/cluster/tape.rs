@@ -109,7 +109,10 @@ pub async fn snapshot_of(tape: &Tape, live: &Cluster, description: &str) -> Snap
             ))
             .or_insert((path.namespace.is_some(), None));
         if path.name.is_some() {
-            entry.1 = value["kind"].as_str().map(str::to_string).or(entry.1.take());
+            entry.1 = value["kind"]
+                .as_str()
+                .map(str::to_string)
+                .or(entry.1.take());
             add(&mut objects, value, path.is_secret());
             continue;
         }
