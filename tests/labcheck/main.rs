@@ -29,6 +29,7 @@ mod replay;
 mod report_snapshots;
 mod reports;
 mod serve_api;
+mod snapshot_capture;
 mod solution;
 mod unhealthy;
 mod waiting;
