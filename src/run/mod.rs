@@ -5,6 +5,7 @@
 //! runs one learner's steps, the same for a learner's own run and each learner of a class.
 
 pub mod learner;
+mod mistakes;
 pub mod next;
 pub mod sequence;
 pub mod session;
