@@ -77,6 +77,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "labcheck module-10 --report junit=labcheck.xml --report json=labcheck.json",
         "reports for CI in files, the human report on the terminal",
     ),
+    (
+        "labcheck module-10 step-4 --bundle bundle.tar.zst",
+        "replay a learner's bundle (labcheck bundle): their verdicts, offline",
+    ),
 ];
 
 /// The exit codes every command shares: (code, meaning), for `--help`, the man page and README.
@@ -110,6 +114,8 @@ const AFTER_HELP: &str = "Examples:
   labcheck module-10 -o json       the report as one JSON document (also yaml, junit, tap, tap14)
   labcheck module-10 --report junit=labcheck.xml --report json=labcheck.json
                                    reports for CI in files, the human report on the terminal
+  labcheck module-10 step-4 --bundle bundle.tar.zst
+                                   replay a learner's bundle (labcheck bundle): their verdicts, offline
 
 Exit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check, 130 interrupted.";
 

@@ -130,6 +130,10 @@ const DOCUMENTED: &[(&str, Expect)] = &[
         Expect::Exits(0, "wrote bundle.tar.zst"),
     ),
     (
+        "labcheck module-10 step-4 --bundle bundle.tar.zst",
+        Expect::Exits(0, "step-4: done"),
+    ),
+    (
         "labcheck serve --bundle bundle.tar.zst --write-kubeconfig kc",
         Expect::ServesUntilCtrlC,
     ),
