@@ -63,13 +63,19 @@ pub async fn run(args: &SnapshotArgs) -> Result<u8, Error> {
             "cannot capture a snapshot: {reason}"
         )));
     }
+    // Without a work dir here (no HOME), the repo checks cannot look; the cluster is still read
+    // by every check that reads it.
+    let work_dir = match &args.work_dir {
+        Some(given) => WorkDir::resolve(Some(given))?.path,
+        None => WorkDir::resolve(None).map(|w| w.path).unwrap_or_default(),
+    };
     let tape = Arc::new(Tape::default());
     let session = Session {
         course_dir: args.course_dir.clone(),
         module: args.module.clone(),
         step: None,
         track: args.track.clone(),
-        work_dir: WorkDir::resolve(args.work_dir.as_deref())?.path,
+        work_dir,
         cluster: args.cluster.options(),
         argocd_namespace: args.cluster.argocd_namespace.clone(),
         policy: WaitPolicy::Never,
