@@ -115,3 +115,115 @@ fn every_module_10_fixture_state_replays_from_its_bundle_to_the_live_verdicts() 
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// How a learner's setup can keep labcheck from looking, for the table below.
+enum Trouble {
+    /// The API answers 403 to reads of these resources.
+    Forbidden(&'static str),
+    /// Nothing listens where the kubeconfig points.
+    Unreachable,
+    /// A work repo is not cloned.
+    RepoMissing(&'static str),
+    /// A work repo is a plain folder.
+    NotARepo(&'static str),
+}
+
+/// What could not be read replays as what it was: the same "could not check" and cause (a 403,
+/// no answer at all, a repo missing or not a repo), never a verdict the bundle cannot back.
+#[test]
+fn what_could_not_be_read_replays_as_it_was() {
+    let rt = runtime();
+    let root = tempfile::tempdir().expect("a temp dir");
+    let rows = [
+        ("step-4", Trouble::Forbidden("applications")),
+        ("step-4", Trouble::Forbidden("pods")),
+        ("step-4", Trouble::Unreachable),
+        ("step-4", Trouble::RepoMissing("checkout-config")),
+        ("step-1", Trouble::NotARepo("argocd-platform")),
+    ];
+    let mut problems = Vec::new();
+    for (n, (step, trouble)) in rows.iter().enumerate() {
+        let at = root.path().join(format!("{n:02}"));
+        let home = at.join("home");
+        std::fs::create_dir_all(&home).expect("home");
+        let lab = at.join("lab");
+        let world = LabWorld::in_state(&lab, step, "solved").expect("a world");
+        let revs = Revisions::of_world(&world).expect("revisions");
+        let state = fixtures::state(MODULE, step, "solved").expect("the state");
+        let snapshot = lab_cluster::of_state(state, &revs).expect("the state's cluster");
+        let options = match trouble {
+            Trouble::Forbidden(resource) => ServeOptions {
+                fail_with: Some(403),
+                fail_resources: vec![resource.to_string()],
+                ..ServeOptions::default()
+            },
+            _ => ServeOptions::default(),
+        };
+        let server = serve_on(&rt, snapshot, options);
+        let url = match trouble {
+            // A port that was free a moment ago: nothing answers there.
+            Trouble::Unreachable => {
+                let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+                let url = format!("http://{}", listener.local_addr().expect("an address"));
+                drop(listener);
+                url
+            }
+            _ => server.url(),
+        };
+        match trouble {
+            Trouble::RepoMissing(dir) => {
+                std::fs::remove_dir_all(world.work_dir().join(dir)).expect("removed")
+            }
+            Trouble::NotARepo(dir) => {
+                std::fs::remove_dir_all(world.work_dir().join(dir).join(".git")).expect("removed")
+            }
+            _ => {}
+        }
+        let kc = kubeconfig_at(&home.join("kc.yaml"), &url, "lab");
+        let (kc, wd) = (
+            kc.display().to_string(),
+            world.work_dir().display().to_string(),
+        );
+        let out = at.join("bundle.tar.zst").display().to_string();
+        let live = Labcheck::new(&home)
+            .args([MODULE, step, "--no-wait", "-o", "json"])
+            .args([
+                "--kubeconfig",
+                &kc,
+                "--work-dir",
+                &wd,
+                "--request-timeout",
+                "2s",
+            ])
+            .run();
+        let made = Labcheck::new(&home)
+            .args(["bundle", MODULE, step, "-o", &out])
+            .args([
+                "--kubeconfig",
+                &kc,
+                "--work-dir",
+                &wd,
+                "--request-timeout",
+                "2s",
+            ])
+            .run();
+        assert_eq!(made.code, 0, "{step} {n}: {}{}", made.stdout, made.stderr);
+        drop(server);
+        std::fs::remove_dir_all(&lab).expect("the world removed");
+        let replayed = Labcheck::new(&home)
+            .args([MODULE, step, "--bundle", &out, "-o", "json"])
+            .run();
+        let (want, got) = (verdicts(&live.json()), verdicts(&replayed.json()));
+        assert!(
+            want.iter().any(|(_, _, status, _)| status == "error"),
+            "row {n}: the trouble kept nothing from being read: {want:?}"
+        );
+        if want != got || live.code != replayed.code {
+            problems.push(format!(
+                "row {n} ({step}): live {want:?} exit {}\n    replayed {got:?} exit {}",
+                live.code, replayed.code
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
