@@ -3,9 +3,10 @@
 //! world and its cluster go away, and `labcheck MODULE STEP --bundle FILE` gives every check the
 //! status and cause the live run gave it, and the same exit code.
 
+use labcheck::course::fixtures::State;
 use labcheck::lab::cluster::{self as lab_cluster, Revisions};
 use labcheck::lab::fixtures;
-use labcheck::lab::world::{LabWorld, MODULE};
+use labcheck::lab::world::{CoursePoint, LabWorld, MODULE};
 use labcheck::serve::ServeOptions;
 use serde_json::Value;
 
@@ -43,29 +44,39 @@ fn verdicts(report: &Value) -> Vec<(String, String, String, String)> {
 fn every_module_10_fixture_state_replays_from_its_bundle_to_the_live_verdicts() {
     let rt = runtime();
     let module = fixtures::module(MODULE).expect("module 10's fixtures");
-    let states: Vec<(&str, &str)> = module
+    // Every step's solved and broken states, and every step on the fresh lab (`fresh.yaml`).
+    let mut states: Vec<(&str, &State)> = module
         .steps
         .iter()
         .flat_map(|s| {
             std::iter::once(&s.solved)
                 .chain(&s.broken)
-                .map(move |state| (s.step.as_str(), state.name.as_str()))
+                .map(move |state| (s.step.as_str(), state))
         })
         .collect();
-    assert!(
-        states.len() > 20,
-        "module 10 has its fixture states: {states:?}"
+    states.extend(
+        module
+            .steps
+            .iter()
+            .map(|s| (s.step.as_str(), &module.fresh)),
     );
+    assert!(states.len() > 20, "module 10 has its fixture states");
     let root = tempfile::tempdir().expect("a temp dir");
     let mut problems = Vec::new();
-    for (n, (step, name)) in states.iter().enumerate() {
+    for (n, (step, state)) in states.iter().enumerate() {
+        let fresh = std::ptr::eq(*state, &module.fresh);
+        let name = if fresh { "fresh" } else { state.name.as_str() };
         let at = root.path().join(format!("{n:02}"));
         let home = at.join("home");
         std::fs::create_dir_all(&home).expect("home");
         let lab = at.join("lab");
-        let world = LabWorld::in_state(&lab, step, name).expect("the state's world");
+        let world = if fresh {
+            LabWorld::at(&lab, CoursePoint::Fresh)
+        } else {
+            LabWorld::in_state(&lab, step, name)
+        }
+        .expect("the state's world");
         let revs = Revisions::of_world(&world).expect("revisions");
-        let state = fixtures::state(MODULE, step, name).expect("the state");
         let snapshot = lab_cluster::of_state(state, &revs).expect("the state's cluster");
         let server = serve_on(&rt, snapshot, ServeOptions::default());
         let kc = kubeconfig_at(&home.join("kc.yaml"), &server.url(), "lab");
