@@ -133,7 +133,7 @@ pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
     })?;
     output::write_report_file(&destination, &bytes, &protected)?;
     emit(&format!(
-        "wrote {} ({} files: the report, {}the work repos' state and the files the checks read)\n",
+        "wrote {} ({} files: the report, the answers the checks got, {}the work repos' state and the files the checks read; `labcheck MODULE STEP --bundle FILE` replays it)\n",
         args.out.display(),
         entries.paths().count(),
         if about.cluster_error.is_some() {

@@ -288,7 +288,7 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Serve a cluster snapshot as a read-only Kubernetes API (for kubectl, tests and demos).
     Serve(serve::ServeArgs),
-    /// Write a bundle for an instructor: the report, the cluster objects and repo state the step read (never a Secret).
+    /// Write a bundle for an instructor: the report and what the step read, replayable with --bundle (never a Secret).
     Bundle(bundle::BundleArgs),
     /// For instructors: a live page of a whole class (`labcheck class serve MODULE [STEP] --kubeconfigs DIR`).
     Class(class::ClassArgs),

@@ -1,8 +1,10 @@
 //! A session: one `labcheck MODULE [STEP]` from start to verdict. It loads the course, selects
 //! the steps, settles the track, connects to the cluster, runs the steps through
-//! [`run_learner`] and hands the reports to the learner's history, then returns everything as
-//! data: the reports, the verdict and what was read. The command line prints it; `demo`,
-//! `next` and the course's own tests run sessions too, and never go through the command line.
+//! [`run_judged`] (as [`super::run_learner`] does) and hands the reports to the learner's history,
+//! then returns everything as data: the reports, the verdict and what was read. The command line
+//! prints it; `demo`, `next` and the course's own tests run sessions too, and never go through the
+//! command line. A session's probes may record every answer (`labcheck bundle`, `labcheck
+//! snapshot`) or answer from a recording (a bundle's replay): see [`Session::tape`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

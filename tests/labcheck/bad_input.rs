@@ -848,6 +848,21 @@ fn a_server_answering_with_bytes_that_are_not_http_is_could_not_check() {
 }
 
 #[test]
+fn a_bundle_file_that_is_not_a_bundle_is_refused_with_what_it_is() {
+    let case = Case::new(CoursePoint::Fresh, CLUSTER_CHECKS);
+    let path = case.world.home().join("bundle.tar.zst");
+    std::fs::write(&path, "format: labcheck-snapshot/v1\n").unwrap_or_else(|e| panic!("{e}"));
+    let run = case.run(&["--bundle", &path.display().to_string()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot read the bundle") && run.stderr.contains("not zstd-compressed"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+}
+
+#[test]
 fn a_snapshot_file_that_is_not_a_snapshot_says_how_to_fix_it() {
     let case = Case::new(CoursePoint::Fresh, CLUSTER_CHECKS);
     let path = case.world.home().join("cluster.yaml");
