@@ -23,7 +23,7 @@ pub use cache::GitCache;
 pub use error::{GitProbeError, NEW_BUNDLE, RecordedGitError};
 pub use history::{RevertFinding, reverted_sha};
 pub use log::LoggedCommit;
-pub use origin::{OriginView, origin_view};
+pub use origin::{OriginView, origin_view, without_credentials};
 pub use reader::RepoReader;
 
 /// What labcheck knows about a work repo at the moment it looked.

@@ -150,7 +150,10 @@ pub fn origin_url(repo: &Path) -> Result<Option<String>, GitProbeError> {
         source,
     })?;
     match repository.find_remote("origin") {
-        Ok(remote) => Ok(Some(remote.url().unwrap_or("(not UTF-8)").to_string())),
+        // `doctor` prints it: a token in it must not go with it.
+        Ok(remote) => Ok(Some(super::git::without_credentials(
+            remote.url().unwrap_or("(not UTF-8)"),
+        ))),
         Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
         Err(e) if e.class() == git2::ErrorClass::Config => Ok(None),
         Err(source) => Err(GitProbeError::Git {

@@ -85,6 +85,14 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
     repo.commit_all("keep the database password here")
         .expect("committed");
     std::fs::write(work.join("checkout-config/notes.txt"), PLANTED).expect("untracked");
+    // And in the origin URL, where a token goes when a learner clones over https with it.
+    repo.git(&[
+        "remote",
+        "set-url",
+        "origin",
+        &format!("https://learner:{PLANTED}@git.example/team/checkout-config.git"),
+    ])
+    .expect("origin set");
 
     let out = root.path().join("ana.tar.zst");
     let (kc, wd, o) = (

@@ -30,7 +30,7 @@ pub fn origin_view(path: &Path, sha: &str) -> Result<OriginView, GitProbeError> 
     let url = repo
         .find_remote("origin")
         .ok()
-        .and_then(|r| r.url().ok().map(|u| u.to_string()));
+        .and_then(|r| r.url().ok().map(without_credentials));
     let default_branch = repo
         .find_reference("refs/remotes/origin/HEAD")
         .ok()
@@ -69,4 +69,65 @@ pub fn origin_view(path: &Path, sha: &str) -> Result<OriginView, GitProbeError> 
         branches,
         containing,
     })
+}
+
+/// `url` without a credential in it: an http(s) URL's user part (`https://TOKEN@host/…`,
+/// `https://user:password@host/…`) is where a token goes, so it is dropped; another scheme keeps
+/// its user name but never a password. Which repo a URL names does not depend on either (see
+/// `checks::revisions::normalise_url`), and no report, bundle or recording may hold a credential.
+pub fn without_credentials(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        // scp-like `git@host:team/repo`: a user name, never a password.
+        return url.to_string();
+    };
+    let (authority, path) = match rest.find('/') {
+        Some(at) => rest.split_at(at),
+        None => (rest, ""),
+    };
+    let Some((user, host)) = authority.rsplit_once('@') else {
+        return url.to_string();
+    };
+    let scheme_lower = scheme.to_ascii_lowercase();
+    if scheme_lower == "http" || scheme_lower == "https" {
+        return format!("{scheme}://{host}{path}");
+    }
+    let name = user.split(':').next().unwrap_or_default();
+    format!("{scheme}://{name}@{host}{path}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_credentials;
+
+    #[test]
+    fn a_token_or_password_in_the_origin_url_never_leaves_the_probe() {
+        for (url, kept) in [
+            (
+                "https://ghp_secret123@github.com/team/checkout-config.git",
+                "https://github.com/team/checkout-config.git",
+            ),
+            (
+                "https://learner:s3cret@git.example/team/repo",
+                "https://git.example/team/repo",
+            ),
+            (
+                "ssh://git:s3cret@git.example:22/team/repo.git",
+                "ssh://git@git.example:22/team/repo.git",
+            ),
+            (
+                "git@github.com:team/repo.git",
+                "git@github.com:team/repo.git",
+            ),
+            (
+                "https://github.com/team/repo",
+                "https://github.com/team/repo",
+            ),
+            (
+                "../remotes/checkout-config.git",
+                "../remotes/checkout-config.git",
+            ),
+        ] {
+            assert_eq!(without_credentials(url), kept, "{url}");
+        }
+    }
 }
