@@ -227,6 +227,7 @@ impl GitSpec {
             snap,
             dir: &dir,
             module: &ctx.module,
+            paths: &ctx.paths,
         };
         let local = [
             self.branch.is_some(),

@@ -114,7 +114,7 @@ impl ReportArgs {
                     "--output names the file to write, and `{}` looks like a format: did you mean `-o {}` (print {0}), or `--report {0}=labcheck.{}` (write it to a file)?",
                     format.name(),
                     format.name(),
-                    extension(format)
+                    format.extension()
                 )));
             }
             if !self.format.is_machine() {
@@ -152,17 +152,6 @@ fn format_named(path: &Path) -> Option<Format> {
         return None;
     }
     Format::from_str(&path.to_string_lossy(), true).ok()
-}
-
-/// The usual file extension of a format's document.
-pub fn extension(format: Format) -> &'static str {
-    match format {
-        Format::Human => "txt",
-        Format::Json => "json",
-        Format::Yaml => "yaml",
-        Format::Junit => "xml",
-        Format::Tap | Format::Tap14 => "tap",
-    }
 }
 
 /// Print the report in the terminal's format, then write every file. Every destination is

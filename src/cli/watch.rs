@@ -48,6 +48,7 @@ pub async fn run(
         work_dir: run::WorkDir::At(work.path.clone()),
         cluster: &options,
         argocd_namespace: args.cluster.argocd_namespace.clone(),
+        paths: crate::probe::files::PathShower::from_env(),
     };
     let cluster = Arc::new(Cluster::connect(&options).await);
 

@@ -13,6 +13,7 @@ use crate::course::{Course, Module};
 use crate::error::Error;
 use crate::outcome::Status;
 use crate::probe::cluster::{ClusterOptions, Read, ReadLog};
+use crate::probe::files::PathShower;
 
 /// A learner's past runs as the runner uses them: the progress hands over a read-only
 /// [`Recall`] before the run and gets the reports afterwards. Implemented by the learner's
@@ -51,6 +52,8 @@ pub struct Session {
     pub policy: WaitPolicy,
     /// Note every request to the cluster (`-v`).
     pub log_reads: bool,
+    /// How the checks show paths: the command line makes it from `$HOME`, a test brings its own.
+    pub paths: PathShower,
     /// Hand the reports to the history afterwards (a learner's own run on their own work dir,
     /// with the human report: see README, "Whose progress a run writes").
     pub remember: bool,
@@ -127,6 +130,7 @@ impl Session {
             work_dir: WorkDir::At(self.work_dir.clone()),
             cluster: &cluster,
             argocd_namespace: self.argocd_namespace.clone(),
+            paths: self.paths.clone(),
         };
         let reports = run_learner(world, &recall, &steps, self.policy, on_wait).await;
         let mut warnings = Vec::new();

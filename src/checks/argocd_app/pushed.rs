@@ -196,7 +196,7 @@ pub(super) async fn read_pushed(ctx: &Context, repo: &str) -> Result<Pushed, Box
         .and_then(Result::ok);
     Ok(Pushed {
         repo: repo.to_string(),
-        dir_shown: crate::probe::files::PathShower::from_env().show(&dir),
+        dir_shown: ctx.paths.show(&dir),
         head: head.sha.clone(),
         upstream: snapshot.upstream.as_ref().map(|u| u.sha.clone()),
         upstream_name: snapshot.upstream.as_ref().map(|u| u.name.clone()),

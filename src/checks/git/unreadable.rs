@@ -1,7 +1,6 @@
 //! A work repo that could not be read (missing, not a repo, shallow, bare, not owned, damaged):
 //! "could not check", with the fix, never a fail.
 
-use std::path::Path;
 
 use crate::checks::Context;
 use crate::outcome::{Cause, CauseId, Outcome};
@@ -78,12 +77,11 @@ impl GitSpec {
     }
 }
 
-/// `~/work/<dir>` when the work dir is `$HOME/work` (as the course writes it), else the real path.
+/// `~/work/<dir>` when the work dir is `~/work` (as the course writes it), else the real path.
 pub(super) fn shown_path(ctx: &Context, repo: &str) -> String {
     let dir = ctx.repo_dir(repo);
-    let home_work = std::env::var_os("HOME").map(|home| Path::new(&home).join("work"));
-    match (home_work, dir.strip_prefix(&ctx.work_dir)) {
-        (Some(home_work), Ok(rest)) if home_work == ctx.work_dir => {
+    match dir.strip_prefix(&ctx.work_dir) {
+        Ok(rest) if ctx.paths.is_home_work(&ctx.work_dir) => {
             format!("~/work/{}", rest.display())
         }
         _ => dir.display().to_string(),
