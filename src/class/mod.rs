@@ -287,29 +287,9 @@ fn repo_dirs(seat: &Seat, module: &crate::course::Module) -> Vec<PathBuf> {
     let Some(work_dir) = &seat.env.work_dir else {
         return Vec::new();
     };
-    let mut names: Vec<&str> = seat
-        .steps()
-        .into_iter()
-        .flat_map(|s| {
-            s.checks
-                .iter()
-                .flat_map(|c| c.kind.repos())
-                .chain(s.after.iter().map(|a| a.repo.as_str()))
-        })
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-        .into_iter()
-        .map(|name| {
-            let dir = module
-                .manifest
-                .repos
-                .iter()
-                .find(|r| r.name == name)
-                .map_or(name.to_string(), |r| r.dir_name().to_string());
-            work_dir.join(dir)
-        })
+    crate::run::session::repos_followed(&seat.steps())
+        .iter()
+        .map(|name| module.repo_dir(work_dir, name))
         .collect()
 }
 

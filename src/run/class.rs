@@ -14,9 +14,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::session::load_course;
+use super::session::{CourseModule, load_course};
 use super::{StepReport, WaitPolicy};
-use crate::course::{Course, Module, Step};
+use crate::course::{Module, Step};
 use crate::error::Error;
 use crate::fleet::causes::{self, ClassCauses};
 use crate::fleet::{self, Environment, LearnerRun, Lesson, Renames, Seat};
@@ -75,9 +75,7 @@ pub enum Learners {
 
 /// A class ready to run: the course loaded once, every learner seated.
 pub struct Class {
-    course: Arc<Course>,
-    /// The module's place in the course.
-    module: usize,
+    module: CourseModule,
     /// What is checked, as a heading (`module-10 step-4`).
     pub title: String,
     /// Whether more than one step is checked.
@@ -130,14 +128,8 @@ impl ClassSession {
             None => self.module.clone(),
         };
         let module_run = self.step.is_none() || steps.len() > 1;
-        let place = course
-            .modules
-            .iter()
-            .position(|m| std::ptr::eq(m, module))
-            .unwrap_or_default();
         Ok(Class {
-            module: place,
-            course,
+            module: CourseModule::of(course.clone(), &self.module)?,
             title,
             module_run,
             track,
@@ -152,7 +144,7 @@ impl ClassSession {
 impl Class {
     /// The module checked.
     pub fn module(&self) -> &Module {
-        &self.course.modules[self.module]
+        self.module.get()
     }
 
     /// Every learner, seated, in the roster's order.
@@ -168,7 +160,7 @@ impl Class {
     /// What every learner's run shares.
     pub fn lesson(&self) -> Lesson<'_> {
         Lesson {
-            course: &self.course,
+            course: self.module.course(),
             module: self.module(),
             track: &self.track,
             argocd_namespace: &self.argocd_namespace,

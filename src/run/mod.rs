@@ -13,6 +13,7 @@ pub mod session;
 pub mod solution;
 pub mod step;
 pub mod wait;
+pub mod watched;
 
 use std::collections::HashMap;
 use std::time::Duration;

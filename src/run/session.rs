@@ -4,12 +4,13 @@
 //! data: the reports, the verdict and what was read. The command line prints it; `demo`,
 //! `next` and the course's own tests run sessions too, and never go through the command line.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{LearnerWorld, Recall, StepReport, WaitPolicy, WaitProgress, WorkDir, run_learner};
-use crate::course::{Course, Module};
+use crate::course::{Course, Module, Step};
 use crate::error::Error;
 use crate::outcome::Status;
 use crate::probe::cluster::{ClusterOptions, Read, ReadLog};
@@ -162,21 +163,64 @@ impl Session {
 }
 
 /// The folders of the work repos `steps` read, sorted, each once.
-fn repos_read(module: &Module, steps: &[&crate::course::Step], work_dir: &Path) -> Vec<PathBuf> {
+fn repos_read(module: &Module, steps: &[&Step], work_dir: &Path) -> Vec<PathBuf> {
     let mut repos: Vec<PathBuf> = steps
         .iter()
         .flat_map(|s| s.checks.iter().flat_map(|c| c.kind.repos()))
-        .map(|name| {
-            let dir = module
-                .manifest
-                .repos
-                .iter()
-                .find(|r| r.name == name)
-                .map_or(name, |r| r.dir_name());
-            work_dir.join(dir)
-        })
+        .map(|name| module.repo_dir(work_dir, name))
         .collect();
     repos.sort();
     repos.dedup();
     repos
+}
+
+/// The names of the work repos `steps` read and those their `after:` stages name: what a watch
+/// follows for changes.
+pub fn repos_followed(steps: &[&Step]) -> BTreeSet<String> {
+    steps
+        .iter()
+        .flat_map(|s| {
+            s.checks
+                .iter()
+                .flat_map(|c| c.kind.repos())
+                .chain(s.after.iter().map(|a| a.repo.as_str()))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// A module of a loaded course, owned (the course shared), for sessions that outlive a borrow.
+#[derive(Debug, Clone)]
+pub struct CourseModule {
+    course: Arc<Course>,
+    /// The module's place in the course.
+    index: usize,
+}
+
+impl CourseModule {
+    /// Module `name` of the course in `course_dir` (the built-in one when `None`).
+    pub fn load(course_dir: Option<&Path>, name: &str) -> Result<CourseModule, Error> {
+        CourseModule::of(Arc::new(load_course(course_dir)?), name)
+    }
+
+    /// Module `name` of `course`.
+    pub fn of(course: Arc<Course>, name: &str) -> Result<CourseModule, Error> {
+        let module = course.module(name)?;
+        let index = course
+            .modules
+            .iter()
+            .position(|m| std::ptr::eq(m, module))
+            .unwrap_or_default();
+        Ok(CourseModule { course, index })
+    }
+
+    /// The module.
+    pub fn get(&self) -> &Module {
+        &self.course.modules[self.index]
+    }
+
+    /// The course it belongs to.
+    pub fn course(&self) -> &Arc<Course> {
+        &self.course
+    }
 }
