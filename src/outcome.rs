@@ -68,6 +68,19 @@ pub enum DetailKind {
 pub struct Detail {
     pub kind: DetailKind,
     pub text: String,
+    /// An earlier check of the same step already shows these very lines: the human report
+    /// points there instead of printing them twice (machine reports keep the text as well).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shown_under: Option<ShownUnder>,
+}
+
+/// The check whose detail already shows the same lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShownUnder {
+    /// Its id in the step.
+    pub check: String,
+    /// Its title, as the course words it.
+    pub title: String,
 }
 
 /// The outcome of one check.
@@ -292,6 +305,7 @@ impl Outcome {
         self.detail = Some(Detail {
             kind,
             text: text.into(),
+            shown_under: None,
         });
         self
     }

@@ -7,6 +7,7 @@
 
 pub mod class;
 pub mod learner;
+mod mistakes;
 pub mod next;
 pub mod sequence;
 pub mod session;
