@@ -10,7 +10,7 @@
 
 mod history;
 pub(crate) mod repo;
-mod unreadable;
+pub(crate) mod unreadable;
 
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, MapAccess, Visitor};

@@ -224,3 +224,60 @@ impl CourseModule {
         &self.course
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every summary of module 10 run on an empty work dir `work`, its paths shown by `paths`,
+    /// and then every hint and diagnosis (where the course's own words may write `~/work`).
+    async fn words(work: &Path, paths: PathShower) -> (String, String) {
+        let snapshot =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/presync-failed.yaml");
+        let session = Session {
+            module: "module-10".to_string(),
+            work_dir: work.to_path_buf(),
+            cluster: ClusterOptions {
+                snapshot: Some(snapshot),
+                ..ClusterOptions::default()
+            },
+            policy: super::super::WaitPolicy::Never,
+            paths,
+            ..Session::default()
+        };
+        let run = session.run(None, &|_| {}).await.expect("module 10 runs");
+        let outcomes = || {
+            run.reports
+                .iter()
+                .flat_map(|r| &r.checks)
+                .map(|c| &c.outcome)
+        };
+        let summaries = outcomes().map(|o| o.summary.clone()).collect::<Vec<_>>();
+        let advice = outcomes()
+            .flat_map(|o| [o.hint_text(), o.diagnosis.clone()])
+            .flatten()
+            .collect::<Vec<_>>();
+        (summaries.join("\n"), advice.join("\n"))
+    }
+
+    #[tokio::test]
+    async fn a_learner_without_clones_is_shown_their_paths_as_the_sessions_shower_says_whatever_home_is()
+     {
+        // A home of the test's own, never the HOME this test runs under.
+        let home = tempfile::tempdir().expect("a temp dir");
+        let work = home.path().join("work");
+        std::fs::create_dir_all(&work).expect("the work dir");
+        let whole = work.join("checkout-config").display().to_string();
+
+        let (summaries, advice) =
+            words(&work, PathShower::new(Some(home.path().to_path_buf()))).await;
+        assert!(summaries.contains("~/work/checkout-config"), "{summaries}");
+        for words in [&summaries, &advice] {
+            assert!(!words.contains(&whole), "{words}");
+        }
+
+        let (summaries, _) = words(&work, PathShower::default()).await;
+        assert!(summaries.contains(&whole), "{summaries}");
+        assert!(!summaries.contains("~/"), "{summaries}");
+    }
+}
