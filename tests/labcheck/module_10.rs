@@ -102,7 +102,7 @@ fn step_1_with_a_slip_in_the_lua_block_shows_the_slip_once_and_never_says_add_th
     let world = World::in_state("step-1", "typo-in-lua");
     let run = step(&world, "step-1", &[]);
     let added = run.check("health-check-added");
-    assert_eq!(added["cause"], "differs-from-reference", "{added:#}");
+    assert_eq!(added["cause"], "differs-in-file", "{added:#}");
     let hint = added["hint"].as_str().unwrap_or_default();
     assert!(hint.contains("with a slip"), "{hint}");
     assert!(!hint.contains("Add the block"), "{hint}");

@@ -113,6 +113,6 @@ pub(super) fn side_cause(reference_only: bool, learner_only: bool) -> CauseId {
     match (reference_only, learner_only) {
         (true, false) => CauseId::MissingInFile,
         (false, true) => CauseId::ExtraInFile,
-        _ => CauseId::DiffersFromReference,
+        _ => CauseId::DiffersInFile,
     }
 }
