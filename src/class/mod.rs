@@ -149,6 +149,12 @@ pub fn not_answering(steps: &[StepReport]) -> Option<String> {
         .map(|c| c.outcome.summary.clone())
 }
 
+/// The failures of every desk's latest run, grouped by cause (for the page to show).
+pub fn causes(desks: &[Desk]) -> fleet::causes::ClassCauses {
+    let runs: Vec<LearnerRun> = desks.iter().filter_map(|d| d.run.clone()).collect();
+    fleet::causes::group(&runs)
+}
+
 /// The step each learner is at: the first one neither passed nor replaced (`None`: every step
 /// done), as `labcheck next` picks it.
 pub fn at_step(run: &LearnerRun) -> Option<&str> {
