@@ -21,8 +21,7 @@ use crate::report::{ColorChoice, Format, HumanOrJson, Styles};
 /// `-o`, `--report` and `--output`, shared by every command that reports checks.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ReportArgs {
-    /// What to print, as kubectl's -o: human, json, yaml, junit, tap (version 13, as `prove`
-    /// reads it) or tap14.
+    /// What to print, as kubectl's -o (the formats are listed below).
     #[arg(short = 'o', long, value_enum, default_value_t = Format::Human, value_name = "FORMAT")]
     pub format: Format,
 

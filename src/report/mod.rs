@@ -155,7 +155,11 @@ impl Styles {
     }
 }
 
-/// `-o`/`--format`: what is printed.
+/// `-o`/`--format`: what is printed. Adding a format is this one declaration (its doc comment is
+/// its `--help` line); the compiler then asks for its arm in [`Format::name`], in
+/// [`Format::extension`] and in [`render_document`] (a way of writing of its own is a method of
+/// [`Document`], which every document then implements), and the report snapshots, which run every
+/// format of [`Format::all`], ask for its documents. docs/ci.md says what it is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum Format {
     /// Text for people, with colour and hints.
@@ -174,6 +178,11 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in `--help`'s order.
+    pub fn all() -> &'static [Format] {
+        Format::value_variants()
+    }
+
     /// Whether this is a document for machines.
     pub fn is_machine(self) -> bool {
         self != Format::Human
@@ -228,6 +237,19 @@ impl From<HumanOrJson> for Format {
         match format {
             HumanOrJson::Human => Format::Human,
             HumanOrJson::Json => Format::Json,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_is_named_as_the_command_line_takes_it() {
+        for format in Format::all() {
+            let value = format.to_possible_value().expect("no format is hidden");
+            assert_eq!(value.get_name(), format.name());
         }
     }
 }
