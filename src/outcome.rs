@@ -277,21 +277,22 @@ impl Outcome {
         if self.hints.is_empty() {
             return self.hint.clone();
         }
-        let rest = |parts: &[HintPart]| {
-            parts
-                .iter()
-                .map(|p| p.text.as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
-        Some(match self.hints.split_first() {
-            Some((first, more)) if first.kind == HintKind::First && more.is_empty() => {
-                format!("first: {}", first.text)
+        // Every kind named, so a new kind of part is worded here before it compiles.
+        let mut first = Vec::new();
+        let mut then = Vec::new();
+        for part in &self.hints {
+            match part.kind {
+                HintKind::First => first.push(part.text.as_str()),
+                HintKind::Course | HintKind::Check | HintKind::Cause => {
+                    then.push(part.text.as_str())
+                }
             }
-            Some((first, more)) if first.kind == HintKind::First => {
-                format!("first: {}; then: {}", first.text, rest(more))
-            }
-            _ => rest(&self.hints),
+        }
+        let then = then.join("\n");
+        Some(match (first.is_empty(), then.is_empty()) {
+            (true, _) => then,
+            (false, true) => format!("first: {}", first.join("; ")),
+            (false, false) => format!("first: {}; then: {then}", first.join("; ")),
         })
     }
 

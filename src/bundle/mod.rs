@@ -136,6 +136,10 @@ pub struct About {
     /// The learner's work dir, so a replay's report names the paths the learner's did.
     #[serde(default)]
     pub work_dir: PathBuf,
+    /// The learner's home, when their work dir is under it (as `work_dir` already says), so a
+    /// replay shows their paths as `~/work/…` as their report did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub home: Option<PathBuf>,
     /// `--argocd-namespace` of the learner's run, so a replay asks for the same Applications.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub argocd_namespace: Option<String>,

@@ -10,7 +10,7 @@
 
 mod history;
 pub(crate) mod repo;
-mod unreadable;
+pub(crate) mod unreadable;
 
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, MapAccess, Visitor};
@@ -229,6 +229,7 @@ impl GitSpec {
             dir: &dir,
             probe: &ctx.repo_probe,
             module: &ctx.module,
+            paths: &ctx.paths,
         };
         let local = [
             self.branch.is_some(),

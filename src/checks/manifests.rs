@@ -9,7 +9,6 @@ use crate::checks::yaml_value::file_error_outcome;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
 use crate::plan::{FolderFile, Plan, PlanOptions, parse_folder_file, parse_manifests};
-use crate::probe::files::PathShower;
 use crate::rules::{self, RULES};
 use crate::yaml::one_or_many::OneOrMany;
 
@@ -108,7 +107,7 @@ impl ManifestsSpec {
 
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
-        let shower = PathShower::from_env();
+        let shower = &ctx.paths;
         let repo_dir = ctx.repo_dir(&self.repo);
         let repo_shown = shower.show(&repo_dir);
         let mut objects = Vec::new();
@@ -116,7 +115,7 @@ impl ManifestsSpec {
             let shown_path = format!("{repo_shown}/{}", path.trim_end_matches('/'));
             // A folder is read as Argo CD's repo server reads it (no subfolders, the skip
             // marker, YAML that is not an object left out), as `labcheck plan` does.
-            let found = match ctx.repo_probe.manifests(&repo_dir, path, &shower) {
+            let found = match ctx.repo_probe.manifests(&repo_dir, path, shower) {
                 Ok(found) => found,
                 Err(error) => return file_error_outcome(ctx, &self.repo, &error, &shown_path),
             };

@@ -77,8 +77,8 @@ impl YamlValueSpec {
 
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
-        let shower = PathShower::from_env();
-        let learner = match read_learner_yaml(ctx, &self.repo, &self.file, &shower) {
+        let shower = &ctx.paths;
+        let learner = match read_learner_yaml(ctx, &self.repo, &self.file, shower) {
             Ok(file) => file,
             Err(outcome) => return *outcome,
         };

@@ -67,6 +67,7 @@ pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
         argocd_namespace: args.cluster.argocd_namespace.clone(),
         policy: WaitPolicy::Never,
         log_reads: false,
+        paths: crate::probe::files::PathShower::from_env(),
         remember: false,
         tape: Mode::Record(tape.clone()),
     };
@@ -108,6 +109,9 @@ pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
         track: track.clone(),
         created: jiff::Timestamp::now().to_string(),
         work_dir: work_dir.clone(),
+        home: std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .filter(|home| !home.as_os_str().is_empty() && work_dir.starts_with(home)),
         argocd_namespace: args.cluster.argocd_namespace.clone(),
         cluster_error: captured.as_ref().err().cloned(),
     };

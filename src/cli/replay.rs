@@ -11,6 +11,7 @@ use super::{RunArgs, exit_code, output};
 use crate::bundle::{self, Bundle};
 use crate::error::Error;
 use crate::probe::cluster::ClusterOptions;
+use crate::probe::files::PathShower;
 use crate::probe::tape::Mode;
 use crate::report::{self, Styles};
 use crate::run::{Session, WaitPolicy};
@@ -41,6 +42,7 @@ pub async fn run(
         module: module.to_string(),
         step: step.map(str::to_string).or(about.step),
         track: args.track.clone().or(Some(about.track)),
+        paths: PathShower::new(about.home),
         work_dir: about.work_dir,
         cluster: ClusterOptions {
             served: Some((served, format!("bundle {}", file.display()))),

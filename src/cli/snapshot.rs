@@ -76,6 +76,7 @@ pub async fn run(args: &SnapshotArgs) -> Result<u8, Error> {
         step: None,
         track: args.track.clone(),
         work_dir,
+        paths: crate::probe::files::PathShower::from_env(),
         cluster: args.cluster.options(),
         argocd_namespace: args.cluster.argocd_namespace.clone(),
         policy: WaitPolicy::Never,

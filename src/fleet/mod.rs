@@ -21,6 +21,7 @@ use crate::course::{Course, Module, Step};
 use crate::error::Error;
 use crate::outcome::Status;
 use crate::probe::cluster::{Cluster, ClusterOptions};
+use crate::probe::files::PathShower;
 use crate::run::{self, Recall, StepReport, WaitPolicy, WorkDir};
 
 /// How many learners are checked at once. The reads wait on the network, not the CPU, so a whole
@@ -181,6 +182,8 @@ pub struct Lesson<'a> {
     /// `--argocd-namespace`, else the module's.
     pub argocd_namespace: &'a Option<String>,
     pub policy: WaitPolicy,
+    /// How paths are shown (`~/…` under the instructor's home).
+    pub paths: &'a PathShower,
 }
 
 /// A learner of a class ready to run: their copy of the steps (their names through the
@@ -193,12 +196,13 @@ pub struct Seat {
 }
 
 impl Seat {
-    /// `env`'s seat for `steps` of `module`.
+    /// `env`'s seat for `steps` of `module`, its paths shown by `paths`.
     pub fn new(
         env: Environment,
         module: &Module,
         steps: &[&Step],
         lesson_ns: Option<&str>,
+        paths: &PathShower,
     ) -> Seat {
         let argocd_ns = lesson_ns.unwrap_or(&module.manifest.argocd.namespace);
         Seat {
@@ -206,7 +210,7 @@ impl Seat {
                 .iter()
                 .map(|step| for_learner(step, &env.learner, &env.names, argocd_ns))
                 .collect(),
-            placeholders: placeholders(&env, steps, argocd_ns),
+            placeholders: placeholders(&env, steps, argocd_ns, paths),
             env,
         }
     }
@@ -227,6 +231,7 @@ impl Seat {
             work_dir: work_dir(&self.env),
             cluster: &self.env.cluster,
             argocd_namespace: lesson.argocd_namespace.clone(),
+            paths: lesson.paths.clone(),
         };
         let recall = Recall::default();
         let reports = match cluster {
@@ -245,29 +250,13 @@ impl Seat {
     }
 }
 
-/// Run `steps` for every environment, at most [`CONCURRENCY`] at once; results in input order.
-/// Each learner goes through [`run::run_learner`], the runner of a learner's own run, with no
-/// progress at all: a class never reads or writes anyone's progress, so hint levels are the first
-/// and "the break came first" is read from the learner's own history.
-pub async fn run(
-    course: Arc<Course>,
-    module: &Module,
-    steps: &[&Step],
-    track: &str,
-    argocd_namespace: Option<String>,
-    policy: WaitPolicy,
-    environments: Vec<Environment>,
-) -> Vec<LearnerRun> {
-    let lesson = Lesson {
-        course: &course,
-        module,
-        track,
-        argocd_namespace: &argocd_namespace,
-        policy,
-    };
-    let ns = argocd_namespace.as_deref();
-    stream::iter(environments)
-        .map(|env| async move { Seat::new(env, module, steps, ns).run(lesson, None).await })
+/// Run every seat, at most [`CONCURRENCY`] at once; results in input order. Each learner goes
+/// through [`run::run_learner`], the runner of a learner's own run, with no progress at all: a
+/// class never reads or writes anyone's progress, so hint levels are the first and "the break
+/// came first" is read from the learner's own history.
+pub async fn run(lesson: Lesson<'_>, seats: &[Seat]) -> Vec<LearnerRun> {
+    stream::iter(seats)
+        .map(|seat| seat.run(lesson, None))
         .buffered(CONCURRENCY)
         .collect()
         .await
@@ -298,6 +287,7 @@ fn placeholders(
     env: &Environment,
     course_steps: &[&Step],
     argocd_ns: &str,
+    paths: &PathShower,
 ) -> Vec<(String, String)> {
     let mut out = Vec::new();
     if let Some(dir) = &env.work_dir {
@@ -305,7 +295,7 @@ fn placeholders(
         if !shown.is_empty() {
             out.push((shown, "<work-dir>".to_string()));
         }
-        let home = crate::probe::files::PathShower::from_env().show(dir);
+        let home = paths.show(dir);
         if home.starts_with('~') && home != "~/" {
             out.push((home, "<work-dir>".to_string()));
         }

@@ -3,15 +3,13 @@
 //! this work dir) or shown by the work repo's history (the commit that made the breaking change,
 //! then a commit that undoes it), found by content, never by commit message.
 
-use std::path::Path;
-
 use super::{CheckReport, Recall};
 use crate::checks::Context;
+use crate::checks::git::unreadable::{shown_path, what_is_wrong};
 use crate::course::Step;
 use crate::course::schema::AfterSpec;
 use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::git::reverted_sha;
-use crate::probe::repos::Repos;
 
 /// The id of the check this adds to a stage with `after:`.
 pub const CHECK_ID: &str = "break-came-first";
@@ -24,13 +22,7 @@ pub fn after_check(ctx: &Context, recall: &Recall, step: &Step) -> Option<CheckR
     let outcome = match (recall.seen_passed.get(&earlier), ctx.unchecked_repos()) {
         (Some(day), _) => Outcome::pass(format!("labcheck saw {earlier} pass on {day}")),
         (None, Some(unchecked)) => unchecked,
-        (None, None) => from_history(
-            &ctx.repo_probe,
-            &ctx.module,
-            &earlier,
-            after,
-            &ctx.repo_dir(&after.repo),
-        ),
+        (None, None) => from_history(ctx, &earlier, after),
     };
     Some(CheckReport::new(
         CHECK_ID,
@@ -40,17 +32,14 @@ pub fn after_check(ctx: &Context, recall: &Recall, step: &Step) -> Option<CheckR
     ))
 }
 
-fn from_history(
-    repos: &Repos,
-    module: &str,
-    earlier: &str,
-    after: &AfterSpec,
-    repo_dir: &Path,
-) -> Outcome {
+fn from_history(ctx: &Context, earlier: &str, after: &AfterSpec) -> Outcome {
+    let module = &ctx.module;
+    let repo_dir = ctx.repo_dir(&after.repo);
+    let repos = &ctx.repo_probe;
     let change = &after.change;
     let what = change.describe();
-    let found = repos.open(repo_dir).and_then(|reader| {
-        let Some(head) = repos.snapshot(repo_dir)?.head else {
+    let found = repos.open(&repo_dir).and_then(|reader| {
+        let Some(head) = repos.snapshot(&repo_dir)?.head else {
             return Ok(None);
         };
         let Some(breaking) = reader.newest_change(&head.sha, &change.file, change)? else {
@@ -67,8 +56,9 @@ fn from_history(
     });
     match found {
         Err(e) => Outcome::could_not_check(format!(
-            "cannot read the history of {}: {e}",
-            after.repo
+            "cannot read the history of {}: {}",
+            after.repo,
+            what_is_wrong(&ctx.paths, &shown_path(ctx, &after.repo), &e).0
         ))
         .with_cause(Cause::about(CauseId::HistoryUnreadable, &after.repo)),
         Ok(Some((breaking, revert, true))) => Outcome::pass(match revert {

@@ -154,12 +154,12 @@ impl DiffSpec {
 
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
-        let shower = PathShower::from_env();
-        let (reference_shown, reference_text) = match self.read_reference(ctx, &shower) {
+        let shower = &ctx.paths;
+        let (reference_shown, reference_text) = match self.read_reference(ctx, shower) {
             Ok(reference) => reference,
             Err(outcome) => return *outcome,
         };
-        let (shown, text) = match read_learner_file(ctx, &self.repo, &self.file, &shower) {
+        let (shown, text) = match read_learner_file(ctx, &self.repo, &self.file, shower) {
             Ok(file) => file,
             Err(outcome) => return *outcome,
         };
