@@ -6,8 +6,7 @@ use super::{RunArgs, check, emit, load_course, watch};
 use crate::error::{Error, exit};
 use crate::progress::Learner;
 use crate::progress::workdir::WorkDir;
-use crate::run::Session;
-use crate::run::next::{Standing, first_open, standings};
+use crate::report;
 
 /// `labcheck next` options.
 #[derive(Debug, Args, Clone)]
@@ -33,93 +32,37 @@ pub async fn run(args: &NextArgs) -> Result<u8, Error> {
     let course = load_course(&args.run)?;
     let work = WorkDir::resolve(args.run.work_dir.as_deref())?;
     let learner = Learner::load_for(&work);
-    let modules: Vec<_> = match &args.module {
-        Some(name) => vec![course.module(name)?],
-        None => course.modules.iter().collect(),
+    let modules: Vec<String> = match &args.module {
+        Some(name) => vec![course.module(name)?.manifest.module.clone()],
+        None => course
+            .modules
+            .iter()
+            .map(|m| m.manifest.module.clone())
+            .collect(),
     };
-    for module in modules {
-        let name = module.manifest.module.clone();
-        let standings: Vec<(Standing, Option<String>)> = if args.recheck {
-            // The whole module is checked once, as `labcheck MODULE` does (without the
-            // learner's progress: nothing of it is trusted): a step a later passing step
-            // replaced comes back as skipped, with the reason.
-            let session = Session {
-                log_reads: false,
-                ..args.run.session(&name, None, work.path.clone())
-            };
-            let reports = session.run(None, &|_| {}).await?.reports;
-            module
-                .steps
-                .iter()
-                .map(|step| match reports.iter().find(|r| r.step == step.name) {
-                    Some(report) => {
-                        let note = match (report.standing(), &report.skipped) {
-                            (Standing::Passed, _) => {
-                                Some(format!("✓ {name} {} still passes", step.name))
-                            }
-                            (_, Some(reason)) => {
-                                Some(format!("- {name} {} {}", step.name, reason.describe()))
-                            }
-                            _ => None,
-                        };
-                        (report.standing(), note)
-                    }
-                    None => (Standing::Open, None),
-                })
-                .collect()
-        } else {
-            standings(module, |step| {
-                learner.progress.passed(&name, step).is_some()
-            })
-            .into_iter()
-            .zip(&module.steps)
-            .map(|(standing, step)| {
-                let note = match &standing {
-                    Standing::Replaced { by } => Some(format!(
-                        "- {name} {} replaced by {by}, which passed",
-                        step.name
-                    )),
-                    _ => None,
-                };
-                (standing, note)
-            })
-            .collect()
-        };
-        let next = first_open(
-            standings
-                .iter()
-                .enumerate()
-                .map(|(i, (s, _))| (i, s.clone())),
-        );
-        let passed_over = next.unwrap_or(standings.len());
-        for (_, note) in &standings[..passed_over] {
-            if let Some(note) = note {
-                say(&args.run, &format!("{note}\n"));
-            }
+    for name in modules {
+        let session = args.run.session(&name, None, work.path.clone());
+        let found = session.next_in_module(&learner, args.recheck).await?;
+        for (step, why) in &found.passed_over {
+            say(&args.run, &report::course::passed_over(&name, step, why));
         }
-        let Some(step) = next.and_then(|i| module.steps.get(i)) else {
+        let Some((step, title)) = found.next else {
             continue;
         };
         if args.watch {
-            return watch::run(&args.run, &name, Some(&step.name), args.recheck).await;
+            return watch::run(&args.run, &name, Some(&step), args.recheck).await;
         }
-        say(
-            &args.run,
-            &format!("next: {name} {} · {}\n\n", step.name, step.title),
-        );
-        return check(&args.run, &name, Some(&step.name)).await;
+        say(&args.run, &report::course::next_up(&name, &step, &title));
+        return check(&args.run, &name, Some(&step)).await;
     }
-    say(
-        &args.run,
-        "every step passed; `labcheck status` shows the course map\n",
-    );
+    say(&args.run, &report::course::all_done());
     Ok(exit::PASS)
 }
 
 /// Lines about which step comes next: on stdout with the human report, on stderr when stdout is
 /// one machine document.
 fn say(args: &RunArgs, text: &str) {
-    if args.report.format == crate::report::Format::Human {
+    if args.report.format == report::Format::Human {
         emit(text);
     } else {
         eprint!("{text}");

@@ -7,7 +7,7 @@ use super::Styles;
 use super::human::{Paint, paint};
 use crate::course::Course;
 use crate::progress::{Learner, day};
-use crate::run::next::{Standing, first_open, standings};
+use crate::run::next::{PassedOver, Standing, first_open, standings};
 
 /// `labcheck list`: each module with its tracks, each step with its title.
 pub fn list(course: &Course) -> String {
@@ -106,6 +106,27 @@ pub fn map(course: &Course, learner: &Learner, styles: Styles) -> String {
         }
     }
     out
+}
+
+/// A step `labcheck next` passed over, and why (one line).
+pub fn passed_over(module: &str, step: &str, why: &PassedOver) -> String {
+    match why {
+        PassedOver::StillPasses => format!("✓ {module} {step} still passes\n"),
+        PassedOver::Skipped(reason) => format!("- {module} {step} {}\n", reason.describe()),
+        PassedOver::Replaced { by } => {
+            format!("- {module} {step} replaced by {by}, which passed\n")
+        }
+    }
+}
+
+/// The step `labcheck next` checks, before its report.
+pub fn next_up(module: &str, step: &str, title: &str) -> String {
+    format!("next: {module} {step} · {title}\n\n")
+}
+
+/// `labcheck next` found nothing left to do.
+pub fn all_done() -> String {
+    "every step passed; `labcheck status` shows the course map\n".to_string()
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The watch checklist (`labcheck MODULE STEP --watch`): the live screen, the lines a log gets
 //! when the screen is not a terminal, the footer and what is said at the end. The loop that
-//! re-checks is in `cli/watch.rs`; it prints only what these return.
+//! re-checks is the session's (`run/watched.rs`); `cli/watch.rs` prints only what these return.
 
 use std::collections::BTreeSet;
 

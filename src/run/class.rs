@@ -274,3 +274,105 @@ fn kubeconfig_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     }
     Ok(files)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(learners: Learners, work_dirs: Option<&str>) -> ClassSession {
+        ClassSession {
+            module: "module-10".to_string(),
+            step: Some("step-4".to_string()),
+            roster: Roster {
+                learners,
+                work_dirs: work_dirs.map(str::to_string),
+                cluster: ClusterOptions::default(),
+            },
+            ..ClassSession::default()
+        }
+    }
+
+    fn refusal(session: &ClassSession) -> String {
+        match session.open() {
+            Err(Error::Usage(message)) => message,
+            Err(other) => panic!("not a usage error: {other}"),
+            Ok(_) => panic!("opened"),
+        }
+    }
+
+    #[test]
+    fn a_class_of_kubeconfig_files_seats_one_learner_per_file_in_name_order_with_their_own_repos() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        for name in ["bob.yaml", "alice.yaml"] {
+            std::fs::write(dir.path().join(name), "apiVersion: v1\n").expect("a kubeconfig");
+        }
+        std::fs::create_dir(dir.path().join("not-a-learner")).expect("a folder");
+        let class = session(
+            Learners::Kubeconfigs(dir.path().to_path_buf()),
+            Some("clones/{learner}"),
+        )
+        .open()
+        .expect("the class opens");
+        let seats: Vec<(&str, Option<&Path>, Option<&Path>)> = class
+            .seats()
+            .iter()
+            .map(|s| {
+                (
+                    s.env.learner.as_str(),
+                    s.env.cluster.kubeconfig.as_deref(),
+                    s.env.work_dir.as_deref(),
+                )
+            })
+            .collect();
+        let alice = dir.path().join("alice.yaml");
+        let bob = dir.path().join("bob.yaml");
+        assert_eq!(
+            seats,
+            [
+                (
+                    "alice",
+                    Some(alice.as_path()),
+                    Some(Path::new("clones/alice"))
+                ),
+                ("bob", Some(bob.as_path()), Some(Path::new("clones/bob"))),
+            ]
+        );
+        assert_eq!(class.title, "module-10 step-4");
+        assert!(!class.module_run, "one step asked for");
+        assert_eq!(class.work_dirs().count(), 2);
+    }
+
+    #[test]
+    fn templates_that_would_give_every_learner_the_same_names_or_repos_are_refused_before_anything_runs()
+     {
+        let shared = |namespace: &str| Learners::Shared {
+            names: vec!["alice".to_string(), "bob".to_string()],
+            renames: Renames {
+                namespace: Some(namespace.to_string()),
+                app: None,
+            },
+        };
+        let cases = [
+            (session(shared("checkout-dev"), None), "has no {learner}"),
+            (
+                session(shared("{learner}-{namespace}"), Some("clones")),
+                "--work-dirs `clones` has no {learner}",
+            ),
+            (
+                session(
+                    Learners::Kubeconfigs(PathBuf::from("/no/such/folder")),
+                    None,
+                ),
+                "cannot read --kubeconfigs",
+            ),
+        ];
+        for (session, words) in cases {
+            let message = refusal(&session);
+            assert!(message.contains(words), "{message}");
+        }
+        let class = session(shared("{learner}-{namespace}"), None)
+            .open()
+            .expect("a template with {learner}");
+        assert_eq!(class.seats().len(), 2);
+    }
+}

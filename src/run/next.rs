@@ -5,8 +5,10 @@
 //! is gone once step 5's revert synced). A later step that merely builds on it (step 3 reads step
 //! 2's sync) replaces nothing.
 
-use super::StepReport;
+use super::session::{CourseModule, History, Session};
+use super::{SkipReason, StepReport};
 use crate::course::{Module, Step};
+use crate::error::Error;
 use crate::outcome::Status;
 
 /// How a step stands before replacement is decided, for [`replacements`].
@@ -90,7 +92,7 @@ impl StepReport {
     pub fn standing(&self) -> Standing {
         match (self.status, &self.skipped) {
             (Status::Pass, _) => Standing::Passed,
-            (Status::Skip, Some(super::SkipReason::Replaced { by })) => {
+            (Status::Skip, Some(SkipReason::Replaced { by })) => {
                 Standing::Replaced { by: by.clone() }
             }
             (Status::Skip, _) => Standing::Skipped,
@@ -107,13 +109,104 @@ pub fn first_open<T>(steps: impl IntoIterator<Item = (T, Standing)>) -> Option<T
         .map(|(step, _)| step)
 }
 
+/// Why `labcheck next` passed over a step before the one it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PassedOver {
+    /// Checked again (`--recheck`): it still passes.
+    StillPasses,
+    /// Checked again (`--recheck`): the run skipped it, for this reason.
+    Skipped(SkipReason),
+    /// From the learner's progress: a later step that replaces it passed.
+    Replaced {
+        /// The later step.
+        by: String,
+    },
+}
+
+/// What `labcheck next` found in one module.
+#[derive(Debug, Clone, Default)]
+pub struct NextInModule {
+    /// The steps before the next one worth a word, in course order, and why each was passed over.
+    pub passed_over: Vec<(String, PassedOver)>,
+    /// The first step neither passed nor replaced, with its title; `None`: the module is done.
+    pub next: Option<(String, String)>,
+}
+
+impl Session {
+    /// The first step of this session's module the learner has not finished: from their
+    /// progress (`history`), or, with `recheck`, from a run of the whole module that trusts none
+    /// of it (a step a later passing step replaced comes back as skipped, with the reason).
+    pub async fn next_in_module(
+        &self,
+        history: &dyn History,
+        recheck: bool,
+    ) -> Result<NextInModule, Error> {
+        let module = CourseModule::load(self.course_dir.as_deref(), &self.module)?;
+        let module = module.get();
+        let standings: Vec<(Standing, Option<PassedOver>)> = if recheck {
+            let whole = Session {
+                step: None,
+                log_reads: false,
+                ..self.clone()
+            };
+            let reports = whole.run(None, &|_| {}).await?.reports;
+            module
+                .steps
+                .iter()
+                .map(|step| match reports.iter().find(|r| r.step == step.name) {
+                    Some(report) => {
+                        let why = match (report.standing(), &report.skipped) {
+                            (Standing::Passed, _) => Some(PassedOver::StillPasses),
+                            (_, Some(reason)) => Some(PassedOver::Skipped(reason.clone())),
+                            _ => None,
+                        };
+                        (report.standing(), why)
+                    }
+                    None => (Standing::Open, None),
+                })
+                .collect()
+        } else {
+            let recall = history.recall(module);
+            standings(module, |step| recall.seen_passed.contains_key(step))
+                .into_iter()
+                .map(|standing| {
+                    let why = match &standing {
+                        Standing::Replaced { by } => Some(PassedOver::Replaced { by: by.clone() }),
+                        _ => None,
+                    };
+                    (standing, why)
+                })
+                .collect()
+        };
+        let next = first_open(
+            standings
+                .iter()
+                .enumerate()
+                .map(|(i, (s, _))| (i, s.clone())),
+        );
+        let before = next.unwrap_or(standings.len());
+        Ok(NextInModule {
+            passed_over: module
+                .steps
+                .iter()
+                .zip(standings)
+                .take(before)
+                .filter_map(|(step, (_, why))| Some((step.name.clone(), why?)))
+                .collect(),
+            next: next
+                .and_then(|i| module.steps.get(i))
+                .map(|s| (s.name.clone(), s.title.clone())),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::course::Course;
     use crate::outcome::Outcome;
+    use crate::run::StepReport;
     use crate::run::fixtures::{check, step};
-    use crate::run::{SkipReason, StepReport};
 
     fn module_10(passed: &[&str]) -> Vec<(String, Standing)> {
         let course = Course::embedded().expect("the built-in course");

@@ -128,9 +128,10 @@ impl Watched {
         self.tx.clone()
     }
 
-    /// Judge the step now and again on every change, handing each report (and its round,
-    /// from 1) to `on_round`, until it passes, is skipped as a whole, or the learner quits; then
-    /// hand the last report to `history` when the session remembers.
+    /// Judge the step now and again on every change, handing each report to `on_round` (with its
+    /// round, counted from one, and the report before it), until it passes, is skipped as a
+    /// whole, or the learner quits; then hand the last report to `history` when the session
+    /// remembers.
     pub async fn follow(
         &mut self,
         history: Option<&mut dyn History>,

@@ -1,6 +1,7 @@
 //! What wakes watch mode up: a change in a work repo (file events through notify, or polling
-//! where events are not available), a key press, a cluster tick. The loop itself is in
-//! `cli/watch.rs`; this module only turns the outside world into [`Trigger`]s.
+//! where events are not available), a key press, a cluster tick. The loop itself is the
+//! session's (`run/watched.rs`), the screen the command line's (`cli/watch.rs`); this module only
+//! turns the outside world into [`Trigger`]s.
 
 use std::io::Write;
 use std::path::PathBuf;
