@@ -8,6 +8,7 @@
 pub mod api;
 pub mod argocd;
 pub mod config;
+pub mod follow;
 pub mod pods;
 mod reads;
 pub mod server;
@@ -79,6 +80,8 @@ pub struct Cluster {
     changes: Arc<tokio::sync::watch::Sender<u64>>,
     /// Watch streams, one per kind and namespace read while waiting.
     watches: watch::Watches,
+    /// Pod logs followed while waiting (`kubectl logs -f`), one stream per log read.
+    follows: follow::Follows,
 }
 
 enum Access {
@@ -164,6 +167,7 @@ impl Cluster {
             frozen: None,
             changes: Arc::new(tokio::sync::watch::Sender::new(0)),
             watches: watch::Watches::default(),
+            follows: follow::Follows::default(),
         }
     }
 
