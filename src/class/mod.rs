@@ -12,11 +12,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::mpsc;
 
 use crate::causes::CauseId;
 use crate::course::Course;
-use crate::fleet::{self, CONCURRENCY, LearnerRun, Seat};
+use crate::fleet::{self, LearnerRun, Seat};
 use crate::outcome::Status;
 use crate::probe::cluster::Cluster;
 use crate::run::{StepReport, WaitPolicy};
@@ -167,14 +167,14 @@ pub struct Lesson {
 }
 
 /// Follow every learner of `seats` (desk `i` is seat `i`) until the returned handles are
-/// aborted: run each now, then again on every change. At most [`CONCURRENCY`] runs at once, so
-/// a class of 200 starts in waves as a class run does.
+/// aborted: run each now, then again on every change, as many at once as a class run
+/// ([`fleet::gate::Gate`]), so the page's first render costs what a class run costs.
 pub fn follow_all(
     room: Arc<Room>,
     lesson: Lesson,
     seats: Vec<Seat>,
 ) -> Vec<tokio::task::JoinHandle<()>> {
-    let limit = Arc::new(Semaphore::new(CONCURRENCY));
+    let limit = Arc::new(fleet::gate::Gate::new());
     seats
         .into_iter()
         .enumerate()
@@ -192,7 +192,13 @@ pub fn follow_all(
 
 /// One learner, followed: one cluster connection (and its watch streams) for every round, a
 /// fresh read of the work repos each time.
-async fn follow(room: Arc<Room>, index: usize, seat: Seat, lesson: Lesson, limit: Arc<Semaphore>) {
+async fn follow(
+    room: Arc<Room>,
+    index: usize,
+    seat: Seat,
+    lesson: Lesson,
+    limit: Arc<fleet::gate::Gate>,
+) {
     let Ok(module) = lesson.course.module(&lesson.module) else {
         return;
     };
@@ -212,7 +218,7 @@ async fn follow(room: Arc<Room>, index: usize, seat: Seat, lesson: Lesson, limit
             watched = dirs;
         }
         let run = {
-            let _turn = limit.acquire().await;
+            let _turn = limit.enter(&seat.env.cluster).await;
             let shared = fleet::Lesson {
                 course: &lesson.course,
                 module,

@@ -8,12 +8,12 @@
 //! Summaries then show the learner's real names; `hint:` texts of check files stay as written.
 
 pub mod causes;
+pub mod gate;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use futures::stream::{self, StreamExt};
 use serde::Serialize;
 
 use crate::checks::CheckKind;
@@ -23,10 +23,8 @@ use crate::outcome::Status;
 use crate::probe::cluster::{Cluster, ClusterOptions};
 use crate::run::{self, Recall, StepReport, WaitPolicy, WorkDir};
 
-/// How many learners are checked at once. The reads wait on the network, not the CPU, so a whole
-/// class goes in one wave; 64 learners × about 5 reads a step stays under kube-apiserver's default
-/// of 400 read requests in flight, so even one shared cluster is not pushed into throttling.
-pub const CONCURRENCY: usize = 64;
+/// How many learners of a class share one API server at once (see [`gate`]).
+pub const CONCURRENCY: usize = gate::PER_CLUSTER;
 
 /// One learner's environment.
 #[derive(Debug, Clone)]
@@ -245,10 +243,14 @@ impl Seat {
     }
 }
 
-/// Run `steps` for every environment, at most [`CONCURRENCY`] at once; results in input order.
+/// Run `steps` for every environment, as many at once as [`gate::Gate`] lets in (every learner of a
+/// class of 200 on their own clusters, 64 of a class sharing one); results in input order.
 /// Each learner goes through [`run::run_learner`], the runner of a learner's own run, with no
 /// progress at all: a class never reads or writes anyone's progress, so hint levels are the first
 /// and "the break came first" is read from the learner's own history.
+///
+/// Each learner is a task of its own, so every worker thread of the runtime runs learners (their
+/// checks, the answers they parse), not only the thread waiting for the class.
 pub async fn run(
     course: Arc<Course>,
     module: &Module,
@@ -258,19 +260,37 @@ pub async fn run(
     policy: WaitPolicy,
     environments: Vec<Environment>,
 ) -> Vec<LearnerRun> {
-    let lesson = Lesson {
-        course: &course,
-        module,
-        track,
-        argocd_namespace: &argocd_namespace,
-        policy,
-    };
-    let ns = argocd_namespace.as_deref();
-    stream::iter(environments)
-        .map(|env| async move { Seat::new(env, module, steps, ns).run(lesson, None).await })
-        .buffered(CONCURRENCY)
-        .collect()
-        .await
+    let shared = Arc::new((module.clone(), track.to_string(), argocd_namespace));
+    let gate = Arc::new(gate::Gate::new());
+    let tasks: Vec<_> = environments
+        .into_iter()
+        .map(|env| {
+            let seat = Seat::new(env, module, steps, shared.2.as_deref());
+            let (course, shared, gate) = (course.clone(), shared.clone(), gate.clone());
+            tokio::spawn(async move {
+                let _turn = gate.enter(&seat.env.cluster).await;
+                let (module, track, argocd_namespace) = &*shared;
+                let lesson = Lesson {
+                    course: &course,
+                    module,
+                    track,
+                    argocd_namespace,
+                    policy,
+                };
+                seat.run(lesson, None).await
+            })
+        })
+        .collect();
+    let mut runs = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        match task.await {
+            Ok(run) => runs.push(run),
+            // A learner's run that panicked is a bug: let it surface as it would have unspawned.
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => panic!("a learner's run was cancelled: {e}"),
+        }
+    }
+    runs
 }
 
 /// Where `env`'s work repos are: a folder that is not there is no work dir either, told once
