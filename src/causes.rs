@@ -128,6 +128,12 @@ causes! {
     FlatKey = "flat-key", WontFix;
     /// A path's list selector (`containers[name=checkout]`) matched no item, or several.
     SelectorMiss = "selector-miss", WontFix;
+    /// The learner's file lacks the keys or lines the course asks for (nothing there to correct yet).
+    MissingInFile = "missing-in-file", WontFix;
+    /// The learner's file has the keys or lines the course asks for, with other values (a slip to correct).
+    DiffersInFile = "differs-in-file", WontFix;
+    /// The learner's file has keys or lines the course does not want (something to take out).
+    ExtraInFile = "extra-in-file", WontFix;
     /// The file to read is not a regular file (a pipe, a device).
     NotARegularFile = "not-a-regular-file", WontFix;
     /// The history of a repo a stage's sequence reads could not be read.

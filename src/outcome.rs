@@ -68,6 +68,19 @@ pub enum DetailKind {
 pub struct Detail {
     pub kind: DetailKind,
     pub text: String,
+    /// An earlier check of the same step already shows these very lines: the human report
+    /// points there instead of printing them twice (machine reports keep the text as well).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shown_under: Option<ShownUnder>,
+}
+
+/// The check whose detail already shows the same lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShownUnder {
+    /// Its id in the step.
+    pub check: String,
+    /// Its title, as the course words it.
+    pub title: String,
 }
 
 /// The outcome of one check.
@@ -264,21 +277,22 @@ impl Outcome {
         if self.hints.is_empty() {
             return self.hint.clone();
         }
-        let rest = |parts: &[HintPart]| {
-            parts
-                .iter()
-                .map(|p| p.text.as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
-        Some(match self.hints.split_first() {
-            Some((first, more)) if first.kind == HintKind::First && more.is_empty() => {
-                format!("first: {}", first.text)
+        // Every kind named, so a new kind of part is worded here before it compiles.
+        let mut first = Vec::new();
+        let mut then = Vec::new();
+        for part in &self.hints {
+            match part.kind {
+                HintKind::First => first.push(part.text.as_str()),
+                HintKind::Course | HintKind::Check | HintKind::Cause => {
+                    then.push(part.text.as_str())
+                }
             }
-            Some((first, more)) if first.kind == HintKind::First => {
-                format!("first: {}; then: {}", first.text, rest(more))
-            }
-            _ => rest(&self.hints),
+        }
+        let then = then.join("\n");
+        Some(match (first.is_empty(), then.is_empty()) {
+            (true, _) => then,
+            (false, true) => format!("first: {}", first.join("; ")),
+            (false, false) => format!("first: {}; then: {then}", first.join("; ")),
         })
     }
 
@@ -292,6 +306,7 @@ impl Outcome {
         self.detail = Some(Detail {
             kind,
             text: text.into(),
+            shown_under: None,
         });
         self
     }

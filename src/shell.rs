@@ -26,18 +26,6 @@ pub fn quote_path(shown: &str) -> String {
     }
 }
 
-/// The work dir as hints show it: `~/work` when it is `$HOME/work` (as the course writes it),
-/// else its path as given.
-pub fn shown_work_dir(work_dir: &std::path::Path) -> String {
-    let home_work =
-        std::env::var_os("HOME").map(|home| std::path::PathBuf::from(home).join("work"));
-    if home_work.as_deref() == Some(work_dir) {
-        "~/work".to_string()
-    } else {
-        work_dir.display().to_string()
-    }
-}
-
 /// `cd <path>`, ready to paste.
 pub fn cd(shown: &str) -> String {
     format!("cd {}", quote_path(shown))

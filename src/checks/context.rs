@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::Cluster;
+use crate::probe::files::PathShower;
 use crate::probe::git::GitCache;
 
 /// What checks need to know of the module they check (the course's data, handed down so that
@@ -60,15 +61,20 @@ pub struct Context {
     /// check of a work repo is then "could not check" with this hint, never read from an empty
     /// path. `None` for a learner's own run, which always has a work dir.
     pub no_work_dir: Option<String>,
+    /// How summaries and hints show paths (`~/…` under the learner's home): given by whoever
+    /// builds the context, so no check reads `HOME` itself.
+    pub paths: PathShower,
 }
 
 impl Context {
-    /// A context for `module` (with its work repos and Argo CD namespace) on `track`.
+    /// A context for `module` (with its work repos and Argo CD namespace) on `track`, showing
+    /// paths with `paths`.
     pub fn new(
         module: ModuleFacts,
         track: &str,
         work_dir: PathBuf,
         cluster: Arc<Cluster>,
+        paths: PathShower,
     ) -> Context {
         Context {
             module: module.name,
@@ -80,6 +86,7 @@ impl Context {
             argocd_namespace: module.argocd_namespace,
             git: GitCache::new(),
             no_work_dir: None,
+            paths,
         }
     }
 
@@ -92,10 +99,9 @@ impl Context {
         })
     }
 
-    /// The work dir as hints show it: `~/work` when it is `$HOME/work` (as the course writes
-    /// it), else its real path.
+    /// The work dir as hints show it: `~/work` when it is the course's, else its real path.
     pub fn work_dir_shown(&self) -> String {
-        crate::shell::shown_work_dir(&self.work_dir)
+        self.paths.work_dir(&self.work_dir)
     }
 
     /// The declared work repo `name`.

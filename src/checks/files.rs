@@ -103,11 +103,11 @@ impl FilesSpec {
 
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
-        let shower = PathShower::from_env();
+        let shower = &ctx.paths;
         let repo_dir = ctx.repo_dir(&self.repo);
         let repo_shown = shower.show(&repo_dir);
         let glob = self.glob.as_str();
-        let matched = match files::glob_repo_files(&repo_dir, &self.glob.matcher, &shower) {
+        let matched = match files::glob_repo_files(&repo_dir, &self.glob.matcher, shower) {
             Ok(matched) => matched,
             Err(error) => return file_error_outcome(ctx, &self.repo, &error, &repo_shown),
         };
@@ -132,7 +132,7 @@ impl FilesSpec {
         let mut offenders = Vec::new();
         let mut unreadable: Option<Outcome> = None;
         for relative in &matched {
-            match self.inspect(ctx, relative, &shower) {
+            match self.inspect(ctx, relative, shower) {
                 Ok(None) => {}
                 Ok(Some(offender)) => offenders.push(offender),
                 Err(outcome) if outcome.status == Status::Fail => {

@@ -10,7 +10,7 @@
 
 mod history;
 pub(crate) mod repo;
-mod unreadable;
+pub(crate) mod unreadable;
 
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, MapAccess, Visitor};
@@ -227,6 +227,7 @@ impl GitSpec {
             snap,
             dir: &dir,
             module: &ctx.module,
+            paths: &ctx.paths,
         };
         let local = [
             self.branch.is_some(),

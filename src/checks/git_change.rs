@@ -243,8 +243,7 @@ impl Repo<'_> {
     /// The declared file in the working tree (uncommitted edits count); `None` when it cannot be
     /// read.
     fn working_file(&self, rel: &str) -> Content {
-        let shower = crate::probe::files::PathShower::from_env();
-        crate::probe::files::read_repo_file(self.dir, rel, &shower)
+        crate::probe::files::read_repo_file(self.dir, rel, self.paths)
             .ok()
             .map(String::into_bytes)
     }

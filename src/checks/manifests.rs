@@ -10,7 +10,6 @@ use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome};
 use crate::plan::{FolderFile, Plan, PlanOptions, parse_folder_file, parse_manifests};
 use crate::probe::argocd_dir::{DirectorySettings, read_folder};
-use crate::probe::files::PathShower;
 use crate::probe::manifests::read_manifests;
 use crate::rules::{self, RULES};
 use crate::yaml::one_or_many::OneOrMany;
@@ -110,7 +109,7 @@ impl ManifestsSpec {
 
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
-        let shower = PathShower::from_env();
+        let shower = &ctx.paths;
         let repo_dir = ctx.repo_dir(&self.repo);
         let repo_shown = shower.show(&repo_dir);
         let mut objects = Vec::new();
@@ -120,7 +119,7 @@ impl ManifestsSpec {
             // marker, YAML that is not an object left out), as `labcheck plan` does.
             let folder = repo_dir.join(path.trim_end_matches('/'));
             let files = if folder.is_dir() {
-                match read_folder(&folder, &DirectorySettings::default(), &shower) {
+                match read_folder(&folder, &DirectorySettings::default(), shower) {
                     Ok(found) => {
                         if let Some((tool, file)) = &found.tool {
                             return Outcome::fail(format!(
@@ -142,7 +141,7 @@ impl ManifestsSpec {
                     }
                 }
             } else {
-                match read_manifests(&repo_dir, path, &shower) {
+                match read_manifests(&repo_dir, path, shower) {
                     Ok(files) => files,
                     Err(error) => return file_error_outcome(ctx, &self.repo, &error, &shown_path),
                 }

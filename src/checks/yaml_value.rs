@@ -12,7 +12,7 @@ use crate::checks::condition::{
     FileCondition, FileConditionFields, ValueCondition, with_operators,
 };
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
-use crate::outcome::Outcome;
+use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::files::{self, FileError, PathShower};
 use crate::yaml::fields::{FromMap, deserialize_via};
 use crate::yaml::helm::{self, YamlError};
@@ -77,8 +77,8 @@ impl YamlValueSpec {
 
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
-        let shower = PathShower::from_env();
-        let learner = match read_learner_yaml(ctx, &self.repo, &self.file, &shower) {
+        let shower = &ctx.paths;
+        let learner = match read_learner_yaml(ctx, &self.repo, &self.file, shower) {
             Ok(file) => file,
             Err(outcome) => return *outcome,
         };
@@ -140,6 +140,15 @@ impl YamlValueSpec {
                 "`{existing}` is there, but not `{path}`; check the spelling and the indentation under `{existing}`"
             ));
         }
+        // Whether there is something to add, to correct or to take out decides which of the
+        // course's hints fits: "add `migration:`" to a learner who has it with another value
+        // would have them write the key twice.
+        let cause = match (found.filter(|v| !v.is_null()), &self.condition) {
+            (Some(_), ValueCondition::Absent) => CauseId::ExtraInFile,
+            (Some(_), _) => CauseId::DiffersInFile,
+            (None, _) => CauseId::MissingInFile,
+        };
+        outcome = outcome.with_cause(Cause::new(cause));
         let hint = match (&result.note, &self.condition) {
             (Some(note), _) => Some(format!("{note} (in {shown})")),
             (None, ValueCondition::Equals(want)) => {

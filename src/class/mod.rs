@@ -1,5 +1,5 @@
 //! The instructor's room: a class followed live. Each learner is run as in a class run (their
-//! own [`fleet::Seat`], the learner's own runner) and run again whenever their work repos change
+//! seat of the class session's [`Class`], the learner's own runner) and run again whenever their work repos change
 //! (file events) or their cluster does (the watch streams of `--wait`, and a re-read every
 //! [`watch::CLUSTER_INTERVAL`] for what no stream follows). The latest run of every learner is
 //! kept in a [`Room`]; `server` serves it as one page updated over server-sent events. Results
@@ -8,18 +8,18 @@
 pub mod bundles;
 pub mod server;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
 use crate::causes::CauseId;
-use crate::course::Course;
+use crate::error::Error;
 use crate::fleet::{self, LearnerRun, Seat};
 use crate::outcome::Status;
 use crate::probe::cluster::Cluster;
-use crate::run::{StepReport, WaitPolicy};
+use crate::run::{Class, StepReport, WaitPolicy};
 use crate::watch;
 
 /// Changes arriving this close together are one change (a commit touches many files).
@@ -149,59 +149,95 @@ pub fn not_answering(steps: &[StepReport]) -> Option<String> {
         .map(|c| c.outcome.summary.clone())
 }
 
+/// The failures of every desk's latest run, grouped by cause (for the page to show).
+pub fn causes(desks: &[Desk]) -> fleet::causes::ClassCauses {
+    let runs: Vec<LearnerRun> = desks.iter().filter_map(|d| d.run.clone()).collect();
+    fleet::causes::group(&runs)
+}
+
 /// The step each learner is at: the first one neither passed nor replaced (`None`: every step
 /// done), as `labcheck next` picks it.
 pub fn at_step(run: &LearnerRun) -> Option<&str> {
     crate::run::next::first_open(run.steps.iter().map(|r| (r.step.as_str(), r.standing())))
 }
 
-/// What every learner's runs share, owned so that each learner's task can keep it.
-#[derive(Clone)]
-pub struct Lesson {
-    pub course: Arc<Course>,
-    pub module: String,
-    /// The steps asked for (`None`: the whole module).
-    pub step: Option<String>,
-    pub track: String,
-    pub argocd_namespace: Option<String>,
+/// A class followed live: its room, kept current by one task per learner until stopped.
+pub struct Following {
+    /// Every learner's latest run.
+    pub room: Arc<Room>,
+    /// How many learners the room holds (live and from bundles).
+    pub learners: usize,
+    followers: Vec<tokio::task::JoinHandle<()>>,
 }
 
-/// Follow every learner of `seats` (desk `i` is seat `i`) until the returned handles are
-/// aborted: run each now, then again on every change, as many at once as a class run
+impl Following {
+    /// Stop following every learner.
+    pub fn stop(self) {
+        for follower in self.followers {
+            follower.abort();
+        }
+    }
+}
+
+/// Follow every learner of `class` (desk `i` is seat `i`), then show the learners of the bundles
+/// in `bundles` after them (read once: a bundle does not change). Each live learner is run now,
+/// then again on every change, until [`Following::stop`], as many at once as a class run lets in
 /// ([`fleet::gate::Gate`]), so the page's first render costs what a class run costs.
-pub fn follow_all(
-    room: Arc<Room>,
-    lesson: Lesson,
-    seats: Vec<Seat>,
-) -> Vec<tokio::task::JoinHandle<()>> {
+pub fn follow(class: Arc<Class>, bundles: Option<&Path>) -> Result<Following, Error> {
+    let from_bundles = match bundles {
+        Some(dir) => bundles::read_dir(dir).map_err(Error::Usage)?,
+        None => Vec::new(),
+    };
+    let live = class.seats().len();
+    let learners = class
+        .seats()
+        .iter()
+        .map(|s| (s.env.learner.clone(), Origin::Live))
+        .chain(from_bundles.iter().map(|b| {
+            (
+                b.learner.clone(),
+                Origin::Bundle {
+                    file: b.file.clone(),
+                    report: b.report.clone(),
+                },
+            )
+        }))
+        .collect();
+    let room = Arc::new(Room::new(class.title.clone(), class.module_run, learners));
     let limit = Arc::new(fleet::gate::Gate::new());
-    seats
-        .into_iter()
-        .enumerate()
-        .map(|(index, seat)| {
-            tokio::spawn(follow(
+    let followers = (0..live)
+        .map(|index| {
+            tokio::spawn(follow_one(
                 room.clone(),
                 index,
-                seat,
-                lesson.clone(),
+                class.clone(),
                 limit.clone(),
             ))
         })
-        .collect()
+        .collect();
+    let count = live + from_bundles.len();
+    for (i, bundle) in from_bundles.into_iter().enumerate() {
+        room.update(live + i, bundle.run);
+    }
+    Ok(Following {
+        room,
+        learners: count,
+        followers,
+    })
 }
 
 /// One learner, followed: one cluster connection (and its watch streams) for every round, a
 /// fresh read of the work repos each time.
-async fn follow(
+async fn follow_one(
     room: Arc<Room>,
     index: usize,
-    seat: Seat,
-    lesson: Lesson,
+    class: Arc<Class>,
     limit: Arc<fleet::gate::Gate>,
 ) {
-    let Ok(module) = lesson.course.module(&lesson.module) else {
+    let Some(seat) = class.seats().get(index) else {
         return;
     };
+    let module = class.module();
     let cluster = Arc::new(Cluster::connect(&seat.env.cluster).await);
     let (tx, mut rx) = mpsc::unbounded_channel();
     let force_poll = std::env::var_os(watch::POLL_ENV).is_some_and(|v| !v.is_empty());
@@ -209,7 +245,7 @@ async fn follow(
     let mut _watcher = None;
     loop {
         // Watch the repos that are there now: a learner who clones later is watched from then.
-        let dirs: Vec<PathBuf> = repo_dirs(&seat, module)
+        let dirs: Vec<PathBuf> = repo_dirs(seat, module)
             .into_iter()
             .filter(|d| d.is_dir())
             .collect();
@@ -219,14 +255,12 @@ async fn follow(
         }
         let run = {
             let _turn = limit.enter(&seat.env.cluster).await;
-            let shared = fleet::Lesson {
-                course: &lesson.course,
-                module,
-                track: &lesson.track,
-                argocd_namespace: &lesson.argocd_namespace,
+            // The room never waits: it runs again the moment something changes.
+            let lesson = fleet::Lesson {
                 policy: WaitPolicy::Never,
+                ..class.lesson()
             };
-            seat.run(shared, Some(cluster.clone())).await
+            seat.run(lesson, Some(cluster.clone())).await
         };
         room.update(index, run);
         let seen = cluster.generation();
@@ -264,29 +298,9 @@ fn repo_dirs(seat: &Seat, module: &crate::course::Module) -> Vec<PathBuf> {
     let Some(work_dir) = &seat.env.work_dir else {
         return Vec::new();
     };
-    let mut names: Vec<&str> = seat
-        .steps()
-        .into_iter()
-        .flat_map(|s| {
-            s.checks
-                .iter()
-                .flat_map(|c| c.kind.repos())
-                .chain(s.after.iter().map(|a| a.repo.as_str()))
-        })
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-        .into_iter()
-        .map(|name| {
-            let dir = module
-                .manifest
-                .repos
-                .iter()
-                .find(|r| r.name == name)
-                .map_or(name.to_string(), |r| r.dir_name().to_string());
-            work_dir.join(dir)
-        })
+    crate::run::session::repos_followed(&seat.steps())
+        .iter()
+        .map(|name| module.repo_dir(work_dir, name))
         .collect()
 }
 

@@ -63,6 +63,7 @@ pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
         argocd_namespace: args.cluster.argocd_namespace.clone(),
         policy: WaitPolicy::Never,
         log_reads: false,
+        paths: crate::probe::files::PathShower::from_env(),
         remember: false,
     };
     let found = session.run(None, &|_| {}).await?;

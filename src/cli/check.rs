@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::{RunArgs, exit_code, fleet, load_course, output, warn, work_dir};
 use crate::error::Error;
+use crate::probe::files::PathShower;
 use crate::progress::Learner;
 use crate::progress::workdir::WorkDir;
 use crate::report::{self, Format, Styles};
@@ -25,6 +26,7 @@ impl RunArgs {
             argocd_namespace: self.cluster.argocd_namespace.clone(),
             policy: self.wait_policy(),
             log_reads: self.verbose,
+            paths: PathShower::from_env(),
             remember: false,
         }
     }

@@ -7,10 +7,9 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
-use super::{RunArgs, emit, load_course};
-use crate::class::{self, Lesson, Origin, Room};
+use super::{RunArgs, emit};
+use crate::class;
 use crate::error::{Error, exit};
-use crate::fleet::Seat;
 
 /// `labcheck class …`.
 #[derive(Debug, Args)]
@@ -54,58 +53,16 @@ pub struct ServeArgs {
 pub async fn run(args: &ClassArgs) -> Result<u8, Error> {
     let ClassCommand::Serve(args) = &args.command;
     refuse_what_a_live_page_cannot_do(&args.run, args.bundles.is_some())?;
-    let course = Arc::new(load_course(&args.run)?);
-    let module = course.module(&args.module)?;
-    let steps = module.select(args.step.as_deref())?;
-    let track = module.track(args.run.track.as_deref())?.to_string();
-    let environments = if args.run.fleet.active() {
-        super::fleet::class_of(&args.run, module, &steps)?
-    } else {
-        Vec::new()
-    };
-    let from_bundles = match &args.bundles {
-        Some(dir) => class::bundles::read_dir(dir).map_err(Error::Usage)?,
-        None => Vec::new(),
-    };
-    let argocd_namespace = args.run.cluster.argocd_namespace.clone();
-    let seats: Vec<Seat> = environments
-        .into_iter()
-        .map(|env| Seat::new(env, module, &steps, argocd_namespace.as_deref()))
-        .collect();
-    let title = match &args.step {
-        Some(step) => format!("{} {step}", args.module),
-        None => args.module.clone(),
-    };
-    let module_run = args.step.is_none() || steps.len() > 1;
-    let learners = seats
-        .iter()
-        .map(|s| (s.env.learner.clone(), Origin::Live))
-        .chain(from_bundles.iter().map(|b| {
-            (
-                b.learner.clone(),
-                Origin::Bundle {
-                    file: b.file.clone(),
-                    report: b.report.clone(),
-                },
-            )
-        }))
-        .collect();
-    let room = Arc::new(Room::new(title.clone(), module_run, learners));
-    let lesson = Lesson {
-        course: course.clone(),
-        module: args.module.clone(),
-        step: args.step.clone(),
-        track,
-        argocd_namespace,
-    };
-    let count = seats.len() + from_bundles.len();
-    let live = seats.len();
-    let followers = class::follow_all(room.clone(), lesson, seats);
-    for (i, bundle) in from_bundles.into_iter().enumerate() {
-        room.update(live + i, bundle.run);
-    }
+    let class = Arc::new(
+        args.run
+            .class_session(&args.module, args.step.as_deref())
+            .open()?,
+    );
+    let title = class.title.clone();
+    let following = class::follow(class, args.bundles.as_deref())?;
+    let count = following.learners;
     let page = class::server::start(
-        room,
+        following.room.clone(),
         Arc::new(crate::report::class_page::ClassPage),
         args.listen,
     )
@@ -131,9 +88,7 @@ pub async fn run(args: &ClassArgs) -> Result<u8, Error> {
     emit(&text);
     stop.await;
     drop(page);
-    for follower in followers {
-        follower.abort();
-    }
+    following.stop();
     emit("labcheck class serve: stopped\n");
     Ok(exit::PASS)
 }

@@ -74,7 +74,7 @@ pub fn run(args: &HintArgs) -> Result<u8, Error> {
         return Ok(exit::PASS);
     }
     let work_shown = crate::progress::workdir::WorkDir::own()
-        .map(|w| crate::shell::shown_work_dir(&w.path))
+        .map(|w| crate::probe::files::PathShower::from_env().work_dir(&w.path))
         .unwrap_or_else(|_| "~/work".to_string());
     let mut out = String::new();
     for check in checks {

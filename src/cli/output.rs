@@ -21,8 +21,7 @@ use crate::report::{ColorChoice, Format, HumanOrJson, Styles};
 /// `-o`, `--report` and `--output`, shared by every command that reports checks.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ReportArgs {
-    /// What to print, as kubectl's -o: human, json, yaml, junit, tap (version 13, as `prove`
-    /// reads it) or tap14.
+    /// What to print, as kubectl's -o (the formats are listed below).
     #[arg(short = 'o', long, value_enum, default_value_t = Format::Human, value_name = "FORMAT")]
     pub format: Format,
 
@@ -114,7 +113,7 @@ impl ReportArgs {
                     "--output names the file to write, and `{}` looks like a format: did you mean `-o {}` (print {0}), or `--report {0}=labcheck.{}` (write it to a file)?",
                     format.name(),
                     format.name(),
-                    extension(format)
+                    format.extension()
                 )));
             }
             if !self.format.is_machine() {
@@ -152,17 +151,6 @@ fn format_named(path: &Path) -> Option<Format> {
         return None;
     }
     Format::from_str(&path.to_string_lossy(), true).ok()
-}
-
-/// The usual file extension of a format's document.
-pub fn extension(format: Format) -> &'static str {
-    match format {
-        Format::Human => "txt",
-        Format::Json => "json",
-        Format::Yaml => "yaml",
-        Format::Junit => "xml",
-        Format::Tap | Format::Tap14 => "tap",
-    }
 }
 
 /// Print the report in the terminal's format, then write every file. Every destination is

@@ -156,6 +156,17 @@ impl Module {
         names
     }
 
+    /// Where work repo `name` lives under `work_dir` (its declared folder, else its name).
+    pub fn repo_dir(&self, work_dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+        let dir = self
+            .manifest
+            .repos
+            .iter()
+            .find(|r| r.name == name)
+            .map_or(name, |r| r.dir_name());
+        work_dir.join(dir)
+    }
+
     /// Every step and stage name, in course order.
     pub fn step_names(&self) -> Vec<&str> {
         self.steps.iter().map(|s| s.name.as_str()).collect()

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::LearnerRun;
 use crate::outcome::Status;
 
-use crate::causes::CauseId;
+use crate::causes::{Cause, CauseId};
 
 /// Learners who share one cause at one check.
 #[derive(Debug, Clone, Serialize)]
@@ -77,7 +77,8 @@ pub fn group(runs: &[LearnerRun]) -> ClassCauses {
         group: CauseGroup,
         summaries: Vec<String>,
     }
-    let mut groups: BTreeMap<(String, String, String, Status), Building> = BTreeMap::new();
+    // Keyed by the cause itself (its id and object), never by its text.
+    let mut groups: BTreeMap<(String, String, Cause, Status), Building> = BTreeMap::new();
     let mut without_work_dir = Vec::new();
     for run in runs {
         let mut unchecked = 0;
@@ -98,12 +99,7 @@ pub fn group(runs: &[LearnerRun]) -> ClassCauses {
                     unchecked_hint = unchecked_hint.or_else(|| o.hint_text());
                     continue;
                 }
-                let key = (
-                    step.step.clone(),
-                    check.id.clone(),
-                    cause.to_string(),
-                    o.status,
-                );
+                let key = (step.step.clone(), check.id.clone(), cause.clone(), o.status);
                 let building = groups.entry(key).or_insert_with(|| Building {
                     order: (s, c),
                     group: CauseGroup {

@@ -21,10 +21,8 @@ use crate::course::{Course, Module, Step};
 use crate::error::Error;
 use crate::outcome::Status;
 use crate::probe::cluster::{Cluster, ClusterOptions};
+use crate::probe::files::PathShower;
 use crate::run::{self, Recall, StepReport, WaitPolicy, WorkDir};
-
-/// How many learners of a class share one API server at once (see [`gate`]).
-pub const CONCURRENCY: usize = gate::PER_CLUSTER;
 
 /// One learner's environment.
 #[derive(Debug, Clone)]
@@ -179,6 +177,8 @@ pub struct Lesson<'a> {
     /// `--argocd-namespace`, else the module's.
     pub argocd_namespace: &'a Option<String>,
     pub policy: WaitPolicy,
+    /// How paths are shown (`~/…` under the instructor's home).
+    pub paths: &'a PathShower,
 }
 
 /// A learner of a class ready to run: their copy of the steps (their names through the
@@ -191,12 +191,13 @@ pub struct Seat {
 }
 
 impl Seat {
-    /// `env`'s seat for `steps` of `module`.
+    /// `env`'s seat for `steps` of `module`, its paths shown by `paths`.
     pub fn new(
         env: Environment,
         module: &Module,
         steps: &[&Step],
         lesson_ns: Option<&str>,
+        paths: &PathShower,
     ) -> Seat {
         let argocd_ns = lesson_ns.unwrap_or(&module.manifest.argocd.namespace);
         Seat {
@@ -204,7 +205,7 @@ impl Seat {
                 .iter()
                 .map(|step| for_learner(step, &env.learner, &env.names, argocd_ns))
                 .collect(),
-            placeholders: placeholders(&env, steps, argocd_ns),
+            placeholders: placeholders(&env, steps, argocd_ns, paths),
             env,
         }
     }
@@ -225,6 +226,7 @@ impl Seat {
             work_dir: work_dir(&self.env),
             cluster: &self.env.cluster,
             argocd_namespace: lesson.argocd_namespace.clone(),
+            paths: lesson.paths.clone(),
         };
         let recall = Recall::default();
         let reports = match cluster {
@@ -243,39 +245,38 @@ impl Seat {
     }
 }
 
-/// Run `steps` for every environment, as many at once as [`gate::Gate`] lets in (every learner of a
-/// class of 200 on their own clusters, 64 of a class sharing one); results in input order.
-/// Each learner goes through [`run::run_learner`], the runner of a learner's own run, with no
-/// progress at all: a class never reads or writes anyone's progress, so hint levels are the first
-/// and "the break came first" is read from the learner's own history.
+/// Run every seat, as many at once as [`gate::Gate`] lets in (every learner of a class of 200 on
+/// their own clusters, 64 of a class sharing one); results in input order. Each learner goes
+/// through [`run::run_learner`], the runner of a learner's own run, with no progress at all: a
+/// class never reads or writes anyone's progress, so hint levels are the first and "the break
+/// came first" is read from the learner's own history.
 ///
 /// Each learner is a task of its own, so every worker thread of the runtime runs learners (their
 /// checks, the answers they parse), not only the thread waiting for the class.
-pub async fn run(
-    course: Arc<Course>,
-    module: &Module,
-    steps: &[&Step],
-    track: &str,
-    argocd_namespace: Option<String>,
-    policy: WaitPolicy,
-    environments: Vec<Environment>,
-) -> Vec<LearnerRun> {
-    let shared = Arc::new((module.clone(), track.to_string(), argocd_namespace));
+pub async fn run(lesson: Lesson<'_>, seats: &[Seat]) -> Vec<LearnerRun> {
+    let shared = Arc::new((
+        lesson.course.clone(),
+        lesson.module.clone(),
+        lesson.track.to_string(),
+        lesson.argocd_namespace.clone(),
+        lesson.paths.clone(),
+    ));
+    let policy = lesson.policy;
     let gate = Arc::new(gate::Gate::new());
-    let tasks: Vec<_> = environments
-        .into_iter()
-        .map(|env| {
-            let seat = Seat::new(env, module, steps, shared.2.as_deref());
-            let (course, shared, gate) = (course.clone(), shared.clone(), gate.clone());
+    let tasks: Vec<_> = seats
+        .iter()
+        .map(|seat| {
+            let (seat, shared, gate) = (seat.clone(), shared.clone(), gate.clone());
             tokio::spawn(async move {
                 let _turn = gate.enter(&seat.env.cluster).await;
-                let (module, track, argocd_namespace) = &*shared;
+                let (course, module, track, argocd_namespace, paths) = &*shared;
                 let lesson = Lesson {
-                    course: &course,
+                    course,
                     module,
                     track,
                     argocd_namespace,
                     policy,
+                    paths,
                 };
                 seat.run(lesson, None).await
             })
@@ -318,6 +319,7 @@ fn placeholders(
     env: &Environment,
     course_steps: &[&Step],
     argocd_ns: &str,
+    paths: &PathShower,
 ) -> Vec<(String, String)> {
     let mut out = Vec::new();
     if let Some(dir) = &env.work_dir {
@@ -325,7 +327,7 @@ fn placeholders(
         if !shown.is_empty() {
             out.push((shown, "<work-dir>".to_string()));
         }
-        let home = crate::probe::files::PathShower::from_env().show(dir);
+        let home = paths.show(dir);
         if home.starts_with('~') && home != "~/" {
             out.push((home, "<work-dir>".to_string()));
         }

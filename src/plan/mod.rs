@@ -6,6 +6,7 @@
 //! policies), `syncwaves/` (waves), `health/` (what it waits for).
 
 pub mod app;
+mod duplicates;
 pub mod health;
 pub mod load;
 pub mod object;
@@ -13,13 +14,18 @@ pub mod order;
 pub mod scope;
 #[cfg(test)]
 mod tests;
+mod waits;
 
 use serde::Serialize;
 
 pub use app::AppSettings;
+pub use duplicates::Duplicate;
+use duplicates::duplicates;
 pub use load::{FolderFile, LoadError, parse_folder_file, parse_manifests};
 pub use object::{DeletePolicy, DeletionHook, Object, Phase, Source};
 pub use order::{Moved, Task};
+pub use waits::unawaited_in_one_step;
+use waits::waits;
 
 /// How to plan.
 #[derive(Debug, Clone, Default)]
@@ -106,28 +112,6 @@ pub struct NotApplied {
     pub why: String,
 }
 
-/// The same group/kind/namespace/name more than once in the manifests: Argo CD keeps the last
-/// and sets a `RepeatedResourceWarning` condition (`AC: controller/state.go`,
-/// `NormalizeTargetObjects`, formerly `DeduplicateTargetObjects`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Duplicate {
-    /// `group/kind/namespace/name`, as Argo CD prints it.
-    pub key: String,
-    /// Where each copy was written, in input order; the last one is planned.
-    pub sources: Vec<Source>,
-}
-
-impl Duplicate {
-    /// Argo CD's condition message, byte for byte.
-    pub fn message(&self) -> String {
-        format!(
-            "Resource {} appeared {} times among application resources.",
-            self.key,
-            self.sources.len()
-        )
-    }
-}
-
 /// Whether Argo CD waits for child Applications' health, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AppHealth {
@@ -186,44 +170,6 @@ pub struct Plan {
 
 /// Seconds Argo CD pauses between steps by default (`ARGOCD_SYNC_WAVE_DELAY`).
 pub const WAVE_DELAY_SECONDS: u64 = 2;
-
-/// Argo CD's de-duplication: key group/kind/namespace/name after the namespace is normalised; the
-/// last copy of a key wins; an object named only by `generateName` never collides. Returns the
-/// indexes of the copies that lose, and the duplicates found.
-fn duplicates(
-    objects: &[Object],
-    destination: &str,
-    declared: &[(String, String)],
-) -> (Vec<usize>, Vec<Duplicate>) {
-    let mut by_key: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, o) in objects.iter().enumerate() {
-        if o.generate_name {
-            continue;
-        }
-        let namespace = if scope::cluster_scoped(o, declared) {
-            ""
-        } else if o.namespace.is_empty() {
-            destination
-        } else {
-            o.namespace.as_str()
-        };
-        let key = format!("{}/{}/{namespace}/{}", o.group(), o.kind, o.name);
-        match by_key.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, copies)) => copies.push(i),
-            None => by_key.push((key, vec![i])),
-        }
-    }
-    let mut losers = Vec::new();
-    let mut found = Vec::new();
-    for (key, copies) in by_key.into_iter().filter(|(_, c)| c.len() > 1) {
-        losers.extend(copies[..copies.len() - 1].iter().copied());
-        found.push(Duplicate {
-            key,
-            sources: copies.iter().map(|i| objects[*i].source.clone()).collect(),
-        });
-    }
-    (losers, found)
-}
 
 /// Whether an `argocd-cm` in the input gives `argoproj.io/Application` a health check.
 fn app_health(objects: &[Object]) -> AppHealth {
@@ -492,87 +438,4 @@ fn pick<'o>(objects: &'o [Object], pruned: &'o [Object], task: &Task) -> &'o Obj
     } else {
         &objects[task.object]
     }
-}
-
-/// What Argo CD waits for after `step` (`GE: sync_context.go` `Sync()`):
-/// * the last step ends the sync right after applying when it has no hooks (`remainingTasks`
-///   is empty: "successfully synced (all tasks run)");
-/// * otherwise it waits for running hooks, and — only in a multi-step sync — for every applied
-///   resource with a health check to be Healthy (`(multiStep || isHook) && running`);
-/// * then for pruned objects to be gone (`prunedTasksPendingDelete`).
-///
-/// Also the custom resources it would wait for but has no health check for, and why.
-fn waits<'o>(
-    step: &Step,
-    multi_step: bool,
-    configured: &[(String, String)],
-    object: &dyn Fn(&Task) -> &'o Object,
-) -> (Vec<Wait>, Vec<(String, String)>) {
-    let has_hooks = step.tasks.iter().any(|t| t.hook);
-    if step.last && !has_hooks {
-        return (Vec::new(), Vec::new());
-    }
-    let mut waits = Vec::new();
-    let mut not_awaited = Vec::new();
-    for task in step.tasks.iter().filter(|t| !t.prune) {
-        let o = object(task);
-        if !task.hook && !multi_step {
-            continue;
-        }
-        let reference = o.reference();
-        match health::check(o, configured) {
-            Some(_) if task.hook => waits.push(Wait::Completes { object: reference }),
-            // A hook without a health check is done once it is created.
-            None if task.hook => {}
-            Some(health::Check::Go(means)) => waits.push(Wait::Healthy {
-                object: reference,
-                means,
-            }),
-            Some(check) => waits.push(Wait::HealthyCustom {
-                object: reference,
-                means: check.means(),
-            }),
-            // An Application's missing check is explained once for the plan (`app_health`).
-            None if is_custom(o) && !is_application(o) => {
-                not_awaited.push((reference, health::unchecked_why(o)))
-            }
-            None => {}
-        }
-    }
-    for task in step.tasks.iter().filter(|t| t.prune) {
-        waits.push(Wait::Deleted {
-            object: object(task).reference(),
-        });
-    }
-    (waits, not_awaited)
-}
-
-/// A kind outside Kubernetes' own (its group has a dot and is not `*.k8s.io`).
-fn is_custom(o: &Object) -> bool {
-    let group = o.group();
-    group.contains('.') && !group.ends_with(".k8s.io")
-}
-
-/// Whether plain resources with a health check are left unawaited in a one-step sync: the step's
-/// objects whose health Argo CD would wait for in a multi-step sync.
-pub fn unawaited_in_one_step(plan: &Plan) -> Vec<String> {
-    if plan.multi_step {
-        return Vec::new();
-    }
-    let configured = health::configured(
-        &plan
-            .objects
-            .iter()
-            .chain(plan.context.iter().map(|(o, _)| o))
-            .cloned()
-            .collect::<Vec<_>>(),
-    );
-    plan.steps
-        .iter()
-        .flat_map(|s| s.tasks.iter())
-        .filter(|t| !t.hook && !t.prune)
-        .map(|t| plan.object(t))
-        .filter(|o| health::check(o, &configured).is_some())
-        .map(Object::reference)
-        .collect()
 }

@@ -59,8 +59,10 @@ impl FileError {
     }
 }
 
-/// Shows paths the way the course writes them: `~/work/…` when under `$HOME`.
-#[derive(Debug, Clone)]
+/// Shows paths the way the course writes them: `~/work/…` when under the learner's home. Made
+/// once, by whoever builds the checks' context (a session from `$HOME`, a test with its own), so
+/// no check reads the environment and a test's report does not depend on who runs it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PathShower {
     home: Option<PathBuf>,
 }
@@ -74,6 +76,22 @@ impl PathShower {
     /// Shorten paths under `$HOME`.
     pub fn from_env() -> PathShower {
         PathShower::new(std::env::var_os("HOME").map(PathBuf::from))
+    }
+
+    /// Whether `work_dir` is `~/work`, the folder the course sets up.
+    pub fn is_home_work(&self, work_dir: &Path) -> bool {
+        self.home
+            .as_ref()
+            .is_some_and(|home| !home.as_os_str().is_empty() && home.join("work") == work_dir)
+    }
+
+    /// The work dir as hints show it: `~/work` when it is the course's, else its path as given.
+    pub fn work_dir(&self, work_dir: &Path) -> String {
+        if self.is_home_work(work_dir) {
+            "~/work".to_string()
+        } else {
+            work_dir.display().to_string()
+        }
     }
 
     /// `path` for a message.

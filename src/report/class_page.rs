@@ -11,7 +11,7 @@ use super::{Format, Styles};
 use crate::class::server::Renderer;
 use crate::class::{Desk, Origin, Reach, Room, at_step};
 use crate::fleet::LearnerRun;
-use crate::fleet::causes::{self, ClassCauses};
+use crate::fleet::causes::ClassCauses;
 use crate::outcome::Status;
 
 /// The page around the live part: styles, the dialog for a learner's report, the script that
@@ -34,7 +34,8 @@ impl Renderer for ClassPage {
     }
 
     fn live(&self, room: &Room) -> String {
-        live(&room.desks())
+        let desks = room.desks();
+        live(&desks, &crate::class::causes(&desks))
     }
 
     fn learner(&self, room: &Room, name: &str) -> Option<String> {
@@ -76,8 +77,8 @@ pub fn learner_report(desk: &Desk, module_run: bool) -> String {
     out
 }
 
-/// The live part: counts, a matrix per step, the causes.
-pub fn live(desks: &[Desk]) -> String {
+/// The live part: counts, a matrix per step, the causes (grouped by the class code).
+pub fn live(desks: &[Desk], causes: &ClassCauses) -> String {
     let mut out = String::new();
     counts(&mut out, desks);
     let runs: Vec<&LearnerRun> = desks.iter().filter_map(|d| d.run.as_ref()).collect();
@@ -88,8 +89,7 @@ pub fn live(desks: &[Desk]) -> String {
             matrix(&mut out, desks, step);
         }
     }
-    let owned: Vec<LearnerRun> = runs.into_iter().cloned().collect();
-    causes_html(&mut out, &causes::group(&owned));
+    causes_html(&mut out, causes);
     out
 }
 

@@ -115,7 +115,10 @@ fn render_check(out: &mut String, step: &StepReport, check: &CheckReport, styles
         );
         let _ = writeln!(out, "      {}", paint(styles, &more, Paint::Dim));
     }
-    if let Some(detail) = &outcome.detail {
+    if let Some(shown) = outcome.detail.as_ref().and_then(|d| d.shown_under.as_ref()) {
+        let note = format!("(the same lines as under \"{}\" above)", shown.title);
+        let _ = writeln!(out, "        {}", paint(styles, &note, Paint::Dim));
+    } else if let Some(detail) = &outcome.detail {
         let lines: Vec<&str> = detail.text.lines().collect();
         for line in lines.iter().take(DETAIL_LINES) {
             let painted = match detail.kind {

@@ -29,6 +29,9 @@ struct JsonCheck<'a> {
     actual: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     detail: Option<&'a str>,
+    /// The id of an earlier check of the step whose detail shows the same lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail_shown_under: Option<&'a str>,
     /// Why it failed or could not check, as a stable id (`not-pushed`, `hook-failed:NAME`).
     #[serde(skip_serializing_if = "Option::is_none")]
     cause: Option<&'a str>,
@@ -101,6 +104,12 @@ fn step_document(step: &StepReport) -> JsonStep<'_> {
                 expected: c.outcome.expected.as_deref(),
                 actual: c.outcome.actual.as_deref(),
                 detail: c.outcome.detail.as_ref().map(|d| d.text.as_str()),
+                detail_shown_under: c
+                    .outcome
+                    .detail
+                    .as_ref()
+                    .and_then(|d| d.shown_under.as_ref())
+                    .map(|s| s.check.as_str()),
                 cause: c.outcome.cause.as_ref().map(|c| c.as_str()),
                 timed_out: c.outcome.waited.as_ref().is_some_and(Waited::timed_out),
                 wait: c.outcome.waited.as_ref().map(|waited| JsonWait {

@@ -11,6 +11,30 @@ use crate::fleet::LearnerRun;
 use crate::fleet::causes::ClassCauses;
 use crate::outcome::Status;
 
+/// A class run as a report: every learner's runs and their failures grouped by cause.
+pub struct Class<'a> {
+    pub runs: &'a [LearnerRun],
+    pub causes: &'a ClassCauses,
+}
+
+impl super::Document for Class<'_> {
+    fn human(&self, styles: Styles) -> String {
+        human(self.runs, self.causes, styles)
+    }
+
+    fn json(&self) -> String {
+        json(self.runs, self.causes)
+    }
+
+    fn junit(&self) -> String {
+        junit(self.runs)
+    }
+
+    fn tap(&self, version: super::tap::Version) -> String {
+        tap(self.runs, version)
+    }
+}
+
 /// The matrix of every step, the legend, then the causes.
 pub fn human(runs: &[LearnerRun], causes: &ClassCauses, styles: Styles) -> String {
     let mut out = String::new();

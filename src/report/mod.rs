@@ -20,18 +20,72 @@ use clap::ValueEnum;
 
 use crate::run::StepReport;
 
-/// Render a run's reports in `format`: one step alone, or a module (an exercise, several steps)
-/// with its overview.
-pub fn render(reports: &[StepReport], module_run: bool, format: Format, styles: Styles) -> String {
-    match (format, reports) {
-        (Format::Json, _) => json::render(reports, module_run),
-        (Format::Yaml, _) => json_as_yaml(&json::render(reports, module_run)),
-        (Format::Junit, _) => junit::render(reports),
-        (Format::Tap, _) => tap::render(reports, tap::Version::Thirteen),
-        (Format::Tap14, _) => tap::render(reports, tap::Version::Fourteen),
-        (Format::Human, [one]) if !module_run => human::render_step(one, styles),
-        (Format::Human, _) => human::render_module(reports, styles),
+/// What is reported, in every format: one run's reports ([`Run`]) or a class's runs
+/// ([`matrix::Class`]). Each method is a way of writing it; a [`Format`] picks one in
+/// [`render_document`], the only place formats are dispatched. A format that needs a way of its
+/// own adds a method here, and the compiler then asks every document for it.
+pub trait Document {
+    /// Text for people.
+    fn human(&self, styles: Styles) -> String;
+    /// One JSON document (YAML is the same document).
+    fn json(&self) -> String;
+    /// JUnit XML.
+    fn junit(&self) -> String;
+    /// TAP, of `version`.
+    fn tap(&self, version: tap::Version) -> String;
+}
+
+/// `document` in `format`: the one dispatch of formats, for a learner's run and a class's alike.
+pub fn render_document(document: &dyn Document, format: Format, styles: Styles) -> String {
+    match format {
+        Format::Human => document.human(styles),
+        Format::Json => document.json(),
+        Format::Yaml => json_as_yaml(&document.json()),
+        Format::Junit => document.junit(),
+        Format::Tap => document.tap(tap::Version::Thirteen),
+        Format::Tap14 => document.tap(tap::Version::Fourteen),
     }
+}
+
+/// One run's reports: one step alone, or a module (an exercise, several steps) with its
+/// overview.
+pub struct Run<'a> {
+    pub reports: &'a [StepReport],
+    /// Whether the run covered more than one step asked for (see `SessionRun::module_run`).
+    pub module_run: bool,
+}
+
+impl Document for Run<'_> {
+    fn human(&self, styles: Styles) -> String {
+        match self.reports {
+            [one] if !self.module_run => human::render_step(one, styles),
+            reports => human::render_module(reports, styles),
+        }
+    }
+
+    fn json(&self) -> String {
+        json::render(self.reports, self.module_run)
+    }
+
+    fn junit(&self) -> String {
+        junit::render(self.reports)
+    }
+
+    fn tap(&self, version: tap::Version) -> String {
+        tap::render(self.reports, version)
+    }
+}
+
+/// Render a run's reports in `format` (see [`Run`]).
+pub fn render(reports: &[StepReport], module_run: bool, format: Format, styles: Styles) -> String {
+    render_document(
+        &Run {
+            reports,
+            module_run,
+        },
+        format,
+        styles,
+    )
 }
 
 /// `--color`.
@@ -101,7 +155,11 @@ impl Styles {
     }
 }
 
-/// `-o`/`--format`: what is printed.
+/// `-o`/`--format`: what is printed. Adding a format is this one declaration (its doc comment is
+/// its `--help` line); the compiler then asks for its arm in [`Format::name`], in
+/// [`Format::extension`] and in [`render_document`] (a way of writing of its own is a method of
+/// [`Document`], which every document then implements), and the report snapshots, which run every
+/// format of [`Format::all`], ask for its documents. docs/ci.md says what it is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum Format {
     /// Text for people, with colour and hints.
@@ -120,6 +178,11 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in `--help`'s order.
+    pub fn all() -> &'static [Format] {
+        Format::value_variants()
+    }
+
     /// Whether this is a document for machines.
     pub fn is_machine(self) -> bool {
         self != Format::Human
@@ -137,12 +200,14 @@ impl Format {
         }
     }
 
-    /// The TAP version this format writes, if it is TAP.
-    pub fn tap_version(self) -> Option<tap::Version> {
+    /// The usual file extension of its document.
+    pub fn extension(self) -> &'static str {
         match self {
-            Format::Tap => Some(tap::Version::Thirteen),
-            Format::Tap14 => Some(tap::Version::Fourteen),
-            _ => None,
+            Format::Human => "txt",
+            Format::Json => "json",
+            Format::Yaml => "yaml",
+            Format::Junit => "xml",
+            Format::Tap | Format::Tap14 => "tap",
         }
     }
 }
@@ -172,6 +237,19 @@ impl From<HumanOrJson> for Format {
         match format {
             HumanOrJson::Human => Format::Human,
             HumanOrJson::Json => Format::Json,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_is_named_as_the_command_line_takes_it() {
+        for format in Format::all() {
+            let value = format.to_possible_value().expect("no format is hidden");
+            assert_eq!(value.get_name(), format.name());
         }
     }
 }

@@ -15,6 +15,7 @@ use crate::checks::Context;
 use crate::course::{Course, Module, Step};
 use crate::outcome::{Outcome, Status};
 use crate::probe::cluster::{Cluster, ClusterOptions};
+use crate::probe::files::PathShower;
 
 /// Where a learner's work repos are, for [`run_learner`].
 #[derive(Debug, Clone)]
@@ -42,6 +43,8 @@ pub struct LearnerWorld<'a> {
     pub cluster: &'a ClusterOptions,
     /// `--argocd-namespace`, else the module's.
     pub argocd_namespace: Option<String>,
+    /// How their paths are shown (`~/…` under their home).
+    pub paths: PathShower,
 }
 
 impl LearnerWorld<'_> {
@@ -59,6 +62,7 @@ impl LearnerWorld<'_> {
             self.track,
             work_dir,
             cluster,
+            self.paths.clone(),
         );
         ctx.no_work_dir = no_work_dir;
         ctx

@@ -2,15 +2,19 @@
 //! and the track, connects to the cluster, builds the checks' [`Context`](crate::checks::Context),
 //! runs the steps and hands the reports back as data (it never prints). Below it, [`step`] walks
 //! one step's checks concurrently and [`wait`] decides where the course says to wait; [`learner`]
-//! runs one learner's steps, the same for a learner's own run and each learner of a class.
+//! runs one learner's steps, the same for a learner's own run and each learner of a class. A
+//! [`ClassSession`] does for a class what a session does for one learner.
 
+pub mod class;
 pub mod learner;
+mod mistakes;
 pub mod next;
 pub mod sequence;
 pub mod session;
 pub mod solution;
 pub mod step;
 pub mod wait;
+pub mod watched;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -19,6 +23,7 @@ use serde::Serialize;
 
 use crate::outcome::{Outcome, Status};
 
+pub use class::{Class, ClassRun, ClassSession};
 pub use learner::{LearnerWorld, WorkDir, run_judged, run_learner, run_learner_on, run_steps};
 pub use session::{History, Session, SessionRun};
 pub use step::run_step;

@@ -3,10 +3,9 @@
 //! this work dir) or shown by the work repo's history (the commit that made the breaking change,
 //! then a commit that undoes it), found by content, never by commit message.
 
-use std::path::Path;
-
 use super::{CheckReport, Recall};
 use crate::checks::Context;
+use crate::checks::git::unreadable::{shown_path, what_is_wrong};
 use crate::course::Step;
 use crate::course::schema::AfterSpec;
 use crate::outcome::{Cause, CauseId, Outcome};
@@ -23,7 +22,7 @@ pub fn after_check(ctx: &Context, recall: &Recall, step: &Step) -> Option<CheckR
     let outcome = match (recall.seen_passed.get(&earlier), ctx.unchecked_repos()) {
         (Some(day), _) => Outcome::pass(format!("labcheck saw {earlier} pass on {day}")),
         (None, Some(unchecked)) => unchecked,
-        (None, None) => from_history(&ctx.module, &earlier, after, &ctx.repo_dir(&after.repo)),
+        (None, None) => from_history(ctx, &earlier, after),
     };
     Some(CheckReport::new(
         CHECK_ID,
@@ -33,10 +32,12 @@ pub fn after_check(ctx: &Context, recall: &Recall, step: &Step) -> Option<CheckR
     ))
 }
 
-fn from_history(module: &str, earlier: &str, after: &AfterSpec, repo_dir: &Path) -> Outcome {
+fn from_history(ctx: &Context, earlier: &str, after: &AfterSpec) -> Outcome {
+    let module = &ctx.module;
+    let repo_dir = ctx.repo_dir(&after.repo);
     let change = &after.change;
     let what = change.describe();
-    let found = RepoReader::open(repo_dir).and_then(|reader| {
+    let found = RepoReader::open(&repo_dir).and_then(|reader| {
         let Some(head) = reader.snapshot()?.head else {
             return Ok(None);
         };
@@ -55,8 +56,9 @@ fn from_history(module: &str, earlier: &str, after: &AfterSpec, repo_dir: &Path)
     });
     match found {
         Err(e) => Outcome::could_not_check(format!(
-            "cannot read the history of {}: {e}",
-            after.repo
+            "cannot read the history of {}: {}",
+            after.repo,
+            what_is_wrong(&ctx.paths, &shown_path(ctx, &after.repo), &e).0
         ))
         .with_cause(Cause::about(CauseId::HistoryUnreadable, &after.repo)),
         Ok(Some((breaking, revert, true))) => Outcome::pass(match revert {

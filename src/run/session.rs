@@ -4,15 +4,17 @@
 //! data: the reports, the verdict and what was read. The command line prints it; `demo`,
 //! `next` and the course's own tests run sessions too, and never go through the command line.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{LearnerWorld, Recall, StepReport, WaitPolicy, WaitProgress, WorkDir, run_learner};
-use crate::course::{Course, Module};
+use crate::course::{Course, Module, Step};
 use crate::error::Error;
 use crate::outcome::Status;
 use crate::probe::cluster::{ClusterOptions, Read, ReadLog};
+use crate::probe::files::PathShower;
 
 /// A learner's past runs as the runner uses them: the progress hands over a read-only
 /// [`Recall`] before the run and gets the reports afterwards. Implemented by the learner's
@@ -51,6 +53,8 @@ pub struct Session {
     pub policy: WaitPolicy,
     /// Note every request to the cluster (`-v`).
     pub log_reads: bool,
+    /// How the checks show paths: the command line makes it from `$HOME`, a test brings its own.
+    pub paths: PathShower,
     /// Hand the reports to the history afterwards (a learner's own run on their own work dir,
     /// with the human report: see README, "Whose progress a run writes").
     pub remember: bool,
@@ -127,6 +131,7 @@ impl Session {
             work_dir: WorkDir::At(self.work_dir.clone()),
             cluster: &cluster,
             argocd_namespace: self.argocd_namespace.clone(),
+            paths: self.paths.clone(),
         };
         let reports = run_learner(world, &recall, &steps, self.policy, on_wait).await;
         let mut warnings = Vec::new();
@@ -158,21 +163,121 @@ impl Session {
 }
 
 /// The folders of the work repos `steps` read, sorted, each once.
-fn repos_read(module: &Module, steps: &[&crate::course::Step], work_dir: &Path) -> Vec<PathBuf> {
+fn repos_read(module: &Module, steps: &[&Step], work_dir: &Path) -> Vec<PathBuf> {
     let mut repos: Vec<PathBuf> = steps
         .iter()
         .flat_map(|s| s.checks.iter().flat_map(|c| c.kind.repos()))
-        .map(|name| {
-            let dir = module
-                .manifest
-                .repos
-                .iter()
-                .find(|r| r.name == name)
-                .map_or(name, |r| r.dir_name());
-            work_dir.join(dir)
-        })
+        .map(|name| module.repo_dir(work_dir, name))
         .collect();
     repos.sort();
     repos.dedup();
     repos
+}
+
+/// The names of the work repos `steps` read and those their `after:` stages name: what a watch
+/// follows for changes.
+pub fn repos_followed(steps: &[&Step]) -> BTreeSet<String> {
+    steps
+        .iter()
+        .flat_map(|s| {
+            s.checks
+                .iter()
+                .flat_map(|c| c.kind.repos())
+                .chain(s.after.iter().map(|a| a.repo.as_str()))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// A module of a loaded course, owned (the course shared), for sessions that outlive a borrow.
+#[derive(Debug, Clone)]
+pub struct CourseModule {
+    course: Arc<Course>,
+    /// The module's place in the course.
+    index: usize,
+}
+
+impl CourseModule {
+    /// Module `name` of the course in `course_dir` (the built-in one when `None`).
+    pub fn load(course_dir: Option<&Path>, name: &str) -> Result<CourseModule, Error> {
+        CourseModule::of(Arc::new(load_course(course_dir)?), name)
+    }
+
+    /// Module `name` of `course`.
+    pub fn of(course: Arc<Course>, name: &str) -> Result<CourseModule, Error> {
+        let module = course.module(name)?;
+        let index = course
+            .modules
+            .iter()
+            .position(|m| std::ptr::eq(m, module))
+            .unwrap_or_default();
+        Ok(CourseModule { course, index })
+    }
+
+    /// The module.
+    pub fn get(&self) -> &Module {
+        &self.course.modules[self.index]
+    }
+
+    /// The course it belongs to.
+    pub fn course(&self) -> &Arc<Course> {
+        &self.course
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every summary of module 10 run on an empty work dir `work`, its paths shown by `paths`,
+    /// and then every hint and diagnosis (where the course's own words may write `~/work`).
+    async fn words(work: &Path, paths: PathShower) -> (String, String) {
+        let snapshot =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/presync-failed.yaml");
+        let session = Session {
+            module: "module-10".to_string(),
+            work_dir: work.to_path_buf(),
+            cluster: ClusterOptions {
+                snapshot: Some(snapshot),
+                ..ClusterOptions::default()
+            },
+            policy: super::super::WaitPolicy::Never,
+            paths,
+            ..Session::default()
+        };
+        let run = session.run(None, &|_| {}).await.expect("module 10 runs");
+        let outcomes = || {
+            run.reports
+                .iter()
+                .flat_map(|r| &r.checks)
+                .map(|c| &c.outcome)
+        };
+        let summaries = outcomes().map(|o| o.summary.clone()).collect::<Vec<_>>();
+        let advice = outcomes()
+            .flat_map(|o| [o.hint_text(), o.diagnosis.clone()])
+            .flatten()
+            .collect::<Vec<_>>();
+        (summaries.join("\n"), advice.join("\n"))
+    }
+
+    #[tokio::test]
+    async fn a_learner_without_clones_is_shown_their_paths_as_the_sessions_shower_says_whatever_home_is()
+     {
+        // A home of the test's own, never the HOME this test runs under.
+        let home = tempfile::tempdir().expect("a temp dir");
+        let work = home.path().join("work");
+        std::fs::create_dir_all(&work).expect("the work dir");
+        let whole = work.join("checkout-config").display().to_string();
+
+        let (summaries, advice) =
+            words(&work, PathShower::new(Some(home.path().to_path_buf()))).await;
+        assert!(summaries.contains("~/work/checkout-config"), "{summaries}");
+        for words in [&summaries, &advice] {
+            assert!(!words.contains(&whole), "{words}");
+        }
+
+        let (summaries, _) = words(&work, PathShower::default()).await;
+        assert!(summaries.contains(&whole), "{summaries}");
+        assert!(!summaries.contains("~/"), "{summaries}");
+    }
 }

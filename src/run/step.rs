@@ -101,6 +101,7 @@ pub async fn run_step(
     for check in &mut checks {
         give_generic_cause(&mut check.outcome);
     }
+    super::mistakes::show_each_mistake_once(&mut checks);
     let mut report = StepReport::new(&ctx.module, &step.name, &step.title, &ctx.track, checks);
     if report.status == Status::Skip {
         report.skipped = Some(why_skipped(step, &ctx.track));

@@ -20,6 +20,7 @@ use crate::error::Error;
 use crate::lab::world::LabError;
 use crate::outcome::Status;
 use crate::probe::cluster::Cluster;
+use crate::probe::files::PathShower;
 use crate::run::{self, StepReport, WaitPolicy};
 use world::FixtureWorld;
 
@@ -137,6 +138,8 @@ pub(crate) async fn run_on(
         track,
         world.work_dir(),
         Arc::new(cluster),
+        // A fixture world is nobody's home: its paths are shown whole, whoever runs the test.
+        PathShower::default(),
     );
     Ok(run::run_step(
         &ctx,

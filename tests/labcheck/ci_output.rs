@@ -209,7 +209,7 @@ fn docs_ci_documents_every_format_and_exit_code_the_help_offers() {
         .collect();
     assert_eq!(
         formats,
-        ["human", "json", "yaml", "junit", "tap", "tap14"],
+        crate::report_snapshots::formats().collect::<Vec<_>>(),
         "{help}"
     );
     for format in formats {

@@ -767,7 +767,7 @@ fn a_namespace_template_without_learner_is_refused() {
 async fn class_reports_of_step_4_in_every_format() {
     let root = tempfile::tempdir().expect("a temp dir");
     let class = Class::new(root.path(), &mixed()).await;
-    for format in ["human", "json", "junit", "tap"] {
+    for format in crate::report_snapshots::formats() {
         let run = class
             .run(&["module-10", "step-4"], true, &["--format", format])
             .await;

@@ -184,7 +184,7 @@ fn verbose_names_the_course_file_and_key_of_each_hint_part() {
     assert!(
         run.stderr.lines().any(|l| l.starts_with(
             "labcheck: hint of step-2 · migration-enabled (the course's words): from "
-        ) && l.ends_with("step-2.yaml: hint")),
+        ) && l.ends_with("step-2.yaml: hint.by_cause.missing-in-file")),
         "{}",
         run.stderr
     );
@@ -217,4 +217,79 @@ fn committed_but_not_pushed_is_told_to_push_not_to_commit_again() {
     let hint = text(&run, "config-pushed", "hint");
     assert!(hint.contains("git push"), "{hint}");
     assert!(!hint.contains("git commit"), "{hint}");
+}
+
+/// A value the course asks for is in the learner's file with another value: the course's text
+/// for that cause ("change it"), never "add `migration:`", which would give them the key twice
+/// (Helm reads only the last). Without the key the course's "add" text stands.
+#[test]
+fn a_value_already_there_with_another_value_is_changed_never_added_twice() {
+    let world = World::at(CoursePoint::Step1);
+    let repo = world.repo("checkout-config");
+    let values = world.lab.work_dir().join("checkout-config/helm/dev.yaml");
+    let before = std::fs::read_to_string(&values).expect("helm/dev.yaml");
+    let cases: &[(&str, &str, &str, &str, &str)] = &[
+        // (what the learner wrote, step, check, cause, a word the hint must have)
+        (
+            "migration:\n  enabled: false\n",
+            "step-2",
+            "migration-enabled",
+            "differs-in-file",
+            "change its value",
+        ),
+        (
+            "migration:\n  enabled: \"true\"\n",
+            "step-2",
+            "migration-enabled",
+            "differs-in-file",
+            "change its value",
+        ),
+        (
+            "",
+            "step-2",
+            "smoke-test-enabled",
+            "missing-in-file",
+            "Add `smokeTest:`",
+        ),
+        (
+            "migration:\n  enabled: true\n  fail: false\n",
+            "step-4",
+            "migration-fails",
+            "differs-in-file",
+            "change its value",
+        ),
+        (
+            "smokeTest:\n  enabled: true\n  path: /status/200\n",
+            "break-it/break",
+            "smoke-path-503",
+            "differs-in-file",
+            "change its value",
+        ),
+        (
+            "smokeTest:\n  enabled: true\n",
+            "break-it/break",
+            "smoke-path-503",
+            "missing-in-file",
+            "Add `path: /status/503`",
+        ),
+    ];
+    for (written, step, check, cause, says) in cases {
+        repo.write("helm/dev.yaml", &format!("{before}{written}"))
+            .expect("the learner edits");
+        let run = labcheck(
+            world.home(),
+            &["module-10", step, "-o", "json", "--no-wait"],
+        );
+        assert_eq!(
+            text(&run, check, "cause"),
+            *cause,
+            "{written}\n{}",
+            run.stdout
+        );
+        let hint = text(&run, check, "hint");
+        assert!(hint.contains(says), "{written}: {hint}");
+        if *cause == "differs-in-file" {
+            assert!(!hint.contains("Add `"), "{written}: {hint}");
+        }
+    }
 }

@@ -98,11 +98,48 @@ fn step_1_with_a_different_values_file_fails_the_diff_with_the_diff_in_detail() 
 }
 
 #[test]
+fn step_1_with_a_slip_in_the_lua_block_shows_the_slip_once_and_never_says_add_the_block() {
+    let world = World::in_state("step-1", "typo-in-lua");
+    let run = step(&world, "step-1", &[]);
+    let added = run.check("health-check-added");
+    assert_eq!(added["cause"], "differs-in-file", "{added:#}");
+    let hint = added["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("with a slip"), "{hint}");
+    assert!(!hint.contains("Add the block"), "{hint}");
+    // The whole-file comparison shows the same two lines: it points at the check above.
+    let whole = run.check("same-as-reference");
+    assert_eq!(
+        whole["detail_shown_under"], "health-check-added",
+        "{whole:#}"
+    );
+    assert!(added.get("detail_shown_under").is_none(), "{added:#}");
+
+    let human = labcheck(
+        world.home(),
+        &["module-10", "step-1", "--no-wait", "--color", "never"],
+    );
+    let slipped_lines = human
+        .stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with('+') && l.contains("hs.status = obj.status.health"))
+        .count();
+    assert_eq!(slipped_lines, 1, "{}", human.stdout);
+    assert!(
+        human.stdout.contains(
+            "(the same lines as under \"argocd/values.yaml has the health check for Applications under configs.cm\" above)"
+        ),
+        "{}",
+        human.stdout
+    );
+}
+
+#[test]
 fn step_1_before_anything_was_done_fails_with_the_block_to_add() {
     let world = World::at(CoursePoint::Fresh);
     let run = step(&world, "step-1", &[]);
     let added = run.check("health-check-added");
     assert_eq!(added["status"], "fail", "{}", run.stdout);
+    assert_eq!(added["cause"], "missing-in-file", "{added:#}");
     assert!(
         added["hint"]
             .as_str()

@@ -12,8 +12,11 @@ use labcheck::snapshot::Snapshot;
 
 use crate::harness::Labcheck;
 
-/// Every report format a run can print.
-const FORMATS: [&str; 6] = ["human", "json", "yaml", "junit", "tap", "tap14"];
+/// Every report format a run can print, as `-o` takes it: a format added to `report::Format` is
+/// snapshotted here (and for a class in `fleet.rs`) without another edit.
+pub fn formats() -> impl Iterator<Item = &'static str> {
+    labcheck::report::Format::all().iter().map(|f| f.name())
+}
 
 /// Snapshot `text` as `name`, with `root` (the test's temp dir) and everything that differs from
 /// run to run or with the fixtures' SHAs filtered out.
@@ -87,7 +90,7 @@ impl Learner {
 
     /// Every format of `step`'s report snapshotted as `NAME_FORMAT`, each exiting `code`.
     fn assert_reports(&self, name: &str, step: &str, code: i32) {
-        for format in FORMATS {
+        for format in formats() {
             let (got, report) = self.report(step, format);
             assert_eq!(got, code, "{format}: {report}");
             assert_report_snapshot(&format!("{name}_{format}"), &report, self.dir.path());

@@ -169,15 +169,11 @@ pub(super) async fn read_pushed(ctx: &Context, repo: &str) -> Result<Pushed, Box
     let snapshot = match snapshot.as_ref() {
         Ok(s) => s,
         Err(e) => {
-            let get = ctx.repo(repo).map(|r| r.get.clone()).unwrap_or_default();
-            return Err(Box::new(
-                Outcome::could_not_check(format!("cannot tell which revision you pushed: {e}"))
-                    .with_hint(if get.is_empty() {
-                        "clone the work repo".to_string()
-                    } else {
-                        get
-                    }),
-            ));
+            // In the git check's words (paths shown as the context shows them, with its cause).
+            let shown = crate::checks::git::unreadable::shown_path(ctx, repo);
+            let mut outcome = crate::checks::git::unreadable::unreadable(ctx, repo, &shown, e);
+            outcome.summary = format!("cannot tell which revision you pushed: {}", outcome.summary);
+            return Err(Box::new(outcome));
         }
     };
     let Some(head) = &snapshot.head else {
@@ -196,7 +192,7 @@ pub(super) async fn read_pushed(ctx: &Context, repo: &str) -> Result<Pushed, Box
         .and_then(Result::ok);
     Ok(Pushed {
         repo: repo.to_string(),
-        dir_shown: crate::probe::files::PathShower::from_env().show(&dir),
+        dir_shown: ctx.paths.show(&dir),
         head: head.sha.clone(),
         upstream: snapshot.upstream.as_ref().map(|u| u.sha.clone()),
         upstream_name: snapshot.upstream.as_ref().map(|u| u.name.clone()),

@@ -88,6 +88,17 @@ pub(super) fn compare(
     }
 }
 
+/// Whether the differences are all the reference's keys the learner lacks, all keys only the
+/// learner has, or values to correct.
+pub(super) fn cause_of(differences: &[Difference]) -> crate::outcome::CauseId {
+    let lacks = differences.iter().any(|d| d.have.is_none());
+    let adds = differences.iter().any(|d| d.want.is_none());
+    let differs = differences
+        .iter()
+        .any(|d| d.want.is_some() && d.have.is_some());
+    super::text::side_cause(lacks || differs, adds || differs)
+}
+
 /// One small diff per difference: the reference's value at that path (`-`) and the learner's own
 /// value there (`+`), nothing invented: a key missing in theirs has no `+` line at all.
 pub(super) fn diff_per_mistake(differences: &[Difference]) -> String {

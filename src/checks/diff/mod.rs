@@ -14,7 +14,7 @@ use serde_yaml::Value;
 use crate::checks::Context;
 use crate::checks::yaml_value::{parse_learner_yaml, read_learner_file};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
-use crate::outcome::{DetailKind, Outcome};
+use crate::outcome::{Cause, CauseId, DetailKind, Outcome};
 use crate::probe::files::{self, PathShower};
 use crate::yaml::fields::{FromMap, deserialize_via};
 use crate::yaml::path::YamlPath;
@@ -154,12 +154,12 @@ impl DiffSpec {
 
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
-        let shower = PathShower::from_env();
-        let (reference_shown, reference_text) = match self.read_reference(ctx, &shower) {
+        let shower = &ctx.paths;
+        let (reference_shown, reference_text) = match self.read_reference(ctx, shower) {
             Ok(reference) => reference,
             Err(outcome) => return *outcome,
         };
-        let (shown, text) = match read_learner_file(ctx, &self.repo, &self.file, &shower) {
+        let (shown, text) = match read_learner_file(ctx, &self.repo, &self.file, shower) {
             Ok(file) => file,
             Err(outcome) => return *outcome,
         };
@@ -255,23 +255,24 @@ impl Files<'_> {
         } else {
             (self.reference.to_string(), self.learner.to_string())
         };
-        let (diff, lines) = unified_diff(
+        let lines = unified_diff(
             &reference,
             &learner,
             self.reference_shown,
             self.shown,
             ignore_whitespace,
         );
-        self.different(lines, diff)
+        self.different(lines.what, lines.text, lines.cause)
     }
 
-    fn different(&self, what: String, diff: String) -> Outcome {
+    fn different(&self, what: String, diff: String, cause: CauseId) -> Outcome {
         // Both file names head the diff; the summary line keeps to what differs.
         Outcome::fail(format!("not the same as the reference: {what}"))
         .with_diagnosis(
             "in the diff, lines starting with - are the reference's and lines starting with + are yours",
         )
         .with_detail(DetailKind::Diff, diff)
+        .with_cause(Cause::new(cause))
     }
 
     /// `Err` holds an outcome that ends the check early (a file that is not YAML).
@@ -313,9 +314,9 @@ impl Files<'_> {
                 };
                 let Some(learner) = path.lookup(learner_doc) else {
                     return Err(Box::new(
-                        Outcome::fail(format!("{} has no `{path}`", self.shown)).with_hint(
-                            format!("add `{path}` to {} as the course says", self.shown),
-                        ),
+                        Outcome::fail(format!("{} has no `{path}`", self.shown))
+                            .with_hint(format!("add `{path}` to {} as the course says", self.shown))
+                            .with_cause(Cause::new(CauseId::MissingInFile)),
                     ));
                 };
                 (reference.clone(), learner.clone())
@@ -373,12 +374,13 @@ impl Files<'_> {
                     self.shown,
                     false,
                 )
-                .0
+                .text
             }
             // One small diff per difference, with only values the learner really has.
             _ => diff_per_mistake(&differences),
         };
-        Err(Box::new(self.different(what, diff)))
+        let cause = data::cause_of(&differences);
+        Err(Box::new(self.different(what, diff, cause)))
     }
 }
 

@@ -234,3 +234,39 @@ fn a_one_character_slip_in_a_script_shows_that_line_with_a_little_context_once()
     assert!(diff.lines().count() <= 8, "{diff}");
     assert!(!diff.contains("return hs"), "{diff}");
 }
+
+/// Which cause a difference gets decides which of the course's hints the learner reads: "add the
+/// block" to a learner whose block is there with a slip would have them write the key twice.
+#[test]
+fn a_difference_says_whether_the_learner_lacks_has_otherwise_or_has_too_much() {
+    use crate::outcome::CauseId::{DiffersInFile, ExtraInFile, MissingInFile};
+    let without_timeout = REFERENCE.replace("    timeout.reconciliation: 60s\n", "");
+    let slip = REFERENCE.replace("60s", "60");
+    let extra = REFERENCE.replace("server:\n", "server:\n  extra: 1\n");
+    let both = without_timeout.replace("server:\n", "server:\n  extra: 1\n");
+    let cases: &[(&str, &str, DiffMode, crate::outcome::CauseId)] = &[
+        ("block not added yet", &without_timeout, DiffMode::Contains, MissingInFile),
+        ("a slip in a value", &slip, DiffMode::Contains, DiffersInFile),
+        ("a slip, whole file", &slip, DiffMode::Yaml, DiffersInFile),
+        ("a key too many", &extra, DiffMode::Yaml, ExtraInFile),
+        ("one missing, one too many", &both, DiffMode::Yaml, DiffersInFile),
+        ("lines missing, text", &without_timeout, DiffMode::Text, MissingInFile),
+        ("a slip, text", &slip, DiffMode::Text, DiffersInFile),
+        ("a line too many, text", &extra, DiffMode::Whitespace, ExtraInFile),
+    ];
+    for (what, learner, mode, cause) in cases {
+        let outcome = match mode {
+            DiffMode::Text => files(REFERENCE, learner).compare_text(false),
+            DiffMode::Whitespace => files(REFERENCE, learner).compare_text(true),
+            _ => yaml_outcome(REFERENCE, learner, *mode, None),
+        };
+        assert_eq!(outcome.status, crate::outcome::Status::Fail, "{what}");
+        assert!(
+            outcome.cause.as_ref().is_some_and(|c| c.is(*cause)),
+            "{what}: {:?}",
+            outcome.cause
+        );
+    }
+    let no_subtree = yaml_outcome(REFERENCE, "other: 1\n", DiffMode::Contains, Some("configs.cm"));
+    assert!(no_subtree.cause.is_some_and(|c| c.is(MissingInFile)));
+}

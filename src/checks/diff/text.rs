@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use similar::{DiffTag, TextDiff};
 
+use crate::outcome::CauseId;
+
 /// A diff of 5 MB files must not run for minutes; similar then gives a coarser but correct diff.
 const DIFF_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -27,15 +29,25 @@ pub(super) fn trim_line_ends(text: &str) -> String {
     out
 }
 
-/// A unified diff (reference `-`, learner `+`) and which of the learner's lines differ, e.g.
-/// "lines 9–20 differ" or "lines are missing after line 8".
+/// Two texts compared line by line.
+pub(super) struct LineDiff {
+    /// A unified diff, reference `-` against learner `+`.
+    pub(super) text: String,
+    /// Which of the learner's lines differ, e.g. "lines 9–20 differ" or "lines are missing
+    /// after line 8".
+    pub(super) what: String,
+    /// Whether the learner's file lacks lines, has others, or has only lines too many.
+    pub(super) cause: CauseId,
+}
+
+/// Compare `reference` with `learner`, line by line.
 pub(super) fn unified_diff(
     reference: &str,
     learner: &str,
     reference_name: &str,
     learner_name: &str,
     skip_blank_changes: bool,
-) -> (String, String) {
+) -> LineDiff {
     let diff = TextDiff::configure()
         .timeout(DIFF_TIMEOUT)
         .diff_lines(reference, learner);
@@ -53,6 +65,7 @@ pub(super) fn unified_diff(
     };
     let mut ranges: Vec<(usize, usize)> = Vec::new();
     let mut missing_after: Vec<usize> = Vec::new();
+    let (mut lacks, mut adds) = (false, false);
     for op in diff.ops() {
         let (tag, old, new) = op.as_tag_tuple();
         if tag == DiffTag::Equal
@@ -62,6 +75,8 @@ pub(super) fn unified_diff(
         {
             continue;
         }
+        lacks |= !old.is_empty();
+        adds |= !new.is_empty();
         if new.is_empty() {
             missing_after.push(new.start);
         } else {
@@ -85,5 +100,19 @@ pub(super) fn unified_diff(
         0 => "lines are missing at the start".to_string(),
         n => format!("lines are missing after line {n}"),
     }));
-    (text, parts.join(", "))
+    LineDiff {
+        text,
+        what: parts.join(", "),
+        cause: side_cause(lacks, adds),
+    }
+}
+
+/// The cause of a difference from which sides have lines the other lacks: only the reference's
+/// (the learner has yet to add them), only the learner's (to take out), or both (to correct).
+pub(super) fn side_cause(reference_only: bool, learner_only: bool) -> CauseId {
+    match (reference_only, learner_only) {
+        (true, false) => CauseId::MissingInFile,
+        (false, true) => CauseId::ExtraInFile,
+        _ => CauseId::DiffersInFile,
+    }
 }

@@ -20,6 +20,8 @@ pub(crate) struct Repo<'a> {
     pub(crate) dir: &'a Path,
     /// The module being checked, for `labcheck MODULE STEP` in hints.
     pub(crate) module: &'a str,
+    /// How paths are shown (the context's).
+    pub(crate) paths: &'a crate::probe::files::PathShower,
 }
 
 /// A condition holds (with a summary) or fails (with the outcome to report). Boxed: an outcome

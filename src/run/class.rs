@@ -1,0 +1,276 @@
+//! A class session: one `labcheck MODULE [STEP] --kubeconfigs …` (or `class serve`) from the
+//! flags to every learner's verdict. It loads the course, selects the steps, settles the track,
+//! checks the templates against what the steps read and seats every learner ([`Seat`]: their
+//! copy of the steps, their cluster, their work repos); [`Class::run`] then runs each seat
+//! through the learner's own runner and groups the failures by cause, and the live page follows
+//! the same seats (`class::follow`). The command line only turns flags into a [`ClassSession`]
+//! and prints what comes back.
+//!
+//! Why not a [`Session`](super::Session) per learner: a learner's session loads the course and
+//! reads their progress; a class loads the course once for everyone, never reads anyone's
+//! progress, and renames each learner's steps through the templates. A seat is the per-learner
+//! part that differs; everything shared lives here once.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::session::{CourseModule, load_course};
+use super::{StepReport, WaitPolicy};
+use crate::course::{Module, Step};
+use crate::error::Error;
+use crate::fleet::causes::{self, ClassCauses};
+use crate::fleet::{self, Environment, LearnerRun, Lesson, Renames, Seat};
+use crate::outcome::Status;
+use crate::probe::cluster::ClusterOptions;
+use crate::probe::files::PathShower;
+
+/// What to check for a whole class, already taken from the command line.
+#[derive(Debug, Clone, Default)]
+pub struct ClassSession {
+    /// Read the course from this folder; the built-in course when `None`.
+    pub course_dir: Option<PathBuf>,
+    /// The module, e.g. `module-10`.
+    pub module: String,
+    /// The step, exercise or stage; the whole module when `None`.
+    pub step: Option<String>,
+    /// `--track` (a class has no saved track: the module's default otherwise).
+    pub track: Option<String>,
+    /// `--argocd-namespace`, else the module's.
+    pub argocd_namespace: Option<String>,
+    /// How long to wait for cluster checks that are not there yet.
+    pub policy: WaitPolicy,
+    /// Who is in the class.
+    pub roster: Roster,
+    /// How paths are shown (`~/…` under the instructor's home).
+    pub paths: PathShower,
+}
+
+/// The learners of a class, where their clusters and work repos are.
+#[derive(Debug, Clone, Default)]
+pub struct Roster {
+    pub learners: Learners,
+    /// Each learner's work repos: `DIR/{learner}`.
+    pub work_dirs: Option<String>,
+    /// The cluster options every learner's own start from (`--kubeconfig` for contexts,
+    /// `--request-timeout`).
+    pub cluster: ClusterOptions,
+}
+
+/// How the learners are named.
+#[derive(Debug, Clone, Default)]
+pub enum Learners {
+    /// Nobody live (a page of bundles only).
+    #[default]
+    Nobody,
+    /// One learner per kubeconfig context.
+    Contexts(Vec<String>),
+    /// One learner per kubeconfig file in the folder.
+    Kubeconfigs(PathBuf),
+    /// Learners sharing one cluster, each in their own namespaces.
+    Shared {
+        names: Vec<String>,
+        renames: Renames,
+    },
+}
+
+/// A class ready to run: the course loaded once, every learner seated.
+pub struct Class {
+    module: CourseModule,
+    /// What is checked, as a heading (`module-10 step-4`).
+    pub title: String,
+    /// Whether more than one step is checked.
+    pub module_run: bool,
+    track: String,
+    argocd_namespace: Option<String>,
+    policy: WaitPolicy,
+    paths: PathShower,
+    seats: Vec<Seat>,
+}
+
+/// What a class run found.
+#[derive(Debug)]
+pub struct ClassRun {
+    /// One run per learner, in the roster's order.
+    pub runs: Vec<LearnerRun>,
+    /// The failures grouped by cause (decided here, printed by reporters).
+    pub causes: ClassCauses,
+    /// Every learner's steps folded: what the exit code says.
+    pub verdict: Status,
+}
+
+impl ClassSession {
+    /// Load the course, pick the steps and the track, check the templates against what the steps
+    /// read, and seat every learner. Nothing is run yet, so a refused report file costs nothing.
+    pub fn open(&self) -> Result<Class, Error> {
+        let course = Arc::new(load_course(self.course_dir.as_deref())?);
+        let module = course.module(&self.module)?;
+        let steps = module.select(self.step.as_deref())?;
+        let track = module.track(self.track.as_deref())?.to_string();
+        let argocd_ns = self
+            .argocd_namespace
+            .clone()
+            .unwrap_or_else(|| module.manifest.argocd.namespace.clone());
+        let environments = self.roster.environments(&steps, &argocd_ns)?;
+        let seats = environments
+            .into_iter()
+            .map(|env| {
+                Seat::new(
+                    env,
+                    module,
+                    &steps,
+                    self.argocd_namespace.as_deref(),
+                    &self.paths,
+                )
+            })
+            .collect();
+        let title = match &self.step {
+            Some(step) => format!("{} {step}", self.module),
+            None => self.module.clone(),
+        };
+        let module_run = self.step.is_none() || steps.len() > 1;
+        Ok(Class {
+            module: CourseModule::of(course.clone(), &self.module)?,
+            title,
+            module_run,
+            track,
+            argocd_namespace: self.argocd_namespace.clone(),
+            policy: self.policy,
+            paths: self.paths.clone(),
+            seats,
+        })
+    }
+}
+
+impl Class {
+    /// The module checked.
+    pub fn module(&self) -> &Module {
+        self.module.get()
+    }
+
+    /// Every learner, seated, in the roster's order.
+    pub fn seats(&self) -> &[Seat] {
+        &self.seats
+    }
+
+    /// Every learner's work dir that is named (their repos are where no report may be written).
+    pub fn work_dirs(&self) -> impl Iterator<Item = &Path> {
+        self.seats.iter().filter_map(|s| s.env.work_dir.as_deref())
+    }
+
+    /// What every learner's run shares.
+    pub fn lesson(&self) -> Lesson<'_> {
+        Lesson {
+            course: self.module.course(),
+            module: self.module(),
+            track: &self.track,
+            argocd_namespace: &self.argocd_namespace,
+            policy: self.policy,
+            paths: &self.paths,
+        }
+    }
+
+    /// Run every learner once (as many at a time as [`fleet::gate::Gate`] lets in) and group the failures.
+    pub async fn run(&self) -> ClassRun {
+        let runs = fleet::run(self.lesson(), &self.seats).await;
+        let causes = causes::group(&runs);
+        let verdict = Status::fold(
+            runs.iter()
+                .flat_map(|r| &r.steps)
+                .map(|s: &StepReport| s.status),
+        );
+        ClassRun {
+            runs,
+            causes,
+            verdict,
+        }
+    }
+}
+
+impl Roster {
+    /// One environment per learner, the templates checked against what `steps` read.
+    fn environments(&self, steps: &[&Step], argocd_ns: &str) -> Result<Vec<Environment>, Error> {
+        if let Learners::Shared { renames, .. } = &self.learners {
+            if let Some(t) = &renames.namespace {
+                let namespaces = fleet::namespaces(steps, argocd_ns);
+                fleet::check_template("--namespace-template", t, "{namespace}", &namespaces)?;
+            }
+            if let Some(t) = &renames.app {
+                let apps = fleet::applications(steps);
+                fleet::check_template("--app-template", t, "{app}", &apps)?;
+            }
+        }
+        if let Some(t) = &self.work_dirs
+            && !t.contains("{learner}")
+        {
+            return Err(Error::Usage(format!(
+                "--work-dirs `{t}` has no {{learner}}: every learner would be read from the same repos (e.g. 'clones/{{learner}}')"
+            )));
+        }
+        let env = |learner: String, cluster: ClusterOptions, names: Renames| Environment {
+            work_dir: self
+                .work_dirs
+                .as_ref()
+                .map(|t| PathBuf::from(t.replace("{learner}", &learner))),
+            learner,
+            cluster,
+            names,
+        };
+        Ok(match &self.learners {
+            Learners::Nobody => Vec::new(),
+            Learners::Contexts(contexts) => contexts
+                .iter()
+                .map(|c| {
+                    let cluster = ClusterOptions {
+                        context: Some(c.clone()),
+                        snapshot: None,
+                        ..self.cluster.clone()
+                    };
+                    env(c.clone(), cluster, Renames::default())
+                })
+                .collect(),
+            Learners::Kubeconfigs(dir) => kubeconfig_files(dir)?
+                .into_iter()
+                .map(|file| {
+                    let learner = file
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    let cluster = ClusterOptions {
+                        kubeconfig: Some(file),
+                        context: None,
+                        snapshot: None,
+                        ..self.cluster.clone()
+                    };
+                    env(learner, cluster, Renames::default())
+                })
+                .collect(),
+            Learners::Shared { names, renames } => names
+                .iter()
+                .map(|l| env(l.clone(), self.cluster.clone(), renames.clone()))
+                .collect(),
+        })
+    }
+}
+
+/// The files in `--kubeconfigs DIR`, sorted: one learner each.
+fn kubeconfig_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        Error::Usage(format!(
+            "cannot read --kubeconfigs {}: {e}; point it at a folder with one kubeconfig file per learner",
+            dir.display()
+        ))
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(Error::Usage(format!(
+            "--kubeconfigs {} holds no files; put one kubeconfig per learner there (alice.yaml, bob.yaml, …)",
+            dir.display()
+        )));
+    }
+    Ok(files)
+}

@@ -1,0 +1,296 @@
+//! `--watch` as a session: the step to watch picked from the learner's progress, one cluster
+//! connection (and its watch streams) for every round, the work repos followed for changes, and
+//! the step judged again on every change as every run judges it ([`run_judged`]), until it
+//! passes, is skipped as a whole, or the learner quits. The command line draws each round and
+//! says how it ended; it decides nothing.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+
+use super::next::{Standing, first_open, standings};
+use super::session::{CourseModule, History, Session, repos_followed};
+use super::{LearnerWorld, Recall, StepReport, WaitPolicy, WorkDir, run_judged};
+use crate::course::{Module, Step};
+use crate::error::Error;
+use crate::outcome::Status;
+use crate::probe::cluster::Cluster;
+use crate::watch::{self, Mode, RepoWatcher, Trigger};
+
+/// Changes arriving this close together are one change (a commit touches many files).
+const SETTLE: Duration = Duration::from_millis(300);
+
+/// What `--watch` found to do.
+pub enum Watch {
+    /// Every step of the module passed, from the learner's progress: nothing to watch.
+    AllPassed(CourseModule),
+    /// A step to watch, its repos and cluster followed from now on.
+    Step(Box<Watched>),
+}
+
+/// One step being watched.
+pub struct Watched {
+    module: CourseModule,
+    step: usize,
+    track: String,
+    recall: Recall,
+    session: Session,
+    cluster: Arc<Cluster>,
+    /// The work repos the step reads (and its `after:` stages' repos), by name.
+    pub repos: BTreeSet<String>,
+    /// Whether the step reads the cluster (then its changes wake the watch too).
+    pub reads_cluster: bool,
+    /// How changes in the repos are noticed.
+    pub mode: Mode,
+    tx: UnboundedSender<Trigger>,
+    rx: UnboundedReceiver<Trigger>,
+    _watcher: RepoWatcher,
+    ticks: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// How a watch ended.
+#[derive(Debug)]
+pub struct WatchEnd {
+    /// The last report (`None`: the watch ended before the first round).
+    pub last: Option<StepReport>,
+    /// The learner quit before the step passed.
+    pub quit: bool,
+    /// What went wrong keeping the learner's progress (for stderr; the verdict stands).
+    pub warnings: Vec<String>,
+}
+
+impl Session {
+    /// Start watching: the step named (an exercise: its first stage not yet passed), else the
+    /// module's first step not passed per `history` (every step when `recheck`), connected to
+    /// the cluster and following the work repos.
+    pub async fn watch(&self, history: &dyn History, recheck: bool) -> Result<Watch, Error> {
+        let module = CourseModule::load(self.course_dir.as_deref(), &self.module)?;
+        let recall = history.recall(module.get());
+        let Some(picked) = pick(module.get(), self.step.as_deref(), &recall, recheck)? else {
+            return Ok(Watch::AllPassed(module));
+        };
+        let step = module
+            .get()
+            .steps
+            .iter()
+            .position(|s| std::ptr::eq(s, picked))
+            .unwrap_or_default();
+        let track = history
+            .track(module.get(), self.track.as_deref())?
+            .to_string();
+        let repos = repos_followed(&[picked]);
+        let reads_cluster = picked.checks.iter().any(|c| c.kind.reads_cluster());
+        let dirs: Vec<PathBuf> = repos
+            .iter()
+            .map(|r| module.get().repo_dir(&self.work_dir, r))
+            .collect();
+        let cluster = Arc::new(Cluster::connect(&self.cluster).await);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let force_poll = std::env::var_os(watch::POLL_ENV).is_some_and(|v| !v.is_empty());
+        let watcher = watch::watch_repos(&dirs, force_poll, tx.clone());
+        // The same watch streams `--wait` uses: a sync's end shows the moment it happens.
+        let ticks =
+            reads_cluster.then(|| watch::spawn_cluster_changes(cluster.clone(), tx.clone()));
+        Ok(Watch::Step(Box::new(Watched {
+            module,
+            step,
+            track,
+            recall,
+            session: self.clone(),
+            cluster,
+            repos,
+            reads_cluster,
+            mode: watcher.mode.clone(),
+            tx,
+            rx,
+            _watcher: watcher,
+            ticks,
+        })))
+    }
+}
+
+impl Watched {
+    /// The module watched.
+    pub fn module(&self) -> &Module {
+        self.module.get()
+    }
+
+    /// The step watched.
+    pub fn step(&self) -> &Step {
+        &self.module().steps[self.step]
+    }
+
+    /// Where the learner's own triggers go (the screen's q).
+    pub fn triggers(&self) -> UnboundedSender<Trigger> {
+        self.tx.clone()
+    }
+
+    /// Judge the step now and again on every change, handing each report (and its round, from
+    /// 1) to `on_round`, until it passes, is skipped as a whole, or the learner quits; then hand
+    /// the last report to `history` when the session remembers.
+    pub async fn follow(
+        &mut self,
+        history: Option<&mut dyn History>,
+        mut on_round: impl FnMut(&StepReport, u32, Option<&StepReport>),
+    ) -> WatchEnd {
+        let mut last: Option<StepReport> = None;
+        let mut round = 0u32;
+        let quit = loop {
+            round += 1;
+            let Some(report) = self.judge().await else {
+                break true;
+            };
+            on_round(&report, round, last.as_ref());
+            // A step skipped as a whole (a later step replaced it, or it is not on this track)
+            // can never pass: watching it longer would only wait for nothing.
+            let settled = report.status == Status::Pass || report.skipped.is_some();
+            last = Some(report);
+            if settled {
+                break false;
+            }
+            match next_trigger(&mut self.rx).await {
+                Some(Trigger::Quit) | None => break true,
+                // The streams keep the cache current; what they do not follow is dropped when
+                // stale.
+                Some(Trigger::ClusterTick | Trigger::RepoChanged) => {}
+            }
+        };
+        if let Some(ticks) = self.ticks.take() {
+            ticks.abort();
+        }
+        let mut warnings = Vec::new();
+        if self.session.remember
+            && let (Some(history), Some(report)) = (history, &last)
+            && let Err(e) = history.remember(std::slice::from_ref(report))
+        {
+            warnings.push(e);
+        }
+        WatchEnd {
+            last,
+            quit,
+            warnings,
+        }
+    }
+
+    /// One round: a fresh context (the work repos are read again), the step judged as every run
+    /// judges a step: a later step the course declares replaces it may have passed meanwhile
+    /// (the learner did step 5 while watching step 4).
+    async fn judge(&self) -> Option<StepReport> {
+        let ctx = self.world().context(self.cluster.clone());
+        run_judged(
+            &ctx,
+            &self.recall,
+            self.module(),
+            &[self.step()],
+            WaitPolicy::Never,
+            &|_| {},
+        )
+        .await
+        .pop()
+    }
+
+    fn world(&self) -> LearnerWorld<'_> {
+        LearnerWorld {
+            course: self.module.course().clone(),
+            module: self.module(),
+            track: &self.track,
+            work_dir: WorkDir::At(self.session.work_dir.clone()),
+            cluster: &self.session.cluster,
+            argocd_namespace: self.session.argocd_namespace.clone(),
+            paths: self.session.paths.clone(),
+        }
+    }
+}
+
+/// Wait for a trigger, then let a burst of changes settle into one re-check; a quit wins.
+async fn next_trigger(rx: &mut UnboundedReceiver<Trigger>) -> Option<Trigger> {
+    let first = rx.recv().await?;
+    if first == Trigger::Quit {
+        return Some(first);
+    }
+    let mut seen = first;
+    tokio::time::sleep(SETTLE).await;
+    while let Ok(more) = rx.try_recv() {
+        match more {
+            Trigger::Quit => return Some(Trigger::Quit),
+            Trigger::ClusterTick => seen = Trigger::ClusterTick,
+            Trigger::RepoChanged => {}
+        }
+    }
+    Some(seen)
+}
+
+/// The step to watch: the one named (an exercise: its first stage not yet passed), or the
+/// module's first step not passed. Passed steps, and steps a later passed step replaced, are
+/// skipped unless `recheck` (the rule of `labcheck next`, see [`super::next`]).
+fn pick<'a>(
+    module: &'a Module,
+    step: Option<&str>,
+    recall: &Recall,
+    recheck: bool,
+) -> Result<Option<&'a Step>, Error> {
+    let candidates = module.select(step)?;
+    if let [one] = candidates.as_slice()
+        && step.is_some()
+    {
+        return Ok(Some(one));
+    }
+    if recheck {
+        return Ok(candidates.first().copied());
+    }
+    let standings = standings(module, |s| recall.seen_passed.contains_key(s));
+    let standing_of = |step: &Step| {
+        module
+            .steps
+            .iter()
+            .position(|s| s.name == step.name)
+            .map_or(Standing::Open, |i| standings[i].clone())
+    };
+    Ok(first_open(
+        candidates.into_iter().map(|s| (s, standing_of(s))),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::course::Course;
+    use crate::progress::Learner;
+
+    fn picked(passed: &[&str], step: Option<&str>, recheck: bool) -> Option<String> {
+        let course = Course::embedded().expect("the built-in course");
+        let module = course.module("module-10").expect("module 10");
+        let recall = Learner::having_passed(passed).recall(module);
+        pick(module, step, &recall, recheck)
+            .expect("a known step")
+            .map(|s| s.name.clone())
+    }
+
+    #[test]
+    fn watch_picks_the_step_next_and_status_name_skipping_one_a_later_pass_replaced() {
+        // Step 4's failed sync is gone once step 5 passed: watching it could never end.
+        let done = ["step-1", "step-2", "step-3", "step-5"];
+        assert_eq!(
+            picked(&done, None, false).as_deref(),
+            Some("break-it/break")
+        );
+        // Named, it is watched all the same; --recheck starts from the first step.
+        assert_eq!(
+            picked(&done, Some("step-4"), false).as_deref(),
+            Some("step-4")
+        );
+        assert_eq!(picked(&done, None, true).as_deref(), Some("step-1"));
+        assert_eq!(picked(&[], None, false).as_deref(), Some("step-1"));
+    }
+
+    #[test]
+    fn watch_on_an_exercise_picks_its_first_stage_not_passed() {
+        assert_eq!(
+            picked(&["break-it/break"], Some("break-it"), false).as_deref(),
+            Some("break-it/fix")
+        );
+    }
+}
