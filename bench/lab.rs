@@ -4,11 +4,12 @@
 //! `DIR/<point>/work/…` (real git repos, as `labcheck demo --keep` does) and `DIR/<point>.yaml`
 //! (the solved cluster at that point). It also writes `DIR/wait.yaml`: step 4's cluster with its
 //! sync still running, turning into the solved state after WAIT_SECS (default 10), to measure the
-//! load `--wait` puts on the server while it waits; and `DIR/wait-log.yaml`, the same with one more
-//! state a second before the end, as Argo CD runs a SyncFail hook (gitops-engine's
-//! `setOperationFailed` starts the SyncFail hooks and leaves the operation Running until they
-//! complete): the migration has failed, the hook's pod runs with nothing logged yet, and at
-//! WAIT_SECS it logs its line and ends, so the step's last change is a log check's.
+//! load `--wait` puts on the server while it waits; and `DIR/wait-log.yaml`, the same with one
+//! more state a second before the end, as Argo CD runs a SyncFail hook (gitops-engine's
+//! `setOperationFailed`, pkg/sync/sync_context.go, starts the SyncFail hooks and leaves the
+//! operation Running until they complete): the migration has failed, the hook's pod runs with
+//! nothing logged yet, and at WAIT_SECS it logs its line and ends, so the step's last change is a
+//! log check's.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
