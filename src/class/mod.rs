@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::mpsc;
 
 use crate::causes::CauseId;
 use crate::error::Error;
-use crate::fleet::{self, CONCURRENCY, LearnerRun, Seat};
+use crate::fleet::{self, LearnerRun, Seat};
 use crate::outcome::Status;
 use crate::probe::cluster::Cluster;
 use crate::run::{Class, StepReport, WaitPolicy};
@@ -181,8 +181,8 @@ impl Following {
 
 /// Follow every learner of `class` (desk `i` is seat `i`), then show the learners of the bundles
 /// in `bundles` after them (read once: a bundle does not change). Each live learner is run now,
-/// then again on every change, until [`Following::stop`]; at most [`CONCURRENCY`] runs at once,
-/// so a class of 200 starts in waves as a class run does.
+/// then again on every change, until [`Following::stop`], as many at once as a class run lets in
+/// ([`fleet::gate::Gate`]), so the page's first render costs what a class run costs.
 pub fn follow(class: Arc<Class>, bundles: Option<&Path>) -> Result<Following, Error> {
     let from_bundles = match bundles {
         Some(dir) => bundles::read_dir(dir).map_err(Error::Usage)?,
@@ -204,7 +204,7 @@ pub fn follow(class: Arc<Class>, bundles: Option<&Path>) -> Result<Following, Er
         }))
         .collect();
     let room = Arc::new(Room::new(class.title.clone(), class.module_run, learners));
-    let limit = Arc::new(Semaphore::new(CONCURRENCY));
+    let limit = Arc::new(fleet::gate::Gate::new());
     let followers = (0..live)
         .map(|index| {
             tokio::spawn(follow_one(
@@ -228,7 +228,12 @@ pub fn follow(class: Arc<Class>, bundles: Option<&Path>) -> Result<Following, Er
 
 /// One learner, followed: one cluster connection (and its watch streams) for every round, a
 /// fresh read of the work repos each time.
-async fn follow_one(room: Arc<Room>, index: usize, class: Arc<Class>, limit: Arc<Semaphore>) {
+async fn follow_one(
+    room: Arc<Room>,
+    index: usize,
+    class: Arc<Class>,
+    limit: Arc<fleet::gate::Gate>,
+) {
     let Some(seat) = class.seats().get(index) else {
         return;
     };
@@ -249,7 +254,7 @@ async fn follow_one(room: Arc<Room>, index: usize, class: Arc<Class>, limit: Arc
             watched = dirs;
         }
         let run = {
-            let _turn = limit.acquire().await;
+            let _turn = limit.enter(&seat.env.cluster).await;
             // The room never waits: it runs again the moment something changes.
             let lesson = fleet::Lesson {
                 policy: WaitPolicy::Never,

@@ -8,12 +8,12 @@
 //! Summaries then show the learner's real names; `hint:` texts of check files stay as written.
 
 pub mod causes;
+pub mod gate;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use futures::stream::{self, StreamExt};
 use serde::Serialize;
 
 use crate::checks::CheckKind;
@@ -23,11 +23,6 @@ use crate::outcome::Status;
 use crate::probe::cluster::{Cluster, ClusterOptions};
 use crate::probe::files::PathShower;
 use crate::run::{self, Recall, StepReport, WaitPolicy, WorkDir};
-
-/// How many learners are checked at once. The reads wait on the network, not the CPU, so a whole
-/// class goes in one wave; 64 learners × about 5 reads a step stays under kube-apiserver's default
-/// of 400 read requests in flight, so even one shared cluster is not pushed into throttling.
-pub const CONCURRENCY: usize = 64;
 
 /// One learner's environment.
 #[derive(Debug, Clone)]
@@ -250,16 +245,53 @@ impl Seat {
     }
 }
 
-/// Run every seat, at most [`CONCURRENCY`] at once; results in input order. Each learner goes
+/// Run every seat, as many at once as [`gate::Gate`] lets in (every learner of a class of 200 on
+/// their own clusters, 64 of a class sharing one); results in input order. Each learner goes
 /// through [`run::run_learner`], the runner of a learner's own run, with no progress at all: a
 /// class never reads or writes anyone's progress, so hint levels are the first and "the break
 /// came first" is read from the learner's own history.
+///
+/// Each learner is a task of its own, so every worker thread of the runtime runs learners (their
+/// checks, the answers they parse), not only the thread waiting for the class.
 pub async fn run(lesson: Lesson<'_>, seats: &[Seat]) -> Vec<LearnerRun> {
-    stream::iter(seats)
-        .map(|seat| seat.run(lesson, None))
-        .buffered(CONCURRENCY)
-        .collect()
-        .await
+    let shared = Arc::new((
+        lesson.course.clone(),
+        lesson.module.clone(),
+        lesson.track.to_string(),
+        lesson.argocd_namespace.clone(),
+        lesson.paths.clone(),
+    ));
+    let policy = lesson.policy;
+    let gate = Arc::new(gate::Gate::new());
+    let tasks: Vec<_> = seats
+        .iter()
+        .map(|seat| {
+            let (seat, shared, gate) = (seat.clone(), shared.clone(), gate.clone());
+            tokio::spawn(async move {
+                let _turn = gate.enter(&seat.env.cluster).await;
+                let (course, module, track, argocd_namespace, paths) = &*shared;
+                let lesson = Lesson {
+                    course,
+                    module,
+                    track,
+                    argocd_namespace,
+                    policy,
+                    paths,
+                };
+                seat.run(lesson, None).await
+            })
+        })
+        .collect();
+    let mut runs = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        match task.await {
+            Ok(run) => runs.push(run),
+            // A learner's run that panicked is a bug: let it surface as it would have unspawned.
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => panic!("a learner's run was cancelled: {e}"),
+        }
+    }
+    runs
 }
 
 /// Where `env`'s work repos are: a folder that is not there is no work dir either, told once

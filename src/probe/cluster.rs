@@ -8,6 +8,7 @@
 pub mod api;
 pub mod argocd;
 pub mod config;
+pub mod follow;
 pub mod pods;
 mod reads;
 pub mod server;
@@ -83,6 +84,8 @@ pub struct Cluster {
     watches: watch::Watches,
     /// Whether reads are recorded on a tape or answered from one (see [`tape`]).
     tape: Mode,
+    /// Pod logs followed while waiting (`kubectl logs -f`), one stream per log read.
+    follows: follow::Follows,
 }
 
 enum Access {
@@ -173,6 +176,7 @@ impl Cluster {
             changes: Arc::new(tokio::sync::watch::Sender::new(0)),
             watches: watch::Watches::default(),
             tape: Mode::Live,
+            follows: follow::Follows::default(),
         }
     }
 

@@ -169,7 +169,7 @@ impl Class {
         }
     }
 
-    /// Run every learner once (at most [`fleet::CONCURRENCY`] at a time) and group the failures.
+    /// Run every learner once (as many at a time as [`fleet::gate::Gate`] lets in) and group the failures.
     pub async fn run(&self) -> ClassRun {
         let runs = fleet::run(self.lesson(), &self.seats).await;
         let causes = causes::group(&runs);

@@ -99,9 +99,14 @@ fn resource(
     };
     let as_table = wants_table(headers);
     match (path.name, path.subresource) {
-        (Some(name), Some("log")) if resource.kind == "Pod" => {
-            logs::serve(state, path.namespace.unwrap_or(""), name, query)
-        }
+        (Some(name), Some("log")) if resource.kind == "Pod" => logs::serve(
+            shared,
+            index,
+            state,
+            path.namespace.unwrap_or(""),
+            name,
+            query,
+        ),
         (Some(name), None | Some("status")) => {
             let api_version = resource.api_version();
             match state.get(

@@ -18,6 +18,7 @@ mod history;
 mod kubectl;
 mod lab_chart;
 mod learner;
+mod log_follow;
 mod module_10;
 mod module_10_cluster;
 mod module_11;

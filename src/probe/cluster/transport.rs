@@ -274,7 +274,7 @@ fn body_error(error: BodyError, describe: &str, url: &str, budget: Duration) -> 
 
 /// The body as text; a log cut at a byte may start inside a character: that partial character
 /// is dropped.
-fn text(url: &str, bytes: Vec<u8>, skipped: u64) -> Result<String, ProbeError> {
+pub(super) fn text(url: &str, bytes: Vec<u8>, skipped: u64) -> Result<String, ProbeError> {
     let bytes = if skipped > 0 {
         let start = bytes
             .iter()

@@ -1,7 +1,8 @@
 //! Waiting for the cluster to change: a watch stream per kind and namespace read so far keeps
-//! the cache current; what no stream keeps current is read again about once a second.
+//! the cache current, and a followed stream each pod log read so far; what no stream keeps
+//! current is read again about once a second.
 
-use super::{Access, Cluster, WAIT_POLL, watch};
+use super::{Access, Cluster, WAIT_POLL, follow, watch};
 
 impl Cluster {
     /// How many changes this run has seen so far; give it to [`Cluster::wait_for_change`].
@@ -13,9 +14,10 @@ impl Cluster {
     /// until `deadline`; then make the cache answer the next reads with the current state.
     ///
     /// Every kind and namespace read so far gets one watch stream (list, then watch) that keeps
-    /// its reads in the cache current. Reads no stream keeps current (pod logs, a kind the server
-    /// will not watch, a stream still connecting) are looked at again about once a second, as
-    /// they always were. Returns the generation to give next time.
+    /// its reads in the cache current, and every pod log read so far is followed (`kubectl logs
+    /// -f`). Reads no stream keeps current (the log of a container that has terminated, a kind
+    /// the server will not watch, a stream still connecting) are looked at again about once a
+    /// second, as they always were. Returns the generation to give next time.
     pub async fn wait_for_change(&self, seen: u64, deadline: std::time::Instant) -> u64 {
         let polled = self.start_watches();
         let deadline = tokio::time::Instant::from_std(deadline);
@@ -45,33 +47,49 @@ impl Cluster {
             config.read_timeout = None;
             kube::Client::try_from(config).ok()
         });
-        let urls: Vec<String> = self.cache_lock().keys().cloned().collect();
+        // Each read with whether it is a log to follow (its cached answer says so).
+        let reads: Vec<(String, bool)> = self
+            .cache_lock()
+            .iter()
+            .map(|(url, (_, cell))| {
+                let answer = cell.get().and_then(|a| a.as_ref().ok());
+                (url.clone(), follow::followable(url, answer))
+            })
+            .collect();
         let mut polled = false;
-        for url in &urls {
+        for (url, log) in &reads {
             let Some(target) = watch::target(url) else {
                 polled = true;
                 continue;
             };
             if let Some(client) = client {
-                self.watches.ensure(
-                    &target.collection,
-                    watch::Feed {
-                        client: client.clone(),
-                        cache: self.cache.clone(),
-                        changes: self.changes.clone(),
-                    },
-                );
+                let feed = || watch::Feed {
+                    client: client.clone(),
+                    cache: self.cache.clone(),
+                    changes: self.changes.clone(),
+                    streamed: self.follows.streamed(),
+                };
+                self.watches.ensure(&target.collection, feed());
+                if *log {
+                    self.follows.ensure(url, feed());
+                }
             }
             polled |= !self.kept_current(url);
         }
         polled
     }
 
-    /// Whether a live stream keeps the cached read at `url` current.
+    /// Whether a live stream keeps the cached read at `url` current: the watch of its
+    /// collection for an object or a list, the followed log for a pod's log.
     fn kept_current(&self, url: &str) -> bool {
-        watch::target(url).is_some_and(|t| {
-            t.subresource.is_none()
-                && self.watches.state(&t.collection) == Some(watch::StreamState::Live)
+        watch::target(url).is_some_and(|t| match t.subresource {
+            None => self.watches.state(&t.collection) == Some(watch::StreamState::Live),
+            Some("log") => {
+                self.follows.state(url) == Some(follow::FollowState::Open)
+                    || (self.follows.settled(url)
+                        && self.watches.state(&t.collection) == Some(watch::StreamState::Live))
+            }
+            Some(_) => false,
         })
     }
 
@@ -97,5 +115,10 @@ impl Cluster {
     /// The collections watched so far (`/apis/batch/v1/namespaces/ns/jobs`).
     pub fn watched(&self) -> Vec<String> {
         self.watches.started()
+    }
+
+    /// The pod log reads followed so far (`/api/v1/namespaces/ns/pods/p/log?container=c`).
+    pub fn followed(&self) -> Vec<String> {
+        self.follows.started()
     }
 }

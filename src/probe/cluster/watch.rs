@@ -102,6 +102,8 @@ pub(super) struct Feed {
     pub(super) client: kube::Client,
     pub(super) cache: Cache,
     pub(super) changes: Arc<tokio::sync::watch::Sender<u64>>,
+    /// The pod logs followed streams answer: a pod's event leaves them be.
+    pub(super) streamed: super::follow::StreamedLogs,
 }
 
 /// A read's URL split as the API lays it out.
@@ -356,7 +358,8 @@ fn apply(feed: &Feed, collection: &str, store: &mut Store, event: Value) -> Opti
 
 /// Answer every cached read of `collection` from the store: an object's GET with the object
 /// (or the API's 404), a list with the matching objects. A read the store cannot answer (a
-/// selector beyond `key=value`, a subresource) is dropped, so the next look reads it anew.
+/// selector beyond `key=value`, a subresource) is dropped, so the next look reads it anew,
+/// unless it is a pod log a followed stream answers.
 fn fill(feed: &Feed, collection: &str, store: &Store) {
     let mut cache = lock(&feed.cache);
     let urls: Vec<String> = cache
@@ -366,6 +369,12 @@ fn fill(feed: &Feed, collection: &str, store: &Store) {
         .collect();
     for url in urls {
         let Some(target) = target(&url) else { continue };
+        if target.subresource == Some("log")
+            && let Some(pod) = target.name
+            && super::follow::survives(&feed.streamed, &url, store.objects.get(pod))
+        {
+            continue;
+        }
         let answer = match (target.name, target.subresource, target.query) {
             (Some(name), None, None) => Some(match store.objects.get(name) {
                 Some(object) => ok(object),
@@ -590,6 +599,7 @@ mod tests {
             client,
             cache: cache.clone(),
             changes: changes.clone(),
+            streamed: Default::default(),
         };
         let collection = "/apis/batch/v1/namespaces/checkout-dev/jobs".to_string();
         let path = format!("{collection}/checkout-migrate");
