@@ -47,8 +47,8 @@ struct Asked {
     follow: bool,
 }
 
-/// The container and parameters of a log request, or the API's 400 for them.
-fn asked(pod: &Value, pod_name: &str, query: &Query) -> Result<Asked, Response> {
+/// The container and parameters of a log request, or the message of the API's 400 for them.
+fn asked(pod: &Value, pod_name: &str, query: &Query) -> Result<Asked, String> {
     let containers = names(pod, "containers");
     let init = names(pod, "initContainers");
     let ephemeral = names(pod, "ephemeralContainers");
@@ -69,7 +69,7 @@ fn asked(pod: &Value, pod_name: &str, query: &Query) -> Result<Asked, Response> 
                         init.join(" ")
                     ));
                 }
-                return Err(status::bad_request(&message));
+                return Err(message);
             }
         },
     };
@@ -78,13 +78,13 @@ fn asked(pod: &Value, pod_name: &str, query: &Query) -> Result<Asked, Response> 
         || init.contains(&container)
         || ephemeral.contains(&container);
     if !known {
-        return Err(status::bad_request(&format!(
+        return Err(format!(
             "container {container} is not valid for pod {pod_name}"
-        )));
+        ));
     }
     let (tail, limit) = match (number(query, "tailLines"), number(query, "limitBytes")) {
         (Ok(t), Ok(l)) => (t, l),
-        (Err(message), _) | (_, Err(message)) => return Err(status::bad_request(&message)),
+        (Err(message), _) | (_, Err(message)) => return Err(message),
     };
     Ok(Asked {
         first: containers.first().is_none_or(|c| *c == container) || container.is_empty(),
@@ -116,7 +116,7 @@ pub(super) fn serve(
     };
     let asked = match asked(pod, pod_name, query) {
         Ok(asked) => asked,
-        Err(answer) => return answer,
+        Err(message) => return status::bad_request(&message),
     };
     let container = &asked.container;
     let text = state.log(namespace, pod_name, container, asked.first, asked.previous);
