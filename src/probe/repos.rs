@@ -3,7 +3,9 @@
 //! from the repo itself, records the answer on a tape as well (`labcheck bundle`), or answers
 //! from a tape alone (a bundle's replay); see `probe::tape`. Checks never see the difference.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use globset::GlobMatcher;
 use regex::Regex;
@@ -35,6 +37,28 @@ pub trait ContentTest {
 pub struct Repos {
     mode: Mode,
     work_dir: PathBuf,
+    opened: Arc<Opened>,
+}
+
+/// The repositories a run has opened, each opened once: opening one reads its config files
+/// (and the global and system ones) again, which was most of what a learner of a class cost.
+/// A run is short and every read goes to disk (refs, index, objects), so what an open
+/// repository caches is never staler than the run.
+#[derive(Default)]
+struct Opened(Mutex<HashMap<PathBuf, Arc<Mutex<RepoReader>>>>);
+
+impl std::fmt::Debug for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opened").finish_non_exhaustive()
+    }
+}
+
+/// The lock of a shared repository: a poisoned lock only means another read panicked, and
+/// every read leaves the repository as it found it.
+fn lock(reader: &Mutex<RepoReader>) -> MutexGuard<'_, RepoReader> {
+    reader
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A kept answer: the value, or the error as a tape keeps it.
@@ -67,7 +91,37 @@ pub struct Manifests {
 impl Repos {
     /// The repos under `work_dir`, answered as `mode` says.
     pub fn new(mode: Mode, work_dir: PathBuf) -> Repos {
-        Repos { mode, work_dir }
+        Repos {
+            mode,
+            work_dir,
+            opened: Arc::default(),
+        }
+    }
+
+    /// The repo at `dir`, opened on first use in this run (an open that fails is tried again
+    /// by the next read, which then fails the same way).
+    fn opened(&self, dir: &Path) -> Result<Arc<Mutex<RepoReader>>, GitProbeError> {
+        let mut opened = self
+            .opened
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(reader) = opened.get(dir) {
+            return Ok(reader.clone());
+        }
+        let reader = Arc::new(Mutex::new(RepoReader::open(dir)?));
+        opened.insert(dir.to_path_buf(), reader.clone());
+        Ok(reader)
+    }
+
+    /// `read` on the repo at `dir`, opened once per run.
+    fn with_repo<T>(
+        &self,
+        dir: &Path,
+        read: impl FnOnce(&RepoReader) -> Result<T, GitProbeError>,
+    ) -> Result<T, GitProbeError> {
+        let reader = self.opened(dir)?;
+        read(&lock(&reader))
     }
 
     /// Whether answers come from a tape (no repo is touched).
@@ -154,7 +208,7 @@ impl Repos {
     /// The state of the repo at `dir`: branch, HEAD, upstream, dirty paths, operation.
     pub fn snapshot(&self, dir: &Path) -> Result<RepoSnapshot, GitProbeError> {
         self.ask_git(dir, Question::new("snapshot", &[]), || {
-            super::git::read_repo(dir)
+            self.with_repo(dir, RepoReader::snapshot)
         })
         .map(|mut snapshot| {
             snapshot.path = dir.to_path_buf();
@@ -166,7 +220,7 @@ impl Repos {
     pub fn open(&self, dir: &Path) -> Result<Reader, GitProbeError> {
         let mut live = None;
         self.ask_git(dir, Question::new("open", &[]), || {
-            live = Some(RepoReader::open(dir)?);
+            live = Some(self.opened(dir)?);
             Ok(())
         })?;
         Ok(Reader {
@@ -193,7 +247,7 @@ impl Repos {
 
     fn origin_view_now(&self, dir: &Path, sha: &str) -> Result<OriginView, GitProbeError> {
         self.ask_git(dir, Question::new("origin_view", &[sha]), || {
-            super::git::origin_view(dir, sha)
+            self.with_repo(dir, |reader| super::git::origin_view(reader, sha))
         })
     }
 
@@ -258,8 +312,8 @@ impl Repos {
 pub struct Reader {
     repos: Repos,
     dir: PathBuf,
-    /// The repo itself; `None` in a replay.
-    live: Option<RepoReader>,
+    /// The repo itself (shared with the run's other reads of it); `None` in a replay.
+    live: Option<Arc<Mutex<RepoReader>>>,
 }
 
 impl Reader {
@@ -270,7 +324,7 @@ impl Reader {
     ) -> Result<T, GitProbeError> {
         self.repos
             .ask_git(&self.dir, question, || match &self.live {
-                Some(reader) => live(reader),
+                Some(reader) => live(&lock(reader)),
                 // Not reached: a reader without its repo exists only in a replay, which never asks it.
                 None => Err(GitProbeError::NotInBundle {
                     path: self.dir.clone(),

@@ -1,8 +1,6 @@
 //! What the `origin` remote of a work repository holds: its URL, its default branch, and
 //! which of its branches contain a commit.
 
-use std::path::Path;
-
 use git2::Oid;
 
 use super::error::GitProbeError;
@@ -23,10 +21,9 @@ pub struct OriginView {
 }
 
 /// Read `origin`'s URL, default branch and the remote branches that contain `sha`. Only reads.
-pub fn origin_view(path: &Path, sha: &str) -> Result<OriginView, GitProbeError> {
-    let reader = RepoReader::open(path)?;
+pub fn origin_view(reader: &RepoReader, sha: &str) -> Result<OriginView, GitProbeError> {
     let repo = &reader.repo;
-    let err = GitProbeError::git(path);
+    let err = GitProbeError::git(&reader.path);
     let url = repo
         .find_remote("origin")
         .ok()

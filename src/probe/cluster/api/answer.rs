@@ -65,6 +65,11 @@ pub fn classify(
     server: &str,
     what_for_crd: &str,
 ) -> Result<Answer, ProbeError> {
+    // A 2xx is the object itself: neither read as a Status nor scanned for a message (a whole
+    // Application or pod list would be parsed twice for nothing).
+    if (200..300).contains(&response.code) {
+        return Ok(Answer::Found(response.body.clone()));
+    }
     let status: Option<StatusBody> = serde_json::from_str::<StatusBody>(&response.body)
         .ok()
         .filter(|s| s.kind == "Status");
@@ -73,7 +78,6 @@ pub fn classify(
         .map(|s| s.message.clone())
         .unwrap_or_else(|| first_line(&response.body));
     match response.code {
-        200..=299 => Ok(Answer::Found(response.body.clone())),
         400 => Ok(Answer::BadRequest(message)),
         301 | 302 | 303 | 307 | 308 => Err(ProbeError::Redirected {
             server: server.to_string(),
