@@ -58,6 +58,11 @@ pub struct Desk {
     pub reach: Reach,
     /// When the latest run finished.
     pub checked: Option<jiff::Timestamp>,
+    /// Since when the runs have said what the latest says (the page shows this, not every
+    /// round: a learner who changed nothing does not move the page).
+    pub since: Option<jiff::Timestamp>,
+    /// What the latest run said, as the page compares it (its JSON).
+    said: String,
     /// How many runs so far.
     pub rounds: u64,
 }
@@ -87,6 +92,8 @@ impl Room {
                         run: None,
                         reach: Reach::Checking,
                         checked: None,
+                        since: None,
+                        said: String::new(),
                         rounds: 0,
                     })
                     .collect(),
@@ -110,26 +117,38 @@ impl Room {
         self.changes.subscribe()
     }
 
-    /// Keep `run` as desk `index`'s latest and tell the subscribers.
+    /// Keep `run` as desk `index`'s latest, and tell the subscribers when it says something
+    /// the desk's last run did not (a learner re-checked every few seconds with nothing new
+    /// moves nothing: a class of 200 would otherwise re-render the page dozens of times a second).
     pub fn update(&self, index: usize, run: LearnerRun) {
         let now = jiff::Timestamp::now();
-        {
+        let said = serde_json::to_string(&run).unwrap_or_default();
+        let changed = {
             let mut desks = self.lock();
             let Some(desk) = desks.get_mut(index) else {
                 return;
             };
-            desk.reach = match (not_answering(&run.steps), &desk.reach) {
+            let reach = match (not_answering(&run.steps), &desk.reach) {
                 (None, _) => Reach::Answering,
                 (Some(why), Reach::NotAnswering { since, .. }) => {
                     Reach::NotAnswering { since: *since, why }
                 }
                 (Some(why), _) => Reach::NotAnswering { since: now, why },
             };
+            let changed = desk.run.is_none() || reach != desk.reach || said != desk.said;
+            if changed {
+                desk.since = Some(now);
+                desk.said = said;
+            }
+            desk.reach = reach;
             desk.run = Some(run);
             desk.checked = Some(now);
             desk.rounds += 1;
+            changed
+        };
+        if changed {
+            self.changes.send_modify(|n| *n += 1);
         }
-        self.changes.send_modify(|n| *n += 1);
     }
 }
 
@@ -205,6 +224,8 @@ pub fn follow(class: Arc<Class>, bundles: Option<&Path>) -> Result<Following, Er
         .collect();
     let room = Arc::new(Room::new(class.title.clone(), class.module_run, learners));
     let limit = Arc::new(fleet::gate::Gate::new());
+    let force_poll = std::env::var_os(watch::POLL_ENV).is_some_and(|v| !v.is_empty());
+    let files = Arc::new(watch::SharedRepoWatcher::new(force_poll));
     let followers = (0..live)
         .map(|index| {
             tokio::spawn(follow_one(
@@ -212,6 +233,7 @@ pub fn follow(class: Arc<Class>, bundles: Option<&Path>) -> Result<Following, Er
                 index,
                 class.clone(),
                 limit.clone(),
+                files.clone(),
             ))
         })
         .collect();
@@ -233,6 +255,7 @@ async fn follow_one(
     index: usize,
     class: Arc<Class>,
     limit: Arc<fleet::gate::Gate>,
+    files: Arc<watch::SharedRepoWatcher>,
 ) {
     let Some(seat) = class.seats().get(index) else {
         return;
@@ -240,9 +263,7 @@ async fn follow_one(
     let module = class.module();
     let cluster = Arc::new(Cluster::connect(&seat.env.cluster).await);
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let force_poll = std::env::var_os(watch::POLL_ENV).is_some_and(|v| !v.is_empty());
     let mut watched: Vec<PathBuf> = Vec::new();
-    let mut _watcher = None;
     loop {
         // Watch the repos that are there now: a learner who clones later is watched from then.
         let dirs: Vec<PathBuf> = repo_dirs(seat, module)
@@ -250,7 +271,7 @@ async fn follow_one(
             .filter(|d| d.is_dir())
             .collect();
         if dirs != watched {
-            _watcher = Some(watch::watch_repos(&dirs, force_poll, tx.clone()));
+            files.watch(&dirs, &tx);
             watched = dirs;
         }
         let run = {

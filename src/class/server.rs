@@ -5,6 +5,7 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{Path, State};
@@ -116,23 +117,30 @@ async fn learner(State(shared): State<Shared>, Path(name): Path<String>) -> Resp
     }
 }
 
-/// The live part now, then after every change; changes that come faster than a client reads are
-/// folded into the latest (a watch channel keeps only that).
+/// The shortest time between two events of one page: a change after a quiet moment goes out at
+/// once, and the burst of a class's first round (every learner finishing within a second) goes
+/// out as a few renders of the whole room instead of one per learner.
+const EVENT_GAP: Duration = Duration::from_millis(100);
+
+/// The live part now, then after every change; changes that come faster than a client reads, or
+/// within [`EVENT_GAP`] of the last event, are folded into the latest (a watch channel keeps
+/// only that).
 async fn events(
     State(shared): State<Shared>,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let changes = shared.room.subscribe();
     let stream = futures::stream::unfold(
-        (shared, changes, true),
-        |(shared, mut changes, first)| async move {
-            if !first {
+        (shared, changes, None::<Instant>),
+        |(shared, mut changes, last)| async move {
+            if let Some(last) = last {
                 changes.changed().await.ok()?;
+                tokio::time::sleep_until((last + EVENT_GAP).into()).await;
             }
             changes.borrow_and_update();
             // Carriage returns are not allowed in an event's data; the page has none of its own.
             let html = shared.renderer.live(&shared.room).replace('\r', "");
             let event = Event::default().event("room").data(html);
-            Some((Ok(event), (shared, changes, false)))
+            Some((Ok(event), (shared, changes, Some(Instant::now()))))
         },
     );
     Sse::new(stream).keep_alive(KeepAlive::default())

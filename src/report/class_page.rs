@@ -65,6 +65,15 @@ pub fn learner_report(desk: &Desk, module_run: bool) -> String {
             clock(*since)
         );
     }
+    if let Some(checked) = desk.checked {
+        let _ = writeln!(
+            out,
+            "checked at {} (run {}), like this since {}\n",
+            clock(checked),
+            desk.rounds,
+            desk.since.map(clock).unwrap_or_default()
+        );
+    }
     match &desk.run {
         Some(run) => out.push_str(&super::render(
             &run.steps,
@@ -238,9 +247,11 @@ fn status_cell(desk: &Desk, step: Option<&crate::run::StepReport>) -> String {
     if let Origin::Bundle { .. } = &desk.origin {
         text.push_str(" <span class=\"note\">bundle</span>");
     }
+    // When this state was first seen, not when it was last checked: the live part changes only
+    // when a learner's state does (the full report says when they were last checked).
     let checked = desk
-        .checked
-        .map(|t| format!(" title=\"checked at {} (run {})\"", clock(t), desk.rounds))
+        .since
+        .map(|t| format!(" title=\"like this since {}\"", clock(t)))
         .unwrap_or_default();
     format!("<td class=\"state\"{checked}>{text}</td>")
 }

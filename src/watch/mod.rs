@@ -5,7 +5,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -103,6 +103,93 @@ pub fn watch_repos(
             mode: Mode::Polling(format!("{reason}; polling failed too ({e})")),
         },
     }
+}
+
+/// Where each watched folder's changes go: the followers of a shared watcher.
+type Routes = Arc<Mutex<Vec<(PathBuf, UnboundedSender<Trigger>)>>>;
+
+/// One watcher of the operating system for many followers (the learners of a class page).
+///
+/// Linux gives a user 128 inotify instances by default: with a watcher each, a class of 200
+/// left 72 learners polling every repo file every 2 s, which cost more than checking them. One
+/// instance watches every learner's repos here, and each event goes to the followers whose
+/// folder holds its path. A folder that cannot have file events (the watch limit, a file
+/// system without them, `LABCHECK_WATCH_POLL`) is polled by one shared poller instead.
+pub struct SharedRepoWatcher {
+    routes: Routes,
+    events: Mutex<Option<notify::RecommendedWatcher>>,
+    polling: Mutex<Option<notify::PollWatcher>>,
+}
+
+impl SharedRepoWatcher {
+    /// A watcher with no folder yet; `force_poll` polls everything.
+    pub fn new(force_poll: bool) -> SharedRepoWatcher {
+        let routes = Routes::default();
+        let events = if force_poll {
+            None
+        } else {
+            notify::recommended_watcher(route(&routes)).ok()
+        };
+        SharedRepoWatcher {
+            routes,
+            events: Mutex::new(events),
+            polling: Mutex::new(None),
+        }
+    }
+
+    /// Watch `dirs` (recursively) for `tx`: every change under one of them sends it
+    /// [`Trigger::RepoChanged`]. A folder watched before is watched again (it may have been
+    /// removed and made anew), never routed twice.
+    pub fn watch(&self, dirs: &[PathBuf], tx: &UnboundedSender<Trigger>) {
+        {
+            let mut routes = lock(&self.routes);
+            for dir in dirs {
+                if !routes
+                    .iter()
+                    .any(|(d, t)| d == dir && t.same_channel(tx))
+                {
+                    routes.push((dir.clone(), tx.clone()));
+                }
+            }
+        }
+        for dir in dirs.iter().filter(|d| d.is_dir()) {
+            let by_events = lock(&self.events)
+                .as_mut()
+                .is_some_and(|w| w.watch(dir, RecursiveMode::Recursive).is_ok());
+            if !by_events {
+                let mut polling = lock(&self.polling);
+                if polling.is_none() {
+                    let config = notify::Config::default().with_poll_interval(POLL_INTERVAL);
+                    *polling = notify::PollWatcher::new(route(&self.routes), config).ok();
+                }
+                if let Some(poller) = polling.as_mut() {
+                    let _ = poller.watch(dir, RecursiveMode::Recursive);
+                }
+            }
+        }
+    }
+}
+
+/// A handler sending each change to the followers whose folder holds its path.
+fn route(routes: &Routes) -> impl Fn(notify::Result<notify::Event>) + Clone + Send + 'static {
+    let routes = routes.clone();
+    move |event: notify::Result<notify::Event>| {
+        // Reads (including labcheck's own) are not changes.
+        let Ok(event) = event else { return };
+        if matches!(event.kind, EventKind::Access(_)) {
+            return;
+        }
+        for (dir, tx) in lock(&routes).iter() {
+            if event.paths.iter().any(|p| p.starts_with(dir)) {
+                let _ = tx.send(Trigger::RepoChanged);
+            }
+        }
+    }
+}
+
+/// A lock whose holder panicked still guards whole values (a route list, a watcher).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn watch_all(watcher: &mut impl Watcher, dirs: &[PathBuf]) -> notify::Result<()> {

@@ -194,10 +194,13 @@ async fn follow(
                 continue;
             }
         };
-        fill(&feed, &collection, &store);
+        let changed = fill(&feed, &collection, &store);
         set(StreamState::Live);
-        // The list may show a newer state than the checks read: let them look again.
-        feed.changes.send_modify(|n| *n += 1);
+        // The list may show a newer state than the checks read: let them look again (only
+        // then: a list that says what they read wakes nobody).
+        if changed {
+            feed.changes.send_modify(|n| *n += 1);
+        }
         let ended = loop {
             match watch(&feed, &collection, &mut store).await {
                 Ended::Closed => continue,
@@ -351,16 +354,20 @@ fn apply(feed: &Feed, collection: &str, store: &mut Store, event: Value) -> Opti
         }
         _ => return Some(Ended::Broken),
     }
-    fill(feed, collection, store);
-    feed.changes.send_modify(|n| *n += 1);
+    // An event about an object no read asked for (another pod of the namespace) changes no
+    // answer: nobody looks again for it.
+    if fill(feed, collection, store) {
+        feed.changes.send_modify(|n| *n += 1);
+    }
     None
 }
 
 /// Answer every cached read of `collection` from the store: an object's GET with the object
 /// (or the API's 404), a list with the matching objects. A read the store cannot answer (a
 /// selector beyond `key=value`, a subresource) is dropped, so the next look reads it anew,
-/// unless it is a pod log a followed stream answers.
-fn fill(feed: &Feed, collection: &str, store: &Store) {
+/// unless it is a pod log a followed stream answers. Whether any answer changed.
+fn fill(feed: &Feed, collection: &str, store: &Store) -> bool {
+    let mut changed = false;
     let mut cache = lock(&feed.cache);
     let urls: Vec<String> = cache
         .keys()
@@ -404,13 +411,51 @@ fn fill(feed: &Feed, collection: &str, store: &Store) {
         };
         match answer {
             Some(raw) => {
+                let before = cache.get(&url).and_then(|(_, cell)| cell.get());
+                if !matches!(before, Some(Ok(old)) if same_answer(old, &raw)) {
+                    changed = true;
+                }
                 let cell: Cell = Arc::new(OnceCell::from(Ok(raw)));
                 cache.insert(url, (std::time::Instant::now(), cell));
             }
             None => {
                 cache.remove(&url);
+                changed = true;
             }
         }
+    }
+    changed
+}
+
+/// Whether two answers to one read say the same: the same status and the same object, or a
+/// list of the same items (a list's own resourceVersion moves with any change in the
+/// collection, and a list read gives its items without `apiVersion` and `kind`, which the store
+/// adds). Anything that does not parse is compared as text.
+fn same_answer(old: &RawResponse, new: &RawResponse) -> bool {
+    if old.code != new.code || old.skipped != new.skipped {
+        return false;
+    }
+    if old.body == new.body {
+        return true;
+    }
+    let parse = |body: &str| -> Option<Value> {
+        let mut value: Value = serde_json::from_str(body).ok()?;
+        match value.get_mut("items").map(Value::take) {
+            Some(Value::Array(mut items)) => {
+                for item in &mut items {
+                    if let Some(map) = item.as_object_mut() {
+                        map.remove("apiVersion");
+                        map.remove("kind");
+                    }
+                }
+                Some(Value::Array(items))
+            }
+            _ => Some(value),
+        }
+    };
+    match (parse(&old.body), parse(&new.body)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
     }
 }
 
