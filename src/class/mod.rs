@@ -226,14 +226,18 @@ pub fn follow(class: Arc<Class>, bundles: Option<&Path>) -> Result<Following, Er
     let limit = Arc::new(fleet::gate::Gate::new());
     let force_poll = std::env::var_os(watch::POLL_ENV).is_some_and(|v| !v.is_empty());
     let files = Arc::new(watch::SharedRepoWatcher::new(force_poll));
+    let first_round = Arc::new(tokio::sync::Barrier::new(live));
     let followers = (0..live)
         .map(|index| {
             tokio::spawn(follow_one(
                 room.clone(),
                 index,
                 class.clone(),
-                limit.clone(),
-                files.clone(),
+                Shared {
+                    limit: limit.clone(),
+                    files: files.clone(),
+                    first_round: first_round.clone(),
+                },
             ))
         })
         .collect();
@@ -248,15 +252,28 @@ pub fn follow(class: Arc<Class>, bundles: Option<&Path>) -> Result<Following, Er
     })
 }
 
+/// What the followers of one room share.
+struct Shared {
+    /// How many learners run at once.
+    limit: Arc<fleet::gate::Gate>,
+    /// The room's one file watcher.
+    files: Arc<watch::SharedRepoWatcher>,
+    /// Met by every follower after its first run.
+    first_round: Arc<tokio::sync::Barrier>,
+}
+
+/// How long a follower whose first run is done waits for the others' before it starts its watch
+/// streams: no longer than a slow cluster should hold the rest back.
+const FIRST_ROUND_WAIT: Duration = Duration::from_secs(2);
+
 /// One learner, followed: one cluster connection (and its watch streams) for every round, a
 /// fresh read of the work repos each time.
-async fn follow_one(
-    room: Arc<Room>,
-    index: usize,
-    class: Arc<Class>,
-    limit: Arc<fleet::gate::Gate>,
-    files: Arc<watch::SharedRepoWatcher>,
-) {
+async fn follow_one(room: Arc<Room>, index: usize, class: Arc<Class>, shared: Shared) {
+    let Shared {
+        limit,
+        files,
+        first_round,
+    } = shared;
     let Some(seat) = class.seats().get(index) else {
         return;
     };
@@ -264,6 +281,7 @@ async fn follow_one(
     let cluster = Arc::new(Cluster::connect(&seat.env.cluster).await);
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut watched: Vec<PathBuf> = Vec::new();
+    let mut first_run = true;
     loop {
         // Watch the repos that are there now: a learner who clones later is watched from then.
         let dirs: Vec<PathBuf> = repo_dirs(seat, module)
@@ -284,6 +302,13 @@ async fn follow_one(
             seat.run(lesson, Some(cluster.clone())).await
         };
         room.update(index, run);
+        if std::mem::take(&mut first_run) {
+            // The streams start (a list and a watch per kind read) once the whole room has had
+            // its first run, so they do not compete with it: the page's first render costs what
+            // a class run costs. Nothing is missed: a stream's first list wakes the learner when
+            // it says something their run did not read.
+            let _ = tokio::time::timeout(FIRST_ROUND_WAIT, first_round.wait()).await;
+        }
         let seen = cluster.generation();
         tokio::select! {
             trigger = rx.recv() => {
@@ -375,6 +400,28 @@ mod tests {
         room.update(0, run_of(vec![Outcome::fail("not synced")]));
         assert_eq!(reach(), Reach::Answering);
         assert_eq!(room.desks()[0].rounds, 4);
+    }
+
+    #[test]
+    fn a_learner_checked_again_with_nothing_new_moves_nothing_and_a_new_verdict_moves_the_page() {
+        let room = Room::new("m".into(), false, vec![("erin".into(), Origin::Live)]);
+        let mut changes = room.subscribe();
+        room.update(0, run_of(vec![Outcome::fail("not synced")]));
+        assert!(changes.has_changed().unwrap_or(false), "the first run");
+        changes.borrow_and_update();
+        let since = room.desks()[0].since;
+        room.update(0, run_of(vec![Outcome::fail("not synced")]));
+        assert!(!changes.has_changed().unwrap_or(true), "the same run again");
+        let desk = &room.desks()[0];
+        assert_eq!((desk.rounds, desk.since), (2, since), "counted, not shown");
+        room.update(0, run_of(vec![Outcome::pass("synced")]));
+        assert!(changes.has_changed().unwrap_or(false), "a new verdict");
+        changes.borrow_and_update();
+        room.update(0, run_of(vec![unreachable()]));
+        assert!(
+            changes.has_changed().unwrap_or(false),
+            "a cluster that stops answering"
+        );
     }
 
     #[test]

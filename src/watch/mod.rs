@@ -5,8 +5,8 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
@@ -144,10 +144,7 @@ impl SharedRepoWatcher {
         {
             let mut routes = lock(&self.routes);
             for dir in dirs {
-                if !routes
-                    .iter()
-                    .any(|(d, t)| d == dir && t.same_channel(tx))
-                {
+                if !routes.iter().any(|(d, t)| d == dir && t.same_channel(tx)) {
                     routes.push((dir.clone(), tx.clone()));
                 }
             }
@@ -189,7 +186,9 @@ fn route(routes: &Routes) -> impl Fn(notify::Result<notify::Event>) + Clone + Se
 
 /// A lock whose holder panicked still guards whole values (a route list, a watcher).
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn watch_all(watcher: &mut impl Watcher, dirs: &[PathBuf]) -> notify::Result<()> {
@@ -297,6 +296,71 @@ fn read_keys(tx: &UnboundedSender<Trigger>, stop: &AtomicBool) {
         if quit {
             let _ = tx.send(Trigger::Quit);
             return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::sync::mpsc;
+
+    /// Whether `rx` got a change within `within`.
+    async fn woke(rx: &mut mpsc::UnboundedReceiver<Trigger>, within: Duration) -> bool {
+        let got = tokio::time::timeout(within, rx.recv()).await;
+        while rx.try_recv().is_ok() {}
+        matches!(got, Ok(Some(Trigger::RepoChanged)))
+    }
+
+    #[tokio::test]
+    async fn one_shared_watcher_wakes_only_the_learner_whose_repo_changed() {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let (ana_dir, bob_dir) = (root.path().join("ana"), root.path().join("bob"));
+        for dir in [&ana_dir, &bob_dir] {
+            std::fs::create_dir_all(dir.join("helm")).unwrap_or_else(|e| panic!("{e}"));
+        }
+        for force_poll in [false, true] {
+            let files = SharedRepoWatcher::new(force_poll);
+            let (ana_tx, mut ana) = mpsc::unbounded_channel();
+            let (bob_tx, mut bob) = mpsc::unbounded_channel();
+            files.watch(std::slice::from_ref(&ana_dir), &ana_tx);
+            files.watch(std::slice::from_ref(&bob_dir), &bob_tx);
+            // Watching again routes nothing twice.
+            files.watch(std::slice::from_ref(&ana_dir), &ana_tx);
+            let within = if force_poll {
+                POLL_INTERVAL * 3
+            } else {
+                Duration::from_secs(2)
+            };
+            // The poller needs one look to know the files before it can see a change.
+            tokio::time::sleep(if force_poll {
+                POLL_INTERVAL + Duration::from_millis(200)
+            } else {
+                Duration::from_millis(50)
+            })
+            .await;
+            std::fs::write(
+                ana_dir.join("helm/dev.yaml"),
+                format!("tag: {force_poll}\n"),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                woke(&mut ana, within).await,
+                "ana's edit (poll: {force_poll})"
+            );
+            assert!(
+                !woke(&mut bob, Duration::from_millis(300)).await,
+                "bob changed nothing"
+            );
+            std::fs::write(
+                bob_dir.join("helm/dev.yaml"),
+                format!("tag: b{force_poll}\n"),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                woke(&mut bob, within).await,
+                "bob's edit (poll: {force_poll})"
+            );
         }
     }
 }

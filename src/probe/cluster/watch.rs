@@ -620,6 +620,88 @@ mod tests {
         assert_eq!(cluster.watched(), [collection]);
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_list_that_says_what_the_checks_read_wakes_nobody_and_the_change_after_it_does() {
+        let server = served(Duration::from_millis(1500)).await;
+        let cluster = Cluster::over_http(&server.url(), "test".to_string(), None);
+        let job = cluster.job("checkout-dev", "checkout-migrate").await;
+        assert!(matches!(job, Ok(Some(_))), "{job:?}");
+        let seen = cluster.generation();
+        let start = std::time::Instant::now();
+        let after_list = cluster
+            .wait_for_change(seen, start + Duration::from_millis(900))
+            .await;
+        let collection = "/apis/batch/v1/namespaces/checkout-dev/jobs";
+        assert!(
+            !queries_to(&server, collection).is_empty(),
+            "the stream listed the jobs"
+        );
+        assert_eq!(after_list, seen, "a list of what was read is no change");
+        assert_eq!(succeeded(&cluster), None);
+        let changed = cluster
+            .wait_for_change(seen, std::time::Instant::now() + Duration::from_secs(5))
+            .await;
+        assert!(changed > seen, "the Job's completion is a change");
+        assert_eq!(succeeded(&cluster), Some(1));
+    }
+
+    fn answer(code: u16, body: Value) -> RawResponse {
+        RawResponse {
+            code,
+            body: body.to_string(),
+            skipped: 0,
+            location: None,
+            retry_after: None,
+            not_retried: None,
+            unended: false,
+        }
+    }
+
+    #[test]
+    fn answers_are_the_same_when_they_say_the_same_not_when_they_are_spelled_the_same() {
+        let pod = |rv: &str, phase: &str| json!({"metadata": {"name": "p", "resourceVersion": rv}, "status": {"phase": phase}});
+        let list = |rv: &str, items: Vec<Value>| json!({"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": rv}, "items": items});
+        let mut typed = pod("7", "Running");
+        typed["apiVersion"] = json!("v1");
+        typed["kind"] = json!("Pod");
+        let cases = [
+            // (what the checks read, what the stream says, the same?)
+            (
+                answer(200, pod("7", "Running")),
+                answer(200, pod("7", "Running")),
+                true,
+            ),
+            (
+                answer(200, pod("7", "Running")),
+                answer(200, pod("8", "Succeeded")),
+                false,
+            ),
+            (
+                answer(200, list("10", vec![pod("7", "Running")])),
+                answer(200, list("12", vec![typed])),
+                true,
+            ),
+            (
+                answer(200, list("10", vec![pod("7", "Running")])),
+                answer(200, list("12", vec![])),
+                false,
+            ),
+            (
+                answer(200, list("10", vec![pod("7", "Running")])),
+                answer(200, list("12", vec![pod("8", "Running")])),
+                false,
+            ),
+            (
+                answer(404, json!({"kind": "Status"})),
+                answer(200, pod("7", "Running")),
+                false,
+            ),
+        ];
+        for (i, (read, streamed, same)) in cases.iter().enumerate() {
+            assert_eq!(same_answer(read, streamed), *same, "case {i}");
+        }
+    }
+
     /// The query strings of the requests the server got for `collection`, in order.
     fn queries_to(server: &crate::serve::RunningServer, collection: &str) -> Vec<String> {
         server
