@@ -28,6 +28,15 @@ fn main() -> ExitCode {
         eprintln!("usage: bench-lab DIR [WAIT_SECS]");
         return ExitCode::from(2);
     };
+    // The lab's clones name their remotes by path, from inside the work dir: a relative DIR
+    // would name them from the wrong place.
+    let dir = match std::path::absolute(&dir) {
+        Ok(dir) => dir,
+        Err(e) => {
+            eprintln!("bench-lab: cannot resolve {}: {e}", dir.display());
+            return ExitCode::from(2);
+        }
+    };
     let wait_secs = match args.next().map(|s| s.parse::<u64>()) {
         None => 10,
         Some(Ok(secs)) => secs,
