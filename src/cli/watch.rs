@@ -1,7 +1,8 @@
 //! `labcheck MODULE STEP --watch`: a live checklist that re-checks as the learner works and
 //! ends when every check passes, naming the next step. The flags become a [`Session`]; the
-//! session picks the step and judges it on every change ([`Watched::follow`]); this draws each
-//! round and says how it ended.
+//! session picks the step and judges it on every change
+//! ([`Watched::follow`](crate::run::watched::Watched::follow)); this draws each round and says
+//! how it ended.
 
 use std::io::IsTerminal;
 
