@@ -65,15 +65,6 @@ pub fn learner_report(desk: &Desk, module_run: bool) -> String {
             clock(*since)
         );
     }
-    if let Some(checked) = desk.checked {
-        let _ = writeln!(
-            out,
-            "checked at {} (run {}), like this since {}\n",
-            clock(checked),
-            desk.rounds,
-            desk.since.map(clock).unwrap_or_default()
-        );
-    }
     match &desk.run {
         Some(run) => out.push_str(&super::render(
             &run.steps,
@@ -248,7 +239,8 @@ fn status_cell(desk: &Desk, step: Option<&crate::run::StepReport>) -> String {
         text.push_str(" <span class=\"note\">bundle</span>");
     }
     // When this state was first seen, not when it was last checked: the live part changes only
-    // when a learner's state does (the full report says when they were last checked).
+    // when a learner's state does (a learner is re-checked at least every 5 s while the page
+    // runs), and the full report stays the words of the learner's own terminal.
     let checked = desk
         .since
         .map(|t| format!(" title=\"like this since {}\"", clock(t)))

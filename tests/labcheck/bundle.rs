@@ -13,36 +13,9 @@ use labcheck::lab::world::{LabWorld, MODULE};
 use labcheck::serve::ServeOptions;
 use serde_json::{Value, json};
 
-use crate::harness::{Labcheck, kubeconfig_at};
+use crate::harness::{Labcheck, kubeconfig_at, verdicts};
 
 const PLANTED: &str = "planted-secret-value-9131";
-
-/// Statuses and causes of every check, by step and id: what a verdict is.
-fn verdicts(report: &Value) -> Vec<(String, String, String, String)> {
-    let steps = match report["steps"].as_array() {
-        Some(steps) => steps.clone(),
-        None => vec![report.clone()],
-    };
-    steps
-        .iter()
-        .flat_map(|s| {
-            let step = s["step"].as_str().unwrap_or_default().to_string();
-            s["checks"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-                .into_iter()
-                .map(move |c| {
-                    (
-                        step.clone(),
-                        c["id"].as_str().unwrap_or_default().to_string(),
-                        c["status"].as_str().unwrap_or_default().to_string(),
-                        c["cause"].as_str().unwrap_or_default().to_string(),
-                    )
-                })
-        })
-        .collect()
-}
 
 fn run(home: &Path, args: &[&str]) -> crate::harness::Run {
     Labcheck::new(home).args(args).run()

@@ -622,3 +622,31 @@ pub fn kubeconfig_at(path: &Path, url: &str, context: &str) -> PathBuf {
         .unwrap_or_else(|e| panic!("cannot write the kubeconfig: {e}"));
     path.to_path_buf()
 }
+
+/// (step, check id, status, cause) of every check of a JSON report (one step or a module):
+/// what a verdict is, for comparing two runs.
+pub fn verdicts(report: &serde_json::Value) -> Vec<(String, String, String, String)> {
+    let steps = match report["steps"].as_array() {
+        Some(steps) => steps.clone(),
+        None => vec![report.clone()],
+    };
+    steps
+        .iter()
+        .flat_map(|s| {
+            let step = s["step"].as_str().unwrap_or_default().to_string();
+            s["checks"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |c| {
+                    (
+                        step.clone(),
+                        c["id"].as_str().unwrap_or_default().to_string(),
+                        c["status"].as_str().unwrap_or_default().to_string(),
+                        c["cause"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+        })
+        .collect()
+}

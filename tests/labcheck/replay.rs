@@ -8,37 +8,8 @@ use labcheck::lab::cluster::{self as lab_cluster, Revisions};
 use labcheck::lab::fixtures;
 use labcheck::lab::world::{CoursePoint, LabWorld, MODULE};
 use labcheck::serve::ServeOptions;
-use serde_json::Value;
 
-use crate::harness::{Labcheck, kubeconfig_at, runtime, serve_on};
-
-/// (step, check id, status, cause) of every check: what a verdict is.
-fn verdicts(report: &Value) -> Vec<(String, String, String, String)> {
-    let steps = match report["steps"].as_array() {
-        Some(steps) => steps.clone(),
-        None => vec![report.clone()],
-    };
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    steps
-        .iter()
-        .flat_map(|s| {
-            let step = text(&s["step"]);
-            s["checks"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-                .into_iter()
-                .map(move |c| {
-                    (
-                        step.clone(),
-                        text(&c["id"]),
-                        text(&c["status"]),
-                        text(&c["cause"]),
-                    )
-                })
-        })
-        .collect()
-}
+use crate::harness::{Labcheck, kubeconfig_at, runtime, serve_on, verdicts};
 
 #[test]
 fn every_module_10_fixture_state_replays_from_its_bundle_to_the_live_verdicts() {
