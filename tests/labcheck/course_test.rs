@@ -170,8 +170,9 @@ fn instructor_who_points_a_solved_state_at_the_typo_sees_course_test_fail() {
         run.stdout
     );
     assert!(
-        // Six fixture states and the walk's two, which run the solution, not the fixture.
-        run.stdout.contains("8 states, 5 as declared, 3 not"),
+        // Six fixture states, the solved one again beside a learner's stray files, and the
+        // walk's two, which run the solution, not the fixture.
+        run.stdout.contains("9 states, 5 as declared, 4 not"),
         "{}",
         run.stdout
     );
@@ -504,4 +505,44 @@ fn a_broken_state_must_fail_for_the_cause_it_declares() {
         "{}",
         run.stdout
     );
+}
+
+/// A hint or a solution that adds everything (`git add -A`, `git add .`, `git add --all`, `git
+/// commit -a`) would commit a learner's `.env` and push it: `course lint` refuses each at its line.
+#[test]
+fn course_lint_refuses_a_hint_or_solution_that_adds_everything() {
+    let step4 = "modules/module-10/step-4.yaml";
+    let cases = [
+        (
+            "git add -- helm/dev.yaml && git commit -qm \"checkout: 6.7.0",
+            "git add -A && git commit -qm \"checkout: 6.7.0",
+            "`git add -A`",
+        ),
+        (
+            "git add -- helm/dev.yaml && git commit -qm \"checkout: 6.7.0",
+            "git add . && git commit -qm \"checkout: 6.7.0",
+            "`git add .`",
+        ),
+        (
+            "git add -- helm/dev.yaml && git commit -qm \"checkout: 6.7.0",
+            "git commit -qam \"checkout: 6.7.0",
+            "`git commit -qam`",
+        ),
+        (
+            "command: [git, add, --, helm/dev.yaml]",
+            "command: [git, add, --all]",
+            "solution item",
+        ),
+    ];
+    let at = regex::Regex::new(r"step-4\.yaml:\d+:\d+: ").unwrap();
+    for (from, to, says) in cases {
+        let course = CourseCopy::new();
+        course.edit(step4, from, to);
+        let run = course.run(&["course", "lint"]);
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert_ne!(run.code, 0, "{to}: {all}");
+        assert!(all.contains(says), "{to}: {all}");
+        assert!(all.contains("adds everything"), "{to}: {all}");
+        assert!(at.is_match(&all), "{to}: {all}");
+    }
 }
