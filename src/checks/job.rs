@@ -5,6 +5,7 @@ use k8s_openapi::api::batch::v1::Job;
 use serde::Deserialize;
 
 use crate::checks::Context;
+use crate::checks::can_fail::{self, Causes};
 use crate::checks::cluster_common::{self, sync_entry};
 use crate::checks::sync_binding;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
@@ -291,6 +292,35 @@ impl KindReads for JobSpec {
 
     fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
         names.job_of_app(&mut self.namespace, self.app.as_mut());
+    }
+
+    fn can_fail(&self) -> Causes {
+        use CauseId::*;
+        let name = self.name.as_str();
+        if self.expect == JobExpect::Missing {
+            return Causes::new().about(JobExists, name, false);
+        }
+        // "Still running" says to wait; any other state is the course's to explain.
+        let states: &[CauseId] = match self.expect {
+            JobExpect::Complete => &[JobFailed, JobSuspended],
+            // Failed for another reason than `reason:` asks.
+            JobExpect::Failed if self.reason.is_some() => &[JobComplete, JobSuspended, JobFailed],
+            JobExpect::Failed => &[JobComplete, JobSuspended],
+            JobExpect::Running | JobExpect::Missing => &[JobComplete, JobFailed, JobSuspended],
+        };
+        let mut causes = Causes::new().about(JobMissing, name, false);
+        for state in states {
+            causes = causes.about(*state, name, false);
+        }
+        if self.expect != JobExpect::Running {
+            causes = causes.about(JobRunning, name, true);
+        }
+        match &self.app {
+            Some(app) => causes
+                .and(can_fail::sync_binding(name))
+                .and(can_fail::app_lookup(app)),
+            None => causes,
+        }
     }
 }
 

@@ -301,6 +301,25 @@ impl KindReads for LogsSpec {
     fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
         names.job_of_app(&mut self.namespace, self.app.as_mut());
     }
+
+    fn can_fail(&self) -> crate::checks::can_fail::Causes {
+        use crate::checks::can_fail::{Causes, sync_binding};
+        let job = self.job.as_str();
+        let causes = [
+            CauseId::LogsMissing,
+            CauseId::LogsPodsGone,
+            CauseId::LogsNotYet,
+            CauseId::LogMismatch,
+        ]
+        .into_iter()
+        .fold(Causes::new(), |causes, id| causes.about(id, job, true));
+        match &self.app {
+            Some(app) => causes
+                .and(sync_binding(job))
+                .and(crate::checks::can_fail::app_lookup(app)),
+            None => causes,
+        }
+    }
 }
 
 #[cfg(test)]
