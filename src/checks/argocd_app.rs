@@ -185,6 +185,7 @@ impl KindReads for ArgocdAppSpec {
                 &[
                     Retrying,
                     OperationTerminated,
+                    OperationTimedOut,
                     LocalSync,
                     NoSync,
                     SelectiveSync,

@@ -140,6 +140,7 @@ pub fn sync_binding(job: &str) -> Causes {
             &[
                 CauseId::Retrying,
                 CauseId::OperationTerminated,
+                CauseId::OperationTimedOut,
                 CauseId::LocalSync,
                 CauseId::NoSync,
                 CauseId::ApplyStrategySync,

@@ -272,13 +272,23 @@ impl JobSpec {
                 ))
                 .still_in_progress();
         }
-        match sync_entry(app, "Job", &self.name) {
-            Some(entry) => outcome.with_diagnosis(format!(
-                "the last sync ran {} ({}), and the Job is gone: its hook delete policy removed it (HookSucceeded deletes hooks after a successful sync, HookFailed after a failed one)",
+        let failed = app
+            .last_operation()
+            .and_then(|op| op.phase.as_deref())
+            .filter(|phase| matches!(*phase, "Failed" | "Error"));
+        match (sync_entry(app, "Job", &self.name), failed) {
+            (Some(entry), _) => outcome.with_diagnosis(format!(
+                "the last sync ran {} ({}), and the Job is gone: {}",
                 entry.describe(),
-                entry.hook_phase.as_deref().unwrap_or("no phase")
+                entry.hook_phase.as_deref().unwrap_or("no phase"),
+                sync_binding::why_hook_gone(app, entry)
             )),
-            None => outcome.with_hint(format!(
+            // Syncing the same commit again runs the same hooks: a sync that failed without
+            // this one will fail without it again.
+            (None, Some(phase)) => outcome.with_diagnosis(format!(
+                "the last sync of {app_name} ended {phase} without running it: a failed sync runs only the SyncFail hooks the manifests hold, and syncing the same commit again runs the same ones"
+            )),
+            (None, None) => outcome.with_hint(format!(
                 "the last sync of {app_name} did not run it: run the sync (`argocd app sync {app_name}`)"
             )),
         }

@@ -161,9 +161,10 @@ impl LogsSpec {
                     .still_in_progress(),
                 (Some(app), Some(_)) => match cluster_common::sync_entry(app, "Job", &self.job) {
                     Some(entry) => outcome.with_diagnosis(format!(
-                        "the last sync ran {} ({}); its hook delete policy removed the Job and its log with it",
+                        "the last sync ran {} ({}), and the Job is gone with its log: {}",
                         entry.describe(),
-                        entry.hook_phase.as_deref().unwrap_or("no phase")
+                        entry.hook_phase.as_deref().unwrap_or("no phase"),
+                        crate::checks::sync_binding::why_hook_gone(app, entry)
                     )),
                     None => outcome,
                 },

@@ -14,7 +14,7 @@ use crate::checks::cluster_common::{parse_time, short};
 use crate::checks::operation::{Shape, history_limit};
 use crate::checks::revisions::RevisionView;
 use crate::outcome::{Cause, CauseId, Outcome};
-use crate::probe::cluster::argocd::{Application, HistoryEntry};
+use crate::probe::cluster::argocd::{Application, HistoryEntry, ResourceResult, Termination};
 
 /// How a Job relates to an Application's operations.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -309,30 +309,81 @@ pub fn retrying_outcome(app_name: &str, attempt: i64, limit: Option<i64>) -> Out
     .still_in_progress()
 }
 
-/// The operation was terminated: its hooks that were still running were deleted (recorded with
-/// the message `Deleted`).
+/// The operation was ended before it finished, by `argocd app terminate-op` or by the
+/// controller's sync timeout: Argo CD deleted its hooks that were still running (their entries
+/// say `Deleted`, or `Terminated` in later gitops-engine versions). Named as what ended it, never
+/// as a hook delete policy or a failing hook.
 pub fn terminated_outcome(app: &Application, app_name: &str) -> Outcome {
+    let termination = app.termination().unwrap_or(Termination::ByUser);
     let message = app
         .last_operation()
         .and_then(|o| o.message.clone())
         .unwrap_or_default();
-    let outcome = Outcome::fail(format!(
-        "the sync of {app_name} was terminated (\"{message}\"), so its running hooks were deleted"
-    ))
-    .with_diagnosis(
-        "someone ran `argocd app terminate-op` (or the controller's sync timeout ended it); that is not a hook delete policy and not a failing hook",
-    )
-    .with_cause(Cause::new(CauseId::OperationTerminated));
+    let deleted: Vec<String> = app
+        .sync_results()
+        .iter()
+        .filter(|e| e.is_hook() && ended_by_termination(e))
+        .map(ResourceResult::describe)
+        .collect();
+    let deleted = match deleted.as_slice() {
+        [] => "no hook was running then".to_string(),
+        some => format!(
+            "Argo CD deleted the hooks still running: {}",
+            some.join(", ")
+        ),
+    };
+    let (summary, cause) = match termination {
+        Termination::ByUser => (
+            format!(
+                "the sync of {app_name} was stopped with `argocd app terminate-op` (\"{message}\"); {deleted}"
+            ),
+            CauseId::OperationTerminated,
+        ),
+        Termination::ByTimeout => (
+            format!(
+                "the sync of {app_name} ran past the controller's sync timeout, and Argo CD ended it (\"{message}\"); {deleted}"
+            ),
+            CauseId::OperationTimedOut,
+        ),
+    };
+    let outcome = Outcome::fail(summary).with_cause(Cause::new(cause));
     if app.operation_running() {
-        outcome
+        return outcome
             .with_hint(format!(
                 "it is stopping: wait (`argocd app wait {app_name}`), then start the sync again"
             ))
-            .still_in_progress()
-    } else {
-        outcome.with_hint(format!(
+            .still_in_progress();
+    }
+    match termination {
+        Termination::ByUser => outcome.with_hint(format!(
             "start the sync again and let it finish: `argocd app sync {app_name}`"
-        ))
+        )),
+        Termination::ByTimeout => outcome
+            .with_diagnosis(
+                "the controller ends a sync that runs longer than its timeout (`controller.sync.timeout.seconds`); a sync again of the same commit waits on the same thing",
+            )
+            .with_hint(format!(
+                "find what the sync waited on (`argocd app get {app_name} --show-operation`: the row still Running when it ended), fix that in git, push, and sync"
+            )),
+    }
+}
+
+/// Whether a hook's entry records that the termination of its operation deleted it.
+pub fn ended_by_termination(entry: &ResourceResult) -> bool {
+    matches!(entry.message.as_deref(), Some("Deleted" | "Terminated"))
+}
+
+/// Why the hook Job of the last sync's `entry` is gone from the cluster: the termination of that
+/// sync deleted it, or its hook delete policy did.
+pub fn why_hook_gone(app: &Application, entry: &ResourceResult) -> String {
+    match app.termination() {
+        Some(Termination::ByUser) if ended_by_termination(entry) => {
+            "Argo CD deleted it when `argocd app terminate-op` stopped the sync".to_string()
+        }
+        Some(Termination::ByTimeout) if ended_by_termination(entry) => {
+            "Argo CD deleted it when the controller's sync timeout ended the sync".to_string()
+        }
+        _ => "its hook delete policy removed it (HookSucceeded deletes hooks after a successful sync, HookFailed after a failed one)".to_string(),
     }
 }
 
@@ -343,7 +394,7 @@ fn terminated_hook(app: &Application, app_name: &str, name: &str) -> Option<Outc
     }
     app.sync_results()
         .iter()
-        .find(|e| e.kind == "Job" && e.name == name && e.message.as_deref() == Some("Deleted"))
+        .find(|e| e.kind == "Job" && e.name == name && ended_by_termination(e))
         .map(|_| terminated_outcome(app, app_name))
 }
 
