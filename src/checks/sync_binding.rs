@@ -146,7 +146,13 @@ pub fn bind(job: &Job, app: &Application) -> Binding {
 /// Job's own state then decides).
 pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outcome> {
     let name = job.metadata.name.clone().unwrap_or_default();
-    match bind(job, app) {
+    let binding = bind(job, app);
+    if Shape::of(app) == Some(Shape::ApplyOnly)
+        && let Some(outcome) = before_an_apply_sync(job, app, app_name, &binding)
+    {
+        return Some(outcome);
+    }
+    match binding {
         Binding::ThisSync => terminated_hook(app, app_name, &name)
             .or_else(|| older_revision_outcome(&name, app, app_name)),
         Binding::FullSyncBefore { started, revision } => {
@@ -220,6 +226,51 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
             .with_cause(Cause::new(CauseId::SyncUnknown)),
         ),
     }
+}
+
+/// A Job older than a last sync that used the apply strategy: that sync ran no hooks, so the Job
+/// is from an earlier sync; it counts only when the history shows it was created by a full sync
+/// of the revision Argo CD targets now (`None` then, and for a Job the apply sync itself saw
+/// created, which the binding names). Never "could not check": the apply sync ran no hook
+/// whatever the history keeps.
+fn before_an_apply_sync(
+    job: &Job,
+    app: &Application,
+    app_name: &str,
+    binding: &Binding,
+) -> Option<Outcome> {
+    let name = job.metadata.name.clone().unwrap_or_default();
+    let created = job_created(job);
+    let from = match binding {
+        Binding::FullSyncBefore { started, revision } => {
+            let entry = app
+                .status
+                .history
+                .iter()
+                .find(|h| h.deploy_started_at.as_deref() == Some(started.as_str()))?;
+            if RevisionView::history(entry).same_as(&RevisionView::compared(app)) {
+                return None;
+            }
+            format!("the sync of {revision} that started {started}")
+        }
+        Binding::Unknown(_) => format!("a sync before it (created {created})"),
+        _ => return None,
+    };
+    let last_started = app
+        .last_operation()
+        .and_then(|o| o.started_at.clone())
+        .unwrap_or_default();
+    Some(
+        Outcome::fail(format!(
+            "the last sync of {app_name} (started {last_started}) used the apply strategy and ran no hooks: Job {name} is from {from}"
+        ))
+        .with_expected(format!("Job {name} run by a sync of your commit"))
+        .with_actual(format!("a Job created {created}, before the apply-strategy sync"))
+        .with_hint(format!(
+            "run a normal sync, which runs the hooks: `argocd app sync {app_name}` (without `--strategy apply`)"
+        ))
+        .with_cause(Cause::new(CauseId::ApplyStrategySync)),
+    )
 }
 
 fn job_created(job: &Job) -> String {

@@ -388,11 +388,16 @@ fn after_an_apply_strategy_sync_a_job_counts_only_if_a_sync_of_the_push_created_
     // (sync.go:483); the Job is tied to the successful sync running when it was created.
     let mut app = app_with_request(json!({"syncStrategy": {"apply": {}}}), json!([]));
     let from_old = outcome_of("checkout-migrate", "2026-05-02T10:00:05Z", &app);
+    assert_eq!(cause(&from_old).as_deref(), Some("apply-strategy-sync"));
+    assert!(from_old.is_some_and(|o| o.status == Status::Fail && o.summary.contains("1a2b3c4")));
+    // Older than every sync the history keeps (a failed sync leaves no entry): still the apply
+    // sync ran no hooks, so the Job is an earlier sync's, never "could not check".
+    let before_history = outcome_of("checkout-migrate", "2026-05-02T09:00:00Z", &app);
     assert_eq!(
-        cause(&from_old).as_deref(),
-        Some("job-from-earlier-sync:checkout-migrate")
+        cause(&before_history).as_deref(),
+        Some("apply-strategy-sync")
     );
-    assert!(from_old.is_some_and(|o| o.summary.contains("revision 1a2b3c4")));
+    assert_eq!(before_history.map(|o| o.status), Some(Status::Fail));
     let hook_sync_of_new: HistoryEntry = serde_json::from_value(json!({"id": 2, "revision": NEW,
         "deployStartedAt": "2026-05-02T10:10:00Z", "deployedAt": "2026-05-02T10:10:40Z"}))
     .unwrap_or_default();
