@@ -19,9 +19,10 @@ use serde::{Deserialize, Deserializer};
 use std::fmt;
 
 use crate::checks::Context;
+use crate::checks::can_fail::Causes;
 use crate::checks::change::ChangeSpec;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
-use crate::outcome::Outcome;
+use crate::outcome::{CauseId, Outcome};
 use crate::probe::git::GitProbeError;
 use crate::probe::repos::Reader;
 use crate::yaml::fields::{FromText, deserialize_via};
@@ -389,6 +390,52 @@ impl KindReads for GitSpec {
     }
 
     fn rename_for_learner(&mut self, _names: &mut dyn LearnerNames) {}
+
+    fn can_fail(&self) -> Causes {
+        use CauseId::*;
+        let mut causes = Causes::new();
+        let local = self.branch.is_some()
+            || self.clean
+            || self.pushed
+            || self.head_message.is_some()
+            || self.made.is_some()
+            || self.undoes.is_some();
+        if local {
+            causes = causes.hinted(OperationInProgress);
+        }
+        if self.branch.is_some() {
+            causes = causes.all(&[WrongBranch, DetachedHead], true);
+        }
+        if self.clean {
+            causes = causes.all(&[SubmoduleDirty, UncommittedChanges], true);
+        }
+        if self.pushed {
+            causes = causes.all(&[NoCommits, NoRemote, NotPushed, BehindUpstream, Diverged], true);
+        }
+        if self.head_message.is_some() {
+            causes = causes.all(&[NoCommits, WrongHeadCommit], true);
+        }
+        if self.made.is_some() {
+            causes = causes.all(&[NoCommits, NotCommitted, ChangeNotMade, ChangeUndone], true);
+        }
+        if self.undoes.is_some() {
+            causes = causes.all(
+                &[NoCommits, NotReverted, PartlyReverted, NothingToRevert],
+                true,
+            );
+        }
+        if self.has_commit.is_some() {
+            causes = causes.all(&[NoCommits, NotPushed, CommitMissing], true);
+        }
+        if let Some(touched) = &self.touched {
+            causes = causes.all(&[NoCommits, NotPushed, NotCommitted, FileUnchanged], true);
+            if touched.since.is_some() {
+                // Its hint is the cause table's.
+                causes = causes.silent(EarlierStepMissing);
+            }
+        }
+        causes
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! (git repos in a temp folder) and its cluster snapshot served on loopback; the step runs
 //! against them as it would against a learner's. Results are data; `report::selftest` prints them.
 
+pub mod causes;
 pub mod fresh;
 pub mod lint;
 mod stray;
