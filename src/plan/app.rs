@@ -6,6 +6,7 @@ use serde_yaml::Value;
 
 use crate::plan::object::{Object, untag};
 use crate::probe::argocd_dir::DirectorySettings;
+use crate::sync_settings::{Retries, automated};
 
 /// One source of an Application (`spec.source`, or one of `spec.sources`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +31,8 @@ pub struct AppSettings {
     /// `spec.syncPolicy.syncOptions`, as written.
     pub sync_options: Vec<String>,
     pub automated: bool,
+    /// How often a failed sync runs again.
+    pub retries: Retries,
     /// `spec.syncPolicy.managedNamespaceMetadata` is set: Argo CD then applies the namespace on
     /// every sync, not only when it is missing (`controller/sync_namespace.go:14-45`).
     pub managed_namespace: bool,
@@ -86,10 +89,8 @@ impl AppSettings {
             Some(Value::Sequence(list)) => list.iter().filter_map(|v| text(Some(v))).collect(),
             _ => Vec::new(),
         };
-        let automated = match object.get(&["spec", "syncPolicy", "automated"]) {
-            None | Some(Value::Null) => false,
-            Some(block) => !matches!(block.get("enabled").map(untag), Some(Value::Bool(false))),
-        };
+        let automated = automated(object.get(&["spec", "syncPolicy", "automated"]));
+        let retries = Retries::of(object.get(&["spec", "syncPolicy", "retry"]), automated);
         Some(AppSettings {
             object: object.clone(),
             sources,
@@ -97,6 +98,7 @@ impl AppSettings {
                 .filter(|s| !s.is_empty()),
             sync_options,
             automated,
+            retries,
             managed_namespace: object
                 .get(&["spec", "syncPolicy", "managedNamespaceMetadata"])
                 .is_some_and(|v| !v.is_null()),

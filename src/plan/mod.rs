@@ -18,6 +18,8 @@ mod waits;
 
 use serde::Serialize;
 
+use crate::sync_settings::InForce;
+
 pub use app::AppSettings;
 pub use duplicates::Duplicate;
 use duplicates::duplicates;
@@ -318,9 +320,12 @@ impl Plan {
         }
         let lookup = |t: &Task| pick(&objects, &pruned, t);
         // `PruneLast=true` of the Application counts for every prune (`sync_context.go:1166-1170`).
-        let app_prune_last = app.is_some_and(|a| a.has("PruneLast=true"));
+        let app_options: &[String] = app.map(|a| a.sync_options.as_slice()).unwrap_or(&[]);
         order::mirror_prune_waves(&mut tasks[..], &|t| {
-            t.prune && (app_prune_last || lookup(t).has_sync_option("PruneLast=true"))
+            t.prune
+                && InForce::of(app_options, &lookup(t).sync_option_words())
+                    .prune_last
+                    .is_some()
         });
         order::sort(&mut tasks, &lookup, &destination);
         // `syncTasks.multiStep()` looks at the whole sorted list, SyncFail hooks included.
@@ -405,17 +410,25 @@ impl Plan {
         if task.prune {
             return None;
         }
-        let o = self.object(task);
-        let app = |opt: &str| self.app.as_ref().is_some_and(|a| a.has(opt));
-        if app("Replace=true") || o.has_sync_option("Replace=true") {
+        let in_force = self.in_force(self.object(task));
+        if in_force.replace.is_some() {
             return Some("replaced (Replace=true: kubectl replace/create, not apply)");
         }
-        if (app("ServerSideApply=true") || o.has_sync_option("ServerSideApply=true"))
-            && !o.has_sync_option("ServerSideApply=false")
-        {
+        if in_force.server_side_apply.is_some() {
             return Some("server-side apply (ServerSideApply=true)");
         }
         None
+    }
+
+    /// The sync options in force for `object` in this sync: the Application's and its own
+    /// annotation's together. The plan shows these and every rule reads these.
+    pub fn in_force(&self, object: &Object) -> InForce {
+        let app_options: &[String] = self
+            .app
+            .as_ref()
+            .map(|a| a.sync_options.as_slice())
+            .unwrap_or(&[]);
+        InForce::of(app_options, &object.sync_option_words())
     }
 
     /// Objects the sync applies (each once, the last copy of a duplicate), in input order.
