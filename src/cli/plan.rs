@@ -86,6 +86,8 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
         },
     );
     plan.skipped_files = input.skipped;
+    plan.app_why = input.why;
+    plan.not_taken = input.not_taken;
     if args.follow {
         follow(&mut plan, &manifest_paths, args.rules, &mut Vec::new(), 0);
     }
@@ -212,6 +214,9 @@ fn follow_one(
         },
     );
     plan.skipped_files = input.skipped;
+    plan.app_why = Some(format!(
+        "followed from its parent: its path `{path}` is a folder of this repository"
+    ));
     let shown = folder.display().to_string();
     follow(
         &mut plan,

@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::plan::{AppSettings, FolderFile, Object, parse_folder_file, parse_manifests};
+use crate::plan::app::{AppSource, same_path};
+use crate::plan::{AppSettings, FolderFile, NotTaken, Object, parse_folder_file, parse_manifests};
 use crate::probe::argocd_dir::{self, DirectorySettings, Tool};
 use crate::probe::files::PathShower;
 
@@ -19,6 +20,23 @@ pub struct Input {
     pub context: Vec<(Object, String)>,
     /// Files not read, and why.
     pub skipped: Vec<(String, String)>,
+    /// Why `app` was taken.
+    pub why: Option<String>,
+    /// Applications in the input not taken, why not, and how to take them.
+    pub not_taken: Vec<NotTaken>,
+}
+
+impl Input {
+    fn empty() -> Input {
+        Input {
+            objects: Vec::new(),
+            app: None,
+            context: Vec::new(),
+            skipped: Vec::new(),
+            why: None,
+            not_taken: Vec::new(),
+        }
+    }
 }
 
 /// Objects read from one path given.
@@ -78,13 +96,150 @@ fn render_first(folder: &Path, tool: &Tool, because: &str) -> Error {
     ))
 }
 
-/// The folder relative to its repo root, with `/` (`.` for the root itself).
-fn in_repo(folder: &Path) -> String {
-    let root = argocd_dir::repo_root(folder);
+/// The top of the git work tree `path` is in, if it is in one.
+pub fn git_root(path: &Path) -> Option<PathBuf> {
+    let start = std::fs::canonicalize(path).ok()?;
+    start
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// `path` as shown to someone standing in the current folder: relative when it is below it (or
+/// near it), else whole.
+pub fn shown_from_cwd(path: &Path) -> String {
+    let (Ok(real), Ok(cwd)) = (
+        std::fs::canonicalize(path),
+        std::env::current_dir().and_then(std::fs::canonicalize),
+    ) else {
+        return path.display().to_string();
+    };
+    let common = real
+        .components()
+        .zip(cwd.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let up = cwd.components().count() - common;
+    // Above the cwd's parent's parent, a whole path reads better than a row of `../`.
+    if common <= 1 || up > 2 {
+        return real.display().to_string();
+    }
+    let mut shown = PathBuf::new();
+    for _ in 0..up {
+        shown.push("..");
+    }
+    for part in real.components().skip(common) {
+        shown.push(part);
+    }
+    if shown.as_os_str().is_empty() {
+        ".".to_string()
+    } else {
+        shown.display().to_string()
+    }
+}
+
+/// A folder given, and where it is in its git repository.
+struct Place {
+    /// As the user gave it.
+    shown: String,
+    /// The top of its git work tree, if it is in one.
+    root: Option<PathBuf>,
+    /// Its path from there, with `/` (`.` for the root itself).
+    in_repo: String,
+}
+
+fn place(folder: &Path) -> Place {
+    let root = git_root(folder);
     let real = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
-    match real.strip_prefix(&root) {
-        Ok(p) if !p.as_os_str().is_empty() => p.to_string_lossy().replace('\\', "/"),
+    let in_repo = match root.as_deref().map(|r| real.strip_prefix(r)) {
+        Some(Ok(p)) if !p.as_os_str().is_empty() => p.to_string_lossy().replace('\\', "/"),
         _ => ".".to_string(),
+    };
+    Place {
+        shown: folder.display().to_string(),
+        root,
+        in_repo,
+    }
+}
+
+/// How an Application's source path stands to a folder given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Fit {
+    /// Read from the folder's git root, its path is the folder.
+    Same,
+    /// Its path would be the folder only if the repository root were `would_be` (a folder below
+    /// the git root: a copy nested in another repository).
+    RootElsewhere { would_be: String },
+    /// The folder is in no git repository: where the path starts is unknown.
+    NoRepo,
+    /// Its path names another folder.
+    Other,
+    /// No source has a path (a chart from a Helm repository).
+    NoPath,
+}
+
+fn parts(p: &str) -> Vec<&str> {
+    p.split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect()
+}
+
+fn fit_of(source: &AppSource, place: &Place) -> Fit {
+    let Some(path) = source.path.as_deref() else {
+        return Fit::NoPath;
+    };
+    if place.root.is_none() {
+        return Fit::NoRepo;
+    }
+    if same_path(path, &place.in_repo) {
+        return Fit::Same;
+    }
+    let (want, have) = (parts(path), parts(&place.in_repo));
+    if want.len() < have.len() && have.ends_with(&want) {
+        let prefix = have[..have.len() - want.len()].join("/");
+        let root = place.root.as_deref().unwrap_or(Path::new(""));
+        return Fit::RootElsewhere {
+            would_be: shown_from_cwd(&root.join(prefix)),
+        };
+    }
+    Fit::Other
+}
+
+/// The best fit of any of the Application's sources with the folder, and that source.
+fn fit(app: &AppSettings, place: &Place) -> (Fit, Option<AppSource>) {
+    let rank = |f: &Fit| match f {
+        Fit::Same => 0,
+        Fit::RootElsewhere { .. } => 1,
+        Fit::NoRepo => 2,
+        Fit::Other => 3,
+        Fit::NoPath => 4,
+    };
+    app.sources
+        .iter()
+        .map(|s| (fit_of(s, place), Some(s.clone())))
+        .min_by_key(|(f, _)| rank(f))
+        .unwrap_or((Fit::NoPath, None))
+}
+
+/// The folder an Application's path names in the repository its file lies in, if it is there.
+fn own_folder(app: &AppSettings) -> Option<PathBuf> {
+    let file = Path::new(&app.object.source.file);
+    let root = git_root(
+        file.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new(".")),
+    )?;
+    let path = app.sources.iter().find_map(|s| s.path.clone())?;
+    let folder = root.join(path.trim_start_matches("./"));
+    folder.is_dir().then_some(folder)
+}
+
+fn paths_of(app: &AppSettings) -> String {
+    let paths: Vec<String> = app.sources.iter().filter_map(|s| s.path.clone()).collect();
+    if paths.is_empty() {
+        "a chart".to_string()
+    } else {
+        format!("`{}`", paths.join("`, `"))
     }
 }
 
@@ -112,36 +267,201 @@ pub fn read(
             tool: None,
         });
     }
-    let app = find_app(&parts, app_arg)?;
-    let Some(app) = app else {
-        for part in &parts {
-            if let (Some(folder), Some((tool, file))) = (&part.folder, &part.tool) {
-                return Err(render_first(folder, tool, &format!("{file} is there")));
-            }
-        }
-        let mut input = Input {
-            objects: Vec::new(),
-            app: None,
-            context: Vec::new(),
-            skipped: Vec::new(),
-        };
-        for part in parts {
-            input.objects.extend(part.objects);
-            input.skipped.extend(part.skipped);
-        }
-        return Ok(input);
-    };
-    sync_of(parts, app, settings)
-}
-
-/// The Application named by `--app` (a file holding one, or a name among the inputs), else the
-/// one among the inputs whose source path is a folder given.
-fn find_app(parts: &[Part], app_arg: Option<&str>) -> Result<Option<AppSettings>, Error> {
+    let places: Vec<Place> = parts
+        .iter()
+        .filter_map(|p| p.folder.as_deref())
+        .map(place)
+        .collect();
     let all: Vec<AppSettings> = parts
         .iter()
         .flat_map(|p| p.objects.iter())
         .filter_map(AppSettings::of)
         .collect();
+    let app = find_app(&all, &places, app_arg)?;
+    let mut input = match app {
+        None => {
+            for part in &parts {
+                if let (Some(folder), Some((tool, file))) = (&part.folder, &part.tool) {
+                    return Err(render_first(folder, tool, &format!("{file} is there")));
+                }
+            }
+            let mut input = Input::empty();
+            for part in parts {
+                input.objects.extend(part.objects);
+                input.skipped.extend(part.skipped);
+            }
+            input
+        }
+        Some(app) => {
+            let explicit = app_arg.is_some();
+            let mut input = sync_of(parts, app, settings, explicit)?;
+            input.why = input
+                .app
+                .as_ref()
+                .map(|a| taken_why(a, &places, explicit, &input));
+            input
+        }
+    };
+    input.not_taken = not_taken(&all, &places, &input);
+    Ok(input)
+}
+
+/// Why the Application was taken, in words.
+fn taken_why(app: &AppSettings, places: &[Place], explicit: bool, input: &Input) -> String {
+    let mut why = if explicit {
+        "named with `--app`".to_string()
+    } else {
+        String::new()
+    };
+    let best = places
+        .iter()
+        .map(|p| (p, fit(app, p).0))
+        .find(|(_, f)| matches!(f, Fit::Same | Fit::RootElsewhere { .. } | Fit::NoRepo));
+    let detail = match best {
+        None => "files were given, not a folder, so all of them are its sync".to_string(),
+        Some((p, Fit::Same)) => format!(
+            "its path {} is the folder given ({}), read from the root of its git repository",
+            paths_of(app),
+            p.shown
+        ),
+        Some((p, Fit::RootElsewhere { would_be })) => format!(
+            "its path {} is taken to start at `{would_be}`, not at the root of the git repository around {} (where it is `{}`)",
+            paths_of(app),
+            p.shown,
+            p.in_repo
+        ),
+        Some((p, _)) => format!(
+            "{} is in no git repository, so its path {} could not be compared with it",
+            p.shown,
+            paths_of(app)
+        ),
+    };
+    why = if why.is_empty() {
+        detail
+    } else {
+        format!("{why}; {detail}")
+    };
+    let key = (&app.object.source, &app.object.name);
+    if input.objects.iter().any(|o| (&o.source, &o.name) == key) {
+        why.push_str("; it lies in that folder, so it manages itself: its own sync applies it too (planned as an object, as a parent app of apps would apply it)");
+    }
+    why
+}
+
+/// Every Application in the input the plan is not for, with why not and how to take it. The
+/// Applications the taken one's sync applies (an app of apps' children) are its objects, not
+/// candidates: `--follow` plans them.
+fn not_taken(all: &[AppSettings], places: &[Place], input: &Input) -> Vec<NotTaken> {
+    let taken = input
+        .app
+        .as_ref()
+        .map(|a| (a.object.source.clone(), a.name().to_string()));
+    let in_sync = |a: &AppSettings| {
+        input
+            .objects
+            .iter()
+            .any(|o| o.source == a.object.source && o.name == a.object.name)
+    };
+    let mut found = Vec::new();
+    for app in all {
+        if taken.as_ref() == Some(&(app.object.source.clone(), app.name().to_string())) {
+            continue;
+        }
+        let planned = in_sync(app);
+        if taken.is_some() && planned {
+            continue;
+        }
+        let name = app.name();
+        let file = shown_from_cwd(Path::new(&app.object.source.file));
+        let own = own_folder(app).map(|f| shown_from_cwd(&f));
+        let best = places
+            .iter()
+            .map(|p| (p, fit(app, p).0))
+            .min_by_key(|(_, f)| match f {
+                Fit::Same => 0,
+                Fit::RootElsewhere { .. } => 1,
+                Fit::NoRepo => 2,
+                Fit::Other => 3,
+                Fit::NoPath => 4,
+            });
+        let (mut why, how) = match best {
+            None => (
+                format!(
+                    "files were given, not a folder: an Application is taken only for the folder its path ({}) names",
+                    paths_of(app)
+                ),
+                match &own {
+                    Some(folder) => format!(
+                        "`--app {name}` plans the files given as its sync; `labcheck plan --follow {file}` plans its folder `{folder}` as Argo CD syncs it"
+                    ),
+                    None => format!("`--app {name}` plans the files given as its sync"),
+                },
+            ),
+            Some((_, Fit::Same)) => (
+                "`--app` named another Application".to_string(),
+                format!("`--app {name}`"),
+            ),
+            Some((p, Fit::RootElsewhere { would_be })) => (
+                format!(
+                    "its repository root is elsewhere: its path {} names {} only if the repository starts at `{would_be}`, but the git repository around it starts higher up (there it is `{}`)",
+                    paths_of(app),
+                    p.shown,
+                    p.in_repo
+                ),
+                format!("`--app {name}` takes it for this folder"),
+            ),
+            Some((p, Fit::NoRepo)) => (
+                format!(
+                    "{} is in no git repository, so where its path {} starts is unknown",
+                    p.shown,
+                    paths_of(app)
+                ),
+                format!("`--app {name}` takes it for this folder"),
+            ),
+            Some((p, Fit::Other)) => (
+                format!(
+                    "its path {} names another folder: the one given ({}) is `{}` from the root of its git repository",
+                    paths_of(app),
+                    p.shown,
+                    p.in_repo
+                ),
+                match &own {
+                    Some(folder) => format!(
+                        "plan its own folder: `labcheck plan {folder} {file}` (or `--follow {file}`)"
+                    ),
+                    None => format!(
+                        "plan its folder {} where it is checked out, with `--app {file}`",
+                        paths_of(app)
+                    ),
+                },
+            ),
+            Some((_, Fit::NoPath)) => (
+                "its source is a chart from a Helm repository, not a folder".to_string(),
+                format!(
+                    "render the chart (`helm template … | labcheck plan --app {name} - {file}`)"
+                ),
+            ),
+        };
+        if planned {
+            why.push_str(". It is planned as an object of this sync: that is what a parent app of apps that syncs these files would do, not its own sync");
+        }
+        found.push(NotTaken {
+            name: name.to_string(),
+            source: app.object.source.clone(),
+            why,
+            how,
+        });
+    }
+    found
+}
+
+/// The Application named by `--app` (a file holding one, or a name among the inputs), else the
+/// one among the inputs whose source path is a folder given.
+fn find_app(
+    all: &[AppSettings],
+    places: &[Place],
+    app_arg: Option<&str>,
+) -> Result<Option<AppSettings>, Error> {
     if let Some(arg) = app_arg {
         if Path::new(arg).is_file() {
             let mut stdin_read = true;
@@ -162,21 +482,17 @@ fn find_app(parts: &[Part], app_arg: Option<&str>) -> Result<Option<AppSettings>
                 ))),
             };
         }
-        return match all.into_iter().find(|a| a.name() == arg) {
-            Some(app) => Ok(Some(app)),
+        return match all.iter().find(|a| a.name() == arg) {
+            Some(app) => Ok(Some(app.clone())),
             None => Err(usage(format!(
                 "no Application named `{arg}` in the input, and no file `{arg}`"
             ))),
         };
     }
-    let folders: Vec<String> = parts
-        .iter()
-        .filter_map(|p| p.folder.as_deref())
-        .map(in_repo)
-        .collect();
     let mut matching: Vec<AppSettings> = all
-        .into_iter()
-        .filter(|a| folders.iter().any(|f| a.source_for(f).is_some()))
+        .iter()
+        .filter(|a| places.iter().any(|p| fit(a, p).0 == Fit::Same))
+        .cloned()
         .collect();
     match matching.len() {
         0 => Ok(None),
@@ -193,46 +509,53 @@ fn find_app(parts: &[Part], app_arg: Option<&str>) -> Result<Option<AppSettings>
 }
 
 /// Split the parts into the app's sync and context, re-reading its folder with its settings.
-fn sync_of(parts: Vec<Part>, app: AppSettings, cli: &DirectorySettings) -> Result<Input, Error> {
-    let folders: Vec<(usize, String)> = parts
+fn sync_of(
+    parts: Vec<Part>,
+    app: AppSettings,
+    cli: &DirectorySettings,
+    explicit: bool,
+) -> Result<Input, Error> {
+    let places: Vec<(usize, Place)> = parts
         .iter()
         .enumerate()
-        .filter_map(|(i, p)| p.folder.as_deref().map(|f| (i, in_repo(f))))
+        .filter_map(|(i, p)| p.folder.as_deref().map(|f| (i, place(f))))
         .collect();
-    let own = folders
-        .iter()
-        .find(|(_, f)| app.source_for(f).is_some())
-        .map(|(i, f)| (*i, f.clone()));
-    if own.is_none() && !folders.is_empty() && parts.iter().all(|p| p.folder.is_some()) {
-        let paths: Vec<String> = app.sources.iter().filter_map(|s| s.path.clone()).collect();
+    // Its own folder: the path read from the git root; with `--app`, also a folder whose root
+    // could not be known (no git) or lies higher up than the path says.
+    let own: Option<(usize, String, Option<AppSource>)> = places.iter().find_map(|(i, p)| {
+        let (fit, source) = fit(&app, p);
+        let ok = fit == Fit::Same
+            || (explicit && matches!(fit, Fit::RootElsewhere { .. } | Fit::NoRepo));
+        ok.then(|| (*i, p.in_repo.clone(), source))
+    });
+    if own.is_none() && !places.is_empty() && parts.iter().all(|p| p.folder.is_some()) {
+        let how = match own_folder(&app) {
+            Some(folder) => format!(
+                ": plan the Application's own folder, `labcheck plan {} {}`",
+                shown_from_cwd(&folder),
+                shown_from_cwd(Path::new(&app.object.source.file))
+            ),
+            None => ": plan the Application's own folder".to_string(),
+        };
         return Err(usage(format!(
-            "Application {} syncs `{}` of its repo, but the folder{} given {} `{}`: plan the Application's own folder",
+            "Application {} syncs {} of its repo, but the folder{} given {} `{}`{how}",
             app.name(),
-            if paths.is_empty() {
-                "a chart".to_string()
-            } else {
-                paths.join("`, `")
-            },
-            if folders.len() == 1 { "" } else { "s" },
-            if folders.len() == 1 { "is" } else { "are" },
-            folders
+            paths_of(&app),
+            if places.len() == 1 { "" } else { "s" },
+            if places.len() == 1 { "is" } else { "are" },
+            places
                 .iter()
-                .map(|(_, f)| f.clone())
+                .map(|(_, p)| p.in_repo.clone())
                 .collect::<Vec<_>>()
                 .join("`, `")
         )));
     }
-    let mut input = Input {
-        objects: Vec::new(),
-        app: None,
-        context: Vec::new(),
-        skipped: Vec::new(),
-    };
+    let mut input = Input::empty();
     let app_key = (app.object.source.clone(), app.name().to_string());
     for (index, part) in parts.into_iter().enumerate() {
         let (in_sync, part) = match &own {
-            Some((own_index, path)) if *own_index == index => {
-                let source = app.source_for(path).cloned();
+            Some((own_index, path, source)) if *own_index == index => {
+                let source = source.clone();
                 let explicit = source
                     .as_ref()
                     .map(|s| s.explicit.clone())
@@ -314,7 +637,7 @@ fn sync_of(parts: Vec<Part>, app: AppSettings, cli: &DirectorySettings) -> Resul
 /// A child Application's own folder read for its own sync.
 pub fn read_app_folder(folder: &Path, app: AppSettings) -> Result<Input, Error> {
     let part = read_folder(folder, &DirectorySettings::default())?;
-    sync_of(vec![part], app, &DirectorySettings::default())
+    sync_of(vec![part], app, &DirectorySettings::default(), false)
 }
 
 /// A repo URL without the differences that do not matter (`.git`, a trailing `/`, case of the

@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::sync_settings::InForce;
 
-pub use app::AppSettings;
+pub use app::{AppSettings, NotTaken};
 pub use duplicates::Duplicate;
 use duplicates::duplicates;
 pub use load::{FolderFile, LoadError, parse_folder_file, parse_manifests};
@@ -160,6 +160,13 @@ pub struct Plan {
     pub app_health: Option<AppHealth>,
     /// The Application the plan is for, when known.
     pub app: Option<AppSettings>,
+    /// Why that Application was taken (filled by whoever chose it).
+    pub app_why: Option<String>,
+    /// Applications in the input the plan is not for, each with why not and how to take it.
+    pub not_taken: Vec<NotTaken>,
+    /// What Argo CD resolves before it renders the Application's sources (a floating
+    /// `targetRevision`, sources the plan does not hold), as notes.
+    pub app_notes: Vec<String>,
     /// The index in `objects` of the Namespace `CreateNamespace=true` adds, if it does.
     pub created_namespace: Option<usize>,
     /// Files in the input Argo CD does not read, and why (filled by whoever read the files).
@@ -373,6 +380,9 @@ impl Plan {
             duplicates,
             app_health,
             app: options.app.clone(),
+            app_why: None,
+            not_taken: Vec::new(),
+            app_notes: Vec::new(),
             created_namespace,
             skipped_files: Vec::new(),
             context: options.context.clone(),

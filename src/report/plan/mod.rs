@@ -233,6 +233,36 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
     }
     if let Some(app) = &plan.app {
         let _ = writeln!(out, "{}", app_text(app));
+        if let Some(why) = &plan.app_why {
+            let _ = writeln!(out, "    {}", dim(styles, &format!("taken because {why}")));
+        }
+    }
+    for note in &plan.app_notes {
+        let _ = writeln!(out, "{} {note}", bold(styles, "Note:"));
+    }
+    if !plan.not_taken.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}",
+            bold(
+                styles,
+                if plan.app.is_some() {
+                    "Other Applications in the input (this plan is not for them):"
+                } else {
+                    "Applications in the input (this plan is for none of them, so no Application's settings apply):"
+                }
+            )
+        );
+        for n in &plan.not_taken {
+            let _ = writeln!(
+                out,
+                "      Application/{:<22}  {}  {}",
+                n.name,
+                n.why,
+                dim(styles, &n.source.to_string())
+            );
+            let _ = writeln!(out, "        → {}", n.how);
+        }
     }
     if !plan.skipped_files.is_empty() {
         let _ = writeln!(
