@@ -73,7 +73,22 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
         include: args.include.clone(),
         exclude: args.exclude.clone(),
     };
-    let input = plan_input::read(&manifest_paths, &settings, args.app.as_deref())?;
+    let root = if args.follow && args.app.is_none() {
+        plan_input::root_app(&manifest_paths)?
+    } else {
+        None
+    };
+    let (manifest_paths, app_arg) = match &root {
+        Some(root) => (vec![root.folder.clone()], Some(root.file.clone())),
+        None => (manifest_paths, args.app.clone()),
+    };
+    let mut input = plan_input::read(&manifest_paths, &settings, app_arg.as_deref())?;
+    if let Some(root) = &root {
+        input.why = Some(format!(
+            "it is the root Application in {}: `--follow` plans the folder its path `{}` names ({}), as Argo CD syncs it",
+            root.file, root.path, root.folder
+        ));
+    }
     sources.extend(folder_sources(&manifest_paths)?);
     let pruned = load_all(&args.pruned)?;
     let mut plan = Plan::new(
@@ -88,6 +103,7 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
     plan.skipped_files = input.skipped;
     plan.app_why = input.why;
     plan.not_taken = input.not_taken;
+    plan.app_notes = input.notes;
     if args.follow {
         follow(&mut plan, &manifest_paths, args.rules, &mut Vec::new(), 0);
     }
@@ -195,6 +211,8 @@ fn follow_one(
     if !folder.is_dir() {
         return Err(format!("`{path}` is not a folder in this repo"));
     }
+    // Shown from where the user stands, like the parent's folder.
+    let folder = PathBuf::from(plan_input::shown_from_cwd(&folder));
     let real = std::fs::canonicalize(&folder).unwrap_or(folder.clone());
     if seen.contains(&real) || depth >= MAX_FOLLOW_DEPTH {
         return Err("already planned above (an app of apps that leads back to itself)".to_string());
@@ -214,6 +232,7 @@ fn follow_one(
         },
     );
     plan.skipped_files = input.skipped;
+    plan.app_notes = input.notes;
     plan.app_why = Some(format!(
         "followed from its parent: its path `{path}` is a folder of this repository"
     ));

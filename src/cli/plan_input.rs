@@ -24,6 +24,8 @@ pub struct Input {
     pub why: Option<String>,
     /// Applications in the input not taken, why not, and how to take them.
     pub not_taken: Vec<NotTaken>,
+    /// What resolving the taken Application's sources found (a floating revision, …).
+    pub notes: Vec<String>,
 }
 
 impl Input {
@@ -35,6 +37,7 @@ impl Input {
             skipped: Vec::new(),
             why: None,
             not_taken: Vec::new(),
+            notes: Vec::new(),
         }
     }
 }
@@ -82,17 +85,77 @@ fn read_folder(folder: &Path, settings: &DirectorySettings) -> Result<Part, Erro
     })
 }
 
-/// "Render it first", for a folder Argo CD renders with a tool.
-fn render_first(folder: &Path, tool: &Tool, because: &str) -> Error {
+/// The Application a folder to render belongs to, and what its source says about rendering.
+struct RenderWith<'a> {
+    app: &'a AppSettings,
+    source: Option<&'a AppSource>,
+    /// Its value files, resolved and shown from the current folder.
+    value_files: Vec<String>,
+}
+
+/// "Render it first", for a folder Argo CD renders with a tool: the command, with what the
+/// Application gives the tool (release name, namespace, value files) and `--app` so the plan
+/// keeps its settings.
+fn render_first(folder: &Path, tool: &Tool, because: &str, with: Option<RenderWith>) -> Error {
     let shown = folder.display();
+    let plan = match &with {
+        Some(w) => format!(
+            "labcheck plan --app {} -",
+            shown_from_cwd(Path::new(&w.app.object.source.file))
+        ),
+        None => "labcheck plan -".to_string(),
+    };
+    let mut extra = String::new();
     let command = match tool {
-        Tool::Helm => format!("helm template NAME {shown} | labcheck plan -"),
-        Tool::Kustomize => format!("kustomize build {shown} | labcheck plan -"),
+        Tool::Helm => {
+            let mut command = match &with {
+                Some(w) => format!(
+                    "helm template {} {shown}",
+                    w.source
+                        .and_then(|s| s.release_name.clone())
+                        .unwrap_or_else(|| w.app.name().to_string())
+                ),
+                None => format!("helm template NAME {shown}"),
+            };
+            if let Some(w) = &with {
+                if let Some(ns) = &w.app.destination_namespace {
+                    command.push_str(&format!(" --namespace {ns}"));
+                }
+                for file in &w.value_files {
+                    command.push_str(&format!(" -f {file}"));
+                }
+                if w.source
+                    .is_some_and(|s| s.value_files.len() > w.value_files.len())
+                {
+                    extra.push_str(" Value files from another repository or a URL are not in the command: add them with `-f`.");
+                }
+            }
+            format!("{command} | {plan}")
+        }
+        Tool::Kustomize => {
+            if with
+                .as_ref()
+                .and_then(|w| w.source)
+                .is_some_and(|s| s.explicit.contains(&"kustomize"))
+            {
+                extra.push_str(" Argo CD first applies the Application's `kustomize:` settings (images, namePrefix, …), which `kustomize build` alone leaves out.");
+            }
+            format!("kustomize build {shown} | {plan}")
+        }
     };
     usage(format!(
-        "{shown} is a {} folder ({because}): Argo CD renders it with {} and applies what comes out, so plan that. Render it first: `{command}`",
+        "{shown} is a {} folder ({because}): Argo CD renders it with {} and applies what comes out, so plan that. Render it first: `{command}`{extra}",
         tool.as_str(),
         tool.as_str()
+    ))
+}
+
+/// Argo CD's own error when it cannot render the Application: it syncs nothing.
+fn cannot_render(app: &AppSettings, error: &str) -> Error {
+    usage(format!(
+        "Argo CD cannot render Application {} ({}): {error}. It shows that as a ComparisonError and syncs nothing, so there is no plan",
+        app.name(),
+        app.object.source
     ))
 }
 
@@ -282,7 +345,12 @@ pub fn read(
         None => {
             for part in &parts {
                 if let (Some(folder), Some((tool, file))) = (&part.folder, &part.tool) {
-                    return Err(render_first(folder, tool, &format!("{file} is there")));
+                    return Err(render_first(
+                        folder,
+                        tool,
+                        &format!("{file} is there"),
+                        None,
+                    ));
                 }
             }
             let mut input = Input::empty();
@@ -551,6 +619,11 @@ fn sync_of(
         )));
     }
     let mut input = Input::empty();
+    if own.is_none() {
+        let resolved = crate::cli::plan_resolve::resolve(&app, None, None)
+            .map_err(|e| cannot_render(&app, &e))?;
+        input.notes.extend(resolved.notes);
+    }
     let app_key = (app.object.source.clone(), app.name().to_string());
     for (index, part) in parts.into_iter().enumerate() {
         let (in_sync, part) = match &own {
@@ -561,6 +634,17 @@ fn sync_of(
                     .map(|s| s.explicit.clone())
                     .unwrap_or_default();
                 let folder = part.folder.clone().unwrap_or_default();
+                let resolved =
+                    crate::cli::plan_resolve::resolve(&app, source.as_ref(), Some(&folder))
+                        .map_err(|e| cannot_render(&app, &e))?;
+                input.notes.extend(resolved.notes);
+                let with = || {
+                    Some(RenderWith {
+                        app: &app,
+                        source: source.as_ref(),
+                        value_files: resolved.value_files.clone(),
+                    })
+                };
                 if explicit.len() > 1 {
                     return Err(usage(format!(
                         "Application {} names more than one tool for `{path}` ({}): Argo CD refuses it (\"multiple application sources defined\")",
@@ -574,6 +658,7 @@ fn sync_of(
                             &folder,
                             &Tool::Helm,
                             "its Application has `helm:`",
+                            with(),
                         ));
                     }
                     Some("kustomize") => {
@@ -581,6 +666,7 @@ fn sync_of(
                             &folder,
                             &Tool::Kustomize,
                             "its Application has `kustomize:`",
+                            with(),
                         ));
                     }
                     Some("plugin") => {
@@ -592,7 +678,12 @@ fn sync_of(
                     Some(_) => {}
                     None => {
                         if let Some((tool, file)) = &part.tool {
-                            return Err(render_first(&folder, tool, &format!("{file} is there")));
+                            return Err(render_first(
+                                &folder,
+                                tool,
+                                &format!("{file} is there"),
+                                with(),
+                            ));
                         }
                     }
                 }
@@ -658,4 +749,76 @@ pub fn remote_urls(root: &Path) -> Vec<String> {
         .filter_map(|rest| rest.trim_start().strip_prefix('='))
         .map(normalize_url)
         .collect()
+}
+
+/// The root Application of an app of apps, given as its file to `plan --follow FILE`.
+pub struct RootApp {
+    /// The file, as given.
+    pub file: String,
+    /// Its source path, as written.
+    pub path: String,
+    /// The folder that path names in the file's git repository, shown from the current folder.
+    pub folder: String,
+}
+
+/// With `--follow` and one file holding one Application: the folder Argo CD syncs for it, in the
+/// git repository the file lies in. `None` when the input is not that (folders, several files or
+/// Applications, no git repository: the plan then says why no Application was taken).
+pub fn root_app(paths: &[String]) -> Result<Option<RootApp>, Error> {
+    let [file] = paths else {
+        return Ok(None);
+    };
+    let given = Path::new(file);
+    if file == "-" || !given.is_file() {
+        return Ok(None);
+    }
+    let mut stdin_read = true;
+    let mut apps = Vec::new();
+    for (shown, text) in super::plan::read_path(file, &mut stdin_read)? {
+        apps.extend(
+            parse_manifests(&shown, &text)
+                .map_err(|e| usage(e.to_string()))?
+                .iter()
+                .filter_map(AppSettings::of),
+        );
+    }
+    let [app] = apps.as_slice() else {
+        return Ok(None);
+    };
+    let parent = given
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Some(root) = git_root(parent) else {
+        return Ok(None);
+    };
+    let Some(source) = app.sources.iter().find(|s| s.path.is_some()) else {
+        return Err(usage(format!(
+            "Application {} in {file} has no source path (a chart from a Helm repository): render the chart and pipe it in, `helm template … | labcheck plan --app {file} -`",
+            app.name()
+        )));
+    };
+    let path = source.path.clone().unwrap_or_default();
+    let remotes = remote_urls(&root);
+    if !remotes.is_empty() && !remotes.contains(&normalize_url(&source.repo_url)) {
+        return Err(usage(format!(
+            "Application {} in {file} syncs `{path}` of {}, which is not this repository (its remotes are {}): follow it in a clone of that repository",
+            app.name(),
+            source.repo_url,
+            remotes.join(", ")
+        )));
+    }
+    let folder = root.join(path.trim_start_matches("./"));
+    if !folder.is_dir() {
+        return Err(usage(format!(
+            "Application {} in {file} syncs `{path}`, which is not a folder in this repository ({})",
+            app.name(),
+            shown_from_cwd(&root)
+        )));
+    }
+    Ok(Some(RootApp {
+        file: file.clone(),
+        path,
+        folder: shown_from_cwd(&folder),
+    }))
 }
