@@ -319,6 +319,24 @@ pub fn read(
             parts.push(read_folder(Path::new(path), settings)?);
             continue;
         }
+        let given = Path::new(path);
+        if let Some(tool) = given
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(argocd_dir::tool_file)
+            .filter(|_| given.is_file())
+        {
+            let folder = given
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            return Err(render_first(
+                folder,
+                &tool,
+                &format!("{path} is its {} file, not a manifest", tool.as_str()),
+                None,
+            ));
+        }
         let mut objects = Vec::new();
         for (shown, text) in super::plan::read_path(path, &mut stdin_read)? {
             objects.extend(parse_manifests(&shown, &text).map_err(|e| usage(e.to_string()))?);

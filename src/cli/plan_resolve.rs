@@ -70,7 +70,9 @@ pub fn resolve(
                 resolved.value_files.push(shown);
             }
         }
-        if let Some(note) = revision_note(source, root.as_deref(), this_repo(&source.repo_url)) {
+        if let Some(note) = revision_note(source, root.as_deref(), this_repo(&source.repo_url))
+            && !resolved.notes.contains(&note)
+        {
             resolved.notes.push(note);
         }
         if planned.is_some() && !is_planned && (source.path.is_some() || source.chart.is_some()) {
