@@ -49,6 +49,8 @@ struct Part {
     objects: Vec<Object>,
     skipped: Vec<(String, String)>,
     tool: Option<(Tool, String)>,
+    /// A manifest of a tool's folder that does not parse (only an error if read as YAML).
+    unreadable: Option<String>,
 }
 
 fn usage(message: String) -> Error {
@@ -71,10 +73,18 @@ fn read_folder(folder: &Path, settings: &DirectorySettings) -> Result<Part, Erro
         .into_iter()
         .map(|s| (s.shown, s.why))
         .collect();
+    let mut unreadable = None;
     for file in found.files {
-        match parse_folder_file(&file.shown, &file.text).map_err(|e| usage(e.to_string()))? {
-            FolderFile::Objects(list) => objects.extend(list),
-            FolderFile::NotKubernetes { why } => skipped.push((file.shown, why)),
+        match parse_folder_file(&file.shown, &file.text) {
+            Ok(FolderFile::Objects(list)) => objects.extend(list),
+            Ok(FolderFile::NotKubernetes { why }) => skipped.push((file.shown, why)),
+            // A tool's folder is rendered, not read: its `kustomization.yaml` (`kind:
+            // Kustomization`, no `metadata`) is no broken manifest. The error counts only if
+            // the folder is read as plain YAML after all (an Application's `directory:`).
+            Err(e) if found.tool.is_some() => {
+                unreadable.get_or_insert_with(|| e.to_string());
+            }
+            Err(e) => return Err(usage(e.to_string())),
         }
     }
     Ok(Part {
@@ -82,6 +92,7 @@ fn read_folder(folder: &Path, settings: &DirectorySettings) -> Result<Part, Erro
         objects,
         skipped,
         tool: found.tool,
+        unreadable,
     })
 }
 
@@ -346,6 +357,7 @@ pub fn read(
             objects,
             skipped: Vec::new(),
             tool: None,
+            unreadable: None,
         });
     }
     let places: Vec<Place> = parts
@@ -711,6 +723,9 @@ fn sync_of(
                 } else {
                     read_folder(&folder, &settings)?
                 };
+                if let Some(error) = &part.unreadable {
+                    return Err(usage(error.clone()));
+                }
                 (true, part)
             }
             // Without the app's folder among the inputs (stdin, files), everything given is

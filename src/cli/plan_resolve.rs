@@ -66,7 +66,9 @@ pub fn resolve(
                 base.as_deref(),
                 &this_repo,
             )? && is_planned
+                && !resolved.value_files.contains(&shown)
             {
+                // `appendUnique`: a file named twice is passed once, where first named.
                 resolved.value_files.push(shown);
             }
         }
