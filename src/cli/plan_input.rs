@@ -161,6 +161,41 @@ fn render_first(folder: &Path, tool: &Tool, because: &str, with: Option<RenderWi
     ))
 }
 
+/// Why an Application whose source is a chart from a Helm repository is not planned from a
+/// folder, with the `helm template` command that renders it as Argo CD would (its release name,
+/// version, namespace and the value files resolved here), or Argo CD's error if it cannot.
+pub fn chart_to_render(app: &AppSettings, root: &Path, also_here: &[String]) -> String {
+    let Some(chart) = app.sources.iter().find(|s| s.chart.is_some()) else {
+        return "its source has no path: nothing here to plan".to_string();
+    };
+    let resolved = match crate::cli::plan_resolve::resolve(app, Some(chart), Some(root), also_here)
+    {
+        Ok(resolved) => resolved,
+        Err(e) => return format!("Argo CD cannot render it: {e}"),
+    };
+    let mut command = format!(
+        "helm template {} {} --repo {} --version {}",
+        chart
+            .release_name
+            .clone()
+            .unwrap_or_else(|| app.name().to_string()),
+        chart.chart.clone().unwrap_or_default(),
+        chart.repo_url,
+        chart.target_revision
+    );
+    if let Some(ns) = &app.destination_namespace {
+        command.push_str(&format!(" --namespace {ns}"));
+    }
+    for file in &resolved.value_files {
+        command.push_str(&format!(" -f {file}"));
+    }
+    format!(
+        "its source is chart `{}` from a Helm repository, not a folder: render it first, `{command} | labcheck plan --app {} -`",
+        chart.chart.clone().unwrap_or_default(),
+        shown_from_cwd(Path::new(&app.object.source.file))
+    )
+}
+
 /// Argo CD's own error when it cannot render the Application: it syncs nothing.
 fn cannot_render(app: &AppSettings, error: &str) -> Error {
     usage(format!(
@@ -650,7 +685,7 @@ fn sync_of(
     }
     let mut input = Input::empty();
     if own.is_none() {
-        let resolved = crate::cli::plan_resolve::resolve(&app, None, None)
+        let resolved = crate::cli::plan_resolve::resolve(&app, None, None, &[])
             .map_err(|e| cannot_render(&app, &e))?;
         input.notes.extend(resolved.notes);
     }
@@ -665,7 +700,7 @@ fn sync_of(
                     .unwrap_or_default();
                 let folder = part.folder.clone().unwrap_or_default();
                 let resolved =
-                    crate::cli::plan_resolve::resolve(&app, source.as_ref(), Some(&folder))
+                    crate::cli::plan_resolve::resolve(&app, source.as_ref(), Some(&folder), &[])
                         .map_err(|e| cannot_render(&app, &e))?;
                 input.notes.extend(resolved.notes);
                 let with = || {
@@ -764,12 +799,29 @@ pub fn read_app_folder(folder: &Path, app: AppSettings) -> Result<Input, Error> 
     sync_of(vec![part], app, &DirectorySettings::default(), false)
 }
 
-/// A repo URL without the differences that do not matter (`.git`, a trailing `/`, case of the
-/// host), to tell whether a child Application's source is this repo.
+/// A repo URL without the differences that do not name another repository (scheme, user,
+/// `.git`, a trailing `/`, case; `git@host:path` and `https://host/path` alike), to tell whether
+/// an Application's source is the clone at hand.
 pub fn normalize_url(url: &str) -> String {
-    let trimmed = url.trim().trim_end_matches('/');
-    let trimmed = trimmed.strip_suffix(".git").unwrap_or(trimmed);
-    trimmed.to_ascii_lowercase()
+    let mut rest = url.trim().trim_end_matches('/');
+    rest = rest.strip_suffix(".git").unwrap_or(rest);
+    let scp_like = !rest.contains("://");
+    if let Some((_, after)) = rest.split_once("://") {
+        rest = after;
+    }
+    if let Some((user, after)) = rest.split_once('@')
+        && !user.contains('/')
+    {
+        rest = after;
+    }
+    let mut key = rest.to_ascii_lowercase();
+    if scp_like
+        && let Some(colon) = key.find(':')
+        && !key[..colon].contains('/')
+    {
+        key.replace_range(colon..=colon, "/");
+    }
+    key
 }
 
 /// The remote URLs a work repo names in `.git/config` (read as text; nothing is run).
@@ -792,6 +844,8 @@ pub struct RootApp {
     pub path: String,
     /// The folder that path names in the file's git repository, shown from the current folder.
     pub folder: String,
+    /// Said when the clone's remotes do not name the root's repoURL.
+    pub note: Option<String>,
 }
 
 /// With `--follow` and one file holding one Application: the folder Argo CD syncs for it, in the
@@ -833,14 +887,11 @@ pub fn root_app(paths: &[String]) -> Result<Option<RootApp>, Error> {
     };
     let path = source.path.clone().unwrap_or_default();
     let remotes = remote_urls(&root);
-    if !remotes.is_empty() && !remotes.contains(&normalize_url(&source.repo_url)) {
-        return Err(usage(format!(
-            "Application {} in {file} syncs `{path}` of {}, which is not this repository (its remotes are {}): follow it in a clone of that repository",
-            app.name(),
-            source.repo_url,
-            remotes.join(", ")
-        )));
-    }
+    let note = (!remotes.is_empty() && !remotes.contains(&normalize_url(&source.repo_url))).then(|| format!(
+        "the root Application's repoURL ({}) is not a remote of this clone ({}): its folder `{path}` was planned from this clone, taken to be the same repository",
+        source.repo_url,
+        remotes.join(", ")
+    ));
     let folder = root.join(path.trim_start_matches("./"));
     if !folder.is_dir() {
         return Err(usage(format!(
@@ -853,5 +904,28 @@ pub fn root_app(paths: &[String]) -> Result<Option<RootApp>, Error> {
         file: file.clone(),
         path,
         folder: shown_from_cwd(&folder),
+        note,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_url;
+
+    #[test]
+    fn one_repository_written_as_https_ssh_or_scp_is_one_key() {
+        let key = normalize_url("http://git.course.local/platform/argocd-platform.git");
+        for url in [
+            "https://git.course.local/platform/argocd-platform",
+            "ssh://git@git.course.local/platform/argocd-platform.git",
+            "git@git.course.local:platform/argocd-platform.git",
+            "HTTP://Git.Course.Local/platform/argocd-platform/",
+        ] {
+            assert_eq!(normalize_url(url), key, "{url}");
+        }
+        assert_ne!(
+            normalize_url("http://git.course.local/team/shop-config.git"),
+            key
+        );
+    }
 }

@@ -31,16 +31,23 @@ pub struct Resolved {
 }
 
 /// Resolve `app` as the repo server does. `planned`: the source whose folder (`folder`, as
-/// shown) the plan reads. `Err` is Argo CD's own error: it renders nothing then.
+/// shown) the plan reads, or whose chart the command renders; `also_here`: repo URLs known to be
+/// this clone's (a parent Application's). `Err` is Argo CD's own error: it renders nothing then.
 pub fn resolve(
     app: &AppSettings,
     planned: Option<&AppSource>,
     folder: Option<&Path>,
+    also_here: &[String],
 ) -> Result<Resolved, String> {
     check_refs(app)?;
     let root = folder.and_then(git_root);
     let mut here: Vec<String> = root.as_deref().map(remote_urls).unwrap_or_default();
-    here.extend(planned.map(|s| normalize_url(&s.repo_url)));
+    here.extend(also_here.iter().map(|u| normalize_url(u)));
+    here.extend(
+        planned
+            .filter(|s| s.path.is_some())
+            .map(|s| normalize_url(&s.repo_url)),
+    );
     let this_repo = |url: &str| root.is_some() && here.contains(&normalize_url(url));
     let mut resolved = Resolved::default();
     for (index, source) in app.sources.iter().enumerate() {
