@@ -24,7 +24,7 @@ pub use error::{GitProbeError, NEW_BUNDLE, RecordedGitError};
 pub use history::{RevertFinding, reverted_sha};
 pub use log::LoggedCommit;
 pub use origin::{OriginView, origin_view, without_credentials};
-pub use reader::RepoReader;
+pub use reader::{RepoReader, RevisionKind};
 
 /// What labcheck knows about a work repo at the moment it looked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

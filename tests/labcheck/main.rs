@@ -24,6 +24,7 @@ mod module_10_cluster;
 mod module_11;
 mod operations;
 mod plan;
+mod plan_apps;
 mod plan_folders;
 mod read_only;
 mod replay;

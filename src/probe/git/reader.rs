@@ -266,3 +266,46 @@ fn operation(state: RepositoryState) -> Option<String> {
     };
     Some(name.to_string())
 }
+
+/// What a `targetRevision` word names in a clone, as far as its refs know (a remote may have
+/// more: the clone knows the remote's branches as of its last fetch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RevisionKind {
+    /// A tag: pinned.
+    Tag,
+    /// A local or remote-tracking branch: floats with every push.
+    Branch,
+    /// Neither a tag nor a branch this clone knows.
+    Unknown,
+}
+
+impl RepoReader {
+    /// Whether `name` is a tag or a branch here (`refs/tags/NAME`, `refs/heads/NAME`, or
+    /// `refs/remotes/*/NAME`), as Argo CD's `ls-remote` would match a short ref.
+    pub fn revision_kind(&self, name: &str) -> RevisionKind {
+        let has = |r: String| self.repo.find_reference(&r).is_ok();
+        if has(format!("refs/tags/{name}")) {
+            return RevisionKind::Tag;
+        }
+        if has(format!("refs/heads/{name}")) {
+            return RevisionKind::Branch;
+        }
+        let remotes: Vec<String> = match self.repo.remotes() {
+            Ok(list) => list
+                .iter()
+                .flatten()
+                .flatten()
+                .map(str::to_string)
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let remote_branch = remotes
+            .iter()
+            .any(|r| has(format!("refs/remotes/{r}/{name}")));
+        if remote_branch {
+            RevisionKind::Branch
+        } else {
+            RevisionKind::Unknown
+        }
+    }
+}
