@@ -30,6 +30,7 @@ pub struct Certs {
     pub learner: Pem,
     pub service_account_key: String,
     pub service_account_pub: String,
+    issuer: Issuer<'static, KeyPair>,
 }
 
 type Result<T> = std::result::Result<T, rcgen::Error>;
@@ -91,7 +92,13 @@ impl Certs {
             learner: leaf(&issuer, "learner", &[], client)?,
             service_account_key: sa.serialize_pem(),
             service_account_pub: sa.public_key_pem(),
+            issuer,
         })
+    }
+
+    /// A client certificate for one more user (`groups` as its O).
+    pub fn user(&self, name: &str, groups: &[&str]) -> Result<Pem> {
+        leaf(&self.issuer, name, groups, ExtendedKeyUsagePurpose::ClientAuth)
     }
 
     /// Write them under `dir/pki/` with the names the plane's flags and kubeconfigs use

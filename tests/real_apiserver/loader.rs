@@ -366,7 +366,11 @@ pub async fn load(plane: &Plane, snapshot: &Snapshot) -> Result<Loaded, String> 
         stored.push((object, resource, real_uid));
         let _ = created;
     }
-    story_times(plane, &snapshot.objects, &loaded.uids).await?;
+    let pairs: Vec<(&str, &Value)> = stored
+        .iter()
+        .map(|(object, _, real)| (real.as_str(), object))
+        .collect();
+    story_times(plane, &pairs).await?;
     for (object, resource, _) in &stored {
         let path = format!(
             "{}/{}",
@@ -411,18 +415,11 @@ fn differences(object: &str, at: &str, want: &Value, got: &Value, out: &mut Vec<
     }
 }
 
-/// Write the story's `creationTimestamp` and `generation` of each object into etcd, found by the
-/// server's uid of it.
-async fn story_times(
-    plane: &Plane,
-    objects: &[Value],
-    uids: &HashMap<String, String>,
-) -> Result<(), String> {
+/// Write the story's `creationTimestamp` and `generation` of each object (by the server's uid of
+/// it) into etcd.
+async fn story_times(plane: &Plane, objects: &[(&str, &Value)]) -> Result<(), String> {
     let mut wanted: HashMap<&str, Map<String, Value>> = HashMap::new();
-    for object in objects {
-        let Some(real) = uids.get(text(object, "/metadata/uid")) else {
-            continue;
-        };
+    for (real, object) in objects {
         let mut set = Map::new();
         for field in ["creationTimestamp", "generation"] {
             if let Some(value) = object["metadata"].get(field).filter(|v| !v.is_null()) {
@@ -430,7 +427,7 @@ async fn story_times(
             }
         }
         if !set.is_empty() {
-            wanted.insert(real.as_str(), set);
+            wanted.insert(real, set);
         }
     }
     if wanted.is_empty() {

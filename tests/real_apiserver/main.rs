@@ -7,6 +7,7 @@ mod certs;
 mod kubelet;
 mod loader;
 mod plane;
+mod refusal;
 mod same_verdicts;
 mod smoke;
 mod testbin;

@@ -292,6 +292,19 @@ async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
     })
 }
 
+impl Plane {
+    /// A kubeconfig for a new user `name` in no group (what it may do comes from RBAC objects).
+    pub fn user_kubeconfig(&self, name: &str) -> Result<PathBuf, String> {
+        let pem = self.certs.user(name, &[]).map_err(|e| e.to_string())?;
+        let pki = self.dir.join("pki");
+        std::fs::write(pki.join(format!("{name}.crt")), &pem.cert).map_err(|e| e.to_string())?;
+        std::fs::write(pki.join(format!("{name}.key")), &pem.key).map_err(|e| e.to_string())?;
+        let path = self.dir.join(format!("{name}.kubeconfig"));
+        write_kubeconfig(&path, &self.url, &pki, name)?;
+        Ok(path)
+    }
+}
+
 /// A kubeconfig for `user` (its certificate and key are `<user>.crt`, `<user>.key` in `pki`).
 fn write_kubeconfig(path: &Path, url: &str, pki: &Path, user: &str) -> Result<(), String> {
     let config = json!({

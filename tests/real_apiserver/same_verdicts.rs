@@ -122,7 +122,7 @@ fn verdict((report, describe): &(StepReport, String)) -> Verdict {
     }
 }
 
-async fn run_on(
+pub(crate) async fn run_on(
     course: &Arc<Course>,
     module: &Module,
     step: &Step,
@@ -200,8 +200,13 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
         let file = &cases[0].cluster_file;
         let snapshot: Snapshot =
             placeholders::load_snapshot(file, text).expect("the state's snapshot");
-        let loaded = block_on(crate::loader::load(plane, &snapshot))
-            .unwrap_or_else(|e| panic!("loading {file}: {e}"));
+        let loaded = match block_on(crate::loader::load(plane, &snapshot)) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                shapes.push(format!("{file}: cannot be loaded: {e}"));
+                continue;
+            }
+        };
         for d in &loaded.differences {
             shapes.push(format!("{file}: {d}"));
         }
@@ -237,13 +242,9 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
     );
     assert!(all.len() >= 40, "only {} states", all.len());
     assert!(
-        shapes.is_empty(),
-        "fixture objects the real API server does not hold as written:\n{}",
-        shapes.join("\n")
-    );
-    assert!(
-        differences.is_empty(),
-        "{} of {} states differ:\n{}",
+        shapes.is_empty() && differences.is_empty(),
+        "fixture objects the real API server does not hold as written:\n{}\n\n{} of {} states differ:\n{}",
+        shapes.join("\n"),
         differences.len(),
         all.len(),
         differences.join("\n")
