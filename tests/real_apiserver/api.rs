@@ -166,3 +166,58 @@ pub async fn install_argocd_crds(admin: &kube::Client) -> Result<(), String> {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Do what kube-controller-manager's ClusterRole aggregation controller does (a bare API server
+/// runs no controllers): fill each ClusterRole that has an `aggregationRule` (`view`, `edit`,
+/// `admin`) with the rules of the ClusterRoles its selectors match.
+pub async fn aggregate_cluster_roles(admin: &kube::Client) -> Result<(), String> {
+    // `edit` aggregates `view`, `admin` aggregates `edit`: three rounds fill all three.
+    for _ in 0..3 {
+        aggregate_once(admin).await?;
+    }
+    Ok(())
+}
+
+async fn aggregate_once(admin: &kube::Client) -> Result<(), String> {
+    let path = "/apis/rbac.authorization.k8s.io/v1/clusterroles";
+    let roles = expect(admin, "GET", path, None, &[200]).await?.body;
+    let roles = roles["items"].as_array().cloned().unwrap_or_default();
+    let matches = |role: &Value, selector: &Value| {
+        selector["matchLabels"]
+            .as_object()
+            .is_some_and(|labels| {
+                labels
+                    .iter()
+                    .all(|(k, v)| role["metadata"]["labels"].get(k) == Some(v))
+            })
+    };
+    for role in &roles {
+        let Some(selectors) = role
+            .pointer("/aggregationRule/clusterRoleSelectors")
+            .and_then(Value::as_array)
+        else {
+            continue;
+        };
+        let mut rules: Vec<Value> = Vec::new();
+        for other in &roles {
+            if other["metadata"]["name"] == role["metadata"]["name"]
+                || !selectors.iter().any(|s| matches(other, s))
+            {
+                continue;
+            }
+            for rule in other["rules"].as_array().into_iter().flatten() {
+                if !rules.contains(rule) {
+                    rules.push(rule.clone());
+                }
+            }
+        }
+        if role["rules"] == Value::Array(rules.clone()) {
+            continue;
+        }
+        let mut updated = role.clone();
+        updated["rules"] = Value::Array(rules);
+        let name = role["metadata"]["name"].as_str().unwrap_or_default();
+        expect(admin, "PUT", &format!("{path}/{name}"), Some(&updated), &[200]).await?;
+    }
+    Ok(())
+}

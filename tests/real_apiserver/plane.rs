@@ -279,6 +279,7 @@ async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     crate::api::install_argocd_crds(&admin).await?;
+    crate::api::aggregate_cluster_roles(&admin).await?;
     Ok(Plane {
         url,
         etcd: etcd_url,
