@@ -458,13 +458,13 @@ async fn story_times(plane: &Plane, objects: &[(&str, &Value)]) -> Result<(), St
     Ok(())
 }
 
-/// etcd's v3 JSON gateway (the client URL), enough to read and write a key.
-struct Etcd {
+/// etcd's v3 JSON gateway (the client URL), enough to read and write a key and compact.
+pub struct Etcd {
     client: kube::Client,
 }
 
 impl Etcd {
-    fn new(url: &str) -> Result<Etcd, String> {
+    pub fn new(url: &str) -> Result<Etcd, String> {
         let uri = url.parse::<http::Uri>().map_err(|e| e.to_string())?;
         let mut config = kube::Config::new(uri);
         // Plain HTTP: no CA store to load for a TLS that never runs.
@@ -506,6 +506,24 @@ impl Etcd {
             }
         }
         Ok(out)
+    }
+
+    /// Compact away every revision before the current one (what kube-apiserver does every 5
+    /// minutes): a watch from an older resourceVersion is then answered 410 Gone.
+    pub async fn compact(&self) -> Result<(), String> {
+        let now = self
+            .post("/v3/kv/range", json!({"key": B64.encode("/registry/"), "limit": 1}))
+            .await?;
+        let revision = now["header"]["revision"]
+            .as_str()
+            .and_then(|r| r.parse::<i64>().ok())
+            .ok_or_else(|| format!("etcd named no revision: {now}"))?;
+        self.post(
+            "/v3/kv/compaction",
+            json!({"revision": revision, "physical": true}),
+        )
+        .await
+        .map(|_| ())
     }
 
     async fn put(&self, key: &str, value: &Value) -> Result<(), String> {

@@ -4,6 +4,7 @@
 
 mod api;
 mod certs;
+mod conformance;
 mod kubelet;
 mod loader;
 mod plane;
