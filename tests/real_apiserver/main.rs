@@ -5,6 +5,7 @@
 mod api;
 mod certs;
 mod conformance;
+mod kubectl;
 mod kubelet;
 mod loader;
 mod plane;
