@@ -391,6 +391,103 @@ pub async fn load(plane: &Plane, snapshot: &Snapshot) -> Result<Loaded, String> 
     Ok(loaded)
 }
 
+/// (apiVersion, kind, namespace, name) of an object.
+fn identity(o: &Value) -> (String, String, String, String) {
+    (
+        text(o, "/apiVersion").to_string(),
+        text(o, "/kind").to_string(),
+        text(o, "/metadata/namespace").to_string(),
+        text(o, "/metadata/name").to_string(),
+    )
+}
+
+/// Move the plane from `from` (loaded, `loaded` its uids) to `to` as a cluster moves: objects in
+/// both are updated where they differ (the status through the status subresource, an
+/// Application whole), new ones are created (with their story times), gone ones deleted; the
+/// kubelet serves `to`'s logs first. What a controller and Argo CD would write, written live.
+pub async fn change(
+    plane: &Plane,
+    from: &Snapshot,
+    to: &Snapshot,
+    loaded: &mut Loaded,
+) -> Result<(), String> {
+    let admin = &plane.admin;
+    // A container writes its log before it ends: the kubelet has the new logs before any status
+    // says the container terminated.
+    plane.kubelet.set(kubelet_logs(to));
+    let before: HashMap<_, &Value> = from.objects.iter().map(|o| (identity(o), o)).collect();
+    let after: HashMap<_, &Value> = to.objects.iter().map(|o| (identity(o), o)).collect();
+    let mut created = Vec::new();
+    for object in story_order(&to.objects) {
+        let id = identity(&object);
+        if id.1 == "CustomResourceDefinition" {
+            continue;
+        }
+        let resource = resource(admin, &id.0, &id.1).await?;
+        let path = format!("{}/{}", resource.collection(&id.2), id.3);
+        let mut want = object.clone();
+        rewrite_uids(&mut want, &loaded.uids);
+        match before.get(&id) {
+            Some(old) if **old == object => {}
+            Some(_) => {
+                let mut now = expect(admin, "GET", &path, None, &[200]).await?.body;
+                if resource.status_subresource {
+                    now["status"] = want["status"].clone();
+                    expect(admin, "PUT", &format!("{path}/status"), Some(&now), &[200]).await?;
+                } else {
+                    for field in ["spec", "status", "data"] {
+                        if let Some(value) = want.get(field) {
+                            now[field] = value.clone();
+                        }
+                    }
+                    expect(admin, "PUT", &path, Some(&now), &[200]).await?;
+                }
+            }
+            None => {
+                let body = creation_body(&want, &resource);
+                let made = expect(admin, "POST", &resource.collection(&id.2), Some(&body), &[201])
+                    .await?
+                    .body;
+                let real_uid = text(&made, "/metadata/uid").to_string();
+                let fixture_uid = text(&object, "/metadata/uid");
+                if !fixture_uid.is_empty() {
+                    loaded.uids.insert(fixture_uid.to_string(), real_uid.clone());
+                    rewrite_uids(&mut want, &loaded.uids);
+                }
+                if resource.status_subresource
+                    && let Some(status) = want.get("status").filter(|s| !s.is_null())
+                {
+                    let mut made = made;
+                    made["status"] = status.clone();
+                    expect(admin, "PUT", &format!("{path}/status"), Some(&made), &[200]).await?;
+                }
+                CREATED.lock().map_err(|e| e.to_string())?.push(Created {
+                    path: path.clone(),
+                    kind: id.1.clone(),
+                    namespace: id.2.clone(),
+                    name: id.3.clone(),
+                });
+                created.push((real_uid, want));
+            }
+        }
+    }
+    let pairs: Vec<(&str, &Value)> = created.iter().map(|(u, o)| (u.as_str(), o)).collect();
+    story_times(plane, &pairs).await?;
+    for (id, _) in before.iter().filter(|(id, _)| !after.contains_key(*id)) {
+        if id.1 == "CustomResourceDefinition" {
+            continue;
+        }
+        let resource = resource(admin, &id.0, &id.1).await?;
+        let path = format!(
+            "{}/{}?gracePeriodSeconds=0&propagationPolicy=Background",
+            resource.collection(&id.2),
+            id.3
+        );
+        expect(admin, "DELETE", &path, None, &[200, 202, 404]).await?;
+    }
+    Ok(())
+}
+
 /// Each path of `want` whose value `got` does not hold.
 fn differences(object: &str, at: &str, want: &Value, got: &Value, out: &mut Vec<String>) {
     match (want, got) {
