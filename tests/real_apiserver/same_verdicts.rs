@@ -1,7 +1,7 @@
 //! Same verdicts: every fixture state of modules 10 and 11 (each step's solved state and broken
 //! variants, built as `labcheck course test` builds them) loaded into the real API server gives
 //! the same step status, check statuses, causes, words and exit code as the same state served by
-//! `labcheck serve`. A difference is a bug in one of them (labcheck's reads, serve's answers, or
+//! `labcheck serve`, and as a `labcheck snapshot` taken of the real server and replayed. A difference is a bug in one of them (labcheck's reads, serve's answers, or
 //! a fixture holding what no real cluster holds); each found is fixed and its state stays here.
 
 use std::collections::BTreeMap;
@@ -192,6 +192,7 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
     let started = std::time::Instant::now();
     let mut differences = Vec::new();
     let mut shapes = Vec::new();
+    let mut captures = 0;
     let real_options = ClusterOptions {
         kubeconfig: Some(plane.admin_kubeconfig.clone()),
         ..ClusterOptions::default()
@@ -210,6 +211,26 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
         for d in &loaded.differences {
             shapes.push(format!("{file}: {d}"));
         }
+        // `labcheck snapshot` of the real server, replayed, must judge as the live server does.
+        let captured_file = scratch.path().join(format!("captured-{}.yaml", captures));
+        captures += 1;
+        let capture = std::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
+            .args(["snapshot", &cases[0].module, "--out"])
+            .arg(&captured_file)
+            .arg("--kubeconfig")
+            .arg(&plane.admin_kubeconfig)
+            .arg("--work-dir")
+            .arg(cases[0].world.work_dir())
+            .env("HOME", scratch.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("labcheck snapshot runs");
+        assert!(
+            capture.status.success(),
+            "labcheck snapshot of {file}: {}",
+            String::from_utf8_lossy(&capture.stderr)
+        );
+        let captured = Snapshot::load(&captured_file).expect("the captured snapshot loads");
         for case in cases {
             let module = course.module(&case.module).expect("module");
             let step = module.step(&case.step).expect("step");
@@ -222,7 +243,16 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
                 let cluster = Cluster::connect(&real_options).await;
                 run_on(&course, module, step, &work, cluster).await
             });
-            let found = compare(&verdict(&served), &verdict(&real));
+            let replayed = block_on(async {
+                let cluster = Cluster::serve(captured.clone(), "the captured snapshot").await;
+                run_on(&course, module, step, &work, cluster).await
+            });
+            let mut found = compare(&verdict(&served), &verdict(&real));
+            found.extend(
+                compare(&verdict(&real), &verdict(&replayed))
+                    .into_iter()
+                    .map(|d| format!("replayed from `labcheck snapshot` of the real server: {d}")),
+            );
             if !found.is_empty() {
                 differences.push(format!(
                     "{} {} `{}` ({file}):\n  {}",
