@@ -647,6 +647,16 @@ fn plain_ok(s: &str, flow: bool) -> bool {
         && matches!(serde_yaml::from_str::<Value>(s), Ok(Value::String(ref read)) if read == s)
 }
 
+/// A value in flow style (`{tag: "6.7.1"}`, `[a, b]`), text plain where it reads back the same.
+pub fn flow(value: &Value) -> String {
+    render_flow(value, Quote::Plain)
+}
+
+/// A key as written in a map: plain where it reads back the same, else double-quoted.
+pub fn key(key: &str) -> String {
+    render_key(key)
+}
+
 /// A value in flow style: `[a, b]`, `{k: v}`.
 fn render_flow(value: &Value, quote: Quote) -> String {
     match untag(value) {
