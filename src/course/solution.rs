@@ -165,8 +165,8 @@ impl SolutionAction {
         }
     }
 
-    /// What is wrong with this action that loading cannot see, given the module's repos;
-    /// each message says what to write instead.
+    /// What is wrong with this action that loading does not refuse, given the module's repos;
+    /// each message says what to write instead (`course lint` places it at the item's line).
     pub fn problems(&self, repos: &[&str]) -> Vec<String> {
         let mut problems = Vec::new();
         if let Some(repo) = self.repo()
@@ -177,6 +177,13 @@ impl SolutionAction {
                 repos.join(", ")
             ));
         }
+        problems.extend(self.shape_problems());
+        problems
+    }
+
+    /// What is wrong with the action on its own (no module needed).
+    fn shape_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
         if let Some(file) = self.file()
             && let Err(why) = relative_inside(file)
         {

@@ -73,7 +73,8 @@ pub async fn walk_module(
             .copy_to(&scratch.join(format!("{index:02}-start")))
             .map_err(|e| env(e.to_string()))?;
 
-        let mut problems = run_twice(module, step, &world, &tools, course_dir.as_deref()).await?;
+        let mut problems =
+            run_twice(module, step, &world, &tools, course_dir.as_deref(), "lab").await?;
         let after = run_on(course, module, step, &world, state, &track).await?;
         problems.extend(not_passing(step, &after));
         results.push(StateResult {
@@ -88,22 +89,30 @@ pub async fn walk_module(
             problems,
         });
 
-        for (name, description, world) in
-            learner_starts(step, &start, scratch, index).map_err(|e| env(e.to_string()))?
-        {
-            let mut problems =
-                run_twice(module, step, &world, &tools, course_dir.as_deref()).await?;
-            let after = run_on(course, module, step, &world, state, &track).await?;
-            problems.extend(not_passing(step, &after));
-            results.push(StateResult {
-                step: step.name.clone(),
-                state: format!("walk-{name}"),
-                kind: StateKind::Walk,
-                description: Some(description),
-                must_fail: Vec::new(),
-                failed: failed(&after),
-                problems,
-            });
+        // The learner's starts are separate worlds: their scripts run side by side.
+        let starts =
+            learner_starts(step, &start, scratch, index).map_err(|e| env(e.to_string()))?;
+        let runs = starts.iter().map(|(name, description, world)| {
+            let (tools, track, course_dir) = (&tools, &track, &course_dir);
+            async move {
+                let tag = format!("{index:02}-{name}");
+                let mut problems =
+                    run_twice(module, step, world, tools, course_dir.as_deref(), &tag).await?;
+                let after = run_on(course, module, step, world, state, track).await?;
+                problems.extend(not_passing(step, &after));
+                Ok::<_, Error>(StateResult {
+                    step: step.name.clone(),
+                    state: format!("walk-{name}"),
+                    kind: StateKind::Walk,
+                    description: Some(description.clone()),
+                    must_fail: Vec::new(),
+                    failed: failed(&after),
+                    problems,
+                })
+            }
+        });
+        for result in futures::future::join_all(runs).await {
+            results.push(result?);
         }
     }
     Ok(results)
@@ -121,7 +130,6 @@ fn not_passing(step: &Step, report: &StepReport) -> Vec<String> {
 /// `labcheck` calls keep their progress there, never in the user's).
 struct Tools {
     bin: std::path::PathBuf,
-    log: std::path::PathBuf,
     home: std::path::PathBuf,
     scratch: std::path::PathBuf,
 }
@@ -135,16 +143,19 @@ impl Tools {
         for tool in ["argocd", "kubectl"] {
             write_executable(&bin.join(tool), STAND_IN)?;
         }
+        // `labcheck edit` is this labcheck; a check of a step reads the cluster, and the walk has
+        // none: it answers as labcheck does without one, "could not check" (exit 3), so the
+        // script's "done already?" goes on to the actions (without a process that would only
+        // find no cluster).
         write_executable(
             &bin.join("labcheck"),
             &format!(
-                "#!/bin/sh\nexec {} \"$@\"\n",
+                "#!/bin/sh\nif [ \"$1\" = edit ]; then exec {} \"$@\"; fi\nexit 3\n",
                 crate::shell::quote(&labcheck.to_string_lossy())
             ),
         )?;
         Ok(Tools {
             bin,
-            log: scratch.join("cluster-commands.log"),
             home,
             scratch: scratch.to_path_buf(),
         })
@@ -159,7 +170,9 @@ async fn run_twice(
     world: &FixtureWorld,
     tools: &Tools,
     course_dir: Option<&str>,
+    tag: &str,
 ) -> Result<Vec<String>, Error> {
+    let log = tools.scratch.join(format!("{tag}.log"));
     let reverts = crate::run::solution::revert_targets(module, step, &world.work_dir());
     let text = script(
         &module.manifest.module,
@@ -168,16 +181,16 @@ async fn run_twice(
         &reverts,
         course_dir,
     );
-    let _ = std::fs::remove_file(&tools.log);
-    let mut problems = run_script(&text, tools).await?;
-    let recorded = std::fs::read_to_string(&tools.log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    let mut problems = run_script(&text, tools, &log, tag).await?;
+    let recorded = std::fs::read_to_string(&log).unwrap_or_default();
     problems.extend(compare_cluster_commands(step, &recorded));
     if !problems.is_empty() {
         return Ok(problems);
     }
     let first = repos_state(module, world);
     problems.extend(
-        run_script(&text, tools)
+        run_script(&text, tools, &log, tag)
             .await?
             .into_iter()
             .map(|p| format!("run a second time, {p}")),
@@ -372,9 +385,14 @@ fn failed(report: &StepReport) -> Vec<String> {
 }
 
 /// Run the script under bash with the stand-ins first on PATH and git's identity fixed.
-async fn run_script(text: &str, tools: &Tools) -> Result<Vec<String>, Error> {
-    let (bin, log) = (&tools.bin, &tools.log);
-    let file = tools.scratch.join("solution.sh");
+async fn run_script(
+    text: &str,
+    tools: &Tools,
+    log: &Path,
+    tag: &str,
+) -> Result<Vec<String>, Error> {
+    let bin = &tools.bin;
+    let file = tools.scratch.join(format!("{tag}.sh"));
     std::fs::write(&file, text)
         .map_err(|e| Error::Environment(format!("cannot write {}: {e}", file.display())))?;
     let path = match std::env::var_os("PATH") {

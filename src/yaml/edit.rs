@@ -112,6 +112,21 @@ pub fn remove(
     Ok(Some(out))
 }
 
+/// Where the node at `path` of the file's first document starts: (line, column), from 1. For a
+/// course file's messages (`file:line:col` of a solution's item).
+pub fn position(text: &str, path: &YamlPath) -> Option<(usize, usize)> {
+    let source = Source::read(text, Some(0)).ok()?;
+    let node = source.find(path.segments())?;
+    let start = if let Some(key) = source.key_of(node) {
+        key.start.min(node.start)
+    } else {
+        node.start
+    };
+    // A block map's node starts at its first key; an item of a list at its first character.
+    let line = text[..start].matches('\n').count() + 1;
+    Some((line, column(text, start) + 1))
+}
+
 fn set_into(
     text: &mut String,
     changed: &mut bool,
