@@ -8,6 +8,7 @@
 
 mod diagnosis;
 mod last_sync;
+mod next_move;
 mod parse;
 mod pushed;
 mod shape;

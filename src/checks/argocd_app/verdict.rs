@@ -14,7 +14,7 @@ use crate::probe::cluster::argocd::{Application, OperationState};
 use super::ArgocdAppSpec;
 use super::diagnosis::{failure_story, unhealthy_resources};
 use super::pushed::{Pushed, chain_text};
-use super::shape::{auto_sync_pending, retrying_other_revision};
+use super::next_move::{auto_sync_pending, retrying_other_revision};
 
 /// A gate either lets the check go on or ends it with this outcome.
 pub(super) type Gate = ControlFlow<Outcome>;
