@@ -33,5 +33,6 @@ mod reports;
 mod serve_api;
 mod snapshot_capture;
 mod solution;
+mod stray_files;
 mod unhealthy;
 mod waiting;
