@@ -240,9 +240,13 @@ pub(super) fn not_taken(
             ),
             Some((p, Fit::Other)) => (
                 format!(
-                    "its path {} names another folder: the one given ({}) is `{}` from the root of its git repository",
+                    "its path {} names another folder: the one given{} is `{}` from the root of its git repository",
                     paths_of(app),
-                    p.shown,
+                    if same_path(&p.shown, &p.in_repo) {
+                        String::new()
+                    } else {
+                        format!(" ({})", p.shown)
+                    },
                     p.in_repo
                 ),
                 match &own {
