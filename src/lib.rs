@@ -8,10 +8,11 @@
 //! (the application layer: a session loads the course, runs the steps and returns data) →
 //! `course` (the course as data: modules, steps and each check's declared fields) → `checks` (how
 //! each kind decides, from a `Context` the runner builds) → `probe` (git and Kubernetes reads) →
-//! `serve`, `snapshot`, `plan`, `rules`, `quiz` → `yaml` and the small shared pieces (`outcome`, `causes`,
-//! `paths`, `shell`, `error`, `sync_settings`: the settings in force for an object of a sync, read by
-//! both `plan` and `rules`). `lab` builds worlds from the course's fixtures for the demo and
-//! the tests.
+//! `serve`, `snapshot`, `rules` (reads `plan`'s model), `plan`, `quiz` → `yaml` and the small
+//! shared pieces (`outcome`, `causes`, `paths`, `shell`, `error`; `sync_settings` and `findings`:
+//! the settings in force for an object of a sync and a rule's finding, below both `plan` and
+//! `rules` so `plan` never imports `rules`). `lab` builds worlds from the course's fixtures for
+//! the demo and the tests.
 
 pub mod bundle;
 pub mod causes;
@@ -21,6 +22,7 @@ pub mod cli;
 pub mod course;
 pub mod doctor;
 pub mod error;
+pub mod findings;
 pub mod fleet;
 pub mod lab;
 pub mod outcome;

@@ -21,6 +21,8 @@ pub mod hint;
 pub mod next;
 pub mod output;
 pub mod plan;
+mod plan_choice;
+mod plan_files;
 mod plan_input;
 mod plan_resolve;
 pub mod quiz;

@@ -1,18 +1,18 @@
 //! `labcheck plan PATH…`: the order Argo CD will apply manifests in, and (with `--rules`) what is
 //! unsafe about the migration hooks among them. Reads files only.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use super::output::HumanOrJsonArgs;
-use super::plan_input;
+use super::plan_files::{self, read_path, shown};
+use super::{plan_choice, plan_input};
 use crate::error::{Error, exit};
 use crate::plan::{AppSettings, Followed, Object, Plan, PlanOptions, parse_manifests};
 use crate::probe::argocd_dir::DirectorySettings;
-use crate::probe::files::{MAX_FILE_BYTES, PathShower};
-use crate::probe::manifests::{read_manifests, read_migration_sources};
+use crate::probe::files::PathShower;
+use crate::probe::manifests::read_migration_sources;
 use crate::report::{self, HumanOrJson, Styles};
 use crate::rules::{self, Severity};
 
@@ -78,7 +78,7 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
         exclude: args.exclude.clone(),
     };
     let root = if args.follow && args.app.is_none() {
-        plan_input::root_app(&manifest_paths)?
+        plan_choice::root_app(&manifest_paths)?
     } else {
         None
     };
@@ -164,13 +164,13 @@ fn follow(
         .map(|p| crate::probe::argocd_dir::repo_root(&p));
     let mut repos: Vec<String> = root
         .as_deref()
-        .map(plan_input::remote_urls)
+        .map(plan_files::remote_urls)
         .unwrap_or_default();
     if let Some(app) = &plan.app {
         repos.extend(
             app.sources
                 .iter()
-                .map(|s| plan_input::normalize_url(&s.repo_url)),
+                .map(|s| plan_files::normalize_url(&s.repo_url)),
         );
     }
     let children: Vec<AppSettings> = plan.applied_objects().filter_map(AppSettings::of).collect();
@@ -206,7 +206,7 @@ fn follow_one(
         return Err(plan_input::chart_to_render(child, root, repos));
     };
     let path = source.path.clone().unwrap_or_default();
-    if !repos.contains(&plan_input::normalize_url(&source.repo_url)) {
+    if !repos.contains(&plan_files::normalize_url(&source.repo_url)) {
         return Err(format!(
             "its source is another repo ({}); plan that repo's `{path}` there",
             source.repo_url
@@ -217,7 +217,7 @@ fn follow_one(
         return Err(format!("`{path}` is not a folder in this repo"));
     }
     // Shown from where the user stands, like the parent's folder.
-    let folder = PathBuf::from(plan_input::shown_from_cwd(&folder));
+    let folder = PathBuf::from(plan_files::shown_from_cwd(&folder));
     let real = std::fs::canonicalize(&folder).unwrap_or(folder.clone());
     if seen.contains(&real) || depth >= MAX_FOLLOW_DEPTH {
         return Err("already planned above (an app of apps that leads back to itself)".to_string());
@@ -310,69 +310,4 @@ pub fn load_all(paths: &[String]) -> Result<Vec<Object>, Error> {
         }
     }
     Ok(objects)
-}
-
-pub(super) fn read_path(path: &str, stdin_read: &mut bool) -> Result<Vec<(String, String)>, Error> {
-    if path == "-" {
-        if std::mem::replace(stdin_read, true) {
-            return Err(Error::Usage(
-                "`-` (stdin) can be given only once".to_string(),
-            ));
-        }
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(MAX_FILE_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::Usage(format!("cannot read stdin: {e}")))?;
-        if bytes.len() as u64 > MAX_FILE_BYTES {
-            return Err(Error::Usage(format!(
-                "stdin holds more than {MAX_FILE_BYTES} bytes; labcheck plans up to that much"
-            )));
-        }
-        let text = String::from_utf8(bytes)
-            .map_err(|_| Error::Usage("stdin is not UTF-8 text".to_string()))?;
-        return Ok(vec![("<stdin>".to_string(), text)]);
-    }
-    let given = PathBuf::from(path);
-    if !given.exists() {
-        return Err(Error::Usage(format!(
-            "{path} does not exist; give a manifest file, a folder of manifests, or - for stdin"
-        )));
-    }
-    let shower = PathShower::new(None);
-    let (root, relative) = if given.is_dir() {
-        (given.clone(), String::new())
-    } else {
-        let parent = match given.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = given
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        (parent, name)
-    };
-    let found =
-        read_manifests(&root, &relative, &shower).map_err(|e| Error::Usage(format!("{e}")))?;
-    if found.is_empty() {
-        return Err(Error::Usage(format!(
-            "{path} holds no .yaml, .yml or .json file"
-        )));
-    }
-    Ok(found
-        .into_iter()
-        .map(|(rel, text)| (shown(&root, &rel, given.is_dir()), text))
-        .collect())
-}
-
-fn shown(root: &Path, relative: &str, from_dir: bool) -> String {
-    if from_dir {
-        root.join(relative).display().to_string()
-    } else if root == Path::new(".") {
-        relative.to_string()
-    } else {
-        root.join(relative).display().to_string()
-    }
 }

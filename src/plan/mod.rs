@@ -135,7 +135,7 @@ pub struct Followed {
     /// Its folder, as shown.
     pub folder: Option<String>,
     /// Its plan and (with `--rules`) the rules' findings, or why it was not followed.
-    pub outcome: Result<(Box<Plan>, Option<Vec<crate::rules::Finding>>), String>,
+    pub outcome: Result<(Box<Plan>, Option<Vec<crate::findings::Finding>>), String>,
 }
 
 /// The whole plan.

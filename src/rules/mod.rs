@@ -16,44 +16,9 @@ mod tests;
 pub mod typos;
 pub mod workers;
 
-use serde::Serialize;
-
 use crate::plan::{Object, Plan};
 
-/// How much a finding matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Something that breaks a sync or loses data or evidence: `labcheck plan --rules` exits 1.
-    Warning,
-    /// Worth knowing; does not change the exit code.
-    Note,
-}
-
-impl Severity {
-    /// The word used in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Warning => "warning",
-            Severity::Note => "note",
-        }
-    }
-}
-
-/// What a rule found on one object.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    pub rule: &'static str,
-    pub severity: Severity,
-    /// `Kind/name` of the object.
-    pub object: String,
-    /// `file:line` where it is written.
-    pub source: String,
-    /// Why it matters.
-    pub reason: String,
-    /// What to change.
-    pub fix: String,
-}
+pub use crate::findings::{Finding, Severity};
 
 /// A rule: its id, its severity, and one line saying what it looks for.
 #[derive(Debug, Clone, Copy)]

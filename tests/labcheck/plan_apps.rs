@@ -144,7 +144,7 @@ fn the_application_in_a_subfolder_is_taken_for_its_folder_or_says_why_not() {
         (
             &["other", "argocd"],
             "shop-config",
-            "its path `manifests` names another folder: the one given (other) is `other`",
+            "its path `manifests` names another folder: the one given is `other`",
             "`labcheck plan manifests argocd/shop.yaml`",
         ),
         (
@@ -612,4 +612,37 @@ fn a_floating_target_revision_says_what_argo_cd_reads_instead_of_these_files() {
         notes.contains("You are on branch `feature/faster-web` here"),
         "{notes}"
     );
+}
+
+#[test]
+fn the_human_plan_says_which_application_it_is_for_and_why_not_the_others() {
+    let repo = Repo::new(
+        "shop-config",
+        &[
+            (
+                "shop-config/argocd/shop.yaml",
+                &app("shop", "manifests", ""),
+            ),
+            (
+                "shop-config/argocd/shop-prod.yaml",
+                &app("shop-prod", "envs/prod", ""),
+            ),
+            ("shop-config/manifests/web.yaml", WEB),
+            ("shop-config/envs/prod/web.yaml", WEB),
+        ],
+    );
+    let human = |args: &[&str]| {
+        let run = Labcheck::new(repo.dir.path())
+            .current_dir(&repo.at("shop-config"))
+            .arg("plan")
+            .args(args)
+            .run();
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let folder = human(&["manifests", "argocd"]);
+    let files = human(&["manifests/web.yaml", "argocd/shop.yaml"]);
+    insta::assert_snapshot!(format!(
+        "$ labcheck plan manifests argocd\n{folder}\n$ labcheck plan manifests/web.yaml argocd/shop.yaml\n{files}"
+    ));
 }
