@@ -8,7 +8,6 @@ use crate::checks::cluster_common::short;
 use crate::checks::operation::{Recorded, Shape, recorded_sync_of_target};
 use crate::checks::revisions::RevisionView;
 use crate::outcome::{Cause, CauseId, Outcome};
-use crate::probe::cluster::argocd::Application;
 
 use super::verdict::{Gate, Verdict};
 
