@@ -10,7 +10,7 @@
 //! terminated (a restart drops it, to be read anew). A stream that breaks, or a log whose pod
 //! does not show it ended, is left to the runner's once-a-second poll, as before.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -18,6 +18,7 @@ use tokio::sync::OnceCell;
 use tokio::task::JoinHandle;
 
 use super::api::RawResponse;
+use super::streamed::{StreamedLogs, container_of, has_terminated, lock_streamed, settled};
 use super::transport::{self, MAX_LOG_BYTES};
 use super::watch::{self, Feed};
 use super::{Cell, REQUEST_TIMEOUT};
@@ -34,59 +35,6 @@ pub enum FollowState {
 }
 
 type Stream = (Arc<Mutex<FollowState>>, JoinHandle<()>);
-
-/// The log reads followed streams answer, shared with the watch streams: a pod's event must not
-/// drop them (their next look would read the log again, the round trip following saves).
-#[derive(Debug, Default)]
-pub(super) struct Streamed {
-    /// Followed (the stream is open, or being opened: the plain read stands until it is).
-    following: HashSet<String>,
-    /// The server ended the stream and the pod did not show the container terminated yet.
-    ended: HashSet<String>,
-    /// The server ended the stream and the pod shows the container terminated: the cached read
-    /// is its whole log, for as long as the pod's watch says it still is.
-    settled: HashSet<String>,
-}
-
-/// [`Streamed`], shared.
-pub(super) type StreamedLogs = Arc<Mutex<Streamed>>;
-
-fn lock_streamed(logs: &StreamedLogs) -> std::sync::MutexGuard<'_, Streamed> {
-    logs.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Whether the cached log read at `url` stays as a pod event about `pod` arrives: it is
-/// streamed, or its stream ended and `pod` (as the event left it) shows the container
-/// terminated. A log whose container runs again is forgotten here, to be read anew.
-pub(super) fn survives(logs: &StreamedLogs, url: &str, pod: Option<&Value>) -> bool {
-    let mut logs = lock_streamed(logs);
-    if logs.following.contains(url) {
-        return true;
-    }
-    if !logs.ended.remove(url) && !logs.settled.contains(url) {
-        return false;
-    }
-    if pod.is_some_and(|pod| has_terminated(pod, container_of(url).as_deref())) {
-        logs.settled.insert(url.to_string());
-        return true;
-    }
-    logs.settled.remove(url);
-    false
-}
-
-/// Whether the log read at `url` is a terminated container's whole log (its stream ended and
-/// the pod shows the container terminated).
-pub(super) fn settled(logs: &StreamedLogs, url: &str) -> bool {
-    lock_streamed(logs).settled.contains(url)
-}
-
-/// The container a log read names (`?container=`).
-fn container_of(url: &str) -> Option<String> {
-    let query = watch::target(url)?.query?;
-    form_urlencoded::parse(query.as_bytes())
-        .find(|(k, _)| k == "container")
-        .map(|(_, v)| v.into_owned())
-}
 
 /// The pod of the log read at `url` as the cache holds it now (in a cached read of the pod, or
 /// of a list of its collection, both of which its watch keeps current).
@@ -111,27 +59,6 @@ fn cached_pod(feed: &Feed, url: &str) -> Option<Value> {
                 .cloned(),
         }
     })
-}
-
-/// Whether `container` of `pod` (every container when none is named) has terminated, as its
-/// status says; a pod that ended (Succeeded, Failed) has none running.
-fn has_terminated(pod: &Value, container: Option<&str>) -> bool {
-    if matches!(
-        pod.pointer("/status/phase").and_then(Value::as_str),
-        Some("Succeeded" | "Failed")
-    ) {
-        return true;
-    }
-    let statuses: Vec<&Value> = ["containerStatuses", "initContainerStatuses"]
-        .iter()
-        .filter_map(|field| pod.pointer(&format!("/status/{field}"))?.as_array())
-        .flatten()
-        .filter(|s| container.is_none_or(|c| s["name"] == c))
-        .collect();
-    !statuses.is_empty()
-        && statuses
-            .iter()
-            .all(|s| s.pointer("/state/terminated").is_some())
 }
 
 /// The followed logs of one run, by the URL of their plain read.

@@ -9,6 +9,7 @@
 //! ERROR event) means that version is too old: list again. A server that refuses to watch (403,
 //! 405) leaves that kind to the runner's once-a-second poll.
 
+pub use super::target::{Target, target};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -103,49 +104,7 @@ pub(super) struct Feed {
     pub(super) cache: Cache,
     pub(super) changes: Arc<tokio::sync::watch::Sender<u64>>,
     /// The pod logs followed streams answer: a pod's event leaves them be.
-    pub(super) streamed: super::follow::StreamedLogs,
-}
-
-/// A read's URL split as the API lays it out.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target<'a> {
-    /// The collection it belongs to: `/api/v1/namespaces/ns/pods`.
-    pub collection: String,
-    pub name: Option<&'a str>,
-    pub subresource: Option<&'a str>,
-    pub query: Option<&'a str>,
-}
-
-/// Split a cached read's URL; `None` for what is not a resource path (discovery).
-pub fn target(url: &str) -> Option<Target<'_>> {
-    let (path, query) = match url.split_once('?') {
-        Some((path, query)) => (path, Some(query)),
-        None => (url, None),
-    };
-    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-    let prefix = match segments.first() {
-        Some(&"api") => 2,
-        Some(&"apis") => 3,
-        _ => return None,
-    };
-    let rest = segments.get(prefix..)?;
-    let (scope, plural, tail) = match rest {
-        ["namespaces", ns, plural, tail @ ..] => (Some(*ns), *plural, tail),
-        [plural, tail @ ..] => (None, *plural, tail),
-        [] => return None,
-    };
-    let mut collection = format!("/{}", segments[..prefix].join("/"));
-    if let Some(ns) = scope {
-        collection.push_str(&format!("/namespaces/{ns}"));
-    }
-    collection.push('/');
-    collection.push_str(plural);
-    Some(Target {
-        collection,
-        name: tail.first().copied(),
-        subresource: tail.get(1).copied(),
-        query,
-    })
+    pub(super) streamed: super::streamed::StreamedLogs,
 }
 
 /// The objects of one collection as the stream last saw them, by name.
@@ -378,7 +337,7 @@ fn fill(feed: &Feed, collection: &str, store: &Store) -> bool {
         let Some(target) = target(&url) else { continue };
         if target.subresource == Some("log")
             && let Some(pod) = target.name
-            && super::follow::survives(&feed.streamed, &url, store.objects.get(pod))
+            && super::streamed::survives(&feed.streamed, &url, store.objects.get(pod))
         {
             continue;
         }
