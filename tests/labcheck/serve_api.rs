@@ -233,7 +233,11 @@ async fn a_missing_object_and_a_missing_resource_type_are_told_apart() {
     // kube-apiserver answers it (tests/real_apiserver/conformance.rs asks both).
     assert_eq!(app.status, 404);
     assert_eq!(app.body, "404 page not found\n");
-    assert!(app.content_type.starts_with("text/plain"), "{}", app.content_type);
+    assert!(
+        app.content_type.starts_with("text/plain"),
+        "{}",
+        app.content_type
+    );
     // A kind a served group does not have is a JSON Status.
     let widget = get(&no_argocd, "/apis/batch/v1/namespaces/argocd/widgets/x").await;
     assert_eq!(widget.status, 404);

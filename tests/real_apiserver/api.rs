@@ -161,7 +161,10 @@ pub async fn install_argocd_crds(admin: &kube::Client) -> Result<(), String> {
             return Ok(());
         }
         if Instant::now() > deadline {
-            return Err(format!("argoproj.io/v1alpha1 is not served: {}", got.text()));
+            return Err(format!(
+                "argoproj.io/v1alpha1 is not served: {}",
+                got.text()
+            ));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -183,13 +186,11 @@ async fn aggregate_once(admin: &kube::Client) -> Result<(), String> {
     let roles = expect(admin, "GET", path, None, &[200]).await?.body;
     let roles = roles["items"].as_array().cloned().unwrap_or_default();
     let matches = |role: &Value, selector: &Value| {
-        selector["matchLabels"]
-            .as_object()
-            .is_some_and(|labels| {
-                labels
-                    .iter()
-                    .all(|(k, v)| role["metadata"]["labels"].get(k) == Some(v))
-            })
+        selector["matchLabels"].as_object().is_some_and(|labels| {
+            labels
+                .iter()
+                .all(|(k, v)| role["metadata"]["labels"].get(k) == Some(v))
+        })
     };
     for role in &roles {
         let Some(selectors) = role
@@ -217,7 +218,14 @@ async fn aggregate_once(admin: &kube::Client) -> Result<(), String> {
         let mut updated = role.clone();
         updated["rules"] = Value::Array(rules);
         let name = role["metadata"]["name"].as_str().unwrap_or_default();
-        expect(admin, "PUT", &format!("{path}/{name}"), Some(&updated), &[200]).await?;
+        expect(
+            admin,
+            "PUT",
+            &format!("{path}/{name}"),
+            Some(&updated),
+            &[200],
+        )
+        .await?;
     }
     Ok(())
 }

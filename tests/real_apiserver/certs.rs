@@ -98,7 +98,12 @@ impl Certs {
 
     /// A client certificate for one more user (`groups` as its O).
     pub fn user(&self, name: &str, groups: &[&str]) -> Result<Pem> {
-        leaf(&self.issuer, name, groups, ExtendedKeyUsagePurpose::ClientAuth)
+        leaf(
+            &self.issuer,
+            name,
+            groups,
+            ExtendedKeyUsagePurpose::ClientAuth,
+        )
     }
 
     /// Write them under `dir/pki/` with the names the plane's flags and kubeconfigs use

@@ -36,11 +36,20 @@ enum Shape {
 /// The differences `docs/serve.md` lists, as (request, what differs): each must still be found.
 const KNOWN: &[(&str, &str)] = &[
     // serve is read-only: discovery lists the read verbs only.
-    ("discovery /api/v1", r#"/verbs: serve ["get","list","watch"]"#),
+    (
+        "discovery /api/v1",
+        r#"/verbs: serve ["get","list","watch"]"#,
+    ),
     ("discovery /api/v1", r#"/verbs: serve ["get"]"#),
-    ("discovery batch/v1", r#"/verbs: serve ["get","list","watch"]"#),
+    (
+        "discovery batch/v1",
+        r#"/verbs: serve ["get","list","watch"]"#,
+    ),
     ("discovery batch/v1", r#"/verbs: serve ["get"]"#),
-    ("discovery argoproj.io/v1alpha1", r#"/verbs: serve ["get","list","watch"]"#),
+    (
+        "discovery argoproj.io/v1alpha1",
+        r#"/verbs: serve ["get","list","watch"]"#,
+    ),
 ];
 
 fn events(answer: &Answer) -> Vec<Value> {
@@ -64,7 +73,9 @@ fn subset(at: &str, served: &Value, real: &Value, out: &mut Vec<String>) {
                 let path = format!("{at}/{key}");
                 match r.get(key) {
                     Some(rv) => subset(&path, value, rv, out),
-                    None => out.push(format!("{path}: serve has {value}, the real server nothing")),
+                    None => out.push(format!(
+                        "{path}: serve has {value}, the real server nothing"
+                    )),
                 }
             }
         }
@@ -115,19 +126,30 @@ fn compare(shape: Shape, served: &Answer, real: &Answer) -> Vec<String> {
         return out;
     }
     if media(served) != media(real) {
-        out.push(format!("media type: serve {}, real {}", media(served), media(real)));
+        out.push(format!(
+            "media type: serve {}, real {}",
+            media(served),
+            media(real)
+        ));
     }
     let (s, r) = (&served.body, &real.body);
     match shape {
         Shape::Text => {
             if served.raw != real.raw {
-                out.push(format!("body: serve {:?}, real {:?}", served.text(), real.text()));
+                out.push(format!(
+                    "body: serve {:?}, real {:?}",
+                    served.text(),
+                    real.text()
+                ));
             }
         }
         Shape::Object if r["kind"] == "Status" || s["kind"] == "Status" => {
             for field in ["kind", "status", "reason", "code", "message"] {
                 if s[field] != r[field] {
-                    out.push(format!("Status {field}: serve {}, real {}", s[field], r[field]));
+                    out.push(format!(
+                        "Status {field}: serve {}, real {}",
+                        s[field], r[field]
+                    ));
                 }
             }
             subset("/details", &s["details"], &r["details"], &mut out);
@@ -135,7 +157,10 @@ fn compare(shape: Shape, served: &Answer, real: &Answer) -> Vec<String> {
         }
         Shape::Object if r["items"].is_array() => {
             if s["kind"] != r["kind"] || s["apiVersion"] != r["apiVersion"] {
-                out.push(format!("list kind: serve {} {}, real {} {}", s["apiVersion"], s["kind"], r["apiVersion"], r["kind"]));
+                out.push(format!(
+                    "list kind: serve {} {}, real {} {}",
+                    s["apiVersion"], s["kind"], r["apiVersion"], r["kind"]
+                ));
             }
             if names(s) != names(r) {
                 out.push(format!("items: serve {:?}, real {:?}", names(s), names(r)));
@@ -163,7 +188,11 @@ fn compare(shape: Shape, served: &Answer, real: &Answer) -> Vec<String> {
                         if e["type"] == "ERROR" {
                             format!("ERROR {} {}", e["object"]["code"], e["object"]["reason"])
                         } else {
-                            format!("{} {}", e["type"].as_str().unwrap_or("?"), e["object"]["metadata"]["name"].as_str().unwrap_or(""))
+                            format!(
+                                "{} {}",
+                                e["type"].as_str().unwrap_or("?"),
+                                e["object"]["metadata"]["name"].as_str().unwrap_or("")
+                            )
                         }
                     })
                     .collect();
@@ -171,7 +200,11 @@ fn compare(shape: Shape, served: &Answer, real: &Answer) -> Vec<String> {
                 v
             };
             if brief(&se) != brief(&re) {
-                out.push(format!("events: serve {:?}, real {:?}", brief(&se), brief(&re)));
+                out.push(format!(
+                    "events: serve {:?}, real {:?}",
+                    brief(&se),
+                    brief(&re)
+                ));
             }
             // `too old resource version: 1 (1000)`: the number in brackets is each server's own.
             let bare = |v: &Value| {
@@ -179,10 +212,17 @@ fn compare(shape: Shape, served: &Answer, real: &Answer) -> Vec<String> {
                     .map(|m| Value::String(m.split(" (").next().unwrap_or(m).to_string()))
                     .unwrap_or(v.clone())
             };
-            for (a, b) in se.iter().zip(re.iter()).filter(|(a, _)| a["type"] == "ERROR") {
+            for (a, b) in se
+                .iter()
+                .zip(re.iter())
+                .filter(|(a, _)| a["type"] == "ERROR")
+            {
                 for field in ["message", "reason", "code"] {
                     if bare(&a["object"][field]) != bare(&b["object"][field]) {
-                        out.push(format!("ERROR {field}: serve {}, real {}", a["object"][field], b["object"][field]));
+                        out.push(format!(
+                            "ERROR {field}: serve {}, real {}",
+                            a["object"][field], b["object"][field]
+                        ));
                     }
                 }
             }
@@ -193,11 +233,22 @@ fn compare(shape: Shape, served: &Answer, real: &Answer) -> Vec<String> {
                     .as_array()
                     .into_iter()
                     .flatten()
-                    .map(|c| format!("{} ({}, priority {})", c["name"].as_str().unwrap_or(""), c["type"].as_str().unwrap_or(""), c["priority"].as_i64().unwrap_or(0)))
+                    .map(|c| {
+                        format!(
+                            "{} ({}, priority {})",
+                            c["name"].as_str().unwrap_or(""),
+                            c["type"].as_str().unwrap_or(""),
+                            c["priority"].as_i64().unwrap_or(0)
+                        )
+                    })
                     .collect()
             };
             if columns(s) != columns(r) {
-                out.push(format!("columns: serve {:?}, real {:?}", columns(s), columns(r)));
+                out.push(format!(
+                    "columns: serve {:?}, real {:?}",
+                    columns(s),
+                    columns(r)
+                ));
             }
             let rows = |t: &Value| -> Vec<String> {
                 let mut rows: Vec<String> = t["rows"]
@@ -217,7 +268,12 @@ fn compare(shape: Shape, served: &Answer, real: &Answer) -> Vec<String> {
             let served_resources = s["resources"].as_array().cloned().unwrap_or_default();
             for resource in &served_resources {
                 let name = resource["name"].as_str().unwrap_or("");
-                match r["resources"].as_array().into_iter().flatten().find(|x| x["name"] == name) {
+                match r["resources"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|x| x["name"] == name)
+                {
                     None => out.push(format!("{name}: only serve lists it")),
                     Some(real_resource) => {
                         let mut d = Vec::new();
@@ -227,7 +283,10 @@ fn compare(shape: Shape, served: &Answer, real: &Answer) -> Vec<String> {
                 }
             }
             if s["groupVersion"] != r["groupVersion"] {
-                out.push(format!("groupVersion: serve {}, real {}", s["groupVersion"], r["groupVersion"]));
+                out.push(format!(
+                    "groupVersion: serve {}, real {}",
+                    s["groupVersion"], r["groupVersion"]
+                ));
             }
         }
     }
@@ -291,7 +350,12 @@ fn serve_answers_labcheck_and_kubectls_requests_as_the_real_api_server_does() {
     // A list's resourceVersion, per server, to watch from.
     let list_rv = |c: &kube::Client| {
         block_on(call_with(c, "GET", jobs, None, JSON, JSON))
-            .map(|a| a.body["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string())
+            .map(|a| {
+                a.body["metadata"]["resourceVersion"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            })
             .unwrap_or_default()
     };
     let (serve_rv, real_rv) = (list_rv(&serve_client), list_rv(&plane.admin));
@@ -300,43 +364,249 @@ fn serve_answers_labcheck_and_kubectls_requests_as_the_real_api_server_does() {
 
     // (name, shape, path, accept, whose: admin or the refused learner)
     let table: Vec<(&str, Shape, String, &str, bool)> = vec![
-        ("get a Job", Shape::Object, format!("{jobs}/checkout-migrate"), JSON, false),
-        ("get an Application", Shape::Object, format!("{apps}/checkout-dev"), JSON, false),
-        ("get a missing Job (404)", Shape::Object, format!("{jobs}/nope"), JSON, false),
-        ("get a missing Application (404)", Shape::Object, format!("{apps}/nope"), JSON, false),
-        ("get in a missing namespace (404)", Shape::Object, "/apis/batch/v1/namespaces/nowhere/jobs/x".into(), JSON, false),
+        (
+            "get a Job",
+            Shape::Object,
+            format!("{jobs}/checkout-migrate"),
+            JSON,
+            false,
+        ),
+        (
+            "get an Application",
+            Shape::Object,
+            format!("{apps}/checkout-dev"),
+            JSON,
+            false,
+        ),
+        (
+            "get a missing Job (404)",
+            Shape::Object,
+            format!("{jobs}/nope"),
+            JSON,
+            false,
+        ),
+        (
+            "get a missing Application (404)",
+            Shape::Object,
+            format!("{apps}/nope"),
+            JSON,
+            false,
+        ),
+        (
+            "get in a missing namespace (404)",
+            Shape::Object,
+            "/apis/batch/v1/namespaces/nowhere/jobs/x".into(),
+            JSON,
+            false,
+        ),
         ("list Jobs", Shape::Object, jobs.into(), JSON, false),
-        ("list pods by label", Shape::Object, format!("{pods}?labelSelector=job-name%3Dcheckout-migrate"), JSON, false),
-        ("list pods by set label", Shape::Object, format!("{pods}?labelSelector=job-name+in+%28checkout-migrate%2Ccheckout-sync-failed%29"), JSON, false),
-        ("list pods by field", Shape::Object, format!("{pods}?fieldSelector=status.phase%3DFailed"), JSON, false),
-        ("list pods by name", Shape::Object, format!("{pods}?fieldSelector=metadata.name%3Dcheckout-migrate-f5464"), JSON, false),
-        ("list pods by an unsupported field (400)", Shape::Object, format!("{pods}?fieldSelector=spec.dnsPolicy%3DDefault"), JSON, false),
-        ("list Applications in all namespaces", Shape::Object, "/apis/argoproj.io/v1alpha1/applications".into(), JSON, false),
-        ("a group nobody serves (404)", Shape::Text, "/apis/example.com/v1/namespaces/x/widgets".into(), JSON, false),
-        ("a kind a served group does not have (404)", Shape::Object, "/apis/batch/v1/namespaces/x/widgets".into(), JSON, false),
-        ("discovery of a group nobody serves (404)", Shape::Text, "/apis/example.com/v1".into(), JSON, false),
-        ("watch Jobs from the start", Shape::Watch, format!("{jobs}?watch=1&timeoutSeconds=1"), JSON, false),
-        ("watch Jobs from a list, bookmarks", Shape::Watch, format!("{jobs}?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=RV"), JSON, false),
-        ("watch Jobs from a list, no bookmarks", Shape::Watch, format!("{jobs}?watch=1&timeoutSeconds=1&resourceVersion=RV"), JSON, false),
+        (
+            "list pods by label",
+            Shape::Object,
+            format!("{pods}?labelSelector=job-name%3Dcheckout-migrate"),
+            JSON,
+            false,
+        ),
+        (
+            "list pods by set label",
+            Shape::Object,
+            format!(
+                "{pods}?labelSelector=job-name+in+%28checkout-migrate%2Ccheckout-sync-failed%29"
+            ),
+            JSON,
+            false,
+        ),
+        (
+            "list pods by field",
+            Shape::Object,
+            format!("{pods}?fieldSelector=status.phase%3DFailed"),
+            JSON,
+            false,
+        ),
+        (
+            "list pods by name",
+            Shape::Object,
+            format!("{pods}?fieldSelector=metadata.name%3Dcheckout-migrate-f5464"),
+            JSON,
+            false,
+        ),
+        (
+            "list pods by an unsupported field (400)",
+            Shape::Object,
+            format!("{pods}?fieldSelector=spec.dnsPolicy%3DDefault"),
+            JSON,
+            false,
+        ),
+        (
+            "list Applications in all namespaces",
+            Shape::Object,
+            "/apis/argoproj.io/v1alpha1/applications".into(),
+            JSON,
+            false,
+        ),
+        (
+            "a group nobody serves (404)",
+            Shape::Text,
+            "/apis/example.com/v1/namespaces/x/widgets".into(),
+            JSON,
+            false,
+        ),
+        (
+            "a kind a served group does not have (404)",
+            Shape::Object,
+            "/apis/batch/v1/namespaces/x/widgets".into(),
+            JSON,
+            false,
+        ),
+        (
+            "discovery of a group nobody serves (404)",
+            Shape::Text,
+            "/apis/example.com/v1".into(),
+            JSON,
+            false,
+        ),
+        (
+            "watch Jobs from the start",
+            Shape::Watch,
+            format!("{jobs}?watch=1&timeoutSeconds=1"),
+            JSON,
+            false,
+        ),
+        (
+            "watch Jobs from a list, bookmarks",
+            Shape::Watch,
+            format!("{jobs}?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=RV"),
+            JSON,
+            false,
+        ),
+        (
+            "watch Jobs from a list, no bookmarks",
+            Shape::Watch,
+            format!("{jobs}?watch=1&timeoutSeconds=1&resourceVersion=RV"),
+            JSON,
+            false,
+        ),
         // On a young server resourceVersion 1 is still in the watch cache of kinds served since
         // the start (its window opens at the first list); Applications are served from later.
-        ("watch from a compacted resourceVersion (410)", Shape::Watch, format!("{apps}?watch=1&timeoutSeconds=1&resourceVersion=1"), JSON, false),
-        ("kubectl get jobs (Table)", Shape::Table, jobs.into(), TABLE, false),
-        ("kubectl get pods (Table)", Shape::Table, pods.into(), TABLE, false),
-        ("kubectl get applications (Table)", Shape::Table, apps.into(), TABLE, false),
-        ("discovery /api/v1", Shape::Discovery, "/api/v1".into(), JSON, false),
-        ("discovery batch/v1", Shape::Discovery, "/apis/batch/v1".into(), JSON, false),
-        ("discovery argoproj.io/v1alpha1", Shape::Discovery, "/apis/argoproj.io/v1alpha1".into(), JSON, false),
-        ("pod log", Shape::Text, format!("{pods}/checkout-migrate-f5464/log"), "*/*", false),
-        ("pod log, tailLines=1", Shape::Text, format!("{pods}/checkout-migrate-f5464/log?tailLines=1"), "*/*", false),
-        ("pod log, limitBytes=10", Shape::Text, format!("{pods}/checkout-migrate-f5464/log?limitBytes=10"), "*/*", false),
-        ("pod log, follow (ended container)", Shape::Text, format!("{pods}/checkout-migrate-f5464/log?follow=true"), "*/*", false),
-        ("pod log, previous (none: 400)", Shape::Object, format!("{pods}/checkout-migrate-f5464/log?previous=true"), "*/*", false),
-        ("pod log, a container it does not have (400)", Shape::Object, format!("{pods}/checkout-migrate-f5464/log?container=nope"), "*/*", false),
-        ("pod log of a missing pod (404)", Shape::Object, format!("{pods}/nope/log"), "*/*", false),
-        ("refused: get a Job (403)", Shape::Object, format!("{jobs}/checkout-migrate"), JSON, true),
-        ("refused: list Applications (403)", Shape::Object, apps.into(), JSON, true),
-        ("refused: a pod log (403)", Shape::Object, format!("{pods}/checkout-migrate-f5464/log"), "*/*", true),
+        (
+            "watch from a compacted resourceVersion (410)",
+            Shape::Watch,
+            format!("{apps}?watch=1&timeoutSeconds=1&resourceVersion=1"),
+            JSON,
+            false,
+        ),
+        (
+            "kubectl get jobs (Table)",
+            Shape::Table,
+            jobs.into(),
+            TABLE,
+            false,
+        ),
+        (
+            "kubectl get pods (Table)",
+            Shape::Table,
+            pods.into(),
+            TABLE,
+            false,
+        ),
+        (
+            "kubectl get applications (Table)",
+            Shape::Table,
+            apps.into(),
+            TABLE,
+            false,
+        ),
+        (
+            "discovery /api/v1",
+            Shape::Discovery,
+            "/api/v1".into(),
+            JSON,
+            false,
+        ),
+        (
+            "discovery batch/v1",
+            Shape::Discovery,
+            "/apis/batch/v1".into(),
+            JSON,
+            false,
+        ),
+        (
+            "discovery argoproj.io/v1alpha1",
+            Shape::Discovery,
+            "/apis/argoproj.io/v1alpha1".into(),
+            JSON,
+            false,
+        ),
+        (
+            "pod log",
+            Shape::Text,
+            format!("{pods}/checkout-migrate-f5464/log"),
+            "*/*",
+            false,
+        ),
+        (
+            "pod log, tailLines=1",
+            Shape::Text,
+            format!("{pods}/checkout-migrate-f5464/log?tailLines=1"),
+            "*/*",
+            false,
+        ),
+        (
+            "pod log, limitBytes=10",
+            Shape::Text,
+            format!("{pods}/checkout-migrate-f5464/log?limitBytes=10"),
+            "*/*",
+            false,
+        ),
+        (
+            "pod log, follow (ended container)",
+            Shape::Text,
+            format!("{pods}/checkout-migrate-f5464/log?follow=true"),
+            "*/*",
+            false,
+        ),
+        (
+            "pod log, previous (none: 400)",
+            Shape::Object,
+            format!("{pods}/checkout-migrate-f5464/log?previous=true"),
+            "*/*",
+            false,
+        ),
+        (
+            "pod log, a container it does not have (400)",
+            Shape::Object,
+            format!("{pods}/checkout-migrate-f5464/log?container=nope"),
+            "*/*",
+            false,
+        ),
+        (
+            "pod log of a missing pod (404)",
+            Shape::Object,
+            format!("{pods}/nope/log"),
+            "*/*",
+            false,
+        ),
+        (
+            "refused: get a Job (403)",
+            Shape::Object,
+            format!("{jobs}/checkout-migrate"),
+            JSON,
+            true,
+        ),
+        (
+            "refused: list Applications (403)",
+            Shape::Object,
+            apps.into(),
+            JSON,
+            true,
+        ),
+        (
+            "refused: a pod log (403)",
+            Shape::Object,
+            format!("{pods}/checkout-migrate-f5464/log"),
+            "*/*",
+            true,
+        ),
     ];
     let mut found: Vec<(String, String)> = Vec::new();
     for (name, shape, path, accept, refused) in &table {
@@ -355,7 +625,11 @@ fn serve_answers_labcheck_and_kubectls_requests_as_the_real_api_server_does() {
             found.push((name.to_string(), difference));
         }
     }
-    eprintln!("serve conformance: {} requests compared, {} differences", table.len(), found.len());
+    eprintln!(
+        "serve conformance: {} requests compared, {} differences",
+        table.len(),
+        found.len()
+    );
     let unexplained: Vec<String> = found
         .iter()
         .filter(|(name, d)| !KNOWN.iter().any(|(n, k)| n == name && d.contains(k)))

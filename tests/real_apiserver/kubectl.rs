@@ -56,16 +56,41 @@ fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_prox
         &["-n", "checkout-dev", "get", "jobs", "-o", "wide"],
         &["-n", "checkout-dev", "get", "pods"],
         &["-n", "checkout-dev", "get", "pods", "-o", "wide"],
-        &["-n", "checkout-dev", "get", "pods", "-l", "job-name=checkout-migrate"],
+        &[
+            "-n",
+            "checkout-dev",
+            "get",
+            "pods",
+            "-l",
+            "job-name=checkout-migrate",
+        ],
         &["-n", "argocd", "get", "applications"],
         &["-n", "argocd", "get", "app", "checkout-dev", "-o", "wide"],
         &["-n", "checkout-dev", "get", "job", "nope"],
         &["-n", "checkout-dev", "logs", "checkout-migrate-f5464"],
-        &["-n", "checkout-dev", "logs", "checkout-migrate-f5464", "--tail=1"],
-        &["-n", "checkout-dev", "logs", "checkout-migrate-f5464", "--limit-bytes=12"],
+        &[
+            "-n",
+            "checkout-dev",
+            "logs",
+            "checkout-migrate-f5464",
+            "--tail=1",
+        ],
+        &[
+            "-n",
+            "checkout-dev",
+            "logs",
+            "checkout-migrate-f5464",
+            "--limit-bytes=12",
+        ],
         &["-n", "checkout-dev", "logs", "-f", "checkout-migrate-f5464"],
         &["-n", "checkout-dev", "logs", "job/checkout-migrate"],
-        &["-n", "checkout-dev", "logs", "checkout-migrate-f5464", "--previous"],
+        &[
+            "-n",
+            "checkout-dev",
+            "logs",
+            "checkout-migrate-f5464",
+            "--previous",
+        ],
     ];
     let mut differences = Vec::new();
     for args in commands {
@@ -80,7 +105,10 @@ fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_prox
                 args.join(" ")
             ));
         }
-        if args.contains(&"logs") && !args.contains(&"--previous") && !args.iter().any(|a| a.starts_with("--")) {
+        if args.contains(&"logs")
+            && !args.contains(&"--previous")
+            && !args.iter().any(|a| a.starts_with("--"))
+        {
             assert_eq!(&r_out, migrate_log, "kubectl {}: {r_err}", args.join(" "));
         }
     }

@@ -114,7 +114,10 @@ fn flag(query: &BTreeMap<String, String>, key: &str) -> bool {
 }
 
 fn number(query: &BTreeMap<String, String>, key: &str) -> Option<usize> {
-    query.get(key).and_then(|v| v.parse::<i64>().ok()).and_then(|n| usize::try_from(n).ok())
+    query
+        .get(key)
+        .and_then(|v| v.parse::<i64>().ok())
+        .and_then(|n| usize::try_from(n).ok())
 }
 
 async fn container_logs(
@@ -161,7 +164,8 @@ async fn container_logs(
     }
     if flag(&query, "follow") && !ended {
         // A running container's followed log stays open until the client leaves.
-        let first = futures::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(body)) });
+        let first =
+            futures::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(body)) });
         let rest = futures::stream::pending::<Result<Bytes, std::io::Error>>();
         use futures::StreamExt;
         return Response::builder()

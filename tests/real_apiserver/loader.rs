@@ -358,10 +358,16 @@ pub async fn load(plane: &Plane, snapshot: &Snapshot) -> Result<Loaded, String> 
             && let Some(status) = object.get("status").filter(|s| !s.is_null())
         {
             created["status"] = status.clone();
-            created = expect(admin, "PUT", &format!("{path}/status"), Some(&created), &[200])
-                .await
-                .map_err(|e| format!("{}: {e}", key_of(&object)))?
-                .body;
+            created = expect(
+                admin,
+                "PUT",
+                &format!("{path}/status"),
+                Some(&created),
+                &[200],
+            )
+            .await
+            .map_err(|e| format!("{}: {e}", key_of(&object)))?
+            .body;
         }
         stored.push((object, resource, real_uid));
         let _ = created;
@@ -445,13 +451,21 @@ pub async fn change(
             }
             None => {
                 let body = creation_body(&want, &resource);
-                let made = expect(admin, "POST", &resource.collection(&id.2), Some(&body), &[201])
-                    .await?
-                    .body;
+                let made = expect(
+                    admin,
+                    "POST",
+                    &resource.collection(&id.2),
+                    Some(&body),
+                    &[201],
+                )
+                .await?
+                .body;
                 let real_uid = text(&made, "/metadata/uid").to_string();
                 let fixture_uid = text(&object, "/metadata/uid");
                 if !fixture_uid.is_empty() {
-                    loaded.uids.insert(fixture_uid.to_string(), real_uid.clone());
+                    loaded
+                        .uids
+                        .insert(fixture_uid.to_string(), real_uid.clone());
                     rewrite_uids(&mut want, &loaded.uids);
                 }
                 if resource.status_subresource
@@ -508,7 +522,9 @@ fn differences(object: &str, at: &str, want: &Value, got: &Value, out: &mut Vec<
         }
         _ if want == got => {}
         // A number the snapshot wrote as text (`'-1'`) is not a difference of YAML's making.
-        _ => out.push(format!("{object}: {at}: sent {want}, the server holds {got}")),
+        _ => out.push(format!(
+            "{object}: {at}: sent {want}, the server holds {got}"
+        )),
     }
 }
 
@@ -573,7 +589,11 @@ impl Etcd {
     async fn post(&self, path: &str, body: Value) -> Result<Value, String> {
         let answer = call(&self.client, "POST", path, Some(&body)).await?;
         if answer.code != 200 {
-            return Err(format!("etcd {path} answered {}: {}", answer.code, answer.text()));
+            return Err(format!(
+                "etcd {path} answered {}: {}",
+                answer.code,
+                answer.text()
+            ));
         }
         Ok(answer.body)
     }
@@ -592,12 +612,8 @@ impl Etcd {
             .await?;
         let mut out = Vec::new();
         for kv in answer["kvs"].as_array().into_iter().flatten() {
-            let key = B64
-                .decode(text(kv, "/key"))
-                .map_err(|e| e.to_string())?;
-            let value = B64
-                .decode(text(kv, "/value"))
-                .map_err(|e| e.to_string())?;
+            let key = B64.decode(text(kv, "/key")).map_err(|e| e.to_string())?;
+            let value = B64.decode(text(kv, "/value")).map_err(|e| e.to_string())?;
             if let Ok(value) = serde_json::from_slice::<Value>(&value) {
                 out.push((String::from_utf8_lossy(&key).into_owned(), value));
             }
@@ -609,7 +625,10 @@ impl Etcd {
     /// minutes): a watch from an older resourceVersion is then answered 410 Gone.
     pub async fn compact(&self) -> Result<(), String> {
         let now = self
-            .post("/v3/kv/range", json!({"key": B64.encode("/registry/"), "limit": 1}))
+            .post(
+                "/v3/kv/range",
+                json!({"key": B64.encode("/registry/"), "limit": 1}),
+            )
             .await?;
         let revision = now["header"]["revision"]
             .as_str()
@@ -695,7 +714,11 @@ fn kubelet_logs(snapshot: &Snapshot) -> Logs {
         let ns = text(pod, "/metadata/namespace");
         let name = text(pod, "/metadata/name");
         let containers = names(pod, "containers");
-        let all = containers.iter().chain(&names(pod, "initContainers")).cloned().collect::<Vec<_>>();
+        let all = containers
+            .iter()
+            .chain(&names(pod, "initContainers"))
+            .cloned()
+            .collect::<Vec<_>>();
         for container in &all {
             let first = containers.first() == Some(container);
             let status = container_status(pod, container);
@@ -705,9 +728,13 @@ fn kubelet_logs(snapshot: &Snapshot) -> Logs {
             };
             let at = status
                 .and_then(|s| {
-                    ["/state/running/startedAt", "/state/terminated/startedAt", "/state/terminated/finishedAt"]
-                        .iter()
-                        .find_map(|p| s.pointer(p).and_then(Value::as_str))
+                    [
+                        "/state/running/startedAt",
+                        "/state/terminated/startedAt",
+                        "/state/terminated/finishedAt",
+                    ]
+                    .iter()
+                    .find_map(|p| s.pointer(p).and_then(Value::as_str))
                 })
                 .or_else(|| pod.pointer("/status/startTime").and_then(Value::as_str))
                 .map(|t| t.replace('Z', ".000000000Z"))
@@ -731,7 +758,10 @@ fn kubelet_logs(snapshot: &Snapshot) -> Logs {
                     None if previous => ContainerLog::Refused(format!(
                         "previous terminated container \"{container}\" in pod \"{name}\" not found"
                     )),
-                    None => match status.and_then(|s| s.pointer("/state/waiting/reason")).and_then(Value::as_str) {
+                    None => match status
+                        .and_then(|s| s.pointer("/state/waiting/reason"))
+                        .and_then(Value::as_str)
+                    {
                         Some("ErrImagePull") => ContainerLog::Refused(format!(
                             "container \"{container}\" in pod \"{name}\" is waiting to start: image can't be pulled"
                         )),

@@ -165,14 +165,13 @@ fn tail(log: &Path) -> String {
     let text = std::fs::read_to_string(log).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     let errors = lines.iter().filter(|l| {
-        l.starts_with('E') || l.starts_with('F') || l.starts_with("Error") || l.contains("\"level\":\"error\"")
+        l.starts_with('E')
+            || l.starts_with('F')
+            || l.starts_with("Error")
+            || l.contains("\"level\":\"error\"")
     });
     let last = lines[lines.len().saturating_sub(10)..].iter();
-    errors
-        .chain(last)
-        .copied()
-        .collect::<Vec<_>>()
-        .join("\n")
+    errors.chain(last).copied().collect::<Vec<_>>().join("\n")
 }
 
 async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
@@ -183,7 +182,9 @@ async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
         .keep();
     DIRS.lock().map_err(|e| e.to_string())?.push(dir.clone());
     let certs = Certs::generate().map_err(|e| format!("certificates: {e}"))?;
-    certs.write(&dir).map_err(|e| format!("certificates: {e}"))?;
+    certs
+        .write(&dir)
+        .map_err(|e| format!("certificates: {e}"))?;
 
     let (client_port, peer_port) = (free_port(), free_port());
     let etcd_url = format!("http://127.0.0.1:{client_port}");
@@ -330,12 +331,13 @@ fn write_kubeconfig(path: &Path, url: &str, pki: &Path, user: &str) -> Result<()
 
 /// A client from a kubeconfig file.
 pub async fn client(kubeconfig: &Path) -> Result<kube::Client, String> {
-    let kubeconfig =
-        kube::config::Kubeconfig::read_from(kubeconfig).map_err(|e| e.to_string())?;
-    let config =
-        kube::Config::from_custom_kubeconfig(kubeconfig, &kube::config::KubeConfigOptions::default())
-            .await
-            .map_err(|e| e.to_string())?;
+    let kubeconfig = kube::config::Kubeconfig::read_from(kubeconfig).map_err(|e| e.to_string())?;
+    let config = kube::Config::from_custom_kubeconfig(
+        kubeconfig,
+        &kube::config::KubeConfigOptions::default(),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
     kube::Client::try_from(config).map_err(|e| e.to_string())
 }
 

@@ -43,7 +43,11 @@ fn without(rules: Vec<Value>, resource: &str, verb: &str) -> Vec<Value> {
             out.push(rule);
             continue;
         }
-        let others: Vec<&str> = resources.iter().copied().filter(|r| *r != resource).collect();
+        let others: Vec<&str> = resources
+            .iter()
+            .copied()
+            .filter(|r| *r != resource)
+            .collect();
         if !others.is_empty() {
             out.push(json!({"apiGroups": rule["apiGroups"], "resources": others, "verbs": rule["verbs"]}));
         }
@@ -59,8 +63,16 @@ fn without(rules: Vec<Value>, resource: &str, verb: &str) -> Vec<Value> {
     out
 }
 
+/// One learner short of one read: (user, rules, namespaces bound, what every check refused names).
+type Refused = (&'static str, Vec<Value>, Option<&'static [&'static str]>, &'static str);
+
 /// A user bound to a ClusterRole of `rules`, cluster-wide or only in `namespaces`.
-fn learner(plane: &Plane, name: &str, rules: Vec<Value>, namespaces: Option<&[&str]>) -> ClusterOptions {
+fn learner(
+    plane: &Plane,
+    name: &str,
+    rules: Vec<Value>,
+    namespaces: Option<&[&str]>,
+) -> ClusterOptions {
     let admin = &plane.admin;
     let rbac = "/apis/rbac.authorization.k8s.io/v1";
     block_on(async {
@@ -107,7 +119,9 @@ fn a_learner_refused_one_read_gets_could_not_check_naming_it_never_a_fail() {
     let run = |options: &ClusterOptions| {
         block_on(async {
             let cluster = Cluster::connect(options).await;
-            run_on(&course, module, step, &world.work_dir(), cluster).await.0
+            run_on(&course, module, step, &world.work_dir(), cluster)
+                .await
+                .0
         })
     };
 
@@ -128,7 +142,7 @@ fn a_learner_refused_one_read_gets_could_not_check_naming_it_never_a_fail() {
     assert_eq!(report.status, Status::Pass, "{report:#?}");
 
     // (user, rules, namespaces bound, the refusal every could-not-check must name)
-    let cases: Vec<(&str, Vec<Value>, Option<&[&str]>, &str)> = vec![
+    let cases: Vec<Refused> = vec![
         (
             "learner-no-app-get",
             without(read_rules(), "applications", "get"),
@@ -157,13 +171,19 @@ fn a_learner_refused_one_read_gets_could_not_check_naming_it_never_a_fail() {
             .filter(|c| c.outcome.status == Status::Fail)
             .map(|c| format!("{}: {}", c.id, c.outcome.summary))
             .collect();
-        assert!(failed.is_empty(), "{user}: refused reads reported as failures: {failed:#?}");
+        assert!(
+            failed.is_empty(),
+            "{user}: refused reads reported as failures: {failed:#?}"
+        );
         let unchecked: Vec<_> = report
             .checks
             .iter()
             .filter(|c| c.outcome.status == Status::Error)
             .collect();
-        assert!(!unchecked.is_empty(), "{user}: nothing was refused? {report:#?}");
+        assert!(
+            !unchecked.is_empty(),
+            "{user}: nothing was refused? {report:#?}"
+        );
         let mut named = 0;
         for check in &unchecked {
             let o = &check.outcome;
@@ -198,7 +218,9 @@ fn a_learner_refused_one_read_gets_could_not_check_naming_it_never_a_fail() {
         for check in &unchecked {
             let hint = check.outcome.hint_text().unwrap_or_default();
             for command in hint.split('`').skip(1).step_by(2) {
-                if command.starts_with("kubectl create ") && !commands.contains(&command.to_string()) {
+                if command.starts_with("kubectl create ")
+                    && !commands.contains(&command.to_string())
+                {
                     commands.push(command.to_string());
                 }
             }
@@ -208,7 +230,11 @@ fn a_learner_refused_one_read_gets_could_not_check_naming_it_never_a_fail() {
             kubectl(plane, command);
         }
         let granted = run(&options);
-        assert_eq!(granted.status, Status::Pass, "{user} after {commands:?}: {granted:#?}");
+        assert_eq!(
+            granted.status,
+            Status::Pass,
+            "{user} after {commands:?}: {granted:#?}"
+        );
         for command in &commands {
             // `kubectl create KIND NAME … [-n NS]` → `kubectl delete KIND NAME [-n NS]`.
             let words: Vec<&str> = command.split_whitespace().collect();

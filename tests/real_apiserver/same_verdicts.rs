@@ -36,10 +36,11 @@ fn cases(module: &Module, course: &Course, scratch: &Path) -> Vec<Case> {
         .expect("the initial world");
     let mut cases = Vec::new();
     let mut add = |world: FixtureWorld, step: &str, state: &State| {
-        let text = placeholders::substitute(&state.cluster_file, &state.cluster_text, |rev, repo| {
-            world.revision(rev, repo)
-        })
-        .expect("the state's cluster, revisions filled in");
+        let text =
+            placeholders::substitute(&state.cluster_file, &state.cluster_text, |rev, repo| {
+                world.revision(rev, repo)
+            })
+            .expect("the state's cluster, revisions filled in");
         cases.push(Case {
             module: module.manifest.module.clone(),
             step: step.to_string(),
@@ -53,7 +54,9 @@ fn cases(module: &Module, course: &Course, scratch: &Path) -> Vec<Case> {
         let solved = previous
             .copy_to(&scratch.join(format!("{index:02}-solved")))
             .expect("copy");
-        solved.apply(&step.solved.changes).expect("the solved changes");
+        solved
+            .apply(&step.solved.changes)
+            .expect("the solved changes");
         for (n, state) in step.broken.iter().enumerate() {
             let from = match state.base {
                 Base::Solved => &solved,
@@ -152,10 +155,16 @@ pub(crate) async fn run_on(
 fn compare(served: &Verdict, real: &Verdict) -> Vec<String> {
     let mut out = Vec::new();
     if served.exit != real.exit {
-        out.push(format!("exit code: serve {}, real {}", served.exit, real.exit));
+        out.push(format!(
+            "exit code: serve {}, real {}",
+            served.exit, real.exit
+        ));
     }
     if served.status != real.status {
-        out.push(format!("status: serve {}, real {}", served.status, real.status));
+        out.push(format!(
+            "status: serve {}, real {}",
+            served.status, real.status
+        ));
     }
     for (id, s) in &served.checks {
         match real.checks.get(id) {
@@ -164,7 +173,11 @@ fn compare(served: &Verdict, real: &Verdict) -> Vec<String> {
             Some(_) => {}
         }
     }
-    for id in real.checks.keys().filter(|id| !served.checks.contains_key(*id)) {
+    for id in real
+        .checks
+        .keys()
+        .filter(|id| !served.checks.contains_key(*id))
+    {
         out.push(format!("{id}: only the real server's run has it"));
     }
     out

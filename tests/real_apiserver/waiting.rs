@@ -71,5 +71,8 @@ fn a_wait_on_the_real_server_ends_when_the_sync_ends_there() {
     assert_eq!(report.status, Status::Pass, "{report:#?}");
     // One look of the runner (a watch event, else its once-a-second poll) and its settling time.
     let bound = WAIT_INTERVAL + SETTLE + Duration::from_secs(1);
-    assert!(took <= bound, "the wait ended {took:?} after the write (bound {bound:?})");
+    assert!(
+        took <= bound,
+        "the wait ended {took:?} after the write (bound {bound:?})"
+    );
 }

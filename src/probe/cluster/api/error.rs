@@ -201,9 +201,16 @@ fn forbidden_fix(verb: &str, target: &str, message: &str) -> String {
             format!("kubectl auth can-i {verb} {resource} -n {ns}"),
             format!(" -n {ns}"),
         ),
-        None => (format!("kubectl auth can-i {verb} {resource}"), String::new()),
+        None => (
+            format!("kubectl auth can-i {verb} {resource}"),
+            String::new(),
+        ),
     };
-    let kind = if namespace.is_some() { "role" } else { "clusterrole" };
+    let kind = if namespace.is_some() {
+        "role"
+    } else {
+        "clusterrole"
+    };
     let binding = if namespace.is_some() {
         "rolebinding"
     } else {
@@ -212,12 +219,18 @@ fn forbidden_fix(verb: &str, target: &str, message: &str) -> String {
     let role = if VIEW_READS.contains(&resource) {
         format!(
             "the built-in ClusterRole `view` allows it{} (`kubectl create {binding} labcheck-view --clusterrole=view --user={user}{ns_flag}`)",
-            namespace.map(|ns| format!(" when bound in {ns}")).unwrap_or_default()
+            namespace
+                .map(|ns| format!(" when bound in {ns}"))
+                .unwrap_or_default()
         )
     } else {
         format!(
             "a {} allowing get, list and watch on {resource}{} does (`kubectl create {kind} labcheck-read --verb=get,list,watch --resource={resource}{ns_flag}` and `kubectl create {binding} labcheck-read --{kind}=labcheck-read --user={user}{ns_flag}`)",
-            if namespace.is_some() { "Role" } else { "ClusterRole" },
+            if namespace.is_some() {
+                "Role"
+            } else {
+                "ClusterRole"
+            },
             namespace.map(|ns| format!(" in {ns}")).unwrap_or_default()
         )
     };

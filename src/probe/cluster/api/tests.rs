@@ -140,7 +140,10 @@ fn forbidden_names_the_role_that_would_allow_the_read_and_how_to_grant_it() {
             assert!(fix.contains(want), "{}: `{want}` not in: {fix}", path.url());
         }
         // Only read verbs are ever granted.
-        assert!(!fix.contains("--verb=create") && !fix.contains("edit"), "{fix}");
+        assert!(
+            !fix.contains("--verb=create") && !fix.contains("edit"),
+            "{fix}"
+        );
     }
 }
 
