@@ -96,6 +96,34 @@ fn line_col_of(text: &str, pattern: &str) -> Option<(usize, usize)> {
     })
 }
 
+/// Where item `index` of the solution of `step` (`step-4`, `break-it/fix`) stands in its file.
+fn solution_item_at(
+    course: &Course,
+    module: &str,
+    step: &str,
+    index: usize,
+) -> Option<(usize, usize)> {
+    use crate::yaml::path::{Segment, YamlPath};
+    let (file, stage) = match step.split_once('/') {
+        Some((file, stage)) => (file, Some(stage)),
+        None => (step, None),
+    };
+    let (_, text) = course
+        .read_file(&format!("modules/{module}/{file}.yaml"))
+        .ok()?;
+    let mut segments = Vec::new();
+    if let Some(stage) = stage {
+        segments.push(Segment::Key("stages".to_string()));
+        segments.push(Segment::Select {
+            key: "stage".to_string(),
+            value: stage.to_string(),
+        });
+    }
+    segments.push(Segment::Key("solution".to_string()));
+    segments.push(Segment::Index(index));
+    crate::yaml::edit::position(&text, &YamlPath::from_segments(segments))
+}
+
 /// Lint one module.
 pub fn lint_module(course: &Course, module: &Module) -> Vec<LintProblem> {
     let name = &module.manifest.module;
@@ -110,8 +138,11 @@ pub fn lint_module(course: &Course, module: &Module) -> Vec<LintProblem> {
         }
         for (i, action) in step.solution.iter().enumerate() {
             for problem in action.problems(&repos) {
+                let at = solution_item_at(course, name, &step.name, i)
+                    .map(|(line, col)| format!(":{line}:{col}"))
+                    .unwrap_or_default();
                 messages.push(format!(
-                    "{}: {}: solution item {}: {problem}",
+                    "{}{at}: {}: solution item {}: {problem}",
                     step.file,
                     step.name,
                     i + 1

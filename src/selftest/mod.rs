@@ -7,6 +7,7 @@ pub mod causes;
 pub mod fresh;
 pub mod lint;
 mod stray;
+pub mod variants;
 pub mod walk;
 pub mod world;
 
@@ -83,11 +84,13 @@ impl ModuleResult {
     }
 }
 
-/// Build and run every state of `module` in folders under `scratch`.
+/// Build and run every state of `module` in folders under `scratch`; the walk's scripts call
+/// `labcheck` (this binary) for their edits.
 pub async fn test_module(
     course: &Arc<Course>,
     module: &Module,
     scratch: &Path,
+    labcheck: &Path,
 ) -> Result<ModuleResult, Error> {
     let fixtures = ModuleFixtures::load(course, module)?;
     let track = module.manifest.tracks.default.clone();
@@ -129,7 +132,9 @@ pub async fn test_module(
         previous = solved;
     }
     states.extend(fresh::test_fresh(course, module, &fixtures, &scratch.join("fresh")).await?);
-    states.extend(walk::walk_module(course, module, &fixtures, &scratch.join("walk")).await?);
+    states.extend(
+        walk::walk_module(course, module, &fixtures, &scratch.join("walk"), labcheck).await?,
+    );
     Ok(ModuleResult {
         module: module.manifest.module.clone(),
         track,

@@ -24,7 +24,7 @@ pub struct ResourceType {
     /// `additionalPrinterColumns` of the CRD, used for `kubectl get` tables.
     pub printer_columns: Vec<PrinterColumn>,
     /// Whether `.status` is a subresource (`{plural}/status` in discovery): every built-in kind
-    /// but those in [`NO_STATUS`]; a CRD's version when it declares `subresources.status` (Argo
+    /// but those in `NO_STATUS`; a CRD's version when it declares `subresources.status` (Argo
     /// CD's do not).
     pub status_subresource: bool,
 }

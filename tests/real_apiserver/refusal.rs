@@ -147,7 +147,8 @@ fn a_learner_refused_one_read_gets_could_not_check_naming_it_never_a_fail() {
     assert_eq!(report.status, Status::Pass, "{report:#?}");
 
     // (user, rules, namespaces bound, the refusal every could-not-check must name)
-    let cases: Vec<Refused> = vec![
+    type Case<'a> = (&'a str, Vec<Value>, Option<&'a [&'a str]>, &'a str);
+    let cases: Vec<Case<'_>> = vec![
         (
             "learner-no-app-get",
             without(read_rules(), "applications", "get"),
