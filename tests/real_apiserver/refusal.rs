@@ -63,14 +63,6 @@ fn without(rules: Vec<Value>, resource: &str, verb: &str) -> Vec<Value> {
     out
 }
 
-/// One learner short of one read: (user, rules, namespaces bound, what every check refused names).
-type Refused = (
-    &'static str,
-    Vec<Value>,
-    Option<&'static [&'static str]>,
-    &'static str,
-);
-
 /// A user bound to a ClusterRole of `rules`, cluster-wide or only in `namespaces`.
 fn learner(
     plane: &Plane,
