@@ -55,7 +55,8 @@ if [[ ${1:-} == update ]]; then
   cd "$work"
   export GOFLAGS=-mod=mod
   go mod init labcheck.test/kube-testbin >/dev/null 2>&1
-  # The go line of the module that needs the newest Go (k8s.io/kubernetes) is set by `go get`.
+  # The lowest go line; `go get` raises it to what k8s.io/kubernetes needs (not this Go's own).
+  go mod edit -go=1.26.0
   gomod=$(kubernetes_gomod "k8s.io/kubernetes@$version")
   [[ -n $gomod ]] || fail "the module cache names no go.mod for k8s.io/kubernetes@$version"
   staging_replaces "$gomod" "$version" >>go.mod

@@ -1,8 +1,9 @@
 //! Same verdicts: every fixture state of modules 10 and 11 (each step's solved state and broken
 //! variants, built as `labcheck course test` builds them) loaded into the real API server gives
 //! the same step status, check statuses, causes, words and exit code as the same state served by
-//! `labcheck serve`, and as a `labcheck snapshot` taken of the real server and replayed. A difference is a bug in one of them (labcheck's reads, serve's answers, or
-//! a fixture holding what no real cluster holds); each found is fixed and its state stays here.
+//! `labcheck serve`, and as a `labcheck snapshot` taken of the real server and replayed. A
+//! difference is a bug in one of them (labcheck's reads, serve's answers, or a fixture holding
+//! what no real cluster holds); each found is fixed and its state stays here.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -186,7 +187,6 @@ fn compare(served: &Verdict, real: &Verdict) -> Vec<String> {
 #[test]
 fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_api_server() {
     let plane = plane();
-    let _state = crate::state_lock();
     let course = Arc::new(Course::embedded().expect("the built-in course"));
     let scratch = tempfile::tempdir().expect("scratch");
     let mut all = Vec::new();
@@ -194,6 +194,8 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
         let module = course.module(name).expect("module");
         all.extend(cases(module, &course, &scratch.path().join(name)));
     }
+    // The worlds are built; the cluster is the shared part.
+    let _state = crate::state_lock();
     // One load per distinct cluster (states of a step often share theirs).
     let mut by_cluster: BTreeMap<String, Vec<&Case>> = BTreeMap::new();
     for case in &all {
