@@ -1,7 +1,7 @@
 //! labcheck: checks whether a learner really did a step of the GitOps course.
 //!
-//! Layers, top to bottom (each imports only from below it, and no two folders import each
-//! other): `cli` (parses, prints, maps the verdict to an exit code) → `report` (renders `run`'s
+//! Layers, top to bottom (no two files import each other; which part imports which is listed
+//! in `docs/architecture.md` and held there by a test): `cli` (parses, prints, maps the verdict to an exit code) → `report` (renders `run`'s
 //! data, never decides) → `class` (a class followed live for its page), `bundle` (what a learner's
 //! bundle holds) → `fleet`, `doctor`, `selftest`, `progress` (a class, the environment, the
 //! course's self-test, the learner's history handed to the runner as a read-only view) → `run`
