@@ -111,10 +111,15 @@ async fn run_test(args: &TestArgs) -> Result<u8, Error> {
         None => course.modules.iter().collect(),
     };
     let scratch = scratch("labcheck-course-test-", "the fixture worlds")?;
+    let labcheck = std::env::current_exe().map_err(|e| {
+        Error::Environment(format!(
+            "cannot find this labcheck's own path for the walk's scripts: {e}"
+        ))
+    })?;
     let mut results = Vec::new();
     for module in modules {
         let dir = scratch.path().join(&module.manifest.module);
-        results.push(selftest::test_module(&course, module, &dir).await?);
+        results.push(selftest::test_module(&course, module, &dir, &labcheck).await?);
     }
     emit(&match args.options.output.format {
         HumanOrJson::Json => report::selftest::json_test(&results),

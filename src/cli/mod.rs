@@ -15,12 +15,14 @@ pub mod completions;
 pub mod course;
 pub mod demo;
 pub mod doctor;
+pub mod edit;
 pub mod fleet;
 pub mod hint;
 pub mod next;
 pub mod output;
 pub mod plan;
 mod plan_input;
+mod plan_resolve;
 pub mod quiz;
 mod replay;
 pub mod reset;
@@ -308,6 +310,9 @@ pub enum Command {
     Hint(hint::HintArgs),
     /// Print a step's solution (the course's own actions) as a bash script; labcheck runs nothing.
     Solution(solution::SolutionArgs),
+    /// Make one edit a solution script makes: set or remove a value at a YAML path, keeping the
+    /// file's comments and layout, or create a file. Writes only the file it names.
+    Edit(edit::EditArgs),
     /// Forget your progress: everything, a module, or one step (asks first; --yes for scripts).
     Reset(reset::ResetArgs),
     /// Show your course track, or switch to another one (saved in your profile).
@@ -373,6 +378,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
         Some(Command::Next(args)) => next::run(&args).await,
         Some(Command::Hint(args)) => hint::run(&args),
         Some(Command::Solution(args)) => solution::run(&args),
+        Some(Command::Edit(args)) => edit::run(&args),
         Some(Command::Reset(args)) => reset::run(&args),
         Some(Command::Track(args)) => track::run(&args),
         Some(Command::Completions(args)) => completions::run(&args),

@@ -1,6 +1,7 @@
 //! `labcheck solution MODULE STEP`: the course's own actions for a step, printed as a bash script
 //! (`set -euo pipefail`, paths from `--work-dir`). labcheck writes nothing: whoever pipes the
-//! script to `bash` makes the changes.
+//! script to `bash` makes the changes (its YAML edits are `labcheck edit` lines, which write only
+//! when that person runs them). The script is idempotent: run again, it changes nothing.
 
 use std::path::PathBuf;
 
@@ -56,11 +57,19 @@ pub fn run(args: &SolutionArgs) -> Result<u8, Error> {
     let work_dir = WorkDir::resolve(args.work_dir.as_deref())?.path;
     let work_dir = std::path::absolute(&work_dir).unwrap_or(work_dir);
     let reverts = run::solution::revert_targets(module, step, &work_dir);
+    let course_dir = args
+        .course_dir
+        .as_deref()
+        .map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
     emit(&report::solution::script(
         &args.module,
         step,
         &work_dir.to_string_lossy(),
         &reverts,
+        course_dir
+            .as_deref()
+            .map(|d| d.to_string_lossy())
+            .as_deref(),
     ));
     Ok(exit::PASS)
 }

@@ -1,15 +1,19 @@
 //! A step's `solution:`: the course's own actions, in order, as typed data — never prose. Each
-//! item does one thing: a command in a work repo, a block appended or inserted, a line changed,
-//! a `git revert` of the commit that made a named change (found by content), or a command
-//! against the cluster (`argocd …`, `kubectl …`). `labcheck solution` prints it as a shell
-//! script (`report::solution`); `labcheck course test` walks it on the fixture worlds.
+//! item does one thing: a command in a work repo, a value set or a key removed in a YAML file at
+//! a path (as the checks read it), a new file, a text edit of a file that is not YAML, a `git
+//! revert` of the commit that made a named change (found by content), or a command against the
+//! cluster (`argocd …`, `kubectl …`). Every action is idempotent: run on files that already say
+//! it, it changes nothing. `labcheck solution` prints it as a shell script (`report::solution`);
+//! `labcheck course test` walks it on the fixture worlds, twice and on variants of the files.
 //!
 //! ```yaml
 //! solution:
 //!   - run: { repo: checkout-config, command: [git, pull, -q] }
-//!   - replace: { repo: checkout-config, file: helm/dev.yaml, line: '  tag: "6.7.1"', with: '  tag: "6.7.0"' }
-//!   - insert: { repo: checkout-config, file: helm/dev.yaml, under: "migration:", after: "  enabled: true  # x", text: "  fail: true\n" }
-//!   - append: { repo: checkout-config, file: helm/dev.yaml, text: "smokeTest:\n  enabled: true\n" }
+//!   - set: { repo: checkout-config, file: helm/dev.yaml, path: image.tag, value: "6.7.0" }
+//!   - set: { repo: checkout-config, file: helm/dev.yaml, path: migration, value: { enabled: true } }
+//!   - remove: { repo: checkout-config, file: helm/dev.yaml, path: smokeTest.path }
+//!   - create: { repo: shop-config, file: manifests/smoke-test.yaml, text: "apiVersion: batch/v1\n…" }
+//!   - append: { repo: checkout-config, file: NOTES.md, text: "done\n" }
 //!   - revert: { repo: checkout-config, change: { file: helm/dev.yaml, path: migration.fail, equals: true } }
 //!   - argocd: [app, sync, checkout-dev, --timeout, "240"]
 //!   - kubectl: { args: [-n, checkout-dev, logs, job/checkout-migrate], look: true }
@@ -18,6 +22,7 @@
 use serde::{Deserialize, Deserializer, de};
 
 use crate::checks::change::ChangeSpec;
+use crate::yaml::path::YamlPath;
 
 /// The word that ends a here-document in the printed script; a text may not hold it as a line.
 pub const HEREDOC_END: &str = "LABCHECK_EOF";
@@ -25,9 +30,30 @@ pub const HEREDOC_END: &str = "LABCHECK_EOF";
 /// One action of a solution.
 #[derive(Debug, Clone)]
 pub enum SolutionAction {
-    /// A command run in a work repo (`git add -A`), as argv.
+    /// A command run in a work repo (`git add -- FILE`), as argv.
     Run { repo: String, command: Vec<String> },
-    /// `text` added at the end of `file` (created if it is not there).
+    /// `value` at `path` in the YAML file `file` (`yaml::edit::set`: a map merged key by key,
+    /// only the lines the path resolves to change).
+    Set {
+        repo: String,
+        file: String,
+        edit: YamlEdit,
+        value: serde_yaml::Value,
+    },
+    /// The key at `path` taken out of the YAML file `file`, with its value.
+    Remove {
+        repo: String,
+        file: String,
+        edit: YamlEdit,
+    },
+    /// A new file with `text`; if the file is there already (a YAML file), each top-level key of
+    /// `text` is set in it, so the learner's other keys and comments stay.
+    Create {
+        repo: String,
+        file: String,
+        text: String,
+    },
+    /// `text` added at the end of `file` (created if it is not there), unless the file holds it.
     Append {
         repo: String,
         file: String,
@@ -62,6 +88,37 @@ pub enum SolutionAction {
     },
 }
 
+/// Where a `set` or `remove` edits: the path (as `yaml_value` checks read it), the document of a
+/// multi-document file, and where a key it adds goes.
+#[derive(Debug, Clone)]
+pub struct YamlEdit {
+    pub path: YamlPath,
+    /// Which document, from 0; without it the file must hold one.
+    pub document: Option<usize>,
+    /// A key the edit adds goes right after this sibling key (else at the end of its map).
+    pub after: Option<String>,
+    /// … or right before this one.
+    pub before: Option<String>,
+    /// Comment lines written above a key the edit adds.
+    pub comment: Option<String>,
+}
+
+impl YamlEdit {
+    /// Where a key the edit adds goes, as `yaml::edit` takes it.
+    pub fn placement(&self) -> crate::yaml::edit::Placement {
+        crate::yaml::edit::Placement {
+            after: self.after.clone(),
+            before: self.before.clone(),
+            comment: self.comment.clone(),
+        }
+    }
+}
+
+/// A file the course edits by YAML path (`set`, `remove`) rather than by line.
+pub fn is_yaml_file(file: &str) -> bool {
+    file.ends_with(".yaml") || file.ends_with(".yml")
+}
+
 /// The cluster tools a solution may call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClusterTool {
@@ -84,6 +141,9 @@ impl SolutionAction {
     pub fn repo(&self) -> Option<&str> {
         match self {
             SolutionAction::Run { repo, .. }
+            | SolutionAction::Set { repo, .. }
+            | SolutionAction::Remove { repo, .. }
+            | SolutionAction::Create { repo, .. }
             | SolutionAction::Append { repo, .. }
             | SolutionAction::Insert { repo, .. }
             | SolutionAction::Replace { repo, .. }
@@ -95,15 +155,18 @@ impl SolutionAction {
     /// The file it edits, if it edits one.
     pub fn file(&self) -> Option<&str> {
         match self {
-            SolutionAction::Append { file, .. }
+            SolutionAction::Set { file, .. }
+            | SolutionAction::Remove { file, .. }
+            | SolutionAction::Create { file, .. }
+            | SolutionAction::Append { file, .. }
             | SolutionAction::Insert { file, .. }
             | SolutionAction::Replace { file, .. } => Some(file),
             _ => None,
         }
     }
 
-    /// What is wrong with this action that loading cannot see, given the module's repos;
-    /// each message says what to write instead.
+    /// What is wrong with this action that loading does not refuse, given the module's repos;
+    /// each message says what to write instead (`course lint` places it at the item's line).
     pub fn problems(&self, repos: &[&str]) -> Vec<String> {
         let mut problems = Vec::new();
         if let Some(repo) = self.repo()
@@ -114,13 +177,22 @@ impl SolutionAction {
                 repos.join(", ")
             ));
         }
+        problems.extend(self.shape_problems());
+        problems
+    }
+
+    /// What is wrong with the action on its own (no module needed).
+    fn shape_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
         if let Some(file) = self.file()
             && let Err(why) = relative_inside(file)
         {
             problems.push(format!("file `{file}`: {why}"));
         }
         let texts: Vec<&str> = match self {
-            SolutionAction::Append { text, .. } | SolutionAction::Insert { text, .. } => {
+            SolutionAction::Append { text, .. }
+            | SolutionAction::Insert { text, .. }
+            | SolutionAction::Create { text, .. } => {
                 vec![text]
             }
             _ => Vec::new(),
@@ -139,11 +211,52 @@ impl SolutionAction {
             }
         }
         match self {
+            SolutionAction::Set { file, .. } | SolutionAction::Remove { file, .. }
+                if !is_yaml_file(file) =>
+            {
+                problems.push(format!(
+                    "`{file}` is not a YAML file (.yaml, .yml): edit it with append, insert or replace"
+                ));
+            }
+            SolutionAction::Remove { edit, .. }
+                if !matches!(
+                    edit.path.segments().last(),
+                    Some(crate::yaml::path::Segment::Key(_))
+                ) =>
+            {
+                problems.push(format!(
+                    "`path: {}` ends in a list item: remove takes out a map key",
+                    edit.path
+                ));
+            }
+            SolutionAction::Set { edit, .. } if edit.after.is_some() && edit.before.is_some() => {
+                problems.push("give `after:` or `before:`, not both".to_string());
+            }
+            SolutionAction::Create { file, text, .. } if is_yaml_file(file) => {
+                if let Err(e) = crate::yaml::helm::parse_documents(text) {
+                    problems.push(format!("its text is not valid YAML: {e}"));
+                }
+            }
+            SolutionAction::Append { file, .. }
+            | SolutionAction::Insert { file, .. }
+            | SolutionAction::Replace { file, .. }
+                if is_yaml_file(file) =>
+            {
+                problems.push(format!(
+                    "`{file}` is a YAML file: edit it by path with `set:` or `remove:` (a learner's file differs in its lines), or write a new one with `create:`"
+                ));
+            }
+            SolutionAction::Run { command, .. } if is_add_everything(command) => {
+                problems.push(format!(
+                    "runs `{}`, which adds every change in the repo (an untracked .env too): add the step's files by name, `git add -- FILE…`",
+                    command.join(" ")
+                ));
+            }
             SolutionAction::Run { command, .. }
                 if command.first().map(String::as_str) != Some("git") =>
             {
                 problems.push(format!(
-                    "runs `{}`: a solution's repo commands are git commands (edits are append, insert or replace; cluster commands are argocd or kubectl)",
+                    "runs `{}`: a solution's repo commands are git commands (edits are set, remove, create, append, insert or replace; cluster commands are argocd or kubectl)",
                     command.join(" ")
                 ));
             }
@@ -168,6 +281,27 @@ impl SolutionAction {
     }
 }
 
+/// `git add -A`, `git add .`, `git add --all`, `git commit -a`: every change in the repo.
+fn is_add_everything(command: &[String]) -> bool {
+    let words: Vec<&str> = command.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["git", "add", rest @ ..] => {
+            rest.iter()
+                .take_while(|w| **w != "--")
+                .any(|w| matches!(*w, "-A" | "--all" | "." | "-u" | "--update"))
+                || rest
+                    .iter()
+                    .skip_while(|w| **w != "--")
+                    .skip(1)
+                    .any(|w| *w == ".")
+        }
+        ["git", "commit", rest @ ..] => rest.iter().any(|w| {
+            *w == "--all" || (w.starts_with('-') && !w.starts_with("--") && w.contains('a'))
+        }),
+        _ => false,
+    }
+}
+
 /// A path inside the repo: relative, no `..`, not empty.
 fn relative_inside(path: &str) -> Result<(), String> {
     if path.is_empty()
@@ -184,6 +318,9 @@ fn relative_inside(path: &str) -> Result<(), String> {
 #[serde(deny_unknown_fields)]
 struct RawAction {
     run: Option<RawRun>,
+    set: Option<RawSet>,
+    remove: Option<RawRemove>,
+    create: Option<RawAppend>,
     append: Option<RawAppend>,
     insert: Option<RawInsert>,
     replace: Option<RawReplace>,
@@ -197,6 +334,33 @@ struct RawAction {
 struct RawRun {
     repo: String,
     command: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSet {
+    repo: String,
+    file: String,
+    path: YamlPath,
+    value: serde_yaml::Value,
+    #[serde(default)]
+    document: Option<usize>,
+    #[serde(default)]
+    after: Option<String>,
+    #[serde(default)]
+    before: Option<String>,
+    #[serde(default)]
+    comment: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRemove {
+    repo: String,
+    file: String,
+    path: YamlPath,
+    #[serde(default)]
+    document: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -256,6 +420,40 @@ impl<'de> Deserialize<'de> for SolutionAction {
                 command: r.command,
             });
         }
+        if let Some(s) = raw.set {
+            found.push(SolutionAction::Set {
+                repo: s.repo,
+                file: s.file,
+                edit: YamlEdit {
+                    path: s.path,
+                    document: s.document,
+                    after: s.after,
+                    before: s.before,
+                    comment: s.comment,
+                },
+                value: s.value,
+            });
+        }
+        if let Some(r) = raw.remove {
+            found.push(SolutionAction::Remove {
+                repo: r.repo,
+                file: r.file,
+                edit: YamlEdit {
+                    path: r.path,
+                    document: r.document,
+                    after: None,
+                    before: None,
+                    comment: None,
+                },
+            });
+        }
+        if let Some(c) = raw.create {
+            found.push(SolutionAction::Create {
+                repo: c.repo,
+                file: c.file,
+                text: c.text,
+            });
+        }
         if let Some(a) = raw.append {
             found.push(SolutionAction::Append {
                 repo: a.repo,
@@ -302,7 +500,7 @@ impl<'de> Deserialize<'de> for SolutionAction {
         match (found.next(), found.next()) {
             (Some(action), None) => Ok(action),
             _ => Err(de::Error::custom(
-                "a solution item has exactly one of run, append, insert, replace, revert, argocd, kubectl",
+                "a solution item has exactly one of run, set, remove, create, append, insert, replace, revert, argocd, kubectl",
             )),
         }
     }
@@ -321,16 +519,19 @@ mod tests {
         let actions = parse(
             r#"
 - run: { repo: r, command: [git, push, -q] }
-- append: { repo: r, file: a.yaml, text: "x: 1\n" }
-- insert: { repo: r, file: a.yaml, under: "m:", after: "  e: true", text: "  f: true\n" }
-- replace: { repo: r, file: a.yaml, line: "a", with: "b" }
+- append: { repo: r, file: notes.txt, text: "x: 1\n" }
+- insert: { repo: r, file: notes.txt, under: "m:", after: "  e: true", text: "  f: true\n" }
+- replace: { repo: r, file: notes.txt, line: "a", with: "b" }
 - revert: { repo: r, change: { file: a.yaml, path: m.f, equals: true } }
 - argocd: [app, sync, x]
 - kubectl: { args: [logs, job/x], look: true }
+- set: { repo: r, file: a.yaml, path: 'm["a.b/c"]', value: { e: true }, document: 1, after: x, comment: "why" }
+- remove: { repo: r, file: a.yml, path: m.f }
+- create: { repo: r, file: new.yaml, text: "a: 1\n" }
 "#,
         )
         .expect("reads");
-        assert_eq!(actions.len(), 7);
+        assert_eq!(actions.len(), 10);
         assert!(matches!(
             actions[6],
             SolutionAction::Cluster {
@@ -351,6 +552,9 @@ mod tests {
             "- {}",
             "- shell: { repo: r, command: [ls] }",
             "- run: { repo: r, command: [git], extra: 1 }",
+            "- set: { repo: r, file: a.yaml, path: 'a[', value: 1 }",
+            "- set: { repo: r, file: a.yaml, path: a }",
+            "- remove: { repo: r, file: a.yaml, path: a, value: 1 }",
         ] {
             assert!(parse(text).is_err(), "{text}");
         }
@@ -379,6 +583,37 @@ mod tests {
             (
                 "- replace: { repo: r, file: x, line: a, with: a }",
                 "changes nothing",
+            ),
+            (
+                "- insert: { repo: r, file: helm/dev.yaml, after: a, text: \"b\\n\" }",
+                "edit it by path with `set:`",
+            ),
+            (
+                "- append: { repo: r, file: a.yml, text: \"b: 1\\n\" }",
+                "edit it by path with `set:`",
+            ),
+            (
+                "- set: { repo: r, file: notes.txt, path: a, value: 1 }",
+                "is not a YAML file",
+            ),
+            (
+                "- remove: { repo: r, file: a.yaml, path: 'a[0]' }",
+                "ends in a list item",
+            ),
+            (
+                "- set: { repo: r, file: a.yaml, path: a, value: 1, after: b, before: c }",
+                "not both",
+            ),
+            (
+                "- create: { repo: r, file: a.yaml, text: \"a: [1\\n\" }",
+                "not valid YAML",
+            ),
+            ("- run: { repo: r, command: [git, add, -A] }", "by name"),
+            ("- run: { repo: r, command: [git, add, .] }", "by name"),
+            ("- run: { repo: r, command: [git, add, --all] }", "by name"),
+            (
+                "- run: { repo: r, command: [git, commit, -am, x] }",
+                "by name",
             ),
         ];
         for (text, want) in cases {

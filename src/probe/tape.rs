@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::cluster::ApiPath;
+use super::cluster::api::ApiPath;
 
 /// Where probes get their answers.
 #[derive(Debug, Clone, Default)]

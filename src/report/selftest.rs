@@ -50,6 +50,12 @@ fn verdict(state: &StateResult) -> String {
         (StateKind::Solved, false) => "must pass, but does not".to_string(),
         (StateKind::Broken, true) => format!("fails on {}", state.must_fail.join(", ")),
         (StateKind::Broken, false) => format!("must fail on {} only", state.must_fail.join(", ")),
+        (StateKind::SolvedStrayFiles, true) => {
+            "passes beside a learner's untracked .env and editor files".to_string()
+        }
+        (StateKind::SolvedStrayFiles, false) => {
+            "must pass beside a learner's untracked files, but does not".to_string()
+        }
         (StateKind::Fresh, true) => "no ✓ for what never happened".to_string(),
         (StateKind::Fresh, false) => "a ✓ for what never happened".to_string(),
         (StateKind::WalkBefore, true) => "not done before its solution".to_string(),

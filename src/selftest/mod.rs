@@ -6,6 +6,8 @@
 pub mod causes;
 pub mod fresh;
 pub mod lint;
+mod stray;
+pub mod variants;
 pub mod walk;
 pub mod world;
 
@@ -31,6 +33,10 @@ use world::FixtureWorld;
 pub enum StateKind {
     Solved,
     Broken,
+    /// The solved state in a clone kept as learners keep theirs (untracked `.env`, swap files):
+    /// it still passes, names the `.env` in a note, and no hint adds everything.
+    #[serde(rename = "solved-stray-files")]
+    SolvedStrayFiles,
     /// The lab as the module starts: nothing a check's title claims may pass.
     Fresh,
     /// The walk, before a step's solution ran: its repo-side checks do not all pass yet.
@@ -78,11 +84,13 @@ impl ModuleResult {
     }
 }
 
-/// Build and run every state of `module` in folders under `scratch`.
+/// Build and run every state of `module` in folders under `scratch`; the walk's scripts call
+/// `labcheck` (this binary) for their edits.
 pub async fn test_module(
     course: &Arc<Course>,
     module: &Module,
     scratch: &Path,
+    labcheck: &Path,
 ) -> Result<ModuleResult, Error> {
     let fixtures = ModuleFixtures::load(course, module)?;
     let track = module.manifest.tracks.default.clone();
@@ -98,6 +106,17 @@ pub async fn test_module(
         solved.apply(&step_fixtures.solved.changes).map_err(lab)?;
         let report = run_on(course, module, step, &solved, &step_fixtures.solved, &track).await?;
         states.push(judge(&step_fixtures.solved, &report));
+        // The same solved state in a clone kept as learners keep theirs (stray files).
+        let kept = solved
+            .copy_to(&scratch.join(format!("{index:02}-solved-stray-files")))
+            .map_err(lab)?;
+        kept.apply(&stray::plant(step)).map_err(lab)?;
+        let report = run_on(course, module, step, &kept, &step_fixtures.solved, &track).await?;
+        let mut result = judge(&step_fixtures.solved, &report);
+        result.state = "stray-files".to_string();
+        result.kind = StateKind::SolvedStrayFiles;
+        result.problems.extend(stray::problems(step, &report));
+        states.push(result);
         for (n, state) in step_fixtures.broken.iter().enumerate() {
             let from = match state.base {
                 Base::Solved => &solved,
@@ -113,7 +132,9 @@ pub async fn test_module(
         previous = solved;
     }
     states.extend(fresh::test_fresh(course, module, &fixtures, &scratch.join("fresh")).await?);
-    states.extend(walk::walk_module(course, module, &fixtures, &scratch.join("walk")).await?);
+    states.extend(
+        walk::walk_module(course, module, &fixtures, &scratch.join("walk"), labcheck).await?,
+    );
     Ok(ModuleResult {
         module: module.manifest.module.clone(),
         track,

@@ -85,7 +85,8 @@ impl FixtureWorld {
         LabRepo::open(path, self.clock.clone())
     }
 
-    fn repo(&self, name: &str) -> Result<LabRepo, LabError> {
+    /// The learner's clone of the repo `name`.
+    pub fn repo(&self, name: &str) -> Result<LabRepo, LabError> {
         let dir = self
             .dirs
             .get(name)

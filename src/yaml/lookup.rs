@@ -4,6 +4,35 @@
 
 use super::path::{Segment, YamlPath};
 
+/// Reading a document at a path lives here, beside the walk, so the path type stays below it.
+impl YamlPath {
+    /// The value at this path in a YAML document, if every step exists (a selector: exactly
+    /// one item matches; [`resolve`] says why not).
+    pub fn lookup<'v>(&self, root: &'v serde_yaml::Value) -> Option<&'v serde_yaml::Value> {
+        resolve(self, root).ok()
+    }
+
+    /// The value at this path in a JSON document (Kubernetes objects arrive as JSON).
+    pub fn lookup_json<'v>(&self, root: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
+        resolve(self, root).ok()
+    }
+
+    /// Why this path names nothing in `root` when a selector is the reason (no item matched, or
+    /// several did), in a sentence; `None` when it names something or a step is simply absent.
+    pub fn selector_miss<T: Tree>(&self, root: &T) -> Option<String> {
+        resolve(self, root).err().and_then(|miss| miss.explain())
+    }
+
+    /// The longest leading part of this path that exists in `root`, for messages such as
+    /// "`migration` exists but has no `enabled`". `None` when even the first step is missing.
+    pub fn deepest_existing(&self, root: &serde_yaml::Value) -> Option<YamlPath> {
+        (1..=self.segments().len()).rev().find_map(|n| {
+            let prefix = YamlPath::from_segments(self.segments()[..n].to_vec());
+            prefix.lookup(root).map(|_| prefix)
+        })
+    }
+}
+
 /// A document tree a path can walk: YAML (a values file) or JSON (an object from the cluster).
 pub trait Tree: Sized {
     /// The value under `key`, if this is a mapping that has it.

@@ -8,6 +8,7 @@
 //! Layering: this module imports nothing from `checks`, `course`, `plan` or `run`; they import it.
 
 pub mod course_file;
+pub mod edit;
 pub mod fields;
 pub mod guard;
 pub mod helm;

@@ -71,36 +71,6 @@ impl YamlPath {
         segments.push(segment);
         YamlPath { segments }
     }
-
-    /// The value at this path in a YAML document, if every step exists (a selector: exactly
-    /// one item matches; [`super::lookup::resolve`] says why not).
-    pub fn lookup<'v>(&self, root: &'v serde_yaml::Value) -> Option<&'v serde_yaml::Value> {
-        super::lookup::resolve(self, root).ok()
-    }
-
-    /// The value at this path in a JSON document (Kubernetes objects arrive as JSON).
-    pub fn lookup_json<'v>(&self, root: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
-        super::lookup::resolve(self, root).ok()
-    }
-
-    /// Why this path names nothing in `root` when a selector is the reason (no item matched, or
-    /// several did), in a sentence; `None` when it names something or a step is simply absent.
-    pub fn selector_miss<T: super::lookup::Tree>(&self, root: &T) -> Option<String> {
-        super::lookup::resolve(self, root)
-            .err()
-            .and_then(|miss| miss.explain())
-    }
-
-    /// The longest leading part of this path that exists in `root`, for messages such as
-    /// "`migration` exists but has no `enabled`". `None` when even the first step is missing.
-    pub fn deepest_existing(&self, root: &serde_yaml::Value) -> Option<YamlPath> {
-        (1..=self.segments.len()).rev().find_map(|n| {
-            let prefix = YamlPath {
-                segments: self.segments[..n].to_vec(),
-            };
-            prefix.lookup(root).map(|_| prefix)
-        })
-    }
 }
 
 impl fmt::Display for YamlPath {

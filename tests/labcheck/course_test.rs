@@ -3,7 +3,19 @@
 
 use std::path::Path;
 
-use crate::harness::labcheck;
+use crate::harness::{Labcheck, labcheck};
+
+/// `course test` runs every solution for real, twice and on the learner's variants (real git
+/// commits and pushes): on a machine shared by parallel tests it takes minutes, not seconds.
+const COURSE_TEST_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// `labcheck ARGS` from `home`, given the time a course test takes.
+fn course_test(home: &Path, args: &[&str]) -> crate::harness::Run {
+    Labcheck::new(home)
+        .args(args)
+        .limit(COURSE_TEST_LIMIT)
+        .run()
+}
 
 /// The demo and the tests build their worlds from the fixtures through `lab`; `course test`
 /// builds its own. They must be the same worlds, to the commit: same files, same messages, same
@@ -67,7 +79,7 @@ impl CourseCopy {
         let home = tempfile::tempdir().expect("a temp dir");
         let mut all = args.to_vec();
         all.extend(["--course-dir", self.path()]);
-        labcheck(home.path(), &all)
+        course_test(home.path(), &all)
     }
 
     /// Replace `old` (which must be there once) with `new` in the course file `rel`.
@@ -105,7 +117,7 @@ fn copy_dir(from: &Path, to: &Path) {
 #[test]
 fn course_test_passes_on_module_10_as_shipped() {
     let home = tempfile::tempdir().expect("a temp dir");
-    let run = labcheck(
+    let run = course_test(
         home.path(),
         &["course", "test", "module-10", "--format", "json"],
     );
@@ -170,8 +182,9 @@ fn instructor_who_points_a_solved_state_at_the_typo_sees_course_test_fail() {
         run.stdout
     );
     assert!(
-        // Six fixture states and the walk's two, which run the solution, not the fixture.
-        run.stdout.contains("8 states, 5 as declared, 3 not"),
+        // Six fixture states, the solved one again beside a learner's stray files, and the
+        // walk's two, which run the solution, not the fixture.
+        run.stdout.contains("9 states, 5 as declared, 4 not"),
         "{}",
         run.stdout
     );
@@ -475,13 +488,29 @@ fn walk_states(json: &serde_json::Value) -> Vec<(String, String, String, Vec<Str
 #[test]
 fn course_test_walks_every_solution_of_both_modules_for_real() {
     let home = tempfile::tempdir().expect("a temp dir");
-    let run = labcheck(home.path(), &["course", "test", "--format", "json"]);
+    let run = course_test(home.path(), &["course", "test", "--format", "json"]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     let walked = walk_states(&run.json());
     let course = labcheck::course::Course::embedded().expect("the course loads");
     for module in &course.modules {
         for step in &module.steps {
-            for state in ["walk-before", "walk"] {
+            // A step that edits a YAML file by path is walked on the learner's variants too.
+            let edits = step
+                .solution
+                .iter()
+                .any(|a| matches!(a, labcheck::course::solution::SolutionAction::Set { .. }));
+            let variants: &[&str] = if edits {
+                &[
+                    "walk-keys-reordered",
+                    "walk-flow-style",
+                    "walk-crlf",
+                    "walk-half-done",
+                    "walk-comments-changed",
+                ]
+            } else {
+                &[]
+            };
+            for state in ["walk-before", "walk"].iter().chain(variants) {
                 assert!(
                     walked
                         .iter()
@@ -528,14 +557,12 @@ fn a_solution_that_forgets_to_push_fails_the_walk_on_the_push_check() {
 }
 
 #[test]
-fn a_solution_adding_under_the_wrong_block_stops_its_script_with_why() {
+fn a_solution_that_sets_a_misspelt_path_fails_the_walk_on_the_check_that_reads_it() {
     let course = CourseCopy::new();
-    // step 2 written without the course's comment: step 4's insert finds no such line under
-    // `migration:` (and must not add to smokeTest's block, which has one).
     course.edit(
-        "modules/module-10/step-2.yaml",
-        "        migration:\n          enabled: true                # module 10",
-        "        migration:\n          enabled: true",
+        "modules/module-10/step-4.yaml",
+        "path: migration.fail, value: true",
+        "path: migration.fails, value: true",
     );
     let run = course.run(&["course", "test", "module-10", "--format", "json"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
@@ -548,10 +575,66 @@ fn a_solution_adding_under_the_wrong_block_stops_its_script_with_why() {
         step_4
             .3
             .iter()
-            .any(|p| p.contains("the solution script failed") && p.contains("under 'migration:'")),
+            .any(|p| p.starts_with("`migration-fails` does not pass after the solution ran")),
         "{:?}",
         step_4.3
     );
+}
+
+/// `git revert --no-edit HEAD` by hand is the course text's own words, but run twice it reverts
+/// the revert: the walk's second run catches what a learner who re-runs the script would get.
+#[test]
+fn a_solution_that_reverts_head_by_hand_is_caught_undoing_itself_on_its_second_run() {
+    let course = CourseCopy::new();
+    course.edit(
+        "modules/module-10/step-5.yaml",
+        "  - revert: { repo: checkout-config, change: { file: helm/dev.yaml, path: migration.fail, equals: true } }",
+        "  - run: { repo: checkout-config, command: [git, revert, --no-edit, HEAD] }",
+    );
+    let run = course.run(&["course", "test", "module-10", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let walked = walk_states(&run.json());
+    let step_5 = walked
+        .iter()
+        .find(|(_, step, state, _)| step == "step-5" && state == "walk")
+        .expect("step 5's walk");
+    assert!(
+        step_5
+            .3
+            .iter()
+            .any(|p| p.starts_with("run a second time, the solution changed the repos again")),
+        "{:?}",
+        step_5.3
+    );
+}
+
+/// A solution edits a YAML file by line, or adds everything: `course lint` refuses each at the
+/// item's own line and column.
+#[test]
+fn course_lint_places_a_line_edit_of_a_yaml_file_and_an_add_everything_at_the_item() {
+    let step4 = "modules/module-10/step-4.yaml";
+    let cases = [
+        (
+            "  - set: { repo: checkout-config, file: helm/dev.yaml, path: image.tag, value: \"6.7.0\" }",
+            "  - replace: { repo: checkout-config, file: helm/dev.yaml, line: '  tag: \"6.7.1\"', with: '  tag: \"6.7.0\"' }",
+            "step-4: solution item 3: `helm/dev.yaml` is a YAML file: edit it by path with `set:`",
+        ),
+        (
+            "  - run: { repo: checkout-config, command: [git, add, --, helm/dev.yaml] }",
+            "  - run: { repo: checkout-config, command: [git, add, -A] }",
+            "step-4: solution item 5: runs `git add -A`, which adds every change in the repo",
+        ),
+    ];
+    for (from, to, says) in cases {
+        let course = CourseCopy::new();
+        course.edit(step4, from, to);
+        let text = std::fs::read_to_string(course.dir.path().join(step4)).expect("step 4");
+        let line = text.lines().position(|l| l == to).expect("the edited line") + 1;
+        let run = course.run(&["course", "lint"]);
+        assert_eq!(run.code, 1, "{to}: {}{}", run.stdout, run.stderr);
+        let at = format!("step-4.yaml:{line}:5: {says}");
+        assert!(run.stdout.contains(&at), "{at} in {}", run.stdout);
+    }
 }
 
 /// Replacement is course data: `course lint` holds every `replaced_by:` to later steps of the
@@ -636,4 +719,44 @@ fn a_broken_state_must_fail_for_the_cause_it_declares() {
         "{}",
         run.stdout
     );
+}
+
+/// A hint or a solution that adds everything (`git add -A`, `git add .`, `git add --all`, `git
+/// commit -a`) would commit a learner's `.env` and push it: `course lint` refuses each at its line.
+#[test]
+fn course_lint_refuses_a_hint_or_solution_that_adds_everything() {
+    let step4 = "modules/module-10/step-4.yaml";
+    let cases = [
+        (
+            "git add -- helm/dev.yaml && git commit -qm \"checkout: 6.7.0",
+            "git add -A && git commit -qm \"checkout: 6.7.0",
+            "`git add -A`",
+        ),
+        (
+            "git add -- helm/dev.yaml && git commit -qm \"checkout: 6.7.0",
+            "git add . && git commit -qm \"checkout: 6.7.0",
+            "`git add .`",
+        ),
+        (
+            "git add -- helm/dev.yaml && git commit -qm \"checkout: 6.7.0",
+            "git commit -qam \"checkout: 6.7.0",
+            "`git commit -qam`",
+        ),
+        (
+            "command: [git, add, --, helm/dev.yaml]",
+            "command: [git, add, --all]",
+            "solution item",
+        ),
+    ];
+    let at = regex::Regex::new(r"step-4\.yaml:\d+:\d+: ").unwrap();
+    for (from, to, says) in cases {
+        let course = CourseCopy::new();
+        course.edit(step4, from, to);
+        let run = course.run(&["course", "lint"]);
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert_ne!(run.code, 0, "{to}: {all}");
+        assert!(all.contains(says), "{to}: {all}");
+        assert!(all.contains("adds everything"), "{to}: {all}");
+        assert!(at.is_match(&all), "{to}: {all}");
+    }
 }
