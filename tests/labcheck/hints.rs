@@ -293,3 +293,77 @@ fn a_value_already_there_with_another_value_is_changed_never_added_twice() {
         }
     }
 }
+
+/// The break's sync failed as asked, but checkout-dev is not Healthy, on an Argo CD 3 that keeps
+/// resource health in its tree (`status.resources[]` without `health`): what is not Healthy and
+/// why is read from the Deployment (Kubernetes' `Progressing` condition, `ReplicaSet %q has timed
+/// out progressing.`; Argo CD's `Waiting for rollout to finish: …`, gitops-engine
+/// `health_deployment.go`), and the course's text for that cause shows, never "sync again".
+#[test]
+fn the_break_named_with_the_deployment_that_is_not_healthy_and_why() {
+    let world = World::at(CoursePoint::BreakIt);
+    struct Case {
+        health: &'static str,
+        deployment_status: serde_json::Value,
+        cause: &'static str,
+        names: &'static str,
+        course_key: &'static str,
+    }
+    let cases = [
+        Case {
+            health: "Degraded",
+            deployment_status: serde_json::json!({
+                "observedGeneration": 4, "replicas": 2, "updatedReplicas": 1, "readyReplicas": 1,
+                "availableReplicas": 1, "unavailableReplicas": 1,
+                "conditions": [
+                    {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
+                     "message": "Deployment has minimum availability."},
+                    {"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded",
+                     "message": "ReplicaSet \"checkout-7c9d5f8b4\" has timed out progressing."}]}),
+            cause: "progress-deadline-exceeded:checkout",
+            names: "Deployment checkout: ProgressDeadlineExceeded (ReplicaSet \"checkout-7c9d5f8b4\" has timed out progressing.)",
+            course_key: "",
+        },
+        Case {
+            health: "Progressing",
+            deployment_status: serde_json::json!({
+                "observedGeneration": 4, "replicas": 1, "updatedReplicas": 1, "readyReplicas": 0,
+                "availableReplicas": 0, "unavailableReplicas": 1,
+                "conditions": [
+                    {"type": "Progressing", "status": "True", "reason": "ReplicaSetUpdated",
+                     "message": "ReplicaSet \"checkout-7c9d5f8b4\" is progressing."}]}),
+            cause: "app-health:Progressing",
+            names: "Deployment checkout: Progressing (Waiting for rollout to finish: 0 of 1 updated replicas are available...)",
+            course_key: "hint.by_cause.app-health",
+        },
+    ];
+    for case in cases {
+        let mut snapshot = fixture(&world, "break-it-solved.yaml");
+        let deployment = snapshot
+            .objects
+            .iter_mut()
+            .find(|o| o["kind"] == "Deployment" && o["metadata"]["name"] == "checkout")
+            .expect("the Deployment");
+        deployment["metadata"]["generation"] = serde_json::json!(4);
+        deployment["status"] = case.deployment_status;
+        let app = app_of(&mut snapshot);
+        app["status"]["health"] = serde_json::json!({"status": case.health});
+        let run = check_with(&world, &snapshot, "break-it/break");
+        let id = "sync-failed-app-healthy";
+        assert_eq!(text(&run, id, "status"), "fail", "{}", run.stdout);
+        assert_eq!(text(&run, id, "cause"), case.cause, "{}", run.stdout);
+        let diagnosis = text(&run, id, "diagnosis");
+        assert!(diagnosis.contains(case.names), "{diagnosis}");
+        let hint = text(&run, id, "hint");
+        assert!(!hint.contains("argocd app sync"), "{hint}");
+        if !case.course_key.is_empty() {
+            assert!(
+                parts(&run, id)
+                    .iter()
+                    .any(|(kind, from)| kind == "course" && from.ends_with(case.course_key)),
+                "{:?}",
+                parts(&run, id)
+            );
+        }
+    }
+}

@@ -564,64 +564,6 @@ fn a_sync_ended_by_terminate_op_or_the_timeout_is_named_so_never_a_delete_policy
     }
 }
 
-/// The learner synced with `--strategy apply` after the hooks had run in an earlier sync that
-/// failed (no history entry): the apply sync ran no hooks, so step 2's hook checks fail saying
-/// so, never "could not check"; with the full sync of the same commit in the history, the Jobs
-/// are that commit's and pass; with a full sync of another commit, they fail naming it.
-#[test]
-fn after_an_apply_strategy_sync_the_hook_checks_say_it_ran_no_hooks() {
-    let world = World::at(CoursePoint::Step2);
-    let apply_sync = |history_of_push: Option<&str>| {
-        let mut snapshot = fixture(&world, "step-2-solved.yaml");
-        let app = app_of(&mut snapshot);
-        let state = &mut app["status"]["operationState"];
-        state["startedAt"] = json!("2026-05-02T10:30:00Z");
-        state["finishedAt"] = json!("2026-05-02T10:30:05Z");
-        state["operation"]["sync"]["syncStrategy"] = json!({"apply": {}});
-        state["message"] = json!("successfully synced (all tasks run)");
-        let plain: Vec<serde_json::Value> = state["syncResult"]["resources"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|r| r.get("hookType").is_none())
-            .cloned()
-            .collect();
-        state["syncResult"]["resources"] = json!(plain);
-        let history = app["status"]["history"].as_array_mut().expect("history");
-        let revision = history[1]["revision"].clone();
-        match history_of_push {
-            Some("same") => {}
-            Some(_) => history[1]["revision"] = history[0]["revision"].clone(),
-            None => {
-                history.pop();
-            }
-        }
-        history.push(json!({"id": 3, "revision": revision,
-            "deployStartedAt": "2026-05-02T10:30:00Z", "deployedAt": "2026-05-02T10:30:05Z",
-            "initiatedBy": {"username": "admin"}}));
-        check_with(&world, &snapshot, "step-2")
-    };
-    for (history, want) in [
-        (None, "apply-strategy-sync"),
-        (Some("other"), "apply-strategy-sync"),
-    ] {
-        let run = apply_sync(history);
-        for id in ["migrate-job-complete", "smoke-test-job-complete"] {
-            assert_eq!(status(&run, id), "fail", "{history:?} {id}: {}", run.stdout);
-            assert_eq!(cause(&run, id), want, "{history:?} {id}: {}", run.stdout);
-        }
-        assert_eq!(status(&run, "sync-ran"), "pass", "{}", run.stdout);
-    }
-    let run = apply_sync(Some("same"));
-    for id in [
-        "migrate-job-complete",
-        "smoke-test-job-complete",
-        "migration-logged",
-    ] {
-        assert_eq!(status(&run, id), "pass", "{id}: {}", run.stdout);
-    }
-}
-
 #[test]
 fn both_hooks_logs_are_read_and_missing_pods_fail_with_the_kubectl_logs_command() {
     let world = World::at(CoursePoint::Step4);

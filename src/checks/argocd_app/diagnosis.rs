@@ -107,6 +107,13 @@ pub(super) fn failure_story(app: &Application) -> Option<String> {
 /// Evidence for a failure, read from the cluster: the failed hook's last log lines, or the pod
 /// that cannot start.
 pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -> Outcome {
+    let outcome = hook_evidence(ctx, app, outcome).await;
+    health_evidence(ctx, app, outcome).await
+}
+
+/// The failed hook's last log lines (or why the Job is gone), or the pod a running sync's hook
+/// waits on.
+async fn hook_evidence(ctx: &Context, app: &Application, outcome: Outcome) -> Outcome {
     let cluster = &ctx.cluster;
     let failed_job = app.sync_results().iter().find(|e| {
         e.kind == "Job"
@@ -181,6 +188,14 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
         };
         return outcome.with_diagnosis(diagnosis);
     }
+    outcome
+}
+
+/// What is not Healthy and why, wherever the app is Progressing or Degraded: a pod that cannot
+/// start (with its last exit), a rollout past its progress deadline, a rollout still going. Read
+/// after the hook evidence, which does not explain an unhealthy app.
+async fn health_evidence(ctx: &Context, app: &Application, outcome: Outcome) -> Outcome {
+    let cluster = &ctx.cluster;
     let unhealthy = matches!(
         app.status.health.status.as_deref(),
         Some("Progressing" | "Degraded")

@@ -435,6 +435,81 @@ mod tests {
         assert_eq!(hint.most_levels(), 2);
     }
 
+    /// `default_for:` says which causes `default:` is true of: it shows for those (an object
+    /// of a cause, or every object) and for no other, and `all` for every one.
+    #[test]
+    fn a_default_shows_only_for_the_causes_its_author_declared_it_fits() {
+        let degraded = Cause::about(CauseId::AppDegraded, "Deployment/checkout");
+        let cases: &[(&str, Cause, bool)] = &[
+            ("[not-seen-yet]", CauseId::NotSeenYet.cause(), true),
+            ("[not-seen-yet]", degraded.clone(), false),
+            (
+                "['sync-phase:Failed']",
+                Cause::about(CauseId::SyncPhase, "Failed"),
+                true,
+            ),
+            (
+                "['sync-phase:Failed']",
+                Cause::about(CauseId::SyncPhase, "Error"),
+                false,
+            ),
+            (
+                "[sync-phase]",
+                Cause::about(CauseId::SyncPhase, "Error"),
+                true,
+            ),
+            ("all", degraded.clone(), true),
+        ];
+        for (declared, cause, shown) in cases {
+            let spec = check(&format!("{{default: d, default_for: {declared}}}"))
+                .unwrap_or_else(|e| panic!("{declared}: {e}"));
+            assert_eq!(
+                chosen(&spec.hint, Some(cause.clone())).is_some(),
+                *shown,
+                "{declared} {cause}"
+            );
+        }
+        // Undeclared, as before: shown for any cause (and refused by `course lint` where it
+        // would be the only hint for a cause).
+        let undeclared = check("{default: d}").expect("a default");
+        assert!(chosen(&undeclared.hint, Some(degraded)).is_some());
+    }
+
+    #[test]
+    fn a_default_for_that_cannot_be_meant_is_refused_at_its_line() {
+        let cases = [
+            (
+                "{default_for: all, by_cause: {not-pushed: p}}",
+                "there is no `default:`",
+            ),
+            (
+                "{default: d, default_for: []}",
+                "declares `default:` fits nothing",
+            ),
+            (
+                "{default: d, default_for: every}",
+                "write `all`, or a list of causes",
+            ),
+            (
+                "{default: d, default_for: [not-pushd]}",
+                "(did you mean `not-pushed`?)",
+            ),
+            (
+                "{default: d, default_for: [not-pushed, not-pushed]}",
+                "given twice",
+            ),
+            (
+                "{default: d, default_for: [not-pushed], by_cause: {not-pushed: p}}",
+                "is under `by_cause:` and in `default_for:`",
+            ),
+        ];
+        for (written, says) in cases {
+            let error = check(written).expect_err(written);
+            assert!(error.starts_with("t.yaml:3:"), "{written}: {error}");
+            assert!(error.contains(says), "{written}: {error}");
+        }
+    }
+
     #[test]
     fn the_plain_forms_are_one_text_for_every_cause() {
         for (written, levels) in [("x", vec!["x"]), ("[a, b]", vec!["a", "b"])] {
