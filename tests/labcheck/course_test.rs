@@ -182,8 +182,9 @@ fn instructor_who_points_a_solved_state_at_the_typo_sees_course_test_fail() {
         run.stdout
     );
     assert!(
-        // Six fixture states and the walk's two, which run the solution, not the fixture.
-        run.stdout.contains("8 states, 5 as declared, 3 not"),
+        // Six fixture states and the walk's eight (before, the lab's files and six learner
+        // variants), which run the solution, not the fixture.
+        run.stdout.contains("14 states, 11 as declared, 3 not"),
         "{}",
         run.stdout
     );
