@@ -376,7 +376,7 @@ impl Source {
 
     /// The key node whose value is `node`, if `node` is a map value.
     fn key_of(&self, node: &Node) -> Option<&Node> {
-        fn walk<'n>(here: &'n Node, target: *const Node) -> Option<&'n Node> {
+        fn walk(here: &Node, target: *const Node) -> Option<&Node> {
             match &here.kind {
                 Kind::Map(entries) => entries.iter().find_map(|(k, v)| {
                     if std::ptr::eq(v, target) {
