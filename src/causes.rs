@@ -265,8 +265,10 @@ causes! {
     WrongOrder = "wrong-order" about "the resource", WontFix;
     /// The sync failed an attempt and Argo CD is retrying it.
     Retrying = "retrying", MayFix;
-    /// The sync was terminated, and its running hooks deleted.
+    /// The sync was ended by `argocd app terminate-op`, and its running hooks deleted.
     OperationTerminated = "operation-terminated", MayFix;
+    /// The controller's sync timeout ended the sync, and its running hooks deleted.
+    OperationTimedOut = "operation-timed-out", MayFix;
     /// An older sync is retrying while Argo CD targets the learner's push (it refuses a new sync).
     RetryingOtherRevision = "retrying-other-revision", MayFix;
     /// The last sync used the apply strategy, which applies the resources and runs no hooks.

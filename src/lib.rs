@@ -9,7 +9,8 @@
 //! `course` (the course as data: modules, steps and each check's declared fields) → `checks` (how
 //! each kind decides, from a `Context` the runner builds) → `probe` (git and Kubernetes reads) →
 //! `serve`, `snapshot`, `plan`, `rules`, `quiz` → `yaml` and the small shared pieces (`outcome`, `causes`,
-//! `paths`, `shell`, `error`). `lab` builds worlds from the course's fixtures for the demo and
+//! `paths`, `shell`, `error`, `sync_settings`: the settings in force for an object of a sync, read by
+//! both `plan` and `rules`). `lab` builds worlds from the course's fixtures for the demo and
 //! the tests.
 
 pub mod bundle;
@@ -35,5 +36,6 @@ pub mod selftest;
 pub mod serve;
 pub mod shell;
 pub mod snapshot;
+pub mod sync_settings;
 pub mod watch;
 pub mod yaml;

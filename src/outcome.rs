@@ -104,6 +104,10 @@ pub struct Outcome {
     /// Why, from what was observed (e.g. which hook failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnosis: Option<String>,
+    /// Something the learner should know that does not change the verdict (a pass included):
+    /// files git does not track that the step leaves alone, one that must stay out of git.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<Detail>,
     /// The cluster is still moving towards (or away from) the expected state: a sync or Job is
@@ -199,6 +203,7 @@ impl Outcome {
             hint: None,
             hints: Vec::new(),
             diagnosis: None,
+            note: None,
             detail: None,
             pending: false,
             hint_level: None,
@@ -251,6 +256,12 @@ impl Outcome {
 
     pub fn with_diagnosis(mut self, diagnosis: impl Into<String>) -> Self {
         self.diagnosis = Some(diagnosis.into());
+        self
+    }
+
+    /// A note shown under the check whatever its status (see [`Outcome::note`]).
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.note = Some(note.into());
         self
     }
 

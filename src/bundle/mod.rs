@@ -247,6 +247,8 @@ pub fn add_repo(
                 behind: u.behind,
             });
             facts.status = state.dirty;
+            facts.status.extend(state.untracked);
+            facts.status.sort();
             facts.operation = state.operation;
             if let Some(head) = state.head {
                 match reader.log_with_paths(&head.sha, COMMITS) {

@@ -17,6 +17,7 @@ use regex::Regex;
 use serde::Deserialize;
 
 use crate::checks::Context;
+use crate::checks::can_fail::{self, Causes};
 use crate::checks::cluster_common::{self, could_not_check};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{Cause, CauseId, Outcome, Status};
@@ -149,6 +150,89 @@ impl KindReads for ArgocdAppSpec {
 
     fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
         names.app(&mut self.name);
+    }
+
+    fn can_fail(&self) -> Causes {
+        use CauseId::*;
+        let mut causes = if self.parent_of {
+            // The app of apps is found by name only once the child says which it is.
+            Causes::new()
+                .and(can_fail::app_lookup(&self.name))
+                .about(NoParentApp, &self.name, true)
+                .hinted(AppMissing)
+        } else {
+            can_fail::app_lookup(&self.name)
+        };
+        let about_operation = self.asks_about_operation();
+        if self.revision_of.is_some() {
+            causes = causes
+                .all(
+                    &[
+                        NoCommits,
+                        NotPushed,
+                        PushedElsewhere,
+                        NotSeenYet,
+                        AppNotFollowingRepo,
+                    ],
+                    true,
+                );
+            if about_operation {
+                causes = causes.all(&[SyncNotOfPush, RetryingOtherRevision], true);
+            }
+        }
+        if about_operation {
+            causes = causes.all(
+                &[
+                    Retrying,
+                    OperationTerminated,
+                    OperationTimedOut,
+                    LocalSync,
+                    NoSync,
+                    SelectiveSync,
+                    DryRun,
+                ],
+                true,
+            );
+            if self.asks_for_a_hook().is_some() {
+                causes = causes.hinted(ApplyStrategySync);
+            }
+        }
+        if let Some(want) = &self.sync {
+            // "Sync it" is the way to Synced; another wanted status is the course's to explain.
+            causes = causes.all(&[SyncStatus], want == "Synced");
+        }
+        if self.health.is_some() {
+            causes = causes.all(&[AppDegraded, AppNotHealthy, AppHealth], false);
+        }
+        // Read wherever the app is Progressing or Degraded: a pod that cannot start, a rollout
+        // past its deadline, each with "waiting will not fix this".
+        causes = causes.all(&[PodStuck, ProgressDeadlineExceeded], true);
+        if !self.phase.is_empty() {
+            for phase in ["Running", "Succeeded", "Failed", "Error"] {
+                if !self.phase.iter().any(|p| p == phase) {
+                    causes = causes.about(SyncPhase, phase, phase == "Running");
+                }
+            }
+        }
+        if self.message.is_some() {
+            causes = causes.silent(SyncMessage);
+        }
+        if let Some(hook) = &self.hook {
+            causes = causes.about(HookNotRun, &hook.name, true);
+            if hook.phase.as_deref() == Some("SyncFail") {
+                causes = causes.about(SyncfailHookMissing, &hook.name, true);
+            }
+            if hook.result.is_some() {
+                causes = causes.about(HookResult, &hook.name, false);
+            }
+        }
+        for (i, entry) in self.order.iter().enumerate() {
+            causes = causes.about(NotApplied, &entry.name, false);
+            if i > 0 {
+                causes = causes.about(WrongOrder, &entry.name, false);
+            }
+        }
+        causes
     }
 }
 

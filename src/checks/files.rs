@@ -249,4 +249,10 @@ impl KindReads for FilesSpec {
     }
 
     fn rename_for_learner(&mut self, _names: &mut dyn LearnerNames) {}
+
+    fn can_fail(&self) -> crate::checks::can_fail::Causes {
+        // Too few files, or a file that falls short: named, with a note only where the
+        // condition has one.
+        crate::checks::can_fail::Causes::new().silent(crate::outcome::CauseId::Failed)
+    }
 }

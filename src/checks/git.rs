@@ -10,6 +10,7 @@
 
 mod history;
 pub(crate) mod repo;
+pub mod stray;
 pub(crate) mod unreadable;
 
 use serde::de::value::MapAccessDeserializer;
@@ -18,9 +19,10 @@ use serde::{Deserialize, Deserializer};
 use std::fmt;
 
 use crate::checks::Context;
+use crate::checks::can_fail::Causes;
 use crate::checks::change::ChangeSpec;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
-use crate::outcome::Outcome;
+use crate::outcome::{CauseId, Outcome};
 use crate::probe::git::GitProbeError;
 use crate::probe::repos::Reader;
 use crate::yaml::fields::{FromText, deserialize_via};
@@ -40,10 +42,14 @@ pub struct GitSpec {
     pub head_message: Option<Pattern>,
     /// The step's change is committed: found by content, not by message.
     pub made: Option<ChangeSpec>,
-    /// HEAD undoes the commit that made this change.
-    pub undoes: Option<ChangeSpec>,
+    /// HEAD undoes the commit that made this change (boxed: a check kind stays small).
+    pub undoes: Option<Box<ChangeSpec>>,
     pub has_commit: Option<Pattern>,
     pub touched: Option<Touched>,
+    /// The files of this repo the step names (its own conditions' files and what the step's
+    /// solution edits), filled in when the step is loaded: an untracked file counts against
+    /// `clean` only here, and a commit hint adds these by name.
+    pub step_paths: Vec<String>,
 }
 
 /// As written in the file, before the "at least one condition" rule.
@@ -111,9 +117,10 @@ impl TryFrom<RawGitSpec> for GitSpec {
             pushed: raw.pushed == Some(true),
             head_message: raw.head_message,
             made: raw.made,
-            undoes: raw.undoes,
+            undoes: raw.undoes.map(Box::new),
             has_commit: raw.has_commit,
             touched: raw.touched,
+            step_paths: Vec::new(),
         };
         let has_condition = spec.branch.is_some()
             || spec.clean
@@ -209,13 +216,72 @@ impl FromText for Pattern {
 }
 
 impl GitSpec {
+    /// Name the files of this repo the step changes (from its solution), beside the ones the
+    /// check's own conditions name; each once, in the order first named.
+    pub fn name_step_paths<'a>(&mut self, solution_files: impl IntoIterator<Item = &'a str>) {
+        let own: Vec<String> = [
+            self.made.as_ref().map(|c| c.file.clone()),
+            self.undoes.as_ref().map(|c| c.file.clone()),
+            self.touched.as_ref().map(|t| t.path.clone()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let named = own
+            .into_iter()
+            .chain(solution_files.into_iter().map(str::to_string));
+        for path in named {
+            if !self.step_paths.contains(&path) {
+                self.step_paths.push(path);
+            }
+        }
+    }
+
     /// Work repos this check reads.
     pub fn repos(&self) -> Vec<&str> {
         vec![self.repo.as_str()]
     }
 
-    /// Decide the check.
+    /// Decide the check; with `clean`, a note names what git does not track and the step
+    /// leaves alone (a secret-looking file: keep it out of git), pass or fail.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
+        let outcome = self.decide(ctx).await;
+        if !self.clean {
+            return outcome;
+        }
+        let dir = ctx.repo_dir(&self.repo);
+        match ctx.git.get(&ctx.repo_probe, &dir).await.as_ref() {
+            Ok(snap) => {
+                let shown = shown_path(ctx, &self.repo);
+                let repo = self.repo_view(ctx, &shown, snap, &dir);
+                match repo.untracked_note() {
+                    Some(note) => outcome.with_note(note),
+                    None => outcome,
+                }
+            }
+            Err(_) => outcome,
+        }
+    }
+
+    fn repo_view<'a>(
+        &'a self,
+        ctx: &'a Context,
+        shown: &'a str,
+        snap: &'a crate::probe::git::RepoSnapshot,
+        dir: &'a std::path::Path,
+    ) -> Repo<'a> {
+        Repo {
+            shown,
+            snap,
+            dir,
+            probe: &ctx.repo_probe,
+            module: &ctx.module,
+            paths: &ctx.paths,
+            step_paths: &self.step_paths,
+        }
+    }
+
+    async fn decide(&self, ctx: &Context) -> Outcome {
         let dir = ctx.repo_dir(&self.repo);
         let shown = shown_path(ctx, &self.repo);
         let snapshot = ctx.git.get(&ctx.repo_probe, &dir).await;
@@ -223,14 +289,7 @@ impl GitSpec {
             Ok(snap) => snap,
             Err(e) => return self.unreadable(ctx, &shown, e),
         };
-        let repo = Repo {
-            shown: &shown,
-            snap,
-            dir: &dir,
-            probe: &ctx.repo_probe,
-            module: &ctx.module,
-            paths: &ctx.paths,
-        };
+        let repo = self.repo_view(ctx, &shown, snap, &dir);
         let local = [
             self.branch.is_some(),
             self.clean,
@@ -331,6 +390,52 @@ impl KindReads for GitSpec {
     }
 
     fn rename_for_learner(&mut self, _names: &mut dyn LearnerNames) {}
+
+    fn can_fail(&self) -> Causes {
+        use CauseId::*;
+        let mut causes = Causes::new();
+        let local = self.branch.is_some()
+            || self.clean
+            || self.pushed
+            || self.head_message.is_some()
+            || self.made.is_some()
+            || self.undoes.is_some();
+        if local {
+            causes = causes.hinted(OperationInProgress);
+        }
+        if self.branch.is_some() {
+            causes = causes.all(&[WrongBranch, DetachedHead], true);
+        }
+        if self.clean {
+            causes = causes.all(&[SubmoduleDirty, UncommittedChanges], true);
+        }
+        if self.pushed {
+            causes = causes.all(&[NoCommits, NoRemote, NotPushed, BehindUpstream, Diverged], true);
+        }
+        if self.head_message.is_some() {
+            causes = causes.all(&[NoCommits, WrongHeadCommit], true);
+        }
+        if self.made.is_some() {
+            causes = causes.all(&[NoCommits, NotCommitted, ChangeNotMade, ChangeUndone], true);
+        }
+        if self.undoes.is_some() {
+            causes = causes.all(
+                &[NoCommits, NotReverted, PartlyReverted, NothingToRevert],
+                true,
+            );
+        }
+        if self.has_commit.is_some() {
+            causes = causes.all(&[NoCommits, NotPushed, CommitMissing], true);
+        }
+        if let Some(touched) = &self.touched {
+            causes = causes.all(&[NoCommits, NotPushed, NotCommitted, FileUnchanged], true);
+            if touched.since.is_some() {
+                // Its hint is the cause table's.
+                causes = causes.silent(EarlierStepMissing);
+            }
+        }
+        causes
+    }
 }
 
 #[cfg(test)]

@@ -38,8 +38,9 @@ impl Repo<'_> {
                     .with_expected(format!("a commit that makes {what}"))
                     .with_actual("changed, not committed")
                     .with_hint(format!(
-                        "{} && git add -A && git commit -m \"…\" && git push",
-                        self.cd()
+                        "{} && {} && git commit -m \"…\" && git push",
+                        self.cd(),
+                        add_file(&change.file)
                     ))
                     .with_cause(Cause::new(CauseId::NotCommitted)),
                 ));
@@ -52,8 +53,9 @@ impl Repo<'_> {
                 .with_expected(format!("a commit that makes {what}"))
                 .with_actual(format!("HEAD {} \"{}\" does not", head.short(), head.summary))
                 .with_hint(format!(
-                    "make the step's change ({what}), then {} && git add -A && git commit -m \"…\" && git push",
-                    self.cd()
+                    "make the step's change ({what}), then {} && {} && git commit -m \"…\" && git push",
+                    self.cd(),
+                    add_file(&change.file)
                 ))
                 .with_cause(Cause::new(CauseId::ChangeNotMade)),
             ));
@@ -264,4 +266,9 @@ fn restored(at_head: &Content, before: &Content) -> Restored {
         (Some(a), Some(b)) if same_meaning(a, b) == Some(true) => Restored::SameMeaning,
         _ => Restored::No,
     }
+}
+
+/// `git add -- FILE`: the file the change is in, never everything.
+fn add_file(file: &str) -> String {
+    super::git::stray::add_by_name([file]).unwrap_or_default()
 }

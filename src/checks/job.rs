@@ -5,6 +5,7 @@ use k8s_openapi::api::batch::v1::Job;
 use serde::Deserialize;
 
 use crate::checks::Context;
+use crate::checks::can_fail::{self, Causes};
 use crate::checks::cluster_common::{self, sync_entry};
 use crate::checks::sync_binding;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
@@ -271,13 +272,23 @@ impl JobSpec {
                 ))
                 .still_in_progress();
         }
-        match sync_entry(app, "Job", &self.name) {
-            Some(entry) => outcome.with_diagnosis(format!(
-                "the last sync ran {} ({}), and the Job is gone: its hook delete policy removed it (HookSucceeded deletes hooks after a successful sync, HookFailed after a failed one)",
+        let failed = app
+            .last_operation()
+            .and_then(|op| op.phase.as_deref())
+            .filter(|phase| matches!(*phase, "Failed" | "Error"));
+        match (sync_entry(app, "Job", &self.name), failed) {
+            (Some(entry), _) => outcome.with_diagnosis(format!(
+                "the last sync ran {} ({}), and the Job is gone: {}",
                 entry.describe(),
-                entry.hook_phase.as_deref().unwrap_or("no phase")
+                entry.hook_phase.as_deref().unwrap_or("no phase"),
+                sync_binding::why_hook_gone(app, entry)
             )),
-            None => outcome.with_hint(format!(
+            // Syncing the same commit again runs the same hooks: a sync that failed without
+            // this one will fail without it again.
+            (None, Some(phase)) => outcome.with_diagnosis(format!(
+                "the last sync of {app_name} ended {phase} without running it: a failed sync runs only the SyncFail hooks the manifests hold, and syncing the same commit again runs the same ones"
+            )),
+            (None, None) => outcome.with_hint(format!(
                 "the last sync of {app_name} did not run it: run the sync (`argocd app sync {app_name}`)"
             )),
         }
@@ -291,6 +302,35 @@ impl KindReads for JobSpec {
 
     fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
         names.job_of_app(&mut self.namespace, self.app.as_mut());
+    }
+
+    fn can_fail(&self) -> Causes {
+        use CauseId::*;
+        let name = self.name.as_str();
+        if self.expect == JobExpect::Missing {
+            return Causes::new().about(JobExists, name, false);
+        }
+        // "Still running" says to wait; any other state is the course's to explain.
+        let states: &[CauseId] = match self.expect {
+            JobExpect::Complete => &[JobFailed, JobSuspended],
+            // Failed for another reason than `reason:` asks.
+            JobExpect::Failed if self.reason.is_some() => &[JobComplete, JobSuspended, JobFailed],
+            JobExpect::Failed => &[JobComplete, JobSuspended],
+            JobExpect::Running | JobExpect::Missing => &[JobComplete, JobFailed, JobSuspended],
+        };
+        let mut causes = Causes::new().about(JobMissing, name, false);
+        for state in states {
+            causes = causes.about(*state, name, false);
+        }
+        if self.expect != JobExpect::Running {
+            causes = causes.about(JobRunning, name, true);
+        }
+        match &self.app {
+            Some(app) => causes
+                .and(can_fail::sync_binding(name))
+                .and(can_fail::app_lookup(app)),
+            None => causes,
+        }
     }
 }
 

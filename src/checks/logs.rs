@@ -161,9 +161,10 @@ impl LogsSpec {
                     .still_in_progress(),
                 (Some(app), Some(_)) => match cluster_common::sync_entry(app, "Job", &self.job) {
                     Some(entry) => outcome.with_diagnosis(format!(
-                        "the last sync ran {} ({}); its hook delete policy removed the Job and its log with it",
+                        "the last sync ran {} ({}), and the Job is gone with its log: {}",
                         entry.describe(),
-                        entry.hook_phase.as_deref().unwrap_or("no phase")
+                        entry.hook_phase.as_deref().unwrap_or("no phase"),
+                        crate::checks::sync_binding::why_hook_gone(app, entry)
                     )),
                     None => outcome,
                 },
@@ -300,6 +301,25 @@ impl KindReads for LogsSpec {
 
     fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
         names.job_of_app(&mut self.namespace, self.app.as_mut());
+    }
+
+    fn can_fail(&self) -> crate::checks::can_fail::Causes {
+        use crate::checks::can_fail::{Causes, sync_binding};
+        let job = self.job.as_str();
+        let causes = [
+            CauseId::LogsMissing,
+            CauseId::LogsPodsGone,
+            CauseId::LogsNotYet,
+            CauseId::LogMismatch,
+        ]
+        .into_iter()
+        .fold(Causes::new(), |causes, id| causes.about(id, job, true));
+        match &self.app {
+            Some(app) => causes
+                .and(sync_binding(job))
+                .and(crate::checks::can_fail::app_lookup(app)),
+            None => causes,
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 //! `docs/check-files.md` (see `docs/adding-a-check-kind.md`). The other modules here are what
 //! several kinds share.
 
+pub mod can_fail;
 pub mod change;
 pub mod cluster_common;
 pub mod condition;
@@ -33,6 +34,10 @@ pub trait KindReads {
 
     /// Give this check a learner's own namespaces and Application names on a shared cluster.
     fn rename_for_learner(&mut self, names: &mut dyn LearnerNames);
+
+    /// The causes this check can fail with, for its settings, and which of them the kind gives
+    /// a hint of its own for (`course lint` shows the course's hints against them).
+    fn can_fail(&self) -> can_fail::Causes;
 }
 
 /// Declares every check kind once: its variant, the file that holds it (declared here as a
@@ -93,6 +98,13 @@ macro_rules! check_kinds {
             pub fn rename_for_learner(&mut self, names: &mut dyn LearnerNames) {
                 match self {
                     $(CheckKind::$variant(spec) => spec.rename_for_learner(names),)+
+                }
+            }
+
+            /// The causes this check can fail with (see [`KindReads::can_fail`]).
+            pub fn can_fail(&self) -> can_fail::Causes {
+                match self {
+                    $(CheckKind::$variant(spec) => spec.can_fail(),)+
                 }
             }
 

@@ -218,6 +218,31 @@ impl KindReads for ObjectSpec {
             names.namespace(namespace);
         }
     }
+
+    fn can_fail(&self) -> crate::checks::can_fail::Causes {
+        let causes = crate::checks::can_fail::Causes::new();
+        let object = format!("{}/{}", self.kind, self.name);
+        if self.absent {
+            return causes.about(CauseId::ObjectExists, object, false);
+        }
+        let causes = causes.about(CauseId::ObjectMissing, object.clone(), false);
+        match &self.field {
+            Some(field) => {
+                let causes = causes.about(CauseId::FieldMismatch, object, true);
+                if field
+                    .path
+                    .segments()
+                    .iter()
+                    .any(|s| matches!(s, Segment::Select { .. }))
+                {
+                    causes.hinted(CauseId::SelectorMiss)
+                } else {
+                    causes
+                }
+            }
+            None => causes,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::checks::cluster_common::{parse_time, short};
 use crate::checks::operation::{Shape, history_limit};
 use crate::checks::revisions::RevisionView;
 use crate::outcome::{Cause, CauseId, Outcome};
-use crate::probe::cluster::argocd::{Application, HistoryEntry};
+use crate::probe::cluster::argocd::{Application, HistoryEntry, ResourceResult, Termination};
 
 /// How a Job relates to an Application's operations.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,7 +146,13 @@ pub fn bind(job: &Job, app: &Application) -> Binding {
 /// Job's own state then decides).
 pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outcome> {
     let name = job.metadata.name.clone().unwrap_or_default();
-    match bind(job, app) {
+    let binding = bind(job, app);
+    if Shape::of(app) == Some(Shape::ApplyOnly)
+        && let Some(outcome) = before_an_apply_sync(job, app, app_name, &binding)
+    {
+        return Some(outcome);
+    }
+    match binding {
         Binding::ThisSync => terminated_hook(app, app_name, &name)
             .or_else(|| older_revision_outcome(&name, app, app_name)),
         Binding::FullSyncBefore { started, revision } => {
@@ -220,6 +226,51 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
             .with_cause(Cause::new(CauseId::SyncUnknown)),
         ),
     }
+}
+
+/// A Job older than a last sync that used the apply strategy: that sync ran no hooks, so the Job
+/// is from an earlier sync; it counts only when the history shows it was created by a full sync
+/// of the revision Argo CD targets now (`None` then, and for a Job the apply sync itself saw
+/// created, which the binding names). Never "could not check": the apply sync ran no hook
+/// whatever the history keeps.
+fn before_an_apply_sync(
+    job: &Job,
+    app: &Application,
+    app_name: &str,
+    binding: &Binding,
+) -> Option<Outcome> {
+    let name = job.metadata.name.clone().unwrap_or_default();
+    let created = job_created(job);
+    let from = match binding {
+        Binding::FullSyncBefore { started, revision } => {
+            let entry = app
+                .status
+                .history
+                .iter()
+                .find(|h| h.deploy_started_at.as_deref() == Some(started.as_str()))?;
+            if RevisionView::history(entry).same_as(&RevisionView::compared(app)) {
+                return None;
+            }
+            format!("the sync of {revision} that started {started}")
+        }
+        Binding::Unknown(_) => format!("a sync before it (created {created})"),
+        _ => return None,
+    };
+    let last_started = app
+        .last_operation()
+        .and_then(|o| o.started_at.clone())
+        .unwrap_or_default();
+    Some(
+        Outcome::fail(format!(
+            "the last sync of {app_name} (started {last_started}) used the apply strategy and ran no hooks: Job {name} is from {from}"
+        ))
+        .with_expected(format!("Job {name} run by a sync of your commit"))
+        .with_actual(format!("a Job created {created}, before the apply-strategy sync"))
+        .with_hint(format!(
+            "run a normal sync, which runs the hooks: `argocd app sync {app_name}` (without `--strategy apply`)"
+        ))
+        .with_cause(Cause::new(CauseId::ApplyStrategySync)),
+    )
 }
 
 fn job_created(job: &Job) -> String {
@@ -309,30 +360,81 @@ pub fn retrying_outcome(app_name: &str, attempt: i64, limit: Option<i64>) -> Out
     .still_in_progress()
 }
 
-/// The operation was terminated: its hooks that were still running were deleted (recorded with
-/// the message `Deleted`).
+/// The operation was ended before it finished, by `argocd app terminate-op` or by the
+/// controller's sync timeout: Argo CD deleted its hooks that were still running (their entries
+/// say `Deleted`, or `Terminated` in later gitops-engine versions). Named as what ended it, never
+/// as a hook delete policy or a failing hook.
 pub fn terminated_outcome(app: &Application, app_name: &str) -> Outcome {
+    let termination = app.termination().unwrap_or(Termination::ByUser);
     let message = app
         .last_operation()
         .and_then(|o| o.message.clone())
         .unwrap_or_default();
-    let outcome = Outcome::fail(format!(
-        "the sync of {app_name} was terminated (\"{message}\"), so its running hooks were deleted"
-    ))
-    .with_diagnosis(
-        "someone ran `argocd app terminate-op` (or the controller's sync timeout ended it); that is not a hook delete policy and not a failing hook",
-    )
-    .with_cause(Cause::new(CauseId::OperationTerminated));
+    let deleted: Vec<String> = app
+        .sync_results()
+        .iter()
+        .filter(|e| e.is_hook() && ended_by_termination(e))
+        .map(ResourceResult::describe)
+        .collect();
+    let deleted = match deleted.as_slice() {
+        [] => "no hook was running then".to_string(),
+        some => format!(
+            "Argo CD deleted the hooks still running: {}",
+            some.join(", ")
+        ),
+    };
+    let (summary, cause) = match termination {
+        Termination::ByUser => (
+            format!(
+                "the sync of {app_name} was stopped with `argocd app terminate-op` (\"{message}\"); {deleted}"
+            ),
+            CauseId::OperationTerminated,
+        ),
+        Termination::ByTimeout => (
+            format!(
+                "the sync of {app_name} ran past the controller's sync timeout, and Argo CD ended it (\"{message}\"); {deleted}"
+            ),
+            CauseId::OperationTimedOut,
+        ),
+    };
+    let outcome = Outcome::fail(summary).with_cause(Cause::new(cause));
     if app.operation_running() {
-        outcome
+        return outcome
             .with_hint(format!(
                 "it is stopping: wait (`argocd app wait {app_name}`), then start the sync again"
             ))
-            .still_in_progress()
-    } else {
-        outcome.with_hint(format!(
+            .still_in_progress();
+    }
+    match termination {
+        Termination::ByUser => outcome.with_hint(format!(
             "start the sync again and let it finish: `argocd app sync {app_name}`"
-        ))
+        )),
+        Termination::ByTimeout => outcome
+            .with_diagnosis(
+                "the controller ends a sync that runs longer than its timeout (`controller.sync.timeout.seconds`); a sync again of the same commit waits on the same thing",
+            )
+            .with_hint(format!(
+                "find what the sync waited on (`argocd app get {app_name} --show-operation`: the row still Running when it ended), fix that in git, push, and sync"
+            )),
+    }
+}
+
+/// Whether a hook's entry records that the termination of its operation deleted it.
+pub fn ended_by_termination(entry: &ResourceResult) -> bool {
+    matches!(entry.message.as_deref(), Some("Deleted" | "Terminated"))
+}
+
+/// Why the hook Job of the last sync's `entry` is gone from the cluster: the termination of that
+/// sync deleted it, or its hook delete policy did.
+pub fn why_hook_gone(app: &Application, entry: &ResourceResult) -> String {
+    match app.termination() {
+        Some(Termination::ByUser) if ended_by_termination(entry) => {
+            "Argo CD deleted it when `argocd app terminate-op` stopped the sync".to_string()
+        }
+        Some(Termination::ByTimeout) if ended_by_termination(entry) => {
+            "Argo CD deleted it when the controller's sync timeout ended the sync".to_string()
+        }
+        _ => "its hook delete policy removed it (HookSucceeded deletes hooks after a successful sync, HookFailed after a failed one)".to_string(),
     }
 }
 
@@ -343,7 +445,7 @@ fn terminated_hook(app: &Application, app_name: &str, name: &str) -> Option<Outc
     }
     app.sync_results()
         .iter()
-        .find(|e| e.kind == "Job" && e.name == name && e.message.as_deref() == Some("Deleted"))
+        .find(|e| e.kind == "Job" && e.name == name && ended_by_termination(e))
         .map(|_| terminated_outcome(app, app_name))
 }
 

@@ -8,6 +8,7 @@ use serde::de::{self, MapAccess};
 use serde_yaml::Value;
 
 use crate::checks::Context;
+use crate::checks::can_fail::Causes;
 use crate::checks::condition::{
     FileCondition, FileConditionFields, ValueCondition, with_operators,
 };
@@ -364,6 +365,44 @@ impl KindReads for YamlValueSpec {
     }
 
     fn rename_for_learner(&mut self, _names: &mut dyn LearnerNames) {}
+
+    fn can_fail(&self) -> Causes {
+        // A missing or unreadable file, broken YAML, more documents than one: each says what to do.
+        value_causes(
+            Causes::new().hinted(CauseId::Failed),
+            &self.path,
+            &self.condition,
+        )
+    }
+}
+
+/// What a condition on a YAML value can fail with, and which of those the check names the fix
+/// for itself (`set X: V`, `remove X`; a condition with no single right value leaves it to the
+/// course).
+pub(crate) fn value_causes(causes: Causes, path: &YamlPath, condition: &ValueCondition) -> Causes {
+    use crate::yaml::path::Segment;
+    let mut causes = causes;
+    if path
+        .segments()
+        .iter()
+        .any(|s| matches!(s, Segment::Select { .. }))
+    {
+        causes = causes.silent(CauseId::SelectorMiss);
+    }
+    match condition {
+        ValueCondition::Absent => return causes.hinted(CauseId::ExtraInFile),
+        ValueCondition::Equals(_) => {
+            causes = causes.all(&[CauseId::MissingInFile, CauseId::DiffersInFile], true);
+        }
+        ValueCondition::Present => causes = causes.silent(CauseId::MissingInFile),
+        ValueCondition::OneOf(_) | ValueCondition::Matches(_) | ValueCondition::EndsWith(_) => {
+            causes = causes.all(&[CauseId::MissingInFile, CauseId::DiffersInFile], false);
+        }
+    }
+    if path.segments().len() > 1 {
+        causes = causes.hinted(CauseId::FlatKey);
+    }
+    causes
 }
 
 #[cfg(test)]

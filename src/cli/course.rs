@@ -55,6 +55,11 @@ pub struct TestArgs {
 /// `labcheck course lint` options.
 #[derive(Debug, Args, Clone)]
 pub struct LintArgs {
+    /// List, per check, the causes it can fail with and which hint serves each: the course's
+    /// keyed text, its `default`, labcheck's own, or none.
+    #[arg(long)]
+    pub causes: bool,
+
     #[command(flatten)]
     pub options: CourseOptions,
 }
@@ -77,13 +82,18 @@ pub async fn run(args: &CourseArgs) -> Result<u8, Error> {
             // not pass where nothing happened.
             let scratch = scratch("labcheck-course-lint-", "the fresh lab")?;
             problems.extend(crate::selftest::fresh::lint_fresh(&course, scratch.path()).await);
+            let causes = if lint_args.causes {
+                selftest::causes::table(&course)
+            } else {
+                Vec::new()
+            };
+            let styles = Styles::decide(lint_args.options.output.color);
             emit(&match lint_args.options.output.format {
-                HumanOrJson::Json => report::selftest::json_lint(&problems),
-                HumanOrJson::Human => report::selftest::human_lint(
-                    course.modules.len(),
-                    &problems,
-                    Styles::decide(lint_args.options.output.color),
-                ),
+                HumanOrJson::Json => report::selftest::json_lint(&problems, &causes),
+                HumanOrJson::Human => {
+                    report::selftest::human_causes(&causes, styles)
+                        + &report::selftest::human_lint(course.modules.len(), &problems, styles)
+                }
             });
             Ok(if problems.is_empty() {
                 exit::PASS

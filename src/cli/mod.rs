@@ -22,6 +22,7 @@ pub mod next;
 pub mod output;
 pub mod plan;
 mod plan_input;
+mod plan_resolve;
 pub mod quiz;
 mod replay;
 pub mod reset;

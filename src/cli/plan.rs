@@ -19,10 +19,11 @@ use crate::rules::{self, Severity};
 /// `labcheck plan` options.
 #[derive(Debug, Args, Clone)]
 #[command(
-    after_help = "Examples:\n  labcheck plan manifests/                     the sync order of a folder, read as Argo CD reads it\n  helm template shop chart/ | labcheck plan -   rendered Helm output from stdin\n  labcheck plan --rules manifests/ argocd/      the order, plus the migration-hook rules\n  labcheck plan --follow apps/                  an app of apps, and each child's own folder\n\nExit codes: 0 no rule warned (or --rules not given), 1 a rule warned, 2 a path or manifest could not be read."
+    after_help = "Examples:\n  labcheck plan manifests/                     the sync order of a folder, read as Argo CD reads it\n  helm template shop chart/ | labcheck plan -   rendered Helm output from stdin\n  labcheck plan --rules manifests/ argocd/      the order, plus the migration-hook rules\n  labcheck plan --follow apps/                  an app of apps, and each child's own folder\n  labcheck plan --follow root-app.yaml          the root Application's folder, then each child's\n\nExit codes: 0 no rule warned (or --rules not given), 1 a rule warned, 2 a path or manifest could not be read."
 )]
 pub struct PlanArgs {
     /// Manifest files or folders (read as Argo CD reads a directory source); `-` reads stdin.
+    /// With `--follow`, one file holding a root Application plans the folder its path names.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<String>,
 
@@ -39,7 +40,9 @@ pub struct PlanArgs {
     pub pruned: Vec<String>,
 
     /// The Application that syncs the manifests: a name among the inputs, or a file holding it.
-    /// Without it, an Application in the inputs whose source path is a folder given is used.
+    /// Without it, the Application in the inputs whose source path, read from the root of the
+    /// git repository, is a folder given; the plan says which was taken and why, and why any
+    /// other Application in the input was not.
     #[arg(long, value_name = "NAME|FILE")]
     pub app: Option<String>,
 
@@ -55,7 +58,8 @@ pub struct PlanArgs {
     #[arg(long, value_name = "GLOB")]
     pub exclude: Option<String>,
 
-    /// App of apps: also plan each child Application's folder in this repo, with its settings.
+    /// App of apps: also plan each child Application's folder in this repo, with its settings;
+    /// given one file holding the root Application, first plan the folder its path names.
     #[arg(long)]
     pub follow: bool,
 
@@ -73,7 +77,23 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
         include: args.include.clone(),
         exclude: args.exclude.clone(),
     };
-    let input = plan_input::read(&manifest_paths, &settings, args.app.as_deref())?;
+    let root = if args.follow && args.app.is_none() {
+        plan_input::root_app(&manifest_paths)?
+    } else {
+        None
+    };
+    let (manifest_paths, app_arg) = match &root {
+        Some(root) => (vec![root.folder.clone()], Some(root.file.clone())),
+        None => (manifest_paths, args.app.clone()),
+    };
+    let mut input = plan_input::read(&manifest_paths, &settings, app_arg.as_deref())?;
+    if let Some(root) = &root {
+        input.why = Some(format!(
+            "it is the root Application in {}: `--follow` plans the folder its path `{}` names ({}), as Argo CD syncs it",
+            root.file, root.path, root.folder
+        ));
+        input.notes.extend(root.note.clone());
+    }
     sources.extend(folder_sources(&manifest_paths)?);
     let pruned = load_all(&args.pruned)?;
     let mut plan = Plan::new(
@@ -86,6 +106,9 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
         },
     );
     plan.skipped_files = input.skipped;
+    plan.app_why = input.why;
+    plan.not_taken = input.not_taken;
+    plan.app_notes = input.notes;
     if args.follow {
         follow(&mut plan, &manifest_paths, args.rules, &mut Vec::new(), 0);
     }
@@ -180,7 +203,7 @@ fn follow_one(
         return Err("no folder was given, so its repo is unknown".to_string());
     };
     let Some(source) = child.sources.iter().find(|s| s.path.is_some()) else {
-        return Err("its source has no path (a chart from a Helm repository)".to_string());
+        return Err(plan_input::chart_to_render(child, root, repos));
     };
     let path = source.path.clone().unwrap_or_default();
     if !repos.contains(&plan_input::normalize_url(&source.repo_url)) {
@@ -193,6 +216,8 @@ fn follow_one(
     if !folder.is_dir() {
         return Err(format!("`{path}` is not a folder in this repo"));
     }
+    // Shown from where the user stands, like the parent's folder.
+    let folder = PathBuf::from(plan_input::shown_from_cwd(&folder));
     let real = std::fs::canonicalize(&folder).unwrap_or(folder.clone());
     if seen.contains(&real) || depth >= MAX_FOLLOW_DEPTH {
         return Err("already planned above (an app of apps that leads back to itself)".to_string());
@@ -212,6 +237,10 @@ fn follow_one(
         },
     );
     plan.skipped_files = input.skipped;
+    plan.app_notes = input.notes;
+    plan.app_why = Some(format!(
+        "followed from its parent: its path `{path}` is a folder of this repository"
+    ));
     let shown = folder.display().to_string();
     follow(
         &mut plan,

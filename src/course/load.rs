@@ -121,6 +121,9 @@ impl Course {
                 }
             }
         }
+        for step in &mut steps {
+            step.name_git_step_paths();
+        }
         let quiz = match &manifest.quiz {
             Some(name) => {
                 let (file, text) = self.read_file(&format!("modules/{dir_name}/{name}"))?;

@@ -61,6 +61,26 @@ pub struct Step {
     pub solution: Vec<solution::SolutionAction>,
 }
 
+impl Step {
+    /// Tell each `git` check which files of its repo this step changes (the solution's edits),
+    /// so `clean` counts an untracked file only where the step names it and a commit hint adds
+    /// the step's files by name, never everything.
+    fn name_git_step_paths(&mut self) {
+        let solution = &self.solution;
+        for check in &mut self.checks {
+            if let crate::checks::CheckKind::Git(git) = &mut check.kind {
+                let repo = git.repo.clone();
+                git.name_step_paths(
+                    solution
+                        .iter()
+                        .filter(|action| action.repo() == Some(repo.as_str()))
+                        .filter_map(|action| action.file()),
+                );
+            }
+        }
+    }
+}
+
 impl Course {
     /// The course bundled with this binary.
     pub fn embedded() -> Result<Course, Error> {

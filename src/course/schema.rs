@@ -17,7 +17,7 @@ use crate::checks::CheckKind;
 mod hint;
 mod names;
 
-pub use hint::{CauseHint, CourseHint, CourseText};
+pub use hint::{CauseHint, CauseKey, CourseHint, CourseText, DefaultFor};
 
 pub use names::{RESERVED_STEP_NAMES, inside_path};
 use names::{inside_work_dir, repo_name, step_names};

@@ -6,18 +6,43 @@ use serde_yaml::Value;
 
 use crate::plan::object::{Object, untag};
 use crate::probe::argocd_dir::DirectorySettings;
+use crate::sync_settings::{Retries, automated};
 
 /// One source of an Application (`spec.source`, or one of `spec.sources`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppSource {
     pub repo_url: String,
-    /// `path` as written (`.` and empty mean the repo root); `None` for a Helm repo chart.
+    /// `path` as written (`.` means the repo root); `None` when empty or absent (a Helm repo
+    /// chart, a `ref`-only source; Argo CD refuses a single source with neither path nor chart).
     pub path: Option<String>,
     /// `helm`, `kustomize`, `directory` or `plugin` when the source names its tool
     /// (`types.go:3804-3830` `ExplicitType`); more than one is an error in Argo CD.
     pub explicit: Vec<&'static str>,
     /// `directory:` settings (recurse, include, exclude).
     pub directory: DirectorySettings,
+    /// `ref`: the name other sources use as `$name/…` in their value files (multi-source).
+    pub ref_name: Option<String>,
+    /// `chart`: a chart from a Helm repository.
+    pub chart: Option<String>,
+    /// `targetRevision` as written (empty: the default branch, like `HEAD`).
+    pub target_revision: String,
+    /// `helm.valueFiles`, as written.
+    pub value_files: Vec<String>,
+    /// `helm.ignoreMissingValueFiles`.
+    pub ignore_missing_value_files: bool,
+    /// `helm.releaseName`.
+    pub release_name: Option<String>,
+}
+
+/// An Application in the input that the plan is not for: why not, and how to take it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotTaken {
+    pub name: String,
+    /// Where it is written.
+    pub source: crate::plan::Source,
+    pub why: String,
+    /// The command or option that plans for it.
+    pub how: String,
 }
 
 /// An Application's settings that change what its sync does.
@@ -26,10 +51,15 @@ pub struct AppSettings {
     /// The Application object as read.
     pub object: Object,
     pub sources: Vec<AppSource>,
+    /// `spec.sources` is used (Argo CD's `HasMultipleSources`, even with one element): only then
+    /// are `$ref/…` value files resolved.
+    pub multi_source: bool,
     pub destination_namespace: Option<String>,
     /// `spec.syncPolicy.syncOptions`, as written.
     pub sync_options: Vec<String>,
     pub automated: bool,
+    /// How often a failed sync runs again.
+    pub retries: Retries,
     /// `spec.syncPolicy.managedNamespaceMetadata` is set: Argo CD then applies the namespace on
     /// every sync, not only when it is missing (`controller/sync_namespace.go:14-45`).
     pub managed_namespace: bool,
@@ -55,9 +85,24 @@ fn source(v: &Value) -> AppSource {
             .unwrap_or(false)
     };
     let glob = |k: &str| text(dir.and_then(|d| d.get(k))).filter(|s| !s.is_empty());
+    let helm = v.get("helm").map(untag);
+    let value_files = match helm.and_then(|h| h.get("valueFiles")).map(untag) {
+        Some(Value::Sequence(list)) => list.iter().filter_map(|f| text(Some(f))).collect(),
+        _ => Vec::new(),
+    };
     AppSource {
         repo_url: text(v.get("repoURL")).unwrap_or_default(),
-        path: text(v.get("path")),
+        path: text(v.get("path")).filter(|p| !p.is_empty()),
+        ref_name: text(v.get("ref")).filter(|r| !r.is_empty()),
+        chart: text(v.get("chart")).filter(|c| !c.is_empty()),
+        target_revision: text(v.get("targetRevision")).unwrap_or_default(),
+        value_files,
+        ignore_missing_value_files: helm
+            .and_then(|h| h.get("ignoreMissingValueFiles"))
+            .map(untag)
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        release_name: text(helm.and_then(|h| h.get("releaseName"))).filter(|r| !r.is_empty()),
         explicit,
         directory: DirectorySettings {
             recurse: flag("recurse"),
@@ -77,6 +122,7 @@ impl AppSettings {
         if let Some(Value::Sequence(list)) = object.get(&["spec", "sources"]) {
             sources.extend(list.iter().map(source));
         }
+        let multi_source = !sources.is_empty();
         if sources.is_empty()
             && let Some(single) = object.get(&["spec", "source"])
         {
@@ -86,17 +132,17 @@ impl AppSettings {
             Some(Value::Sequence(list)) => list.iter().filter_map(|v| text(Some(v))).collect(),
             _ => Vec::new(),
         };
-        let automated = match object.get(&["spec", "syncPolicy", "automated"]) {
-            None | Some(Value::Null) => false,
-            Some(block) => !matches!(block.get("enabled").map(untag), Some(Value::Bool(false))),
-        };
+        let automated = automated(object.get(&["spec", "syncPolicy", "automated"]));
+        let retries = Retries::of(object.get(&["spec", "syncPolicy", "retry"]), automated);
         Some(AppSettings {
             object: object.clone(),
             sources,
+            multi_source,
             destination_namespace: text(object.get(&["spec", "destination", "namespace"]))
                 .filter(|s| !s.is_empty()),
             sync_options,
             automated,
+            retries,
             managed_namespace: object
                 .get(&["spec", "syncPolicy", "managedNamespaceMetadata"])
                 .is_some_and(|v| !v.is_null()),

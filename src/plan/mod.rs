@@ -18,7 +18,9 @@ mod waits;
 
 use serde::Serialize;
 
-pub use app::AppSettings;
+use crate::sync_settings::InForce;
+
+pub use app::{AppSettings, NotTaken};
 pub use duplicates::Duplicate;
 use duplicates::duplicates;
 pub use load::{FolderFile, LoadError, parse_folder_file, parse_manifests};
@@ -158,6 +160,13 @@ pub struct Plan {
     pub app_health: Option<AppHealth>,
     /// The Application the plan is for, when known.
     pub app: Option<AppSettings>,
+    /// Why that Application was taken (filled by whoever chose it).
+    pub app_why: Option<String>,
+    /// Applications in the input the plan is not for, each with why not and how to take it.
+    pub not_taken: Vec<NotTaken>,
+    /// What Argo CD resolves before it renders the Application's sources (a floating
+    /// `targetRevision`, sources the plan does not hold), as notes.
+    pub app_notes: Vec<String>,
     /// The index in `objects` of the Namespace `CreateNamespace=true` adds, if it does.
     pub created_namespace: Option<usize>,
     /// Files in the input Argo CD does not read, and why (filled by whoever read the files).
@@ -318,9 +327,12 @@ impl Plan {
         }
         let lookup = |t: &Task| pick(&objects, &pruned, t);
         // `PruneLast=true` of the Application counts for every prune (`sync_context.go:1166-1170`).
-        let app_prune_last = app.is_some_and(|a| a.has("PruneLast=true"));
+        let app_options: &[String] = app.map(|a| a.sync_options.as_slice()).unwrap_or(&[]);
         order::mirror_prune_waves(&mut tasks[..], &|t| {
-            t.prune && (app_prune_last || lookup(t).has_sync_option("PruneLast=true"))
+            t.prune
+                && InForce::of(app_options, &lookup(t).sync_option_words())
+                    .prune_last
+                    .is_some()
         });
         order::sort(&mut tasks, &lookup, &destination);
         // `syncTasks.multiStep()` looks at the whole sorted list, SyncFail hooks included.
@@ -368,6 +380,9 @@ impl Plan {
             duplicates,
             app_health,
             app: options.app.clone(),
+            app_why: None,
+            not_taken: Vec::new(),
+            app_notes: Vec::new(),
             created_namespace,
             skipped_files: Vec::new(),
             context: options.context.clone(),
@@ -405,17 +420,25 @@ impl Plan {
         if task.prune {
             return None;
         }
-        let o = self.object(task);
-        let app = |opt: &str| self.app.as_ref().is_some_and(|a| a.has(opt));
-        if app("Replace=true") || o.has_sync_option("Replace=true") {
+        let in_force = self.in_force(self.object(task));
+        if in_force.replace.is_some() {
             return Some("replaced (Replace=true: kubectl replace/create, not apply)");
         }
-        if (app("ServerSideApply=true") || o.has_sync_option("ServerSideApply=true"))
-            && !o.has_sync_option("ServerSideApply=false")
-        {
+        if in_force.server_side_apply.is_some() {
             return Some("server-side apply (ServerSideApply=true)");
         }
         None
+    }
+
+    /// The sync options in force for `object` in this sync: the Application's and its own
+    /// annotation's together. The plan shows these and every rule reads these.
+    pub fn in_force(&self, object: &Object) -> InForce {
+        let app_options: &[String] = self
+            .app
+            .as_ref()
+            .map(|a| a.sync_options.as_slice())
+            .unwrap_or(&[]);
+        InForce::of(app_options, &object.sync_option_words())
     }
 
     /// Objects the sync applies (each once, the last copy of a duplicate), in input order.

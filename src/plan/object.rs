@@ -323,7 +323,13 @@ impl Object {
 
     /// Whether `argocd.argoproj.io/sync-options` holds `option` (e.g. `PruneLast=true`).
     pub fn has_sync_option(&self, option: &str) -> bool {
-        csv(self.annotations.get(SYNC_OPTIONS)).contains(&option)
+        self.sync_option_words().contains(&option)
+    }
+
+    /// The words of its `argocd.argoproj.io/sync-options` annotation, trimmed. What is in force
+    /// for it also depends on the Application: read that with `Plan::in_force`.
+    pub fn sync_option_words(&self) -> Vec<&str> {
+        csv(self.annotations.get(SYNC_OPTIONS))
     }
 
     /// A value inside the object, by keys (no list indexes).

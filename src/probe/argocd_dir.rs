@@ -81,6 +81,21 @@ pub struct Folder {
     pub tool: Option<(Tool, String)>,
 }
 
+/// The tool a file of this name, directly in a folder, makes Argo CD render the folder with
+/// (`discovery.go:50-82`).
+pub fn tool_file(name: &str) -> Option<Tool> {
+    if name.ends_with("Chart.yaml") {
+        Some(Tool::Helm)
+    } else if matches!(
+        name,
+        "kustomization.yaml" | "kustomization.yml" | "Kustomization"
+    ) {
+        Some(Tool::Kustomize)
+    } else {
+        None
+    }
+}
+
 /// The name pattern of `repository.go:1995`.
 fn manifest_name(name: &str) -> bool {
     [".yaml", ".yml", ".json", ".jsonnet"]
@@ -179,17 +194,10 @@ pub fn read_folder(
             }
             continue;
         }
-        let top = prefix.is_empty();
-        if top && (name.ends_with("Chart.yaml")) {
-            out.tool = Some((Tool::Helm, shown.clone()));
-        }
-        if top
-            && matches!(
-                name.as_str(),
-                "kustomization.yaml" | "kustomization.yml" | "Kustomization"
-            )
+        if prefix.is_empty()
+            && let Some(tool) = tool_file(&name)
         {
-            out.tool = Some((Tool::Kustomize, shown.clone()));
+            out.tool = Some((tool, shown.clone()));
         }
         if !manifest_name(&name) {
             let lower = name.to_ascii_lowercase();

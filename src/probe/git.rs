@@ -24,7 +24,7 @@ pub use error::{GitProbeError, NEW_BUNDLE, RecordedGitError};
 pub use history::{RevertFinding, reverted_sha};
 pub use log::LoggedCommit;
 pub use origin::{OriginView, origin_view, without_credentials};
-pub use reader::RepoReader;
+pub use reader::{RepoReader, RevisionKind};
 
 /// What labcheck knows about a work repo at the moment it looked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,8 +38,17 @@ pub struct RepoSnapshot {
     pub head: Option<CommitInfo>,
     /// The branch's remote-tracking upstream, if it has one and it exists locally.
     pub upstream: Option<UpstreamInfo>,
-    /// Changed, staged and untracked paths, named as `git status --porcelain` names them.
+    /// Tracked files changed in the working tree or the index, and files staged to be added,
+    /// named as `git status --porcelain` names them: what a commit would (or should) record.
     pub dirty: Vec<String>,
+    /// Files git neither tracks nor ignores (an untracked folder as `dir/`, as porcelain shows
+    /// it). No commit holds them until someone adds them by name; a learner's `.env`, an
+    /// editor's swap file. Older bundles recorded these in `dirty`.
+    #[serde(default)]
+    pub untracked: Vec<String>,
+    /// The entries of `dirty` that are unmerged (a conflict of a merge, rebase or cherry-pick).
+    #[serde(default)]
+    pub conflicted: Vec<String>,
     /// An operation left half done: "merge", "rebase", "cherry-pick", "revert", "bisect", "am".
     pub operation: Option<String>,
     /// Whether the repo has a remote named `origin` (a clone always has one).

@@ -81,6 +81,7 @@ fn render_check(out: &mut String, step: &StepReport, check: &CheckReport, styles
     let outcome = &check.outcome;
     let _ = writeln!(out, "  {} {}", mark(outcome.status, styles), check.title);
     if outcome.status == Status::Pass {
+        render_note(out, outcome, styles);
         return;
     }
     let prefix = match outcome.status {
@@ -115,6 +116,7 @@ fn render_check(out: &mut String, step: &StepReport, check: &CheckReport, styles
         );
         let _ = writeln!(out, "      {}", paint(styles, &more, Paint::Dim));
     }
+    render_note(out, outcome, styles);
     if let Some(shown) = outcome.detail.as_ref().and_then(|d| d.shown_under.as_ref()) {
         let note = format!("(the same lines as under \"{}\" above)", shown.title);
         let _ = writeln!(out, "        {}", paint(styles, &note, Paint::Dim));
@@ -139,6 +141,16 @@ fn render_check(out: &mut String, step: &StepReport, check: &CheckReport, styles
                 "        … {} more lines (see --format json)",
                 lines.len() - DETAIL_LINES
             );
+        }
+    }
+}
+
+/// A check's note (what does not change its verdict), under it whatever its status.
+fn render_note(out: &mut String, outcome: &crate::outcome::Outcome, styles: Styles) {
+    if let Some(note) = &outcome.note {
+        for (i, line) in note.lines().enumerate() {
+            let label = if i == 0 { "note: " } else { "      " };
+            let _ = writeln!(out, "      {}{line}", paint(styles, label, Paint::Dim));
         }
     }
 }

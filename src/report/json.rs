@@ -23,6 +23,10 @@ struct JsonCheck<'a> {
     hint_level: Option<HintLevel>,
     #[serde(skip_serializing_if = "Option::is_none")]
     diagnosis: Option<&'a str>,
+    /// What the learner should know that does not change the verdict (untracked files the step
+    /// leaves alone; one that must stay out of git), on a passing check too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     expected: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -101,6 +105,7 @@ fn step_document(step: &StepReport) -> JsonStep<'_> {
                 hint_parts: &c.outcome.hints,
                 hint_level: c.outcome.hint_level,
                 diagnosis: c.outcome.diagnosis.as_deref(),
+                note: c.outcome.note.as_deref(),
                 expected: c.outcome.expected.as_deref(),
                 actual: c.outcome.actual.as_deref(),
                 detail: c.outcome.detail.as_ref().map(|d| d.text.as_str()),

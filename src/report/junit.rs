@@ -121,6 +121,9 @@ pub fn description(outcome: &Outcome) -> String {
     if let Some(hint) = outcome.hint_text() {
         let _ = write!(text, "\nhint: {hint}");
     }
+    if let Some(note) = &outcome.note {
+        let _ = write!(text, "\nnote: {note}");
+    }
     if let Some(detail) = &outcome.detail {
         let _ = write!(text, "\n\n{}", detail.text.trim_end());
     }

@@ -5,6 +5,7 @@ use std::fmt::Write;
 use owo_colors::OwoColorize;
 
 use super::Styles;
+use crate::selftest::causes::CheckCauses;
 use crate::selftest::lint::LintProblem;
 use crate::selftest::{ModuleResult, StateKind, StateResult};
 
@@ -49,6 +50,12 @@ fn verdict(state: &StateResult) -> String {
         (StateKind::Solved, false) => "must pass, but does not".to_string(),
         (StateKind::Broken, true) => format!("fails on {}", state.must_fail.join(", ")),
         (StateKind::Broken, false) => format!("must fail on {} only", state.must_fail.join(", ")),
+        (StateKind::SolvedStrayFiles, true) => {
+            "passes beside a learner's untracked .env and editor files".to_string()
+        }
+        (StateKind::SolvedStrayFiles, false) => {
+            "must pass beside a learner's untracked files, but does not".to_string()
+        }
         (StateKind::Fresh, true) => "no ✓ for what never happened".to_string(),
         (StateKind::Fresh, false) => "a ✓ for what never happened".to_string(),
         (StateKind::WalkBefore, true) => "not done before its solution".to_string(),
@@ -91,13 +98,48 @@ pub fn human_lint(modules: usize, problems: &[LintProblem], styles: Styles) -> S
     out
 }
 
-/// `{"status", "problems": [{"module", "message"}]}`.
-pub fn json_lint(problems: &[LintProblem]) -> String {
-    let document = serde_json::json!({
+/// `{"status", "problems": [{"module", "message"}]}`, and with `--causes`
+/// `"causes": [{"module", "step", "check", "kind", "keyed", "default", "labcheck", "none"}]`.
+pub fn json_lint(problems: &[LintProblem], causes: &[(String, CheckCauses)]) -> String {
+    let mut document = serde_json::json!({
         "status": if problems.is_empty() { "pass" } else { "fail" },
         "problems": problems,
     });
+    if !causes.is_empty() {
+        document["causes"] = causes
+            .iter()
+            .map(|(module, row)| {
+                let mut value = serde_json::to_value(row).unwrap_or_default();
+                value["module"] = serde_json::Value::String(module.clone());
+                value
+            })
+            .collect();
+    }
     format!("{document:#}\n")
+}
+
+/// `course lint --causes`: per check, the causes it can fail with by the hint that serves them.
+pub fn human_causes(causes: &[(String, CheckCauses)], styles: Styles) -> String {
+    let mut out = String::new();
+    for (module, row) in causes {
+        let _ = writeln!(
+            out,
+            "{} ({})",
+            bold(styles, &format!("{module} {} {}", row.step, row.check)),
+            row.kind
+        );
+        for (label, keys) in [
+            ("course, keyed", &row.keyed),
+            ("course default", &row.default),
+            ("labcheck's own", &row.labcheck),
+            ("no hint", &row.none),
+        ] {
+            if !keys.is_empty() {
+                let _ = writeln!(out, "  {label:<15} {}", keys.join(", "));
+            }
+        }
+    }
+    out
 }
 
 fn mark(ok: bool, styles: Styles) -> String {

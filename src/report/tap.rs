@@ -134,6 +134,7 @@ fn point(out: &mut String, indent: &str, number: usize, check: &CheckReport) {
                 ("found", &outcome.actual),
                 ("why", &outcome.diagnosis),
                 ("hint", &hint),
+                ("note", &outcome.note),
             ];
             for (key, value) in optional {
                 if let Some(value) = value {

@@ -71,7 +71,8 @@ fn option_two_gaps(plan: &Plan, job: &Object) -> Vec<String> {
     }
     let versioned = job.name.chars().any(|c| c.is_ascii_digit());
     // A Sync hook is deleted and created anew each sync (BeforeHookCreation): no name problem.
-    if !versioned && !job.is_hook() && !job.has_sync_option("Replace=true") {
+    // `Replace=true` counts from the Application as from the annotation: the plan shows both.
+    if !versioned && !job.is_hook() && plan.in_force(job).replace.is_none() {
         gaps.push(format!(
             "its name `{}` is the same every release and it has no `Replace=true`: a Job's pod template cannot be changed, so the next release's apply fails (or, unchanged, the finished Job is not run again)",
             job.name

@@ -7,11 +7,9 @@
 //! no `retry:` block at all (or `retry: null`) gets a default of `limit: 5` (since v1.7, still in
 //! 3.x). A manual sync with no block never retries.
 
-use serde_yaml::Value;
-
-use crate::plan::object::untag;
 use crate::plan::{Object, Plan};
 use crate::rules::{Finding, Rule, Severity, is_migration};
+use crate::sync_settings::automated;
 
 /// The rule.
 pub const RETRY: Rule = Rule {
@@ -20,67 +18,26 @@ pub const RETRY: Rule = Rule {
     about: "an Application that retries failed syncs (automated with no `retry:` block: 5 times) while a hook migrates the database",
 };
 
-/// How often Argo CD retries a failed sync of an Application.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Retries {
-    /// No retries: `limit: 0`, a block without `limit`, or a manual app with no block.
-    None,
-    /// Up to this many, written in the block.
-    Limit(i64),
-    /// Automated, no `retry:` block: Argo CD's default.
-    Default,
-    /// A negative limit.
-    Unlimited,
-    /// A limit that is not a whole number: the API server refuses the Application.
-    Invalid,
-}
-
-/// Argo CD's default retry limit for an automated sync without a `retry:` block.
-pub const DEFAULT_LIMIT: i64 = 5;
-
-fn automated(app: &Object) -> bool {
-    match app.get(&["spec", "syncPolicy", "automated"]) {
-        None | Some(Value::Null) => false,
-        // `automated.enabled: false` (Argo CD 3.1+) keeps the block but turns automation off.
-        Some(block) => !matches!(block.get("enabled").map(untag), Some(Value::Bool(false))),
-    }
-}
+pub use crate::sync_settings::{DEFAULT_RETRY_LIMIT as DEFAULT_LIMIT, Retries};
 
 /// The retries Argo CD gives an Application's syncs (automated ones for an automated app).
 pub fn retries(app: &Object) -> Retries {
-    let block = app
-        .get(&["spec", "syncPolicy", "retry"])
-        .filter(|v| !v.is_null());
-    let Some(block) = block else {
-        return if automated(app) {
-            Retries::Default
-        } else {
-            Retries::None
-        };
-    };
-    match block.get("limit").map(untag) {
-        None | Some(Value::Null) => Retries::None,
-        Some(Value::Number(n)) => match n.as_i64() {
-            Some(0) => Retries::None,
-            Some(l) if l < 0 => Retries::Unlimited,
-            Some(l) => Retries::Limit(l),
-            None => Retries::Invalid,
-        },
-        Some(_) => Retries::Invalid,
-    }
+    let automated = automated(app.get(&["spec", "syncPolicy", "automated"]));
+    Retries::of(app.get(&["spec", "syncPolicy", "retry"]), automated)
 }
 
 /// A migration that a retried sync runs again: a migration hook (Argo CD deletes and creates
 /// hooks anew in every attempt), or a Sync-phase migration Job with `Replace=true`.
-fn rerun_by_retry(o: &Object) -> bool {
+/// `Replace=true` counts from the Application as from the annotation (`Plan::in_force`).
+fn rerun_by_retry(plan: &Plan, o: &Object) -> bool {
     is_migration(o)
         && !o.sync_phases().is_empty()
-        && (o.is_hook() || o.has_sync_option("Replace=true"))
+        && (o.is_hook() || plan.in_force(o).replace.is_some())
 }
 
 /// Flag Applications that retry when the manifests hold a migration a retry runs again.
 pub fn check(plan: &Plan, findings: &mut Vec<Finding>) {
-    let Some(migration) = plan.applied_objects().find(|o| rerun_by_retry(o)) else {
+    let Some(migration) = plan.applied_objects().find(|o| rerun_by_retry(plan, o)) else {
         return;
     };
     // The Application the plan is for (read beside its folder) counts as much as one applied.
@@ -107,9 +64,14 @@ pub fn check(plan: &Plan, findings: &mut Vec<Finding>) {
         findings.push(RETRY.found(
             app,
             format!(
-                "{} {how}, and every retry runs the whole sync again, hook {} included. A MySQL migration that failed halfway stays half applied (MySQL cannot roll back DDL), and the retry runs on top of it",
+                "{} {how}, and every retry runs the whole sync again, {} included. A MySQL migration that failed halfway stays half applied (MySQL cannot roll back DDL), and the retry runs on top of it",
                 app.reference(),
-                migration.reference()
+                if migration.is_hook() {
+                    format!("hook {}", migration.reference())
+                } else {
+                    let origin = plan.in_force(migration).replace.map(|o| o.as_str()).unwrap_or("");
+                    format!("{} (`Replace=true` from {origin} recreates it)", migration.reference())
+                }
             ),
             "set `spec.syncPolicy.retry: {limit: 0}` explicitly (removing the block brings back the default of 5 for an automated app; `argocd app set --sync-retry-limit 0` removes it too); fix a failed migration in git and let the next sync run it once".to_string(),
         ));

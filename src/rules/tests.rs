@@ -553,3 +553,63 @@ fn the_same_object_twice_is_a_warning_on_the_copy_argo_cd_keeps() {
         "Resource batch/Job//shop-smoke-test appeared 2 times among application resources."
     ));
 }
+
+#[test]
+fn the_applications_replace_counts_for_the_rules_as_the_annotation_does() {
+    // The same Sync-phase Job, `Replace=true` once on the Job and once on the Application:
+    // the plan shows both replaced, so the rules must read both alike.
+    let app = |options: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\nspec:\n  source: {{repoURL: http://git/shop.git, path: manifests}}\n  destination: {{namespace: shop}}\n  syncPolicy:\n    automated: {{}}\n    syncOptions: [{options}]\n"
+        )
+    };
+    let plain = job(
+        "shop-migrate",
+        "    argocd.argoproj.io/sync-wave: \"0\"\n",
+        MIGRATE,
+    );
+    let annotated = job(
+        "shop-migrate",
+        "    argocd.argoproj.io/sync-wave: \"0\"\n    argocd.argoproj.io/sync-options: Replace=true\n",
+        MIGRATE,
+    );
+    let rules_on = |job: &str, options: &str| {
+        let mut objects = Vec::new();
+        for (i, text) in [CONFIG_WAVE_MINUS_1, job, WEB_WAVE_1].iter().enumerate() {
+            objects.extend(parse_manifests(&format!("f{i}.yaml"), text).unwrap_or_default());
+        }
+        let app = parse_manifests("app.yaml", &app(options))
+            .unwrap_or_default()
+            .first()
+            .and_then(crate::plan::AppSettings::of);
+        let plan = Plan::new(
+            objects,
+            Vec::new(),
+            &PlanOptions {
+                app,
+                ..PlanOptions::default()
+            },
+        );
+        let replaced = plan
+            .steps
+            .iter()
+            .flat_map(|s| s.tasks.iter())
+            .any(|t| plan.object(t).kind == "Job" && plan.apply_mode(t).is_some());
+        let mut rules: Vec<&'static str> = check(&plan).into_iter().map(|f| f.rule).collect();
+        rules.sort();
+        (replaced, rules)
+    };
+    let on_job = rules_on(&annotated, "CreateNamespace=true");
+    let on_app = rules_on(&plain, "Replace=true");
+    assert!(on_job.0 && on_app.0, "both are shown replaced");
+    assert_eq!(on_job.1, vec!["retry-with-migration"]);
+    assert_eq!(
+        on_app.1, on_job.1,
+        "the Application's Replace=true is read alike"
+    );
+    // Without Replace=true anywhere: the name rule fires, and a retry no longer re-runs it.
+    assert_eq!(
+        rules_on(&plain, "CreateNamespace=true").1,
+        vec!["migration-outside-presync"]
+    );
+}

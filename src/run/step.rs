@@ -183,6 +183,22 @@ async fn evaluate(ctx: &Context, recall: &Recall, step: &Step, spec: &CheckSpec)
     if !missed.is_empty() {
         outcome = not_in_bundle(&missed);
     }
+    // A failure its kind did not declare would be a cause `course lint` cannot hold the
+    // course's hints against: every test run holds each kind to its declaration.
+    if cfg!(debug_assertions)
+        && outcome.status == Status::Fail
+        && let Err(why) = spec
+            .kind
+            .can_fail()
+            .admits(outcome.cause.as_ref(), outcome.hint.is_some())
+    {
+        panic!(
+            "check `{}` of {} ({} kind) {why}: declare it in the kind's `can_fail`",
+            spec.id,
+            step.name,
+            spec.kind.name()
+        );
+    }
     assemble_hint(ctx, recall, step, spec, outcome)
 }
 

@@ -27,6 +27,75 @@ pub fn lint(course: &Course) -> Vec<LintProblem> {
         .collect()
 }
 
+/// Hints and solution commands that add everything in a work tree (`git add -A`, `git commit
+/// -a`): followed, they commit a learner's `.env` and push its password. Each is refused at the
+/// line that holds it, with the step's files to add by name instead.
+fn adds_everything(course: &Course, module: &Module, step: &crate::course::Step) -> Vec<String> {
+    use crate::checks::git::stray;
+    use crate::course::solution::SolutionAction;
+    let mut found: Vec<(String, &'static str, String)> = Vec::new();
+    for check in &step.checks {
+        for text in check.hint.texts() {
+            if let Some(pattern) = stray::adds_everything(text) {
+                found.push((
+                    text.to_string(),
+                    pattern,
+                    format!("check `{}`'s hint", check.id),
+                ));
+            }
+        }
+    }
+    for (i, action) in step.solution.iter().enumerate() {
+        if let SolutionAction::Run { command, .. } = action {
+            let line = command.join(" ");
+            if let Some(pattern) = stray::adds_everything(&line) {
+                found.push((line, pattern, format!("solution item {}", i + 1)));
+            }
+        }
+    }
+    let file_text = step
+        .file
+        .rsplit('/')
+        .next()
+        .and_then(|name| {
+            course
+                .read_file(&format!("modules/{}/{name}", module.manifest.module))
+                .ok()
+        })
+        .map(|(_, text)| text);
+    found
+        .into_iter()
+        .map(|(text, pattern, place)| {
+            let at = file_text
+                .as_deref()
+                .and_then(|file| line_col_of(file, pattern))
+                .map(|(line, col)| format!(":{line}:{col}"))
+                .unwrap_or_default();
+            format!(
+                "{}{at}: {}: {place} adds everything (`{pattern}` in \"{text}\"): it would commit a learner's untracked .env or key and push it; add the step's files by name (`git add -- FILE…`)",
+                step.file, step.name
+            )
+        })
+        .collect()
+}
+
+/// Where `pattern` first stands in `text` (1-based line and column), the way a person finds it.
+fn line_col_of(text: &str, pattern: &str) -> Option<(usize, usize)> {
+    let first = pattern.split(' ').next_back()?;
+    text.lines().enumerate().find_map(|(i, line)| {
+        let col = line.find(pattern).or_else(|| {
+            // A solution's argv is written as a YAML list: `[git, add, -A]`.
+            line.contains("git")
+                .then(|| line.find(&format!(" {first}]")))?
+                .or_else(|| {
+                    line.contains("git")
+                        .then(|| line.find(&format!(" {first},")))?
+                })
+        })?;
+        Some((i + 1, col + 1))
+    })
+}
+
 /// Where item `index` of the solution of `step` (`step-4`, `break-it/fix`) stands in its file.
 fn solution_item_at(
     course: &Course,
@@ -80,6 +149,7 @@ pub fn lint_module(course: &Course, module: &Module) -> Vec<LintProblem> {
                 ));
             }
         }
+        messages.extend(adds_everything(course, module, step));
         for check in &step.checks {
             if check.hint.texts().any(|h| h.trim().is_empty()) {
                 messages.push(format!(
@@ -132,6 +202,9 @@ pub fn lint_module(course: &Course, module: &Module) -> Vec<LintProblem> {
             }
         }
     }
+    // Every cause a check can fail with gets a hint, and the course's `default:` only where the
+    // author declared it fits.
+    messages.extend(super::causes::lint_module(course, module).1);
     if let Err(e) = ModuleFixtures::load(course, module) {
         messages.push(e.to_string());
     }

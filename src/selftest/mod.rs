@@ -3,8 +3,10 @@
 //! (git repos in a temp folder) and its cluster snapshot served on loopback; the step runs
 //! against them as it would against a learner's. Results are data; `report::selftest` prints them.
 
+pub mod causes;
 pub mod fresh;
 pub mod lint;
+mod stray;
 pub mod variants;
 pub mod walk;
 pub mod world;
@@ -31,6 +33,10 @@ use world::FixtureWorld;
 pub enum StateKind {
     Solved,
     Broken,
+    /// The solved state in a clone kept as learners keep theirs (untracked `.env`, swap files):
+    /// it still passes, names the `.env` in a note, and no hint adds everything.
+    #[serde(rename = "solved-stray-files")]
+    SolvedStrayFiles,
     /// The lab as the module starts: nothing a check's title claims may pass.
     Fresh,
     /// The walk, before a step's solution ran: its repo-side checks do not all pass yet.
@@ -100,6 +106,17 @@ pub async fn test_module(
         solved.apply(&step_fixtures.solved.changes).map_err(lab)?;
         let report = run_on(course, module, step, &solved, &step_fixtures.solved, &track).await?;
         states.push(judge(&step_fixtures.solved, &report));
+        // The same solved state in a clone kept as learners keep theirs (stray files).
+        let kept = solved
+            .copy_to(&scratch.join(format!("{index:02}-solved-stray-files")))
+            .map_err(lab)?;
+        kept.apply(&stray::plant(step)).map_err(lab)?;
+        let report = run_on(course, module, step, &kept, &step_fixtures.solved, &track).await?;
+        let mut result = judge(&step_fixtures.solved, &report);
+        result.state = "stray-files".to_string();
+        result.kind = StateKind::SolvedStrayFiles;
+        result.problems.extend(stray::problems(step, &report));
+        states.push(result);
         for (n, state) in step_fixtures.broken.iter().enumerate() {
             let from = match state.base {
                 Base::Solved => &solved,

@@ -96,10 +96,12 @@ pub fn resource_list(table: &ResourceTable, group: &str, version: &str) -> Optio
                 "kind": "Pod", "verbs": ["get"]
             }));
         }
-        resources.push(json!({
-            "name": format!("{}/status", t.plural), "singularName": "",
-            "namespaced": t.namespaced, "kind": t.kind, "verbs": ["get"]
-        }));
+        if t.status_subresource {
+            resources.push(json!({
+                "name": format!("{}/status", t.plural), "singularName": "",
+                "namespaced": t.namespaced, "kind": t.kind, "verbs": ["get"]
+            }));
+        }
     }
     let group_version = if group.is_empty() {
         version.to_string()

@@ -41,15 +41,15 @@ pub(super) async fn handle(
         Route::Groups => json_response(StatusCode::OK, &discovery::api_groups(&shared.table)),
         Route::Group(group) => match discovery::api_group(&shared.table, group) {
             Some(doc) => json_response(StatusCode::OK, &doc),
-            None => status::no_such_resource(),
+            None => status::page_not_found(),
         },
         Route::Resources(group, version) => {
             match discovery::resource_list(&shared.table, group, version) {
                 Some(doc) => json_response(StatusCode::OK, &doc),
-                None => status::no_such_resource(),
+                None => status::page_not_found(),
             }
         }
-        Route::Unknown => status::no_such_resource(),
+        Route::Unknown => status::page_not_found(),
     }
 }
 
@@ -70,7 +70,17 @@ fn resource(
         .table
         .by_plural(path.group, path.version, path.plural)
     else {
-        return status::no_such_resource();
+        // A group and version it serves answers in JSON; one it does not, in plain text.
+        let served = shared
+            .table
+            .types
+            .iter()
+            .any(|t| t.group == path.group && t.version == path.version);
+        return if served {
+            status::no_such_resource()
+        } else {
+            status::page_not_found()
+        };
     };
     // A namespaced path for a cluster-scoped type, or a named object without its namespace,
     // is not a path the server has.

@@ -204,6 +204,8 @@ const POD: &[Column] = &[
     col("Age", "string", 0),
     col("IP", "string", 1),
     col("Node", "string", 1),
+    col("Nominated Node", "string", 1),
+    col("Readiness Gates", "string", 1),
 ];
 
 fn pod_cells(o: &Value, now: Timestamp) -> Vec<Value> {
@@ -251,7 +253,40 @@ fn pod_cells(o: &Value, now: Timestamp) -> Vec<Value> {
             "" => "<none>",
             node => node,
         }),
+        json!(match text(o, "/status/nominatedNodeName") {
+            "" => "<none>",
+            node => node,
+        }),
+        json!(readiness_gates(o)),
     ]
+}
+
+/// `true/total` of the pod's readiness gates (the first condition of each gate's type counts), or
+/// `<none>` (`printPod` in `pkg/printers/internalversion/printers.go`).
+fn readiness_gates(o: &Value) -> String {
+    let gates = o
+        .pointer("/spec/readinessGates")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if gates.is_empty() {
+        return "<none>".to_string();
+    }
+    let conditions = o
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let ready = gates
+        .iter()
+        .filter(|gate| {
+            conditions
+                .iter()
+                .find(|c| c["type"] == gate["conditionType"])
+                .is_some_and(|c| c["status"] == "True")
+        })
+        .count();
+    format!("{ready}/{}", gates.len())
 }
 
 const DEPLOYMENT: &[Column] = &[

@@ -2,7 +2,7 @@
 //! as kubectl and kube-rs read `reason` and `details` to tell "no such object" from "no such
 //! resource type", so the shapes matter more than the wording.
 
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
@@ -70,6 +70,17 @@ pub fn no_such_resource() -> Response {
         "the server could not find the requested resource",
         Some(json!({})),
     )
+}
+
+/// A path under no group and version the server serves (`/apis/example.com/v1/…`, `/foo`): the
+/// API server's mux answers these itself, in plain text, before any API handler sees them.
+pub fn page_not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        "404 page not found\n",
+    )
+        .into_response()
 }
 
 /// A write, or any verb this read-only server does not serve.

@@ -108,7 +108,9 @@ fn name(o: &Value) -> &str {
         .unwrap_or("")
 }
 
-/// Follow a CRD printer column path such as `.status.sync.status` or `.spec.containers[0].image`.
+/// Follow a CRD printer column path such as `.status.sync.status` or `.spec.containers[0].image`;
+/// a path that reaches nothing is a null cell, as the API server's CRD table converter makes it
+/// (kubectl prints `<none>`).
 fn json_path(o: &Value, path: &str) -> Value {
     let mut current = o;
     for part in path.trim_start_matches('.').split('.') {
@@ -128,12 +130,12 @@ fn json_path(o: &Value, path: &str) -> Value {
         };
         match next {
             Some(v) => current = v,
-            None => return json!(""),
+            None => return Value::Null,
         }
     }
     match current {
         Value::String(_) | Value::Number(_) | Value::Bool(_) => current.clone(),
-        Value::Null => json!(""),
+        Value::Null => Value::Null,
         other => json!(other.to_string()),
     }
 }
@@ -148,6 +150,6 @@ mod tests {
             json!({"status": {"sync": {"status": "Synced"}}, "spec": {"c": [{"image": "x:1"}]}});
         assert_eq!(json_path(&app, ".status.sync.status"), "Synced");
         assert_eq!(json_path(&app, ".spec.c[0].image"), "x:1");
-        assert_eq!(json_path(&app, ".status.health.status"), "");
+        assert_eq!(json_path(&app, ".status.health.status"), Value::Null);
     }
 }

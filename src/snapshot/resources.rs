@@ -23,7 +23,14 @@ pub struct ResourceType {
     pub custom: bool,
     /// `additionalPrinterColumns` of the CRD, used for `kubectl get` tables.
     pub printer_columns: Vec<PrinterColumn>,
+    /// Whether `.status` is a subresource (`{plural}/status` in discovery): every built-in kind
+    /// but those in [`NO_STATUS`]; a CRD's version when it declares `subresources.status` (Argo
+    /// CD's do not).
+    pub status_subresource: bool,
 }
+
+/// Built-in kinds without a status subresource (they have no `.status`).
+const NO_STATUS: &[&str] = &["ConfigMap", "Secret", "Event", "ServiceAccount"];
 
 /// A column `kubectl get` shows for a custom resource.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,6 +183,7 @@ fn from_row(row: &Row, custom: bool) -> ResourceType {
         short_names: short_names.iter().map(|s| s.to_string()).collect(),
         categories: if all { vec!["all".to_string()] } else { vec![] },
         custom,
+        status_subresource: !custom && !NO_STATUS.contains(&kind),
         printer_columns: if kind == "Application" {
             // Argo CD's CRD columns, so `kubectl get app` looks the same with or without the CRD.
             vec![
@@ -350,6 +358,7 @@ fn types_from_crd(crd: &Value) -> Vec<ResourceType> {
                 categories: categories.clone(),
                 custom: true,
                 printer_columns,
+                status_subresource: v["subresources"]["status"].is_object(),
             })
         })
         .collect()

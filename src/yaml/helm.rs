@@ -97,9 +97,11 @@ fn parse_uncached(text: &str) -> Result<Vec<Value>, YamlError> {
         };
         let mut value = seed
             .deserialize(document)
-            .map_err(|e| classify(&e, &budget))?;
+            .map_err(|e| classify(&e, &budget, text))?;
         // go-yaml v2 applies `<<: *anchor` merge keys; serde_yaml leaves them as plain keys.
-        value.apply_merge().map_err(|e| classify(&e, &budget))?;
+        value
+            .apply_merge()
+            .map_err(|e| classify(&e, &budget, text))?;
         documents.push(value);
     }
     if documents.is_empty() {
@@ -108,7 +110,7 @@ fn parse_uncached(text: &str) -> Result<Vec<Value>, YamlError> {
     Ok(documents)
 }
 
-fn classify(error: &serde_yaml::Error, budget: &Cell<usize>) -> YamlError {
+fn classify(error: &serde_yaml::Error, budget: &Cell<usize>, text: &str) -> YamlError {
     let message = error.to_string();
     // serde_yaml's limits carry no error kind, only these words.
     if budget.get() == 0
@@ -120,13 +122,23 @@ fn classify(error: &serde_yaml::Error, budget: &Cell<usize>) -> YamlError {
             strip_trailing_location(&message)
         ));
     }
-    let (line, column) = line_column(error);
+    let (mut line, mut column) = line_column(error);
+    // serde points a repeated key at the start of its map; a learner who pasted a block twice
+    // needs the second one, where it stands.
+    if message.contains(REPEATED_KEY)
+        && let Some(second) = super::guard::repeated_key(text)
+    {
+        (line, column) = (second.line, second.column);
+    }
     YamlError::Syntax {
         line,
         column,
         message: strip_trailing_location(&message),
     }
 }
+
+/// The words of the error a key given twice raises (see `visit_map`).
+const REPEATED_KEY: &str = "appears twice in the same map";
 
 /// What go-yaml v2 makes of an unquoted scalar that YAML 1.2 reads as text.
 pub fn resolve_plain(word: &str) -> Value {
@@ -366,7 +378,7 @@ impl<'de> Visitor<'de> for HelmSeed<'_> {
             // go-yaml v2 refuses a key given twice, and so does Helm.
             if mapping.contains_key(&key) {
                 return Err(de::Error::custom(format!(
-                    "the key {} appears twice in the same map; keep one",
+                    "the key {} {REPEATED_KEY}; keep one",
                     super::value::render(&key)
                 )));
             }
@@ -471,10 +483,43 @@ mod tests {
         }
         match parse_documents("a: 1\na: 2\n") {
             Err(YamlError::Syntax { line, message, .. }) => {
-                assert_eq!(line, 1);
+                assert_eq!(line, 2);
                 assert!(message.contains("appears twice"), "{message}");
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// A step's block pasted again at the end of a values file: the error points at the second
+    /// one, where the learner must look, never at the map's first line.
+    #[test]
+    fn a_block_pasted_twice_is_pointed_at_where_the_second_one_stands() {
+        let cases = [
+            (
+                "image:\n  tag: \"6.7.1\"\nmigration:\n  enabled: true\nsmokeTest:\n  enabled: true\nmigration:\n  enabled: true\n",
+                (7, 1),
+            ),
+            (
+                "# dev values\nimage:\n  repository: podinfo\n  tag: \"6.7.0\"\n  tag: \"6.7.1\"\n",
+                (5, 3),
+            ),
+            ("migration: {enabled: true, enabled: false}\n", (1, 28)),
+        ];
+        for (text, (want_line, want_column)) in cases {
+            match parse_documents(text) {
+                Err(YamlError::Syntax {
+                    line,
+                    column,
+                    message,
+                }) => {
+                    assert_eq!(
+                        (line, column),
+                        (want_line, want_column),
+                        "{text}: {message}"
+                    );
+                }
+                other => panic!("{text}: {other:?}"),
+            }
         }
     }
 

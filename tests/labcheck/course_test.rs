@@ -182,9 +182,10 @@ fn instructor_who_points_a_solved_state_at_the_typo_sees_course_test_fail() {
         run.stdout
     );
     assert!(
-        // Six fixture states and the walk's eight (before, the lab's files and six learner
-        // variants), which run the solution, not the fixture.
-        run.stdout.contains("14 states, 11 as declared, 3 not"),
+        // Six fixture states, the solved one again beside a learner's stray files, and the
+        // walk's eight (before, the lab's files and six learner variants), which run the
+        // solution, not the fixture.
+        run.stdout.contains("15 states, 11 as declared, 4 not"),
         "{}",
         run.stdout
     );
@@ -300,8 +301,8 @@ fn course_lint_refuses_an_unknown_cause_a_literal_work_dir_and_a_bad_hint_placeh
     let step5 = "modules/module-10/step-5.yaml";
     let cases: [(&str, &str, &str, &str); 3] = [
         (
-            "        app-degraded: \"A resource",
-            "        app-degradd: \"A resource",
+            "        app-degraded: &step5-degraded \"A resource",
+            "        app-degradd: &step5-degraded \"A resource",
             "`app-degradd` is not a cause labcheck gives (did you mean `app-degraded`?)",
             "step-5.yaml:",
         ),
@@ -326,6 +327,138 @@ fn course_lint_refuses_an_unknown_cause_a_literal_work_dir_and_a_bad_hint_placeh
         assert_ne!(run.code, 0, "{to}: {all}");
         assert!(all.contains(says), "{to}: {all}");
         assert!(all.contains(at), "{to}: {all}");
+    }
+}
+
+/// A course edit that leaves a cause a check can fail with without a hint, or shows a text for
+/// causes its author never said it fits, is refused by `course lint` at the file, line and
+/// column of the hint part at fault; the shipped course has none (see the test above).
+#[test]
+fn course_lint_refuses_a_cause_left_without_a_hint_at_its_file_line_and_column() {
+    struct Case {
+        file: &'static str,
+        from: &'static str,
+        to: &'static str,
+        /// The text the problem is pointed at (its first character), in the edited file.
+        at: &'static str,
+        says: &'static str,
+    }
+    let cases = [
+        // A by_cause key taken out: the smoke test that did not fail gets no hint.
+        Case {
+            file: "modules/module-10/break-it.yaml",
+            from: "            hook-result: \"checkout-smoke-test did not fail",
+            to: "            hook-not-run: \"checkout-smoke-test did not fail",
+            at: "by_cause:\n            hook-not-run",
+            says: "check `postsync-hook-failed` can fail with `hook-result:checkout-smoke-test`, and no hint says what to do then",
+        },
+        // One text for every cause, on a check that can fail with many.
+        Case {
+            file: "modules/module-10/step-2.yaml",
+            from: "    hint:\n      by_cause:\n        not-seen-yet: \"Let Argo CD see your push: `argocd app get checkout-dev --refresh`.\"",
+            to: "    hint: \"Let Argo CD see your push: `argocd app get checkout-dev --refresh`.\"",
+            at: "\"Let Argo CD see your push",
+            says: "check `app-synced` has one `hint:` for every cause",
+        },
+        // A default nothing declares fit, the only hint for two causes.
+        Case {
+            file: "modules/module-10/step-4.yaml",
+            from: "      default_for: [job-complete, job-missing]\n",
+            to: "",
+            at: "\"The migration fails only with",
+            says: "check `migrate-job-failed`'s `default:` would be the only hint for `job-complete:checkout-migrate`, `job-missing:checkout-migrate`",
+        },
+        // Declared fit for a cause the check cannot give.
+        Case {
+            file: "modules/module-10/step-4.yaml",
+            from: "default_for: [job-complete, job-missing]",
+            to: "default_for: [job-complete, job-missing, log-mismatch]",
+            at: "log-mismatch]",
+            says: "check `migrate-job-failed` declares `default:` fits `log-mismatch`, a cause it cannot fail with",
+        },
+        // Keyed by a cause the check cannot give (it has no `clean:`).
+        Case {
+            file: "modules/module-10/step-1.yaml",
+            from: "by_cause: { not-committed: *commit-and-push }",
+            to: "by_cause: { uncommitted-changes: *commit-and-push }",
+            at: "uncommitted-changes: *commit",
+            says: "check `platform-pushed` keys a hint by `uncommitted-changes`, a cause it cannot fail with",
+        },
+    ];
+    for case in cases {
+        let course = CourseCopy::new();
+        course.edit(case.file, case.from, case.to);
+        let text = std::fs::read_to_string(course.dir.path().join(case.file)).expect("edited");
+        let offset = text.find(case.at).expect("the edited text");
+        let line = text[..offset].matches('\n').count() + 1;
+        let column = offset - text[..offset].rfind('\n').map_or(0, |n| n + 1) + 1;
+        let run = course.run(&["course", "lint"]);
+        assert_eq!(run.code, 1, "{}: {}{}", case.says, run.stdout, run.stderr);
+        let problem = run
+            .stdout
+            .lines()
+            .find(|l| l.contains(case.says))
+            .unwrap_or_else(|| panic!("{}: {}", case.says, run.stdout));
+        let at = format!("{}:{line}:{column}: ", case.file);
+        assert!(problem.contains(&at), "{at} in {problem}");
+        assert_eq!(
+            run.stdout.lines().filter(|l| l.starts_with('✗')).count(),
+            1,
+            "only this problem: {}",
+            run.stdout
+        );
+    }
+}
+
+/// `course lint --causes` lists each check's causes by what serves them, the same in JSON.
+#[test]
+fn course_lint_lists_each_checks_causes_by_the_hint_that_serves_them() {
+    let home = tempfile::tempdir().expect("a temp dir");
+    let run = labcheck(home.path(), &["course", "lint", "--causes", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    let rows = json["causes"].as_array().expect("causes");
+    let row = |step: &str, check: &str| {
+        rows.iter()
+            .find(|r| r["module"] == "module-10" && r["step"] == step && r["check"] == check)
+            .unwrap_or_else(|| panic!("{step} {check}"))
+    };
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(String::from))
+            .collect()
+    };
+    let sync = row("break-it/break", "sync-failed-app-healthy");
+    assert_eq!(sync["kind"], "argocd_app");
+    for keyed in [
+        "sync-phase:Succeeded",
+        "app-degraded",
+        "app-not-healthy",
+        "app-health",
+    ] {
+        assert!(
+            names(&sync["keyed"]).contains(&keyed.to_string()),
+            "{keyed}: {sync}"
+        );
+    }
+    // The "sync it" default is declared for no cause here that lacks labcheck's own hint.
+    assert!(names(&sync["default"]).is_empty(), "{sync}");
+    assert!(
+        names(&sync["labcheck"]).contains(&"not-seen-yet".to_string()),
+        "{sync}"
+    );
+    let job = row("step-4", "migrate-job-failed");
+    assert_eq!(
+        names(&job["default"]),
+        [
+            "job-complete:checkout-migrate",
+            "job-missing:checkout-migrate"
+        ]
+    );
+    for row in rows {
+        assert!(names(&row["none"]).is_empty(), "{row}");
     }
 }
 
@@ -587,4 +720,44 @@ fn a_broken_state_must_fail_for_the_cause_it_declares() {
         "{}",
         run.stdout
     );
+}
+
+/// A hint or a solution that adds everything (`git add -A`, `git add .`, `git add --all`, `git
+/// commit -a`) would commit a learner's `.env` and push it: `course lint` refuses each at its line.
+#[test]
+fn course_lint_refuses_a_hint_or_solution_that_adds_everything() {
+    let step4 = "modules/module-10/step-4.yaml";
+    let cases = [
+        (
+            "git add -- helm/dev.yaml && git commit -qm \"checkout: 6.7.0",
+            "git add -A && git commit -qm \"checkout: 6.7.0",
+            "`git add -A`",
+        ),
+        (
+            "git add -- helm/dev.yaml && git commit -qm \"checkout: 6.7.0",
+            "git add . && git commit -qm \"checkout: 6.7.0",
+            "`git add .`",
+        ),
+        (
+            "git add -- helm/dev.yaml && git commit -qm \"checkout: 6.7.0",
+            "git commit -qam \"checkout: 6.7.0",
+            "`git commit -qam`",
+        ),
+        (
+            "command: [git, add, --, helm/dev.yaml]",
+            "command: [git, add, --all]",
+            "solution item",
+        ),
+    ];
+    let at = regex::Regex::new(r"step-4\.yaml:\d+:\d+: ").unwrap();
+    for (from, to, says) in cases {
+        let course = CourseCopy::new();
+        course.edit(step4, from, to);
+        let run = course.run(&["course", "lint"]);
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert_ne!(run.code, 0, "{to}: {all}");
+        assert!(all.contains(says), "{to}: {all}");
+        assert!(all.contains("adds everything"), "{to}: {all}");
+        assert!(at.is_match(&all), "{to}: {all}");
+    }
 }

@@ -108,6 +108,14 @@ const DOCUMENTED: &[(&str, Expect)] = &[
         ),
     ),
     (
+        "labcheck plan --follow root-app.yaml",
+        Expect::As(
+            "labcheck plan --follow ~/work/argocd-platform/bootstrap/app-of-apps.yaml",
+            0,
+            "Child Application namespaces",
+        ),
+    ),
+    (
         "helm template shop chart/ | labcheck plan -",
         Expect::NotRun(
             "needs helm and a chart; `labcheck plan -` on rendered Helm output is tests/labcheck/plan.rs",

@@ -105,7 +105,7 @@ fn pulled_nothing_after_a_teammate_pushed_fails_with_a_hint_to_pull() {
 }
 
 #[test]
-fn editing_without_committing_fails_and_names_the_dirty_files() {
+fn editing_without_committing_fails_on_the_tracked_change_only_and_adds_it_by_name() {
     let world = World::at(CoursePoint::Step1);
     let repo = world.repo("checkout-config");
     repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())
@@ -118,16 +118,52 @@ fn editing_without_committing_fails_and_names_the_dirty_files() {
     let check = run.check("the-check");
     assert_eq!(
         check["summary"],
-        "~/work/checkout-config has 7 uncommitted changes: helm/dev.yaml, scratch-0.txt, scratch-1.txt, scratch-2.txt, scratch-3.txt and 2 more"
+        "~/work/checkout-config has 1 uncommitted change: helm/dev.yaml"
     );
+    assert_eq!(
+        check["hint"],
+        "cd ~/work/checkout-config && git add -- helm/dev.yaml && git commit -m \"…\" (or undo what you did not mean to change)"
+    );
+    let note = check["note"].as_str().unwrap();
+    assert!(
+        note.contains("scratch-0.txt") && note.contains("scratch-5.txt"),
+        "{note}"
+    );
+}
+
+#[test]
+fn staged_files_count_and_more_than_five_are_all_in_the_detail() {
+    let world = World::at(CoursePoint::Step1);
+    let repo = world.repo("checkout-config");
+    for i in 0..6 {
+        repo.write(&format!("scratch-{i}.txt"), "x\n").unwrap();
+    }
+    repo.git(&[
+        "add",
+        "--",
+        "scratch-0.txt",
+        "scratch-1.txt",
+        "scratch-2.txt",
+        "scratch-3.txt",
+        "scratch-4.txt",
+        "scratch-5.txt",
+    ])
+    .unwrap();
+    let run = run_json(&world, &one_check("checkout-config", "      clean: true\n"));
+    assert_eq!(run.code, 1);
+    let check = run.check("the-check");
+    assert_eq!(
+        check["summary"],
+        "~/work/checkout-config has 6 uncommitted changes: scratch-0.txt, scratch-1.txt, scratch-2.txt, scratch-3.txt, scratch-4.txt and 1 more"
+    );
+    assert!(check["detail"].as_str().unwrap().contains("scratch-5.txt"));
     assert!(
         check["hint"]
             .as_str()
             .unwrap()
-            .starts_with("cd ~/work/checkout-config && git add -A && git commit -m"),
+            .contains("git add -- scratch-0.txt scratch-1.txt"),
         "{check:#}"
     );
-    assert!(check["detail"].as_str().unwrap().contains("scratch-5.txt"));
 }
 
 #[test]
@@ -288,7 +324,7 @@ fn a_step_never_committed_fails_has_commit_with_the_course_commit_command() {
     assert_eq!(check["status"], "fail");
     assert_eq!(
         check["hint"],
-        "make the step's change, then cd ~/work/checkout-config && git add -A && git commit -m \"checkout: migration and smoke test in dev\" && git push"
+        "make the step's change, then cd ~/work/checkout-config && git add -- <each file you changed, by name> && git commit -m \"checkout: migration and smoke test in dev\" && git push"
     );
 }
 
@@ -390,7 +426,10 @@ fn a_work_dir_outside_home_is_shown_as_its_real_path() {
 #[test]
 fn the_json_report_carries_the_contract_fields() {
     let world = World::at(CoursePoint::Step1);
-    world.repo("checkout-config").write("x.txt", "x\n").unwrap();
+    world
+        .repo("checkout-config")
+        .write("helm/dev.yaml", "x: 1\n")
+        .unwrap();
     let run = run_json(&world, &one_check("checkout-config", "      clean: true\n"));
     let json = run.json();
     assert_eq!(json["module"], "module-t");

@@ -127,7 +127,7 @@ fn a_cause_the_course_has_no_text_for_shows_the_checks_own_hint_alone() {
 }
 
 /// A learner whose work dir is not `~/work` (and has a space in it), with step 2's change made
-/// but not committed, gets the course's `cd … && git add -A && git commit … && git push` with
+/// but not committed, gets the course's `cd … && git add -- helm/dev.yaml && git commit … && git push` with
 /// their own path, quoted so that it pastes: a shell runs the `cd` and lands in their repo.
 #[test]
 fn a_work_dir_elsewhere_gets_the_hints_cd_with_its_own_path_quoted() {
@@ -149,7 +149,7 @@ fn a_work_dir_elsewhere_gets_the_hints_cd_with_its_own_path_quoted() {
         run.stdout
     );
     let hint = text(&run, "config-pushed", "hint");
-    let quoted = format!("cd '{shown}/checkout-config' && git add -A");
+    let quoted = format!("cd '{shown}/checkout-config' && git add -- helm/dev.yaml");
     assert!(hint.starts_with(&quoted), "{hint}");
     assert!(!hint.contains("~/work"), "{hint}");
     assert!(!hint.contains("${work}"), "{hint}");
@@ -190,7 +190,7 @@ fn verbose_names_the_course_file_and_key_of_each_hint_part() {
     );
 }
 
-/// Committed but not pushed: the course's `git add -A && git commit … && git push` would stop at
+/// Committed but not pushed: the course's `git add -- FILE && git commit … && git push` would stop at
 /// the empty commit and never push, so it is not shown; the check's own `git push` is.
 #[test]
 fn committed_but_not_pushed_is_told_to_push_not_to_commit_again() {

@@ -6,6 +6,7 @@ use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::world::CoursePoint;
 use labcheck::serve::{self, ServeOptions};
 use labcheck::snapshot::Snapshot;
+use serde_json::json;
 
 use crate::harness::{Run, World, labcheck};
 
@@ -509,27 +510,116 @@ fn a_retrying_sync_is_named_retrying_with_its_attempt_never_failed_or_done() {
     );
 }
 
+/// The migration was running when the sync was ended: by `argocd app terminate-op`, or by the
+/// controller's sync timeout (its message, `appcontroller_test.go`), with the hook entry in the
+/// shape of the gitops-engine that deleted it (`Succeeded`/`Deleted`, later `Failed`/`Terminated`).
 #[test]
-fn a_terminated_sync_is_named_terminated_not_blamed_on_a_delete_policy() {
+fn a_sync_ended_by_terminate_op_or_the_timeout_is_named_so_never_a_delete_policy() {
     let world = World::at(CoursePoint::Step4);
-    let run = check_with(&world, &fixture(&world, "step-4-terminated.yaml"), "step-4");
-    for id in ["sync-failed", "migrate-job-failed"] {
-        assert_eq!(status(&run, id), "fail", "{id}: {}", run.stdout);
-        assert_eq!(
-            cause(&run, id),
+    let cases = [
+        (
+            "Operation terminated",
+            ("Succeeded", "Deleted"),
             "operation-terminated",
-            "{id}: {}",
-            run.stdout
-        );
-        let text = run.check(id).to_string();
+            "terminate-op",
+        ),
+        (
+            "Operation terminated",
+            ("Failed", "Terminated"),
+            "operation-terminated",
+            "terminate-op",
+        ),
+        (
+            "Operation terminated, triggered by controller sync timeout",
+            ("Succeeded", "Deleted"),
+            "operation-timed-out",
+            "sync timeout",
+        ),
+        (
+            "Operation terminated, triggered by controller sync timeout (retried 1 times).",
+            ("Failed", "Terminated"),
+            "operation-timed-out",
+            "sync timeout",
+        ),
+    ];
+    for (message, (result, entry), want, named) in cases {
+        let mut snapshot = fixture(&world, "step-4-terminated.yaml");
+        let app = app_of(&mut snapshot);
+        app["status"]["operationState"]["message"] = json!(message);
+        app["status"]["operationState"]["syncResult"]["resources"][0]["hookPhase"] = json!(result);
+        app["status"]["operationState"]["syncResult"]["resources"][0]["message"] = json!(entry);
+        let run = check_with(&world, &snapshot, "step-4");
+        for id in ["sync-failed", "migrate-job-failed"] {
+            assert_eq!(status(&run, id), "fail", "{message} {id}: {}", run.stdout);
+            assert_eq!(cause(&run, id), want, "{message} {id}: {}", run.stdout);
+            let text = run.check(id).to_string();
+            assert!(!text.contains("delete policy"), "{message} {id}: {text}");
+        }
+        let summary = field(&run, "sync-failed", "summary");
+        assert!(summary.contains(named), "{message}: {summary}");
         assert!(
-            !text.contains("its hook delete policy removed"),
-            "{id}: {text}"
+            summary.contains("checkout-migrate"),
+            "names the hook it deleted: {summary}"
         );
     }
-    // Said once, on the first check; the Job check points at it.
-    let diagnosis = field(&run, "sync-failed", "diagnosis");
-    assert!(diagnosis.contains("terminate-op"), "{diagnosis}");
+}
+
+/// The learner synced with `--strategy apply` after the hooks had run in an earlier sync that
+/// failed (no history entry): the apply sync ran no hooks, so step 2's hook checks fail saying
+/// so, never "could not check"; with the full sync of the same commit in the history, the Jobs
+/// are that commit's and pass; with a full sync of another commit, they fail naming it.
+#[test]
+fn after_an_apply_strategy_sync_the_hook_checks_say_it_ran_no_hooks() {
+    let world = World::at(CoursePoint::Step2);
+    let apply_sync = |history_of_push: Option<&str>| {
+        let mut snapshot = fixture(&world, "step-2-solved.yaml");
+        let app = app_of(&mut snapshot);
+        let state = &mut app["status"]["operationState"];
+        state["startedAt"] = json!("2026-05-02T10:30:00Z");
+        state["finishedAt"] = json!("2026-05-02T10:30:05Z");
+        state["operation"]["sync"]["syncStrategy"] = json!({"apply": {}});
+        state["message"] = json!("successfully synced (all tasks run)");
+        let plain: Vec<serde_json::Value> = state["syncResult"]["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| r.get("hookType").is_none())
+            .cloned()
+            .collect();
+        state["syncResult"]["resources"] = json!(plain);
+        let history = app["status"]["history"].as_array_mut().expect("history");
+        let revision = history[1]["revision"].clone();
+        match history_of_push {
+            Some("same") => {}
+            Some(_) => history[1]["revision"] = history[0]["revision"].clone(),
+            None => {
+                history.pop();
+            }
+        }
+        history.push(json!({"id": 3, "revision": revision,
+            "deployStartedAt": "2026-05-02T10:30:00Z", "deployedAt": "2026-05-02T10:30:05Z",
+            "initiatedBy": {"username": "admin"}}));
+        check_with(&world, &snapshot, "step-2")
+    };
+    for (history, want) in [
+        (None, "apply-strategy-sync"),
+        (Some("other"), "apply-strategy-sync"),
+    ] {
+        let run = apply_sync(history);
+        for id in ["migrate-job-complete", "smoke-test-job-complete"] {
+            assert_eq!(status(&run, id), "fail", "{history:?} {id}: {}", run.stdout);
+            assert_eq!(cause(&run, id), want, "{history:?} {id}: {}", run.stdout);
+        }
+        assert_eq!(status(&run, "sync-ran"), "pass", "{}", run.stdout);
+    }
+    let run = apply_sync(Some("same"));
+    for id in [
+        "migrate-job-complete",
+        "smoke-test-job-complete",
+        "migration-logged",
+    ] {
+        assert_eq!(status(&run, id), "pass", "{id}: {}", run.stdout);
+    }
 }
 
 #[test]

@@ -229,9 +229,20 @@ async fn a_missing_object_and_a_missing_resource_type_are_told_apart() {
         "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev",
     )
     .await;
+    // A group nobody serves never reaches an API handler: the mux's plain-text 404, as a real
+    // kube-apiserver answers it (tests/real_apiserver/conformance.rs asks both).
     assert_eq!(app.status, 404);
+    assert_eq!(app.body, "404 page not found\n");
+    assert!(
+        app.content_type.starts_with("text/plain"),
+        "{}",
+        app.content_type
+    );
+    // A kind a served group does not have is a JSON Status.
+    let widget = get(&no_argocd, "/apis/batch/v1/namespaces/argocd/widgets/x").await;
+    assert_eq!(widget.status, 404);
     assert_eq!(
-        app.json(),
+        widget.json(),
         json!({
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
             "message": "the server could not find the requested resource", "reason": "NotFound",

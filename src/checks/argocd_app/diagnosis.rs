@@ -44,6 +44,8 @@ pub(super) fn failure_story(app: &Application) -> Option<String> {
         .iter()
         .filter(|e| {
             e.sync_phase.as_deref() != Some("SyncFail")
+                // A hook the termination of the sync deleted did not fail: the sync was stopped.
+                && !(app.operation_terminated() && crate::checks::sync_binding::ended_by_termination(e))
                 && (matches!(e.hook_phase.as_deref(), Some("Failed" | "Error"))
                     || e.status.as_deref() == Some("SyncFailed"))
         })
@@ -109,6 +111,7 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
     let failed_job = app.sync_results().iter().find(|e| {
         e.kind == "Job"
             && e.is_hook()
+            && !(app.operation_terminated() && crate::checks::sync_binding::ended_by_termination(e))
             && matches!(e.hook_phase.as_deref(), Some("Failed" | "Error"))
     });
     if outcome.detail.is_none()
@@ -148,9 +151,10 @@ pub(super) async fn enrich(ctx: &Context, app: &Application, outcome: Outcome) -
             }
             Ok(None) => {
                 let diagnosis = format!(
-                    "{}\nThe Job {} is gone: its hook delete policy removed it (HookFailed deletes hooks after a failed sync), so its log is gone too.",
+                    "{}\nThe Job {} is gone, and its log with it: {}.",
                     outcome.diagnosis.clone().unwrap_or_default(),
-                    entry.name
+                    entry.name,
+                    crate::checks::sync_binding::why_hook_gone(app, entry)
                 );
                 return outcome.with_diagnosis(diagnosis.trim_start().to_string());
             }

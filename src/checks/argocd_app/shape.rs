@@ -15,18 +15,20 @@ use super::verdict::{Gate, Verdict};
 /// The sync phases only hooks run in: an entry asked for in one of them is a hook.
 const HOOK_PHASES: &[&str] = &["PreSync", "PostSync", "SyncFail"];
 
-impl Verdict<'_> {
+impl super::ArgocdAppSpec {
     /// Whether the check asks for something only a hook can give.
-    fn asks_for_a_hook(&self) -> Option<String> {
-        if let Some(hook) = &self.spec.hook {
+    pub(super) fn asks_for_a_hook(&self) -> Option<String> {
+        if let Some(hook) = &self.hook {
             return Some(format!("{} {}", hook.kind, hook.name));
         }
-        self.spec
-            .order
+        self.order
             .iter()
             .find(|e| e.phase.as_deref().is_some_and(|p| HOOK_PHASES.contains(&p)))
             .map(|e| format!("{} {}", e.kind, e.name))
     }
+}
+
+impl Verdict<'_> {
 
     /// Gate: the kind of the last operation.
     pub(super) fn operation_shape(&mut self) -> Gate {
@@ -46,7 +48,7 @@ impl Verdict<'_> {
                 .with_hint(format!("sync from git: `argocd app sync {name}`"))
                 .with_cause(Cause::new(CauseId::LocalSync)),
             ),
-            Shape::ApplyOnly => match self.asks_for_a_hook() {
+            Shape::ApplyOnly => match self.spec.asks_for_a_hook() {
                 // The hooks did not run in it (`controller/sync.go:386`): a fail, not "cannot tell".
                 Some(hook) => ControlFlow::Break(
                     Outcome::fail(format!(

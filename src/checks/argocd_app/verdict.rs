@@ -152,6 +152,10 @@ impl<'a> Verdict<'a> {
                 pushed.repo
             ))
             .with_actual(urls.join(", "))
+            .with_hint(format!(
+                "{name} deploys what its source's repoURL names: compare it (`argocd app get {name}`, Repo:) with where you push (`{} && git remote get-url origin`)",
+                crate::shell::cd(&pushed.dir_shown)
+            ))
             .with_cause(Cause::new(CauseId::AppNotFollowingRepo)),
             found => {
                 let shown = match &found {

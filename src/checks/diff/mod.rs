@@ -398,6 +398,22 @@ impl KindReads for DiffSpec {
     }
 
     fn rename_for_learner(&mut self, _names: &mut dyn LearnerNames) {}
+
+    fn can_fail(&self) -> crate::checks::can_fail::Causes {
+        // The diff shows what differs; which way to change it is the course's to say. A missing
+        // or broken file of the learner's says what to do; several documents where `subtree`
+        // reads one does not.
+        crate::checks::can_fail::Causes::new()
+            .all(
+                &[
+                    CauseId::MissingInFile,
+                    CauseId::DiffersInFile,
+                    CauseId::ExtraInFile,
+                ],
+                false,
+            )
+            .all(&[CauseId::Failed], self.subtree.is_none())
+    }
 }
 
 #[cfg(test)]

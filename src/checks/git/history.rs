@@ -133,8 +133,9 @@ impl Repo<'_> {
                 .with_actual("changed, not committed")
                 .with_cause(Cause::new(CauseId::NotCommitted))
                 .with_hint(format!(
-                    "{} && git add -A && git commit -m \"…\" && git push",
-                    self.cd()
+                    "{} && {} && git commit -m \"…\" && git push",
+                    self.cd(),
+                    add_path(path)
                 )),
             ));
         }
@@ -144,10 +145,16 @@ impl Repo<'_> {
                 .with_actual(format!("{path} unchanged"))
                 .with_cause(Cause::new(CauseId::FileUnchanged))
                 .with_hint(format!(
-                    "edit {path} in {} as the step says, then {} && git add -A && git commit -m \"…\" && git push",
+                    "edit {path} in {} as the step says, then {} && {} && git commit -m \"…\" && git push",
                     self.shown,
-                    self.cd()
+                    self.cd(),
+                    add_path(path)
                 )),
         ))
     }
+}
+
+/// `git add -- PATH`: the one path the condition names, never everything.
+fn add_path(path: &str) -> String {
+    super::stray::add_by_name([path]).unwrap_or_default()
 }

@@ -7,6 +7,7 @@ use crate::outcome::{Cause, CauseId, DetailKind, Outcome};
 use crate::probe::git::{CommitInfo, RepoSnapshot};
 
 use super::Pattern;
+use super::stray::{Untracked, add_by_name};
 
 /// How many dirty paths a summary names before "and N more".
 const DIRTY_SHOWN: usize = 5;
@@ -24,6 +25,8 @@ pub(crate) struct Repo<'a> {
     pub(crate) module: &'a str,
     /// How paths are shown (the context's).
     pub(crate) paths: &'a crate::probe::files::PathShower,
+    /// The files of this repo the step names (see [`super::GitSpec::step_paths`]).
+    pub(crate) step_paths: &'a [String],
 }
 
 /// A condition holds (with a summary) or fails (with the outcome to report). Boxed: an outcome
@@ -45,14 +48,19 @@ impl Repo<'_> {
     }
 
     pub(super) fn operation_in_progress(&self, operation: &str) -> Outcome {
+        // The files to mark resolved are the conflicted ones, by name; with none left, the
+        // operation only needs its last step.
+        let resolved = add_by_name(self.snap.conflicted.iter().map(String::as_str))
+            .map(|add| format!("{add} && "))
+            .unwrap_or_default();
         let hint = match operation {
             "bisect" => format!("{} && git bisect reset", self.cd()),
             "merge" => format!(
-                "resolve the conflicts, then `git add -A && git commit --no-edit` (or give up with `git merge --abort`) in {}",
+                "resolve the conflicts, then `{resolved}git commit --no-edit` (or give up with `git merge --abort`) in {}",
                 self.shown
             ),
             op => format!(
-                "resolve the conflicts and `git add -A && git {op} --continue` (or give up with `git {op} --abort`) in {}",
+                "resolve the conflicts and `{resolved}git {op} --continue` (or give up with `git {op} --abort`) in {}",
                 self.shown
             ),
         };
@@ -94,21 +102,36 @@ impl Repo<'_> {
         }
     }
 
+    /// `clean`: nothing the step's commit should hold is left out of it. Counts tracked files
+    /// changed in the working tree or the index (staged included), and untracked files where
+    /// the step names them. Other untracked files (a `.env`, an editor's swap file) never fail
+    /// the step: they are named in a note, a secret-looking one with "keep it out of git".
     pub(super) fn clean(&self) -> Verdict {
-        let dirty = &self.snap.dirty;
-        if dirty.is_empty() {
-            return Ok("nothing uncommitted".to_string());
+        let untracked = Untracked::sort(&self.snap.untracked, self.step_paths);
+        let changed: Vec<&str> = self
+            .snap
+            .dirty
+            .iter()
+            .map(String::as_str)
+            .chain(untracked.named.iter().copied())
+            .collect();
+        if changed.is_empty() {
+            return Ok(if untracked == Untracked::default() {
+                "nothing uncommitted".to_string()
+            } else {
+                "nothing of the step uncommitted".to_string()
+            });
         }
-        let mut named = dirty
+        let mut named = changed
             .iter()
             .take(DIRTY_SHOWN)
-            .cloned()
+            .copied()
             .collect::<Vec<_>>()
             .join(", ");
-        if dirty.len() > DIRTY_SHOWN {
-            named.push_str(&format!(" and {} more", dirty.len() - DIRTY_SHOWN));
+        if changed.len() > DIRTY_SHOWN {
+            named.push_str(&format!(" and {} more", changed.len() - DIRTY_SHOWN));
         }
-        // A submodule is dirty from inside (edits or a new commit there); `git add -A` in the
+        // A submodule is dirty from inside (edits or a new commit there); adding it in the
         // outer repo would record a half-done submodule, so send the learner into it.
         if let Some(sub) = self.snap.dirty_submodules.first() {
             let inside = format!("{}/{}", self.shown, sub.trim_end_matches('/'));
@@ -128,19 +151,34 @@ impl Repo<'_> {
                 .with_cause(Cause::about(CauseId::SubmoduleDirty, sub.trim_end_matches('/'))),
             );
         }
-        let count = plural(dirty.len(), "uncommitted change");
+        let count = plural(changed.len(), "uncommitted change");
+        let add = add_by_name(changed.iter().copied()).unwrap_or_default();
         let mut outcome = Outcome::fail(format!("{} has {count}: {named}", self.shown))
             .with_expected("a clean working tree")
             .with_actual(count)
             .with_cause(Cause::new(CauseId::UncommittedChanges))
             .with_hint(format!(
-                "{} && git add -A && git commit -m \"…\" (or undo what you did not mean to change)",
+                "{} && {add} && git commit -m \"…\" (or undo what you did not mean to change)",
                 self.cd()
             ));
-        if dirty.len() > DIRTY_SHOWN {
-            outcome = outcome.with_detail(DetailKind::Text, dirty.join("\n"));
+        if changed.len() > DIRTY_SHOWN {
+            outcome = outcome.with_detail(DetailKind::Text, changed.join("\n"));
         }
         broken(outcome)
+    }
+
+    /// What git does not track here and the step leaves alone, for a note under the check.
+    pub(super) fn untracked_note(&self) -> Option<String> {
+        Untracked::sort(&self.snap.untracked, self.step_paths).note(self.shown)
+    }
+
+    /// `git add -- <the step's files> && `, or an instruction to add them by name when the step
+    /// names none (never a command that adds everything).
+    pub(super) fn add_step_files(&self) -> String {
+        match add_by_name(self.step_paths.iter().map(String::as_str)) {
+            Some(add) => format!("{add} && "),
+            None => "git add -- <each file you changed, by name> && ".to_string(),
+        }
     }
 
     pub(crate) fn unborn(&self) -> Outcome {
@@ -149,8 +187,9 @@ impl Repo<'_> {
             .with_actual("no commits")
             .with_cause(Cause::new(CauseId::NoCommits))
             .with_hint(format!(
-                "{} && git add -A && git commit -m \"…\" && git push -u origin {branch}",
-                self.cd()
+                "{} && {}git commit -m \"…\" && git push -u origin {branch}",
+                self.cd(),
+                self.add_step_files()
             ))
     }
 
@@ -259,16 +298,17 @@ impl Repo<'_> {
         )
     }
 
-    /// `git add -A && git commit -m "<message>" && git push`, with the message when the pattern
-    /// is plain text.
+    /// `git add -- <the step's files> && git commit -m "<message>" && git push`, with the message
+    /// when the pattern is plain text.
     pub(super) fn commit_hint(&self, pattern: &Pattern) -> String {
+        let add = self.add_step_files();
         match pattern.literal() {
             Some(message) => format!(
-                "make the step's change, then {} && git add -A && git commit -m \"{message}\" && git push",
+                "make the step's change, then {} && {add}git commit -m \"{message}\" && git push",
                 self.cd()
             ),
             None => format!(
-                "make the step's change, then commit it (message matching /{}/) and push: {} && git add -A && git commit -m \"…\" && git push",
+                "make the step's change, then commit it (message matching /{}/) and push: {} && {add}git commit -m \"…\" && git push",
                 pattern.as_str(),
                 self.cd()
             ),

@@ -218,28 +218,121 @@ fn a_selective_sync_keeps_the_evidence_of_the_full_sync_before_it() {
     );
 }
 
+/// A sync ended before it finished, in the shapes Argo CD records: gitops-engine's `Terminate`
+/// marks each hook it deleted `Succeeded`/`Deleted` (`Failed`/`Terminated` in later versions) and
+/// ends the operation `Failed`/`Operation terminated` (`Error`/`Operation termination had
+/// errors`); the controller's timeout first sets `Terminating`/`operation is terminating due to
+/// timeout`, then appends `, triggered by controller sync timeout` (and the retries) to the end.
 #[test]
-fn a_terminated_sync_is_named_terminated_not_a_delete_policy() {
-    let app = app(op(
-        "Failed",
-        "Operation terminated",
-        json!([hook("checkout-migrate", "PreSync", "Succeeded", "Deleted")]),
-    ));
-    let j = job("checkout-migrate", "2026-05-02T10:14:59Z");
-    let outcome = job_outcome(&j, &app, "checkout-dev");
-    assert_eq!(cause(&outcome).as_deref(), Some("operation-terminated"));
-    let outcome = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
-    assert_eq!(outcome.status, Status::Fail);
-    assert!(
-        outcome
-            .diagnosis
-            .unwrap_or_default()
-            .contains("terminate-op")
-    );
-    assert!(
-        missing_job_outcome(&app, "checkout-dev")
-            .is_some_and(|o| o.cause == Some(Cause::new(CauseId::OperationTerminated)))
-    );
+fn a_sync_ended_by_terminate_op_or_the_timeout_is_named_for_what_ended_it_never_a_delete_policy() {
+    let cases = [
+        (
+            "Failed",
+            "Operation terminated",
+            ("Succeeded", "Deleted"),
+            "operation-terminated",
+            false,
+        ),
+        (
+            "Failed",
+            "Operation terminated",
+            ("Failed", "Terminated"),
+            "operation-terminated",
+            false,
+        ),
+        (
+            "Error",
+            "Operation termination had errors",
+            ("Succeeded", "Deleted"),
+            "operation-terminated",
+            false,
+        ),
+        (
+            "Terminating",
+            "operation is terminating",
+            ("Running", "waiting for completion of hook"),
+            "operation-terminated",
+            true,
+        ),
+        (
+            "Failed",
+            "Operation terminated, triggered by controller sync timeout",
+            ("Succeeded", "Deleted"),
+            "operation-timed-out",
+            false,
+        ),
+        (
+            "Failed",
+            "Operation terminated, triggered by controller sync timeout (retried 1 times).",
+            ("Failed", "Terminated"),
+            "operation-timed-out",
+            false,
+        ),
+        (
+            "Terminating",
+            "operation is terminating due to timeout",
+            ("Running", ""),
+            "operation-timed-out",
+            true,
+        ),
+    ];
+    for (phase, message, (result, entry), want, pending) in cases {
+        let app = app(op(
+            phase,
+            message,
+            json!([hook("checkout-migrate", "PreSync", result, entry)]),
+        ));
+        let expected = Some(want.to_string());
+        let j = job("checkout-migrate", "2026-05-02T10:14:59Z");
+        let outcome = job_outcome(&j, &app, "checkout-dev");
+        if phase != "Terminating" {
+            // A hook of this sync that the termination deleted.
+            assert_eq!(cause(&outcome), expected, "{message}");
+            let outcome = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
+            assert_eq!(
+                (outcome.status, outcome.pending),
+                (Status::Fail, pending),
+                "{message}"
+            );
+            let said = format!(
+                "{} {}",
+                outcome.summary,
+                outcome.diagnosis.unwrap_or_default()
+            );
+            assert!(!said.contains("delete policy"), "{message}: {said}");
+        }
+        // The Job gone: the termination explains it, whatever the check reads.
+        let gone = missing_job_outcome(&app, "checkout-dev");
+        assert_eq!(cause(&gone), expected, "{message}");
+        assert_eq!(gone.map(|o| o.pending), Some(pending), "{message}");
+    }
+}
+
+/// The neighbours: a sync that failed on its own, and one that succeeded, are not terminated,
+/// and a hook entry saying `Deleted` of a sync nobody terminated is its delete policy's doing.
+#[test]
+fn a_failed_or_finished_sync_is_not_taken_for_a_terminated_one() {
+    for (phase, message) in [
+        (
+            "Failed",
+            "one or more synchronization tasks completed unsuccessfully",
+        ),
+        ("Succeeded", "successfully synced (no more tasks)"),
+        ("Error", "one or more objects failed to apply"),
+    ] {
+        let app = app(op(
+            phase,
+            message,
+            json!([hook("checkout-migrate", "PreSync", "Succeeded", "Deleted")]),
+        ));
+        assert_eq!(app.termination(), None, "{message}");
+        assert_eq!(missing_job_outcome(&app, "checkout-dev"), None, "{message}");
+        let entry = &app.sync_results()[0];
+        assert!(
+            why_hook_gone(&app, entry).contains("delete policy"),
+            "{message}"
+        );
+    }
 }
 
 #[test]
@@ -295,11 +388,16 @@ fn after_an_apply_strategy_sync_a_job_counts_only_if_a_sync_of_the_push_created_
     // (sync.go:483); the Job is tied to the successful sync running when it was created.
     let mut app = app_with_request(json!({"syncStrategy": {"apply": {}}}), json!([]));
     let from_old = outcome_of("checkout-migrate", "2026-05-02T10:00:05Z", &app);
+    assert_eq!(cause(&from_old).as_deref(), Some("apply-strategy-sync"));
+    assert!(from_old.is_some_and(|o| o.status == Status::Fail && o.summary.contains("1a2b3c4")));
+    // Older than every sync the history keeps (a failed sync leaves no entry): still the apply
+    // sync ran no hooks, so the Job is an earlier sync's, never "could not check".
+    let before_history = outcome_of("checkout-migrate", "2026-05-02T09:00:00Z", &app);
     assert_eq!(
-        cause(&from_old).as_deref(),
-        Some("job-from-earlier-sync:checkout-migrate")
+        cause(&before_history).as_deref(),
+        Some("apply-strategy-sync")
     );
-    assert!(from_old.is_some_and(|o| o.summary.contains("revision 1a2b3c4")));
+    assert_eq!(before_history.map(|o| o.status), Some(Status::Fail));
     let hook_sync_of_new: HistoryEntry = serde_json::from_value(json!({"id": 2, "revision": NEW,
         "deployStartedAt": "2026-05-02T10:10:00Z", "deployedAt": "2026-05-02T10:10:40Z"}))
     .unwrap_or_default();

@@ -4,6 +4,7 @@
 //! ```yaml
 //! hint:
 //!   default: "…"                      # where the check has no hint of its own
+//!   default_for: [not-seen-yet]       # the causes `default` fits (or `all`)
 //!   by_cause:
 //!     not-seen-yet: "…"               # a text, or a list of levels
 //!     app-degraded: ["…", "…"]
@@ -11,7 +12,9 @@
 //! ```
 //!
 //! A cause key must be declared in the cause table (`docs/causes.md`); a path in a hint is written
-//! `${work}/checkout-config` and comes out as the learner's own, shell-quoted.
+//! `${work}/checkout-config` and comes out as the learner's own, shell-quoted. `default_for:`
+//! declares which causes `default` is true of: it is shown for no other, and `course lint`
+//! refuses a check whose kind can fail with a cause that gets no hint at all.
 
 use std::fmt;
 
@@ -30,6 +33,85 @@ pub struct CourseHint {
     pub keyed: bool,
     /// `by_cause:` entries, in the file's order.
     pub by_cause: Vec<CauseHint>,
+    /// `default_for:`: the causes the author declared `default` fits; `None` when not declared
+    /// (then it shows for any cause, and `course lint` refuses it where the check can give more
+    /// than the course keys).
+    pub default_for: Option<DefaultFor>,
+}
+
+/// `default_for:` of a keyed hint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DefaultFor {
+    /// `default_for: all`: the author says `default` is true of every cause the check can give.
+    All,
+    /// The causes (or objects of a cause) it fits, in the file's order.
+    Causes(Vec<CauseKey>),
+}
+
+/// A cause as a course file names it: an id, optionally about one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CauseKey {
+    /// As written (`sync-phase:Failed`).
+    pub key: String,
+    pub cause: CauseId,
+    /// Only this object of the cause, when the key names one.
+    pub object: Option<String>,
+}
+
+impl CauseKey {
+    /// Whether `cause` (as a check gave it) is the one this key names.
+    pub fn matches(&self, cause: &Cause) -> bool {
+        cause.is(self.cause)
+            && self
+                .object
+                .as_deref()
+                .is_none_or(|object| cause.object() == Some(object))
+    }
+
+    /// Whether this key covers every state of a cause `id` about `object` (`None`: any object).
+    pub fn covers(&self, id: CauseId, object: Option<&str>) -> bool {
+        self.cause == id
+            && match (&self.object, object) {
+                (None, _) => true,
+                (Some(mine), Some(theirs)) => mine == theirs,
+                (Some(_), None) => false,
+            }
+    }
+
+    /// Parse a key as a course file writes it; the error says what is wrong with it.
+    fn parse(key: &str) -> Result<CauseKey, String> {
+        let (id, object) = match key.split_once(':') {
+            Some((id, object)) => (id, Some(object.to_string())),
+            None => (key, None),
+        };
+        let Some(cause) = CauseId::from_id(id) else {
+            return Err(format!(
+                "`{id}` is not a cause labcheck gives{}; the causes are listed in docs/causes.md",
+                crate::course::suggest::did_you_mean(id, CauseId::ALL.iter().map(|c| c.id()))
+            ));
+        };
+        if object.as_deref().is_some_and(str::is_empty) {
+            return Err(format!(
+                "`{key}` names no object after the `:`; write `{id}` for every object"
+            ));
+        }
+        Ok(CauseKey {
+            key: key.to_string(),
+            cause,
+            object,
+        })
+    }
+}
+
+impl DefaultFor {
+    /// Whether the author declared `default` fits `cause` (a failure with no cause: only `all`).
+    pub fn admits(&self, cause: Option<&Cause>) -> bool {
+        match (self, cause) {
+            (DefaultFor::All, _) => true,
+            (DefaultFor::Causes(keys), Some(cause)) => keys.iter().any(|k| k.matches(cause)),
+            (DefaultFor::Causes(_), None) => false,
+        }
+    }
 }
 
 /// The course's text for one cause (or one object of it).
@@ -80,7 +162,8 @@ impl CourseHint {
                 });
             }
         }
-        if self.default.is_empty() {
+        let declared_unfit = self.default_for.as_ref().is_some_and(|d| !d.admits(cause));
+        if self.default.is_empty() || declared_unfit {
             None
         } else if self.keyed {
             Some(CourseText::Fallback(&self.default))
@@ -180,10 +263,35 @@ impl<'de> Deserialize<'de> for CourseHint {
                     match key.as_str() {
                         "default" => hint.default = map.next_value::<Levels>()?.0,
                         "by_cause" => hint.by_cause = map.next_value::<ByCause>()?.0,
+                        "default_for" => {
+                            hint.default_for = Some(map.next_value::<DefaultForValue>()?.0);
+                        }
                         other => {
-                            return Err(de::Error::unknown_field(other, &["default", "by_cause"]));
+                            return Err(de::Error::unknown_field(
+                                other,
+                                &["default", "default_for", "by_cause"],
+                            ));
                         }
                     }
+                }
+                match &hint.default_for {
+                    Some(_) if hint.default.is_empty() => {
+                        return Err(de::Error::custom(
+                            "`default_for:` names the causes `default:` fits, but there is no `default:`",
+                        ));
+                    }
+                    Some(DefaultFor::Causes(keys)) => {
+                        if let Some(both) = keys
+                            .iter()
+                            .find(|k| hint.by_cause.iter().any(|h| h.key == k.key))
+                        {
+                            return Err(de::Error::custom(format!(
+                                "`{}` is under `by_cause:` and in `default_for:`; its `by_cause:` text is the one shown, so take it out of `default_for:`",
+                                both.key
+                            )));
+                        }
+                    }
+                    _ => {}
                 }
                 Ok(hint)
             }
@@ -206,24 +314,8 @@ impl<'de> Deserialize<'de> for ByCause {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ByCause, A::Error> {
                 let mut entries: Vec<CauseHint> = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
-                    let (id, object) = match key.split_once(':') {
-                        Some((id, object)) => (id, Some(object.to_string())),
-                        None => (key.as_str(), None),
-                    };
-                    let Some(cause) = CauseId::from_id(id) else {
-                        return Err(de::Error::custom(format!(
-                            "`{id}` is not a cause labcheck gives{}; the causes are listed in docs/causes.md",
-                            crate::course::suggest::did_you_mean(
-                                id,
-                                CauseId::ALL.iter().map(|c| c.id())
-                            )
-                        )));
-                    };
-                    if object.as_deref().is_some_and(str::is_empty) {
-                        return Err(de::Error::custom(format!(
-                            "`{key}` names no object after the `:`; write `{id}` for every object"
-                        )));
-                    }
+                    let CauseKey { cause, object, .. } =
+                        CauseKey::parse(&key).map_err(de::Error::custom)?;
                     if entries.iter().any(|e| e.key == key) {
                         return Err(de::Error::custom(format!(
                             "`{key}` is given twice under `by_cause:`"
@@ -241,6 +333,51 @@ impl<'de> Deserialize<'de> for ByCause {
             }
         }
         deserializer.deserialize_map(ByCauseVisitor)
+    }
+}
+
+/// `default_for:`: `all`, or a list of cause keys.
+struct DefaultForValue(DefaultFor);
+
+impl<'de> Deserialize<'de> for DefaultForValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct DefaultForVisitor;
+        impl<'de> Visitor<'de> for DefaultForVisitor {
+            type Value = DefaultForValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("`all`, or a list of the cause ids (docs/causes.md) `default:` fits")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<DefaultForValue, E> {
+                match text {
+                    "all" => Ok(DefaultForValue(DefaultFor::All)),
+                    other => Err(E::custom(format!(
+                        "`default_for: {other}`: write `all`, or a list of causes (`default_for: [{other}]`)"
+                    ))),
+                }
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<DefaultForValue, A::Error> {
+                let mut keys: Vec<CauseKey> = Vec::new();
+                while let Some(key) = seq.next_element::<String>()? {
+                    let parsed = CauseKey::parse(&key).map_err(de::Error::custom)?;
+                    if keys.iter().any(|k| k.key == key) {
+                        return Err(de::Error::custom(format!(
+                            "`{key}` is given twice in `default_for:`"
+                        )));
+                    }
+                    keys.push(parsed);
+                }
+                if keys.is_empty() {
+                    return Err(de::Error::custom(
+                        "`default_for: []` declares `default:` fits nothing; name the causes it fits, or leave `default:` out",
+                    ));
+                }
+                Ok(DefaultForValue(DefaultFor::Causes(keys)))
+            }
+        }
+        deserializer.deserialize_any(DefaultForVisitor)
     }
 }
 

@@ -217,6 +217,15 @@ pub struct SyncResult {
     pub resources: Vec<ResourceResult>,
 }
 
+/// Who ended an operation before it finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Termination {
+    /// Someone ran `argocd app terminate-op` (or the UI's Terminate).
+    ByUser,
+    /// The controller's sync timeout (`controller.sync.timeout.seconds`) ran out.
+    ByTimeout,
+}
+
 /// One entry of `syncResult.resources`.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(default, rename_all = "camelCase")]
@@ -335,16 +344,31 @@ impl Application {
         Some((attempt, limit))
     }
 
-    /// Whether the last operation was ended by `argocd app terminate-op` (or the controller's
-    /// sync timeout): phase `Terminating`, or a message starting `Operation terminated`.
+    /// Whether the last operation was ended before it finished (see [`Self::termination`]).
     pub fn operation_terminated(&self) -> bool {
-        self.last_operation().is_some_and(|op| {
-            op.phase.as_deref() == Some("Terminating")
-                || op
-                    .message
-                    .as_deref()
-                    .is_some_and(|m| m.starts_with("Operation terminated"))
-        })
+        self.termination().is_some()
+    }
+
+    /// Who ended the last operation before it finished, as Argo CD records it: phase
+    /// `Terminating` while it stops (`operation is terminating`, or `… due to timeout` when the
+    /// controller's sync timeout ended it), then `Failed` with `Operation terminated` (or `Error`
+    /// with `Operation termination had errors`, gitops-engine `sync_context.go` `Terminate`), to
+    /// which the controller adds `, triggered by controller sync timeout` (and a retry count) when
+    /// its timeout did it (`controller/appcontroller.go`, `TestProcessRequestedAppOperation_*`).
+    pub fn termination(&self) -> Option<Termination> {
+        let op = self.last_operation()?;
+        let message = op.message.as_deref().unwrap_or("");
+        let ended = op.phase.as_deref() == Some("Terminating")
+            || message.starts_with("Operation terminated")
+            || message.starts_with("Operation termination had errors");
+        if !ended {
+            return None;
+        }
+        if message.contains("due to timeout") || message.contains("controller sync timeout") {
+            Some(Termination::ByTimeout)
+        } else {
+            Some(Termination::ByUser)
+        }
     }
 }
 

@@ -14,6 +14,31 @@ use super::{CommitInfo, RepoSnapshot, UpstreamInfo};
 /// `GIT_INDEX_ENTRY_SKIP_WORKTREE`, in an index entry's extended flags (libgit2's index.h).
 const SKIP_WORKTREE: u16 = 1 << 14;
 
+/// A status read, sorted as porcelain sorts.
+#[derive(Default)]
+struct StatusSets {
+    dirty: BTreeSet<String>,
+    untracked: BTreeSet<String>,
+    conflicted: BTreeSet<String>,
+}
+
+/// The status split the snapshot keeps.
+struct Status {
+    dirty: Vec<String>,
+    untracked: Vec<String>,
+    conflicted: Vec<String>,
+}
+
+impl From<StatusSets> for Status {
+    fn from(sets: StatusSets) -> Self {
+        Status {
+            dirty: sets.dirty.into_iter().collect(),
+            untracked: sets.untracked.into_iter().collect(),
+            conflicted: sets.conflicted.into_iter().collect(),
+        }
+    }
+}
+
 /// An open repository for the history questions the `git` check asks. Opened read-only in
 /// spirit: every method only reads.
 pub struct RepoReader {
@@ -88,7 +113,11 @@ impl RepoReader {
             (Some(branch), Some(head)) => self.upstream(branch, &head.sha)?,
             _ => None,
         };
-        let dirty = self.dirty()?;
+        let Status {
+            dirty,
+            untracked,
+            conflicted,
+        } = self.status()?;
         let submodules = self.submodule_paths();
         let dirty_submodules = dirty
             .iter()
@@ -101,6 +130,8 @@ impl RepoReader {
             head,
             upstream,
             dirty,
+            untracked,
+            conflicted,
             dirty_submodules,
             operation: operation(self.repo.state()),
             has_origin: self.repo.find_remote("origin").is_ok(),
@@ -146,9 +177,10 @@ impl RepoReader {
         }))
     }
 
-    /// Paths `git status --porcelain` would list. `update_index(false)`: libgit2 may refresh stat
-    /// data in memory, but must not write `.git/index` (labcheck never writes).
-    fn dirty(&self) -> Result<Vec<String>, GitProbeError> {
+    /// Paths `git status --porcelain` would list, split into what git tracks (or has staged) and
+    /// what it does not. `update_index(false)`: libgit2 may refresh stat data in memory, but must
+    /// not write `.git/index` (labcheck never writes).
+    fn status(&self) -> Result<Status, GitProbeError> {
         let mut options = StatusOptions::new();
         options
             .include_untracked(true)
@@ -171,7 +203,7 @@ impl RepoReader {
                 .collect(),
             Err(_) => BTreeSet::new(),
         };
-        let mut paths = BTreeSet::new();
+        let mut found = StatusSets::default();
         for entry in statuses.iter() {
             let status = entry.status();
             if status.is_ignored() || status.is_empty() {
@@ -184,9 +216,17 @@ impl RepoReader {
                 .path()
                 .map(str::to_string)
                 .unwrap_or_else(|_| String::from_utf8_lossy(entry.path_bytes()).into_owned());
-            paths.insert(path);
+            // Only in the working tree and unknown to the index: git does not track it.
+            if status == git2::Status::WT_NEW {
+                found.untracked.insert(path);
+                continue;
+            }
+            if status.is_conflicted() {
+                found.conflicted.insert(path.clone());
+            }
+            found.dirty.insert(path);
         }
-        Ok(paths.into_iter().collect())
+        Ok(found.into())
     }
 
     /// The paths of the repo's submodules (as `.gitmodules` lists them).
@@ -225,4 +265,47 @@ fn operation(state: RepositoryState) -> Option<String> {
         RepositoryState::ApplyMailbox => "am",
     };
     Some(name.to_string())
+}
+
+/// What a `targetRevision` word names in a clone, as far as its refs know (a remote may have
+/// more: the clone knows the remote's branches as of its last fetch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RevisionKind {
+    /// A tag: pinned.
+    Tag,
+    /// A local or remote-tracking branch: floats with every push.
+    Branch,
+    /// Neither a tag nor a branch this clone knows.
+    Unknown,
+}
+
+impl RepoReader {
+    /// Whether `name` is a tag or a branch here (`refs/tags/NAME`, `refs/heads/NAME`, or
+    /// `refs/remotes/*/NAME`), as Argo CD's `ls-remote` would match a short ref.
+    pub fn revision_kind(&self, name: &str) -> RevisionKind {
+        let has = |r: String| self.repo.find_reference(&r).is_ok();
+        if has(format!("refs/tags/{name}")) {
+            return RevisionKind::Tag;
+        }
+        if has(format!("refs/heads/{name}")) {
+            return RevisionKind::Branch;
+        }
+        let remotes: Vec<String> = match self.repo.remotes() {
+            Ok(list) => list
+                .iter()
+                .flatten()
+                .flatten()
+                .map(str::to_string)
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let remote_branch = remotes
+            .iter()
+            .any(|r| has(format!("refs/remotes/{r}/{name}")));
+        if remote_branch {
+            RevisionKind::Branch
+        } else {
+            RevisionKind::Unknown
+        }
+    }
 }

@@ -68,7 +68,7 @@ fn reset_behind_then_committed_again_has_diverged() {
 }
 
 #[test]
-fn dirty_lists_changed_staged_and_untracked_paths_like_porcelain() {
+fn status_splits_changed_and_staged_paths_from_untracked_ones_like_porcelain() {
     let (_dir, world) = world(CoursePoint::Fresh);
     let repo = world.repo("argocd-platform").unwrap();
     repo.write("argocd/values.yaml", "changed: true\n").unwrap();
@@ -84,11 +84,13 @@ fn dirty_lists_changed_staged_and_untracked_paths_like_porcelain() {
         .collect();
     let mut expected = porcelain.clone();
     expected.sort();
-    assert_eq!(snapshot(&repo).dirty, expected);
-    assert_eq!(
-        expected,
-        ["apps/new.yaml", "argocd/values.yaml", "scratch/"]
-    );
+    let snap = snapshot(&repo);
+    let mut both = [snap.dirty.clone(), snap.untracked.clone()].concat();
+    both.sort();
+    assert_eq!(both, expected);
+    assert_eq!(snap.dirty, ["apps/new.yaml", "argocd/values.yaml"]);
+    assert_eq!(snap.untracked, ["scratch/"]);
+    assert!(snap.conflicted.is_empty());
 }
 
 #[test]
@@ -299,7 +301,8 @@ fn reading_a_dirty_repo_leaves_its_git_folder_byte_identical() {
     repo.write("untracked.txt", "x\n").unwrap();
     let before = tree_bytes(&repo.path().join(".git"));
     let snap = snapshot(&repo);
-    assert_eq!(snap.dirty, ["untracked.txt"]);
+    assert_eq!(snap.untracked, ["untracked.txt"]);
+    assert!(snap.dirty.is_empty(), "{:?}", snap.dirty);
     assert_eq!(tree_bytes(&repo.path().join(".git")), before);
 }
 

@@ -135,7 +135,19 @@ fn json_value(plan: &Plan, findings: Option<&[Finding]>) -> Value {
             "sync_options": app.sync_options,
             "automated": app.automated,
             "why": app_text(app),
+            "taken_because": plan.app_why,
         });
+    }
+    if !plan.not_taken.is_empty() {
+        doc["applications_not_taken"] = json!(
+            plan.not_taken
+                .iter()
+                .map(|n| json!({"name": n.name, "source": n.source.to_string(), "why": n.why, "how": n.how}))
+                .collect::<Vec<_>>()
+        );
+    }
+    if !plan.app_notes.is_empty() {
+        doc["application_notes"] = json!(plan.app_notes);
     }
     if let Some(findings) = findings {
         doc["findings"] = json!(findings);

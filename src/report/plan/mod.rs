@@ -155,23 +155,7 @@ fn app_text(app: &crate::plan::AppSettings) -> String {
     } else {
         parts.push(format!("sync options: {}", app.sync_options.join(", ")));
     }
-    let retries = crate::rules::sync_policy::retries(&app.object);
-    parts.push(match retries {
-        crate::rules::sync_policy::Retries::None => "a failed sync is not retried".to_string(),
-        crate::rules::sync_policy::Retries::Limit(n) => {
-            format!("a failed sync is retried up to {n} times, hooks included")
-        }
-        crate::rules::sync_policy::Retries::Default => format!(
-            "automated with no `retry:` block: a failed sync is retried {} times (Argo CD's default), hooks included",
-            crate::rules::sync_policy::DEFAULT_LIMIT
-        ),
-        crate::rules::sync_policy::Retries::Unlimited => {
-            "a failed sync is retried without end (negative limit), hooks included".to_string()
-        }
-        crate::rules::sync_policy::Retries::Invalid => {
-            "`retry.limit` is not a whole number: the API server refuses the Application".to_string()
-        }
-    });
+    parts.push(app.retries.describe());
     if app.has("ApplyOutOfSyncOnly=true") {
         parts.push("ApplyOutOfSyncOnly=true: only objects that differ from the cluster are applied, the order of the rest stays".to_string());
     }
@@ -249,6 +233,36 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
     }
     if let Some(app) = &plan.app {
         let _ = writeln!(out, "{}", app_text(app));
+        if let Some(why) = &plan.app_why {
+            let _ = writeln!(out, "    {}", dim(styles, &format!("taken because {why}")));
+        }
+    }
+    for note in &plan.app_notes {
+        let _ = writeln!(out, "{} {note}", bold(styles, "Note:"));
+    }
+    if !plan.not_taken.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}",
+            bold(
+                styles,
+                if plan.app.is_some() {
+                    "Other Applications in the input (this plan is not for them):"
+                } else {
+                    "Applications in the input (this plan is for none of them, so no Application's settings apply):"
+                }
+            )
+        );
+        for n in &plan.not_taken {
+            let _ = writeln!(
+                out,
+                "      Application/{:<22}  {}  {}",
+                n.name,
+                n.why,
+                dim(styles, &n.source.to_string())
+            );
+            let _ = writeln!(out, "        → {}", n.how);
+        }
     }
     if !plan.skipped_files.is_empty() {
         let _ = writeln!(

@@ -104,10 +104,11 @@ impl ProbeError {
             ProbeError::Unreachable { server, .. } if server.contains(", through the proxy ") => "labcheck goes through the proxy your kubeconfig names (proxy-url, else $HTTPS_PROXY), as kubectl does: check that the proxy runs and that `kubectl get nodes` answers through it, or remove proxy-url if the cluster is reached without one".to_string(),
             ProbeError::Unreachable { .. } => "start the course cluster (`kind get clusters`; `docker ps`) and check that `kubectl get nodes` answers, or pass --kubeconfig/--context for the right cluster".to_string(),
             ProbeError::Unauthorized { .. } => "your kubeconfig's credentials are expired or wrong: fetch a fresh one (`kind export kubeconfig --name <cluster>`) and try `kubectl get nodes`".to_string(),
-            ProbeError::Forbidden { verb, target, .. } => format!(
-                "labcheck only reads, but your user may not {verb} {target}; use the course's admin kubeconfig, or ask for read access (`kubectl auth can-i {verb} {}`)",
-                target.split(' ').next().unwrap_or(target)
-            ),
+            ProbeError::Forbidden {
+                verb,
+                target,
+                message,
+            } => forbidden_fix(verb, target, message),
             ProbeError::ResourceNotServed { what, .. } => format!(
                 "install {what} as in the course's setup module, or point labcheck at the course cluster with --kubeconfig/--context"
             ),
@@ -150,4 +151,90 @@ impl ProbeError {
             ProbeError::UntrustedCertificate { .. } => CauseId::ClusterUntrustedCertificate,
         }
     }
+}
+
+/// What Kubernetes' built-in ClusterRole `view` lets a user read (the read rules of `view` in
+/// `plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go`), as `resource.group` the way
+/// labcheck names them; Secrets are not among them, nor is any CRD's kind unless it aggregates.
+const VIEW_READS: &[&str] = &[
+    "pods",
+    "pods/log",
+    "pods/status",
+    "configmaps",
+    "services",
+    "endpoints",
+    "events",
+    "persistentvolumeclaims",
+    "replicationcontrollers",
+    "serviceaccounts",
+    "limitranges",
+    "resourcequotas",
+    "namespaces",
+    "deployments.apps",
+    "replicasets.apps",
+    "statefulsets.apps",
+    "daemonsets.apps",
+    "jobs.batch",
+    "cronjobs.batch",
+    "horizontalpodautoscalers.autoscaling",
+    "ingresses.networking.k8s.io",
+    "networkpolicies.networking.k8s.io",
+    "poddisruptionbudgets.policy",
+    "events.events.k8s.io",
+];
+
+/// The fix for a 403: what was refused, the role that would allow it and the commands an
+/// administrator runs to grant it (read verbs only), for the user the API server named.
+fn forbidden_fix(verb: &str, target: &str, message: &str) -> String {
+    let (resource, namespace) = match target.split_once(" in ") {
+        Some((resource, ns)) => (resource, Some(ns)),
+        None => (target, None),
+    };
+    // RBAC's message names the user: `User "learner" cannot get resource …`.
+    let user = message
+        .split_once("User \"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(user, _)| user.to_string())
+        .unwrap_or_else(|| "<user>".to_string());
+    let (can_i, ns_flag) = match namespace {
+        Some(ns) => (
+            format!("kubectl auth can-i {verb} {resource} -n {ns}"),
+            format!(" -n {ns}"),
+        ),
+        None => (
+            format!("kubectl auth can-i {verb} {resource}"),
+            String::new(),
+        ),
+    };
+    let kind = if namespace.is_some() {
+        "role"
+    } else {
+        "clusterrole"
+    };
+    let binding = if namespace.is_some() {
+        "rolebinding"
+    } else {
+        "clusterrolebinding"
+    };
+    let role = if VIEW_READS.contains(&resource) {
+        format!(
+            "the built-in ClusterRole `view` allows it{} (`kubectl create {binding} labcheck-view --clusterrole=view --user={user}{ns_flag}`)",
+            namespace
+                .map(|ns| format!(" when bound in {ns}"))
+                .unwrap_or_default()
+        )
+    } else {
+        format!(
+            "a {} allowing get, list and watch on {resource}{} does (`kubectl create {kind} labcheck-read --verb=get,list,watch --resource={resource}{ns_flag}` and `kubectl create {binding} labcheck-read --{kind}=labcheck-read --user={user}{ns_flag}`)",
+            if namespace.is_some() {
+                "Role"
+            } else {
+                "ClusterRole"
+            },
+            namespace.map(|ns| format!(" in {ns}")).unwrap_or_default()
+        )
+    };
+    format!(
+        "labcheck only reads, but your user may not {verb} {target} (`{can_i}` says no); use the course's admin kubeconfig, or ask your instructor for read access: {role}"
+    )
 }

@@ -95,6 +95,58 @@ fn forbidden_names_the_verb_and_the_resource() {
     );
 }
 
+/// The fix a 403 gets for `path`, refused to user `dev` as RBAC words it.
+fn forbidden_fix_for(path: &ApiPath) -> String {
+    let body = r#"{"kind":"Status","status":"Failure","message":"x is forbidden: User \"dev\" cannot get resource \"x\"","reason":"Forbidden","code":403}"#;
+    classify(path, &response(403, body), "s", "x")
+        .err()
+        .map(|e| e.fix())
+        .unwrap_or_default()
+}
+
+#[test]
+fn forbidden_names_the_role_that_would_allow_the_read_and_how_to_grant_it() {
+    // (path, what the fix must say)
+    let cases: Vec<(ApiPath, Vec<&str>)> = vec![
+        (
+            ApiPath::new("batch/v1", "jobs").in_namespace("checkout-dev"),
+            vec![
+                "`kubectl auth can-i list jobs.batch -n checkout-dev` says no",
+                "ClusterRole `view` allows it when bound in checkout-dev",
+                "`kubectl create rolebinding labcheck-view --clusterrole=view --user=dev -n checkout-dev`",
+            ],
+        ),
+        (
+            app_path(),
+            vec![
+                "may not get applications.argoproj.io in argocd",
+                "a Role allowing get, list and watch on applications.argoproj.io in argocd",
+                "`kubectl create role labcheck-read --verb=get,list,watch --resource=applications.argoproj.io -n argocd`",
+                "`kubectl create rolebinding labcheck-read --role=labcheck-read --user=dev -n argocd`",
+            ],
+        ),
+        (
+            ApiPath::new("apiextensions.k8s.io/v1", "customresourcedefinitions")
+                .named("applications.argoproj.io"),
+            vec![
+                "a ClusterRole allowing get, list and watch on customresourcedefinitions.apiextensions.k8s.io",
+                "`kubectl create clusterrolebinding labcheck-read --clusterrole=labcheck-read --user=dev`",
+            ],
+        ),
+    ];
+    for (path, wanted) in cases {
+        let fix = forbidden_fix_for(&path);
+        for want in wanted {
+            assert!(fix.contains(want), "{}: `{want}` not in: {fix}", path.url());
+        }
+        // Only read verbs are ever granted.
+        assert!(
+            !fix.contains("--verb=create") && !fix.contains("edit"),
+            "{fix}"
+        );
+    }
+}
+
 #[test]
 fn server_errors_and_garbage_are_errors_with_the_url() {
     let path = app_path();

@@ -1,0 +1,116 @@
+//! kubectl against the real API server and against `labcheck serve` holding the same state: the
+//! same output, line for line (the real server's uids read as the snapshot's). `kubectl logs`
+//! goes through kube-apiserver's real log proxy to the plane's kubelet.
+
+use std::path::Path;
+use std::process::Command;
+
+use labcheck::lab::cluster::{self, Revisions};
+use labcheck::lab::world::{CoursePoint, LabWorld};
+use labcheck::serve::{self, ServeOptions};
+
+use crate::plane::{block_on, plane};
+
+fn kubectl(kubeconfig: &Path, args: &[&str]) -> (bool, String, String) {
+    let output = Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .output()
+        .expect("kubectl runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_proxy_included() {
+    let plane = plane();
+    let _state = crate::state_lock();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let world = LabWorld::at(dir.path(), CoursePoint::Step4).expect("the lab world");
+    let revs = Revisions::of_world(&world).expect("revisions");
+    let snapshot = cluster::solved(CoursePoint::Step4, &revs).expect("step 4's solved cluster");
+    let loaded = block_on(crate::loader::load(plane, &snapshot)).expect("loaded");
+    let served = block_on(serve::start(
+        snapshot.clone(),
+        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        ServeOptions::default(),
+    ))
+    .expect("serve starts");
+    let serve_config = dir.path().join("serve.kubeconfig");
+    std::fs::write(
+        &serve_config,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: serve\n  cluster:\n    server: {}\ncontexts:\n- name: serve\n  context:\n    cluster: serve\ncurrent-context: serve\n",
+            served.url()
+        ),
+    )
+    .expect("a kubeconfig");
+
+    let migrate_log = &snapshot.logs["checkout-dev/checkout-migrate-f5464"];
+    let commands: &[&[&str]] = &[
+        &["-n", "checkout-dev", "get", "jobs"],
+        &["-n", "checkout-dev", "get", "jobs", "-o", "wide"],
+        &["-n", "checkout-dev", "get", "pods"],
+        &["-n", "checkout-dev", "get", "pods", "-o", "wide"],
+        &[
+            "-n",
+            "checkout-dev",
+            "get",
+            "pods",
+            "-l",
+            "job-name=checkout-migrate",
+        ],
+        &["-n", "argocd", "get", "applications"],
+        &["-n", "argocd", "get", "app", "checkout-dev", "-o", "wide"],
+        &["-n", "checkout-dev", "get", "job", "nope"],
+        &["-n", "checkout-dev", "logs", "checkout-migrate-f5464"],
+        &[
+            "-n",
+            "checkout-dev",
+            "logs",
+            "checkout-migrate-f5464",
+            "--tail=1",
+        ],
+        &[
+            "-n",
+            "checkout-dev",
+            "logs",
+            "checkout-migrate-f5464",
+            "--limit-bytes=12",
+        ],
+        &["-n", "checkout-dev", "logs", "-f", "checkout-migrate-f5464"],
+        &["-n", "checkout-dev", "logs", "job/checkout-migrate"],
+        &[
+            "-n",
+            "checkout-dev",
+            "logs",
+            "checkout-migrate-f5464",
+            "--previous",
+        ],
+    ];
+    let mut differences = Vec::new();
+    for args in commands {
+        let (s_ok, s_out, s_err) = kubectl(&serve_config, args);
+        let (r_ok, mut r_out, r_err) = kubectl(&plane.admin_kubeconfig, args);
+        for (fixture, real) in &loaded.uids {
+            r_out = r_out.replace(real.as_str(), fixture);
+        }
+        if (s_ok, &s_out) != (r_ok, &r_out) || (!s_ok && s_err != r_err) {
+            differences.push(format!(
+                "kubectl {}:\n  serve ({s_ok}): {s_out}{s_err}\n  real  ({r_ok}): {r_out}{r_err}",
+                args.join(" ")
+            ));
+        }
+        if args.contains(&"logs")
+            && !args.contains(&"--previous")
+            && !args.iter().any(|a| a.starts_with("--"))
+        {
+            assert_eq!(&r_out, migrate_log, "kubectl {}: {r_err}", args.join(" "));
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}

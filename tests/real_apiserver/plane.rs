@@ -1,0 +1,347 @@
+//! One real control plane per test process: etcd and kube-apiserver (built by
+//! `scripts/kube-testbin.sh`) on free loopback ports, started with the flags controller-runtime's
+//! envtest uses, Argo CD's CRDs installed, an admin and a learner kubeconfig. Shared by every test
+//! of the process; stopped by PID when the process exits (an `atexit` handler, since statics are
+//! never dropped) and killed by the kernel if the process dies without exiting
+//! (`PR_SET_PDEATHSIG`).
+
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{LazyLock, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::certs::Certs;
+use crate::kubelet::Kubelet;
+
+/// How long the control plane may take to answer `/readyz` 200 on a busy 2-core machine.
+const READY_LIMIT: Duration = Duration::from_secs(120);
+
+/// The runtime every test's requests run on (the clients and the kubelet live on it).
+pub static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+});
+
+/// Run `future` on [`RT`] from a test's thread.
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    RT.block_on(future)
+}
+
+/// The running control plane.
+pub struct Plane {
+    /// `https://127.0.0.1:<port>`.
+    pub url: String,
+    /// etcd's client URL (`http://127.0.0.1:<port>`).
+    pub etcd: String,
+    /// Everything of this plane: certificates, kubeconfigs, etcd's data, the processes' logs.
+    pub dir: PathBuf,
+    /// `O=system:masters`: RBAC does not apply.
+    pub admin_kubeconfig: PathBuf,
+    /// A user in no group: what it may do comes from the RBAC objects the admin creates.
+    pub learner_kubeconfig: PathBuf,
+    pub admin: kube::Client,
+    pub certs: Certs,
+    /// The loopback "kubelet" every Node the loader creates points at.
+    pub kubelet: Kubelet,
+    /// How long starting took (both processes to `/readyz` 200, CRDs established).
+    pub started_in: Duration,
+}
+
+static PLANE: OnceLock<Plane> = OnceLock::new();
+/// The children to stop at exit, and the folders to remove.
+static CHILDREN: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+static DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The control plane, started on first use.
+pub fn plane() -> &'static Plane {
+    PLANE.get_or_init(|| {
+        let started = Instant::now();
+        let bin = crate::testbin::binaries();
+        let mut plane = block_on(start(&bin)).unwrap_or_else(|e| panic!("{e}"));
+        plane.started_in = started.elapsed();
+        eprintln!(
+            "real control plane: kube-apiserver at {} (etcd {}) ready in {:.1}s",
+            plane.url,
+            plane.etcd,
+            plane.started_in.as_secs_f64()
+        );
+        plane
+    })
+}
+
+extern "C" fn stop_children() {
+    let pids = CHILDREN.lock().map(|p| p.clone()).unwrap_or_default();
+    // kube-apiserver first, so it does not spend its last moments retrying etcd.
+    for pid in pids.iter().rev() {
+        // SAFETY: plain syscalls on PIDs this process started and has not reaped.
+        unsafe {
+            libc::kill(*pid, libc::SIGKILL);
+            libc::waitpid(*pid, std::ptr::null_mut(), 0);
+        }
+    }
+    for dir in DIRS.lock().map(|d| d.clone()).unwrap_or_default() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+/// Start `program` from a thread that lives as long as the process: `PR_SET_PDEATHSIG` fires when
+/// the *thread* that forked the child ends, and test threads end after each test.
+fn spawn(program: &Path, args: Vec<String>, log: &Path) -> Result<Child, String> {
+    static SPAWNER: LazyLock<Mutex<std::sync::mpsc::Sender<Job>>> = LazyLock::new(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("control-plane-parent".into())
+            .spawn(move || {
+                for job in rx {
+                    job();
+                }
+                // The channel never closes: the static sender lives until exit.
+            })
+            .expect("a spawner thread");
+        Mutex::new(tx)
+    });
+    type Job = Box<dyn FnOnce() + Send>;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let program = program.to_path_buf();
+    let log = log.to_path_buf();
+    let job: Job = Box::new(move || {
+        let result = (|| {
+            let out = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+            let err = out.try_clone().map_err(|e| e.to_string())?;
+            let mut command = Command::new(&program);
+            command
+                .args(&args)
+                .stdin(Stdio::null())
+                .stdout(out)
+                .stderr(err);
+            // SAFETY: only async-signal-safe calls between fork and exec.
+            unsafe {
+                command.pre_exec(|| {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+            let child = command
+                .spawn()
+                .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+            Ok::<Child, String>(child)
+        })();
+        let _ = tx.send(result);
+    });
+    SPAWNER
+        .lock()
+        .map_err(|e| e.to_string())?
+        .send(job)
+        .map_err(|e| e.to_string())?;
+    let child = rx.recv().map_err(|e| e.to_string())??;
+    let mut pids = CHILDREN.lock().map_err(|e| e.to_string())?;
+    if pids.is_empty() {
+        // SAFETY: registering a plain extern "C" function.
+        unsafe { libc::atexit(stop_children) };
+    }
+    pids.push(child.id() as i32);
+    Ok(child)
+}
+
+/// A process's errors (klog's `E`/`F` lines, etcd's `"level":"error"`) and last lines, for a
+/// failure message.
+fn tail(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let errors = lines.iter().filter(|l| {
+        l.starts_with('E')
+            || l.starts_with('F')
+            || l.starts_with("Error")
+            || l.contains("\"level\":\"error\"")
+    });
+    let last = lines[lines.len().saturating_sub(10)..].iter();
+    errors.chain(last).copied().collect::<Vec<_>>().join("\n")
+}
+
+async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
+    let dir = tempfile::Builder::new()
+        .prefix("labcheck-real-apiserver-")
+        .tempdir()
+        .map_err(|e| e.to_string())?
+        .keep();
+    DIRS.lock().map_err(|e| e.to_string())?.push(dir.clone());
+    let certs = Certs::generate().map_err(|e| format!("certificates: {e}"))?;
+    certs
+        .write(&dir)
+        .map_err(|e| format!("certificates: {e}"))?;
+
+    let (client_port, peer_port) = (free_port(), free_port());
+    let etcd_url = format!("http://127.0.0.1:{client_port}");
+    let peer = format!("http://127.0.0.1:{peer_port}");
+    let etcd_log = dir.join("etcd.log");
+    let mut etcd = spawn(
+        &bin.etcd,
+        vec![
+            format!("--data-dir={}", dir.join("etcd").display()),
+            format!("--listen-client-urls={etcd_url}"),
+            format!("--advertise-client-urls={etcd_url}"),
+            format!("--listen-peer-urls={peer}"),
+            format!("--initial-advertise-peer-urls={peer}"),
+            format!("--initial-cluster=default={peer}"),
+            "--unsafe-no-fsync=true".into(),
+            "--log-level=warn".into(),
+        ],
+        &etcd_log,
+    )?;
+
+    let kubelet = Kubelet::start(&certs).await?;
+    let port = free_port();
+    let url = format!("https://127.0.0.1:{port}");
+    let apiserver_log = dir.join("kube-apiserver.log");
+    let pki = dir.join("pki");
+    let mut apiserver = spawn(
+        &bin.apiserver,
+        vec![
+            format!("--etcd-servers={etcd_url}"),
+            format!("--cert-dir={}", pki.display()),
+            format!("--secure-port={port}"),
+            "--bind-address=127.0.0.1".into(),
+            "--advertise-address=127.0.0.1".into(),
+            // The `kubernetes` Service's endpoints may not be a loopback address; nothing here
+            // needs them.
+            "--endpoint-reconciler-type=none".into(),
+            "--service-cluster-ip-range=10.0.0.0/24".into(),
+            "--allow-privileged=true".into(),
+            // No controller creates the default service account.
+            "--disable-admission-plugins=ServiceAccount".into(),
+            "--authorization-mode=RBAC".into(),
+            format!("--client-ca-file={}", pki.join("ca.crt").display()),
+            "--service-account-issuer=https://kubernetes.default.svc.cluster.local".into(),
+            format!(
+                "--service-account-key-file={}",
+                pki.join("sa.pub").display()
+            ),
+            format!(
+                "--service-account-signing-key-file={}",
+                pki.join("sa.key").display()
+            ),
+            // Objects stored as JSON, so the loader can set the times a fixture's story gives
+            // them (see `loader.rs`); what clients see does not depend on it.
+            "--storage-media-type=application/json".into(),
+            // Logs come from the harness's kubelet over HTTPS on loopback.
+            "--kubelet-preferred-address-types=InternalIP".into(),
+        ],
+        &apiserver_log,
+    )?;
+
+    let admin_kubeconfig = dir.join("admin.kubeconfig");
+    let learner_kubeconfig = dir.join("learner.kubeconfig");
+    write_kubeconfig(&admin_kubeconfig, &url, &pki, "admin")?;
+    write_kubeconfig(&learner_kubeconfig, &url, &pki, "learner")?;
+    let admin = client(&admin_kubeconfig).await?;
+
+    let deadline = Instant::now() + READY_LIMIT;
+    loop {
+        for (child, name, log) in [
+            (&mut etcd, "etcd", &etcd_log),
+            (&mut apiserver, "kube-apiserver", &apiserver_log),
+        ] {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Err(format!("{name} exited ({status}):\n{}", tail(log)));
+            }
+        }
+        let ready = admin
+            .request_text(
+                http::Request::get("/readyz")
+                    .body(Vec::new())
+                    .map_err(|e| e.to_string())?,
+            )
+            .await;
+        if ready.is_ok_and(|body| body.trim() == "ok") {
+            break;
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "kube-apiserver did not answer /readyz within {READY_LIMIT:?}:\n{}",
+                tail(&apiserver_log)
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    crate::api::install_argocd_crds(&admin).await?;
+    crate::api::aggregate_cluster_roles(&admin).await?;
+    Ok(Plane {
+        url,
+        etcd: etcd_url,
+        dir,
+        admin_kubeconfig,
+        learner_kubeconfig,
+        admin,
+        certs,
+        kubelet,
+        started_in: Duration::ZERO,
+    })
+}
+
+impl Plane {
+    /// A kubeconfig for a new user `name` in no group (what it may do comes from RBAC objects).
+    pub fn user_kubeconfig(&self, name: &str) -> Result<PathBuf, String> {
+        let pem = self.certs.user(name, &[]).map_err(|e| e.to_string())?;
+        let pki = self.dir.join("pki");
+        std::fs::write(pki.join(format!("{name}.crt")), &pem.cert).map_err(|e| e.to_string())?;
+        std::fs::write(pki.join(format!("{name}.key")), &pem.key).map_err(|e| e.to_string())?;
+        let path = self.dir.join(format!("{name}.kubeconfig"));
+        write_kubeconfig(&path, &self.url, &pki, name)?;
+        Ok(path)
+    }
+}
+
+/// A kubeconfig for `user` (its certificate and key are `<user>.crt`, `<user>.key` in `pki`).
+fn write_kubeconfig(path: &Path, url: &str, pki: &Path, user: &str) -> Result<(), String> {
+    let config = json!({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "real", "cluster": {
+            "server": url,
+            "certificate-authority": pki.join("ca.crt"),
+        }}],
+        "users": [{"name": user, "user": {
+            "client-certificate": pki.join(format!("{user}.crt")),
+            "client-key": pki.join(format!("{user}.key")),
+        }}],
+        "contexts": [{"name": "real", "context": {"cluster": "real", "user": user}}],
+        "current-context": "real",
+    });
+    let text = serde_yaml::to_string(&config).map_err(|e| e.to_string())?;
+    std::fs::File::create(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A client from a kubeconfig file.
+pub async fn client(kubeconfig: &Path) -> Result<kube::Client, String> {
+    let kubeconfig = kube::config::Kubeconfig::read_from(kubeconfig).map_err(|e| e.to_string())?;
+    let config = kube::Config::from_custom_kubeconfig(
+        kubeconfig,
+        &kube::config::KubeConfigOptions::default(),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    kube::Client::try_from(config).map_err(|e| e.to_string())
+}
+
+/// A JSON value's string at `pointer`, or "".
+pub fn text<'a>(value: &'a Value, pointer: &str) -> &'a str {
+    value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
