@@ -246,12 +246,6 @@ impl SolutionAction {
                     "`{file}` is a YAML file: edit it by path with `set:` or `remove:` (a learner's file differs in its lines), or write a new one with `create:`"
                 ));
             }
-            SolutionAction::Run { command, .. } if is_add_everything(command) => {
-                problems.push(format!(
-                    "runs `{}`, which adds every change in the repo (an untracked .env too): add the step's files by name, `git add -- FILE…`",
-                    command.join(" ")
-                ));
-            }
             SolutionAction::Run { command, .. }
                 if command.first().map(String::as_str) != Some("git") =>
             {
@@ -278,27 +272,6 @@ impl SolutionAction {
             _ => {}
         }
         problems
-    }
-}
-
-/// `git add -A`, `git add .`, `git add --all`, `git commit -a`: every change in the repo.
-fn is_add_everything(command: &[String]) -> bool {
-    let words: Vec<&str> = command.iter().map(String::as_str).collect();
-    match words.as_slice() {
-        ["git", "add", rest @ ..] => {
-            rest.iter()
-                .take_while(|w| **w != "--")
-                .any(|w| matches!(*w, "-A" | "--all" | "." | "-u" | "--update"))
-                || rest
-                    .iter()
-                    .skip_while(|w| **w != "--")
-                    .skip(1)
-                    .any(|w| *w == ".")
-        }
-        ["git", "commit", rest @ ..] => rest.iter().any(|w| {
-            *w == "--all" || (w.starts_with('-') && !w.starts_with("--") && w.contains('a'))
-        }),
-        _ => false,
     }
 }
 
@@ -607,13 +580,6 @@ mod tests {
             (
                 "- create: { repo: r, file: a.yaml, text: \"a: [1\\n\" }",
                 "not valid YAML",
-            ),
-            ("- run: { repo: r, command: [git, add, -A] }", "by name"),
-            ("- run: { repo: r, command: [git, add, .] }", "by name"),
-            ("- run: { repo: r, command: [git, add, --all] }", "by name"),
-            (
-                "- run: { repo: r, command: [git, commit, -am, x] }",
-                "by name",
             ),
         ];
         for (text, want) in cases {

@@ -133,7 +133,7 @@ mod tests {
         assert_eq!(
             Variant::FlowStyle.apply(DEV).as_deref(),
             Some(
-                "image: {repository: ghcr.io/stefanprodan/podinfo, tag: \"6.7.1\"}\nreplicaCount: 1\n"
+                "image: {repository: ghcr.io/stefanprodan/podinfo, tag: 6.7.1}\nreplicaCount: 1\n"
             )
         );
         assert!(

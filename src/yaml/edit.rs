@@ -11,12 +11,23 @@
 //! what the file means comes from the Helm reader ([`super::helm`]), so "already set" is judged
 //! as the checks judge it (YAML 1.1 words, numbers by value).
 
-use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
+mod render;
+mod tree;
+
+use granit_parser::ScalarStyle;
 use serde_yaml::{Mapping, Value};
 
 use super::helm::{self, YamlError};
 use super::path::{Segment, YamlPath};
 use super::value::{untag, values_equal};
+use render::{
+    Quote, is_collection, is_multiline, literal, literal_ok, render_block, render_flow, render_key,
+    render_scalar,
+};
+use tree::{
+    Kind, Node, colon_after, column, comments_above, content_end, last_line_end, line_start,
+    only_spaces, parse_tree, splice,
+};
 
 /// Why an edit could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -127,6 +138,16 @@ pub fn position(text: &str, path: &YamlPath) -> Option<(usize, usize)> {
     Some((line, column(text, start) + 1))
 }
 
+/// A value in flow style (`{tag: "6.7.1"}`, `[a, b]`), text plain where it reads back the same.
+pub fn flow(value: &Value) -> String {
+    render_flow(value, Quote::Plain)
+}
+
+/// A key as written in a map: plain where it reads back the same, else double-quoted.
+pub fn key(key: &str) -> String {
+    render_key(key)
+}
+
 fn set_into(
     text: &mut String,
     changed: &mut bool,
@@ -162,16 +183,19 @@ fn set_into(
     let out = if rest.is_empty() {
         source.replace(found, path, value)?
     } else {
+        if let Some(i) = rest.iter().position(|s| !matches!(s, Segment::Key(_))) {
+            return Err(EditError::Path(format!(
+                "`{path}`: `{}` names no item of the list, and a solution does not make list items by position or selector",
+                YamlPath::from_segments(path.segments()[..=depth + i].to_vec())
+            )));
+        }
         let keys: Vec<&str> = rest
             .iter()
-            .map(|s| match s {
-                Segment::Key(k) => Ok(k.as_str()),
-                _ => Err(EditError::Path(format!(
-                    "`{path}`: `{}` names no item of the list, and a solution does not make list items by position or selector",
-                    YamlPath::from_segments(path.segments()[..=depth + rest.iter().position(|x| x == s).unwrap_or(0)].to_vec())
-                ))),
+            .filter_map(|s| match s {
+                Segment::Key(k) => Some(k.as_str()),
+                _ => None,
             })
-            .collect::<Result<_, _>>()?;
+            .collect();
         let nested = nest(&keys[1..], value);
         match &found.kind {
             Kind::Map(_) => source.add_key(found, keys[0], &nested, place),
@@ -227,7 +251,7 @@ fn holds(existing: &Value, want: &Value) -> bool {
     }
 }
 
-fn key_text(key: &Value) -> Result<String, EditError> {
+pub(super) fn key_text(key: &Value) -> Result<String, EditError> {
     match untag(key) {
         Value::String(s) => Ok(s.clone()),
         Value::Number(n) => Ok(n.to_string()),
@@ -261,35 +285,6 @@ fn pick(values: &[Value], document: Option<usize>) -> Result<&Value, EditError> 
             "the file holds {} documents: name one with `document:` (from 0)",
             values.len()
         ))),
-    }
-}
-
-/// A node of the file with where it stands (byte offsets: `start` inclusive, `end` exclusive).
-#[derive(Debug)]
-struct Node {
-    kind: Kind,
-    start: usize,
-    end: usize,
-    flow: bool,
-    style: Option<ScalarStyle>,
-}
-
-#[derive(Debug)]
-enum Kind {
-    Scalar(String),
-    Map(Vec<(Node, Node)>),
-    Seq(Vec<Node>),
-    Alias,
-}
-
-impl Node {
-    fn is_key(&self, key: &str) -> bool {
-        matches!(&self.kind, Kind::Scalar(s) if s == key)
-    }
-
-    /// An empty plain scalar: a key written with nothing after it.
-    fn is_empty_scalar(&self) -> bool {
-        matches!(self.kind, Kind::Scalar(_)) && self.start == self.end
     }
 }
 
@@ -583,365 +578,6 @@ impl Source {
         }
         splice(t, at, at, &insert)
     }
-}
-
-/// How the learner quoted text nearby, kept for the text the edit writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Quote {
-    Plain,
-    Single,
-    Double,
-}
-
-impl Quote {
-    fn of(node: &Node) -> Quote {
-        match (&node.kind, node.style) {
-            (Kind::Scalar(_), Some(ScalarStyle::SingleQuoted)) => Quote::Single,
-            (Kind::Scalar(_), Some(ScalarStyle::DoubleQuoted)) => Quote::Double,
-            (Kind::Seq(items), _) => items.first().map_or(Quote::Plain, Quote::of),
-            _ => Quote::Plain,
-        }
-    }
-}
-
-fn is_collection(value: &Value) -> bool {
-    matches!(untag(value), Value::Mapping(_) | Value::Sequence(_))
-}
-
-fn is_multiline(value: &Value) -> bool {
-    matches!(untag(value), Value::String(s) if s.contains('\n'))
-}
-
-/// A scalar as YAML text: a string quoted as `quote` asks, or plain when it reads back as the
-/// same text (under YAML 1.1 and 1.2: `"yes"`, `"0755"` and `"6.7"` keep their quotes).
-fn render_scalar(value: &Value, quote: Quote, flow: bool) -> String {
-    match untag(value) {
-        Value::Null => "null".to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => match quote {
-            Quote::Double => double(s),
-            Quote::Single if !s.contains(['\n', '\r', '\t']) => {
-                format!("'{}'", s.replace('\'', "''"))
-            }
-            _ if plain_ok(s, flow) => s.clone(),
-            _ => double(s),
-        },
-        other => render_flow(other, quote),
-    }
-}
-
-fn double(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{}\"", s.replace('"', "\\\"")))
-}
-
-fn render_key(key: &str) -> String {
-    if plain_ok(key, false) {
-        key.to_string()
-    } else {
-        double(key)
-    }
-}
-
-/// Whether `s` written plain reads back as the same text, in block (or flow) context.
-fn plain_ok(s: &str, flow: bool) -> bool {
-    if s.is_empty()
-        || s.trim() != s
-        || s.contains(['\n', '\r', '\t', '#'])
-        || s.contains(": ")
-        || s.ends_with(':')
-        || s.starts_with([
-            '-', '?', ':', ',', '[', ']', '{', '}', '&', '*', '!', '|', '>', '\'', '"', '%', '@',
-            '`',
-        ])
-        || (flow && s.contains([',', '[', ']', '{', '}']))
-    {
-        return false;
-    }
-    matches!(helm::resolve_plain(s), Value::String(ref read) if read == s)
-        && matches!(serde_yaml::from_str::<Value>(s), Ok(Value::String(ref read)) if read == s)
-}
-
-/// A value in flow style (`{tag: "6.7.1"}`, `[a, b]`), text plain where it reads back the same.
-pub fn flow(value: &Value) -> String {
-    render_flow(value, Quote::Plain)
-}
-
-/// A key as written in a map: plain where it reads back the same, else double-quoted.
-pub fn key(key: &str) -> String {
-    render_key(key)
-}
-
-/// A value in flow style: `[a, b]`, `{k: v}`.
-fn render_flow(value: &Value, quote: Quote) -> String {
-    match untag(value) {
-        Value::Sequence(items) => format!(
-            "[{}]",
-            items
-                .iter()
-                .map(|i| render_flow(i, quote))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Value::Mapping(map) => format!(
-            "{{{}}}",
-            map.iter()
-                .map(|(k, v)| format!(
-                    "{}: {}",
-                    key_text(k).map_or_else(|_| "null".to_string(), |k| render_key(&k)),
-                    render_flow(v, quote)
-                ))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Value::String(s) if s.contains('\n') => double(s),
-        other => render_scalar(other, quote, true),
-    }
-}
-
-/// A value in block style, one string per line, each indented by `indent`.
-fn render_block(value: &Value, indent: usize, quote: Quote) -> Vec<String> {
-    let pad = " ".repeat(indent);
-    let mut lines = Vec::new();
-    match untag(value) {
-        Value::Mapping(map) if !map.is_empty() => {
-            for (k, v) in map {
-                let key = key_text(k).map_or_else(|_| "null".to_string(), |k| render_key(&k));
-                match untag(v) {
-                    Value::Mapping(m) if !m.is_empty() => {
-                        lines.push(format!("{pad}{key}:"));
-                        lines.extend(render_block(v, indent + 2, quote));
-                    }
-                    Value::Sequence(s) if !s.is_empty() => {
-                        lines.push(format!("{pad}{key}:"));
-                        lines.extend(render_block(v, indent + 2, quote));
-                    }
-                    Value::String(s) if s.contains('\n') && literal_ok(s) => {
-                        let (header, body) = literal(s, indent + 2);
-                        lines.push(format!("{pad}{key}: {header}"));
-                        lines.extend(body);
-                    }
-                    _ => lines.push(format!("{pad}{key}: {}", render_scalar(v, quote, false))),
-                }
-            }
-        }
-        Value::Sequence(items) if !items.is_empty() => {
-            for item in items {
-                match untag(item) {
-                    Value::Mapping(m) if !m.is_empty() => {
-                        let inner = render_block(item, indent + 2, quote);
-                        for (i, line) in inner.into_iter().enumerate() {
-                            if i == 0 {
-                                lines.push(format!(
-                                    "{pad}- {}",
-                                    &line[(indent + 2).min(line.len())..]
-                                ));
-                            } else {
-                                lines.push(line);
-                            }
-                        }
-                    }
-                    _ => lines.push(format!("{pad}- {}", render_flow(item, quote))),
-                }
-            }
-        }
-        other => lines.push(format!("{pad}{}", render_flow(other, quote))),
-    }
-    lines
-}
-
-/// A multi-line text can be a literal block when its first line does not start with a space.
-fn literal_ok(s: &str) -> bool {
-    !s.starts_with([' ', '\t'])
-        && !s.contains('\r')
-        && s.chars().all(|c| c == '\n' || !c.is_control() || c == '\t')
-}
-
-/// `|`, `|-` or `|+` and the text's lines at `indent`.
-fn literal(s: &str, indent: usize) -> (&'static str, Vec<String>) {
-    let pad = " ".repeat(indent);
-    let trailing = s.len() - s.trim_end_matches('\n').len();
-    let header = match trailing {
-        0 => "|-",
-        1 => "|",
-        _ => "|+",
-    };
-    let body = s.trim_end_matches('\n');
-    let mut lines: Vec<String> = body
-        .split('\n')
-        .map(|l| {
-            if l.is_empty() {
-                String::new()
-            } else {
-                format!("{pad}{l}")
-            }
-        })
-        .collect();
-    lines.extend(std::iter::repeat_n(
-        String::new(),
-        trailing.saturating_sub(1),
-    ));
-    (header, lines)
-}
-
-/// `text` with `from..to` replaced by `with`.
-fn splice(text: &str, from: usize, to: usize, with: &str) -> String {
-    let mut out = String::with_capacity(text.len() + with.len());
-    out.push_str(&text[..from]);
-    out.push_str(with);
-    out.push_str(&text[to.max(from)..]);
-    out
-}
-
-fn only_spaces(s: &str) -> bool {
-    s.chars().all(|c| c == ' ')
-}
-
-fn line_start(text: &str, at: usize) -> usize {
-    text[..at].rfind('\n').map_or(0, |i| i + 1)
-}
-
-fn column(text: &str, at: usize) -> usize {
-    at - line_start(text, at)
-}
-
-/// The end of the node's last character that is not white space (a block scalar's span runs
-/// on over the blank lines after it).
-fn content_end(text: &str, node: &Node) -> usize {
-    node.start + text[node.start..node.end.max(node.start)].trim_end().len()
-}
-
-/// Just past the line break of the line holding the node's last character.
-fn last_line_end(text: &str, node: &Node) -> usize {
-    let mut last = node.end.max(node.start);
-    // A block scalar's span ends after its line breaks: step back onto its last character.
-    while last > node.start && matches!(text.as_bytes()[last - 1], b'\n' | b'\r') {
-        last -= 1;
-    }
-    match text[last..].find('\n') {
-        Some(i) => last + i + 1,
-        None => text.len(),
-    }
-}
-
-/// The start of the comment lines (at `indent`) right above the line starting at `at`.
-fn comments_above(text: &str, at: usize, indent: usize) -> usize {
-    let mut start = at;
-    while start > 0 {
-        let prev = line_start(text, start - 1);
-        let line = text[prev..start].trim_end_matches(['\n', '\r']);
-        let body = line.trim_start_matches(' ');
-        if body.starts_with('#') && line.len() - body.len() == indent {
-            start = prev;
-        } else {
-            break;
-        }
-    }
-    start
-}
-
-/// The `:` after a key (spaces between allowed).
-fn colon_after(text: &str, at: usize) -> Option<usize> {
-    let rest = &text[at..];
-    let skipped = rest.len() - rest.trim_start_matches([' ', '\t']).len();
-    rest[skipped..].starts_with(':').then_some(at + skipped)
-}
-
-/// Every document of `text` as nodes with their positions.
-fn parse_tree(text: &str) -> Result<Vec<Node>, EditError> {
-    enum Open {
-        Map(Vec<Node>, usize, bool),
-        Seq(Vec<Node>, usize, bool),
-    }
-    let mut documents = Vec::new();
-    let mut stack: Vec<Open> = Vec::new();
-    let syntax = |span: &Span, message: String| {
-        EditError::Yaml(YamlError::Syntax {
-            line: span.start.line(),
-            column: span.start.col() + 1,
-            message,
-        })
-    };
-    let offset = |span: &Span| span.byte_range().map_or((0, 0), |r| (r.start, r.end));
-    let mut parser = Parser::new_from_str(text);
-    while let Some(next) = parser.next_event() {
-        let (event, span) = next.map_err(|e| {
-            EditError::Yaml(YamlError::Syntax {
-                line: e.marker().line(),
-                column: e.marker().col() + 1,
-                message: e.info().to_string(),
-            })
-        })?;
-        let (start, end) = offset(&span);
-        let done = match event {
-            Event::Scalar(value, style, _, _) => Some(Node {
-                kind: Kind::Scalar(value.into_owned()),
-                start,
-                end,
-                flow: false,
-                style: Some(style),
-            }),
-            Event::Alias(_) => Some(Node {
-                kind: Kind::Alias,
-                start,
-                end,
-                flow: false,
-                style: None,
-            }),
-            Event::MappingStart(style, _, _) => {
-                stack.push(Open::Map(Vec::new(), start, style == StructureStyle::Flow));
-                None
-            }
-            Event::SequenceStart(style, _, _) => {
-                stack.push(Open::Seq(Vec::new(), start, style == StructureStyle::Flow));
-                None
-            }
-            Event::MappingEnd => match stack.pop() {
-                Some(Open::Map(children, open, flow)) => {
-                    let mut entries = Vec::new();
-                    let mut children = children.into_iter();
-                    while let (Some(k), Some(v)) = (children.next(), children.next()) {
-                        entries.push((k, v));
-                    }
-                    let first = entries.first().map_or(open, |(k, _)| k.start);
-                    let last = entries.last().map_or(end, |(_, v)| v.end);
-                    Some(Node {
-                        kind: Kind::Map(entries),
-                        start: if flow {
-                            open
-                        } else {
-                            first.min(open.max(first))
-                        },
-                        end: if flow { end } else { last },
-                        flow,
-                        style: None,
-                    })
-                }
-                _ => return Err(syntax(&span, "a map ends that never began".to_string())),
-            },
-            Event::SequenceEnd => match stack.pop() {
-                Some(Open::Seq(items, open, flow)) => {
-                    let last = items.last().map_or(end, |i| i.end);
-                    Some(Node {
-                        kind: Kind::Seq(items),
-                        start: open,
-                        end: if flow { end } else { last },
-                        flow,
-                        style: None,
-                    })
-                }
-                _ => return Err(syntax(&span, "a list ends that never began".to_string())),
-            },
-            _ => None,
-        };
-        if let Some(node) = done {
-            match stack.last_mut() {
-                Some(Open::Map(children, _, _) | Open::Seq(children, _, _)) => children.push(node),
-                None => documents.push(node),
-            }
-        }
-    }
-    Ok(documents)
 }
 
 #[cfg(test)]
