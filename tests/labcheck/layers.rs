@@ -7,10 +7,9 @@ use std::path::Path;
 
 /// The table of `docs/architecture.md`: part → the parts it may import.
 fn documented() -> BTreeMap<String, BTreeSet<String>> {
-    let doc = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"),
-    )
-    .expect("docs/architecture.md");
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
+            .expect("docs/architecture.md");
     doc.lines()
         .filter_map(|line| {
             let mut cells = line.trim().strip_prefix('|')?.split('|');
@@ -42,7 +41,11 @@ fn imported() -> BTreeMap<String, BTreeSet<(String, String)>> {
             if path.extension().is_none_or(|e| e != "rs") {
                 continue;
             }
-            let rel = path.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+            let rel = path
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             let part = rel
                 .split('/')
                 .next()
