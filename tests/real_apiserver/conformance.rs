@@ -8,8 +8,6 @@
 
 use serde_json::Value;
 
-use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::{CoursePoint, LabWorld};
 use labcheck::serve::{self, ServeOptions};
 
 use crate::api::{Answer, call_with};
@@ -297,11 +295,13 @@ fn compare(shape: Shape, served: &Answer, real: &Answer) -> Vec<String> {
 fn serve_answers_labcheck_and_kubectls_requests_as_the_real_api_server_does() {
     let plane = plane();
     let _state = crate::state_lock();
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let world = LabWorld::at(dir.path(), CoursePoint::Step4).expect("the lab world");
-    let revs = Revisions::of_world(&world).expect("revisions");
-    let snapshot = cluster::solved(CoursePoint::Step4, &revs).expect("step 4's solved cluster");
-    let loaded = block_on(crate::loader::load(plane, &snapshot)).expect("loaded");
+    // `_dir` holds the world's temp dir for the whole test.
+    let crate::Step4Done {
+        dir: _dir,
+        snapshot,
+        loaded,
+        ..
+    } = crate::step_4_done(plane);
     // The real server's uids read as the snapshot's, so objects compare field by field.
     let real_to_fixture: Vec<(String, String)> = loaded
         .uids

@@ -5,8 +5,6 @@
 use std::path::Path;
 use std::process::Command;
 
-use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::{CoursePoint, LabWorld};
 use labcheck::serve::{self, ServeOptions};
 
 use crate::plane::{block_on, plane};
@@ -29,11 +27,12 @@ fn kubectl(kubeconfig: &Path, args: &[&str]) -> (bool, String, String) {
 fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_proxy_included() {
     let plane = plane();
     let _state = crate::state_lock();
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let world = LabWorld::at(dir.path(), CoursePoint::Step4).expect("the lab world");
-    let revs = Revisions::of_world(&world).expect("revisions");
-    let snapshot = cluster::solved(CoursePoint::Step4, &revs).expect("step 4's solved cluster");
-    let loaded = block_on(crate::loader::load(plane, &snapshot)).expect("loaded");
+    let crate::Step4Done {
+        dir,
+        snapshot,
+        loaded,
+        ..
+    } = crate::step_4_done(plane);
     let served = block_on(serve::start(
         snapshot.clone(),
         std::net::SocketAddr::from(([127, 0, 0, 1], 0)),

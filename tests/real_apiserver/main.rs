@@ -20,3 +20,29 @@ pub fn state_lock() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 mod waiting;
+
+/// Step 4 done: a learner's lab world in a temp dir, its solved cluster, and that cluster loaded
+/// into the plane (take [`state_lock`] first).
+pub struct Step4Done {
+    pub dir: tempfile::TempDir,
+    pub world: labcheck::lab::world::LabWorld,
+    pub snapshot: labcheck::snapshot::Snapshot,
+    pub loaded: loader::Loaded,
+}
+
+/// Build step 4's world and load its solved cluster into `plane`.
+pub fn step_4_done(plane: &plane::Plane) -> Step4Done {
+    use labcheck::lab::cluster::{self, Revisions};
+    use labcheck::lab::world::{CoursePoint, LabWorld};
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let world = LabWorld::at(dir.path(), CoursePoint::Step4).expect("the lab world");
+    let revs = Revisions::of_world(&world).expect("revisions");
+    let snapshot = cluster::solved(CoursePoint::Step4, &revs).expect("step 4's solved cluster");
+    let loaded = plane::block_on(loader::load(plane, &snapshot)).expect("loaded");
+    Step4Done {
+        dir,
+        world,
+        snapshot,
+        loaded,
+    }
+}

@@ -8,8 +8,6 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use labcheck::course::Course;
-use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::{CoursePoint, LabWorld};
 use labcheck::outcome::Status;
 use labcheck::probe::cluster::{Cluster, ClusterOptions};
 
@@ -105,11 +103,10 @@ fn learner(
 fn a_learner_refused_one_read_gets_could_not_check_naming_it_never_a_fail() {
     let plane = plane();
     let _state = crate::state_lock();
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let world = LabWorld::at(dir.path(), CoursePoint::Step4).expect("the lab world");
-    let revs = Revisions::of_world(&world).expect("revisions");
-    let snapshot = cluster::solved(CoursePoint::Step4, &revs).expect("step 4's solved cluster");
-    block_on(crate::loader::load(plane, &snapshot)).expect("loaded");
+    // `_dir` holds the world's temp dir for the whole test.
+    let crate::Step4Done {
+        dir: _dir, world, ..
+    } = crate::step_4_done(plane);
     let course = Arc::new(Course::embedded().expect("the course"));
     let module = course.module("module-10").expect("module-10");
     let step = module.step("step-4").expect("step-4");
