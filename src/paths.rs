@@ -30,6 +30,15 @@ impl Leaves {
     }
 }
 
+/// The user's home folder (`$HOME`): the one place labcheck reads it. `~/work`, `~/.kube/config`,
+/// the progress folder and how paths are shown all start here. An empty `HOME` is no home (a
+/// relative `work` folder would be wherever labcheck happened to run).
+pub fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .map(PathBuf::from)
+}
+
 /// A path written relative to a root (`/` or `\` between parts) stays inside that root by its
 /// words alone: not empty, not absolute, no `..` part, no NUL, no drive letter. Backslashes count
 /// as separators so a course written on Windows is read the same everywhere.

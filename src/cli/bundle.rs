@@ -109,9 +109,7 @@ pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
         track: track.clone(),
         created: jiff::Timestamp::now().to_string(),
         work_dir: work_dir.clone(),
-        home: std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .filter(|home| !home.as_os_str().is_empty() && work_dir.starts_with(home)),
+        home: crate::paths::home_dir().filter(|home| work_dir.starts_with(home)),
         argocd_namespace: args.cluster.argocd_namespace.clone(),
         cluster_error: captured.as_ref().err().cloned(),
     };

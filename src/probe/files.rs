@@ -79,7 +79,7 @@ impl PathShower {
 
     /// Shorten paths under `$HOME`.
     pub fn from_env() -> PathShower {
-        PathShower::new(std::env::var_os("HOME").map(PathBuf::from))
+        PathShower::new(crate::paths::home_dir())
     }
 
     /// Whether `work_dir` is `~/work`, the folder the course sets up.

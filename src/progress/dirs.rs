@@ -22,8 +22,8 @@ fn xdg(var: &str, fallback: &str) -> Result<PathBuf, Error> {
     {
         return Ok(dir.join("labcheck"));
     }
-    std::env::var_os("HOME")
-        .map(|home| PathBuf::from(home).join(fallback).join("labcheck"))
+    crate::paths::home_dir()
+        .map(|home| home.join(fallback).join("labcheck"))
         .ok_or_else(|| {
             Error::Environment(format!(
                 "neither {var} nor HOME is set, so labcheck has nowhere to keep your progress"

@@ -56,8 +56,8 @@ fn own_work_dir() -> Result<PathBuf, Error> {
     if let Some(dir) = std::env::var_os("LABCHECK_WORK_DIR").filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
-    std::env::var_os("HOME")
-        .map(|home| PathBuf::from(home).join("work"))
+    crate::paths::home_dir()
+        .map(|home| home.join("work"))
         .ok_or_else(|| {
             Error::Usage(
                 "HOME is not set, so labcheck cannot find ~/work; pass --work-dir DIR".to_string(),

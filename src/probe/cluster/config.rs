@@ -37,8 +37,8 @@ pub async fn resolve(
     let source = match (kubeconfig, std::env::var_os("KUBECONFIG")) {
         (Some(path), _) => Some(Source::Flag(path.to_path_buf())),
         (None, Some(value)) if !value.is_empty() => Some(Source::Env(value)),
-        _ => std::env::var_os("HOME")
-            .map(|home| PathBuf::from(home).join(".kube").join("config"))
+        _ => crate::paths::home_dir()
+            .map(|home| home.join(".kube").join("config"))
             .filter(|p| p.exists())
             .map(Source::Home),
     };
