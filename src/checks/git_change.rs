@@ -208,13 +208,10 @@ impl Repo<'_> {
                 .with_expected(format!("{} as before {}", change.file, target.short()))
                 .with_actual("partly undone")
                 .with_hint(format!(
-                    "see what is left: {} && git diff {}~1 -- {}; put the file back as before it: git restore --source={}~1 -- {} && git commit -qam \"Undo the rest of {}\" && git push",
-                    self.cd(),
-                    target.short(),
-                    crate::shell::quote(&change.file),
-                    target.short(),
-                    crate::shell::quote(&change.file),
-                    target.short()
+                    "see what is left: {cd} && git diff {sha}~1 -- {file}; put the file back as before it: git restore --source={sha}~1 --staged --worktree -- {file} && git commit -qm \"Undo the rest of {sha}\" -- {file} && git push",
+                    cd = self.cd(),
+                    sha = target.short(),
+                    file = crate::shell::quote(&change.file),
                 ))
                 .with_cause(Cause::new(CauseId::PartlyReverted)),
             )),

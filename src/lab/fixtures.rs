@@ -90,20 +90,32 @@ pub fn files_under(module: &str, dir: &str) -> Result<Vec<String>, LabError> {
         .map_err(|e| LabError::Fixtures(e.to_string()))
 }
 
-/// Do what the learner does, in order; `repo` finds a clone by its repo name.
+/// Do what the learner does, in order; `repo` finds a clone by its repo name. A commit records
+/// the files the changes before it wrote or deleted in that repo, by name (`git add -- FILE…`),
+/// as the course tells learners to: a file planted beside them (a `.env`) stays untracked.
 pub fn apply(
     changes: &[ResolvedChange],
     repo: impl Fn(&str) -> Result<LabRepo, LabError>,
 ) -> Result<(), LabError> {
+    let mut changed: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
     for change in changes {
         match change {
             ResolvedChange::Write {
                 repo: r,
                 path,
                 text,
-            } => repo(r)?.write(path, text)?,
-            ResolvedChange::Delete { repo: r, path } => repo(r)?.delete(path)?,
-            ResolvedChange::Commit { repo: r, message } => repo(r)?.commit_all(message)?,
+            } => {
+                repo(r)?.write(path, text)?;
+                changed.entry(r).or_default().push(path);
+            }
+            ResolvedChange::Delete { repo: r, path } => {
+                repo(r)?.delete(path)?;
+                changed.entry(r).or_default().push(path);
+            }
+            ResolvedChange::Commit { repo: r, message } => {
+                let paths = changed.remove(r.as_str()).unwrap_or_default();
+                repo(r)?.commit_paths(&paths, message)?;
+            }
             ResolvedChange::Push { repo: r } => repo(r)?.push()?,
             ResolvedChange::RevertHead { repo: r } => repo(r)?.revert_head()?,
         }

@@ -1,5 +1,5 @@
 //! The shared repo driver of every lab world: a learner's clone driven with the real `git` CLI
-//! (write, `git add -A`, commit, push, revert) under a fixed identity and a clock that advances
+//! (write, add, commit, push, revert) under a fixed identity and a clock that advances
 //! one minute per commit, so the same world always has the same SHAs.
 
 use std::path::{Path, PathBuf};
@@ -126,7 +126,8 @@ impl LabRepo {
         for (rel, text) in files {
             repo.write(rel, text)?;
         }
-        repo.commit_all(&format!("{name}: as the earlier modules left it"))?;
+        let written: Vec<&str> = files.iter().map(|(rel, _)| rel.as_str()).collect();
+        repo.commit_paths(&written, &format!("{name}: as the earlier modules left it"))?;
         repo.git(&["push", "--quiet", "-u", "origin", "main"])?;
         Ok(repo)
     }
@@ -160,7 +161,21 @@ impl LabRepo {
         std::fs::write(&path, text).map_err(|source| LabError::Io { path, source })
     }
 
-    /// `git add -A && git commit -qm MESSAGE`.
+    /// `git add -- PATH… && git commit -qm MESSAGE`: the files named (written or deleted), and
+    /// nothing else of the working tree. With no path, whatever is staged already is committed.
+    pub fn commit_paths(&self, paths: &[&str], message: &str) -> Result<(), LabError> {
+        if !paths.is_empty() {
+            let mut args = vec!["add", "--"];
+            args.extend_from_slice(paths);
+            self.git(&args)?;
+        }
+        self.tick();
+        self.git(&["commit", "--quiet", "-m", message])?;
+        Ok(())
+    }
+
+    /// Every change of the working tree committed: for a test's own edits in a world that holds
+    /// only what the test wrote. Fixtures and the lab commit by name ([`LabRepo::commit_paths`]).
     pub fn commit_all(&self, message: &str) -> Result<(), LabError> {
         self.git(&["add", "-A"])?;
         self.tick();

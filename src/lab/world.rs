@@ -1,6 +1,6 @@
 //! A lab world: module 10's work repos in a folder at any point of the course, built from the
 //! course's fixtures with the real `git` CLI the way a learner builds them (clone, edit,
-//! `git add -A`, commit, push, revert).
+//! add by name, commit, push, revert).
 //!
 //! Layout under the root: `remotes/<name>.git` (bare repos standing in for the Git server) and
 //! `work/<name>` (the learner's clones). Every commit has a fixed author, committer and date
@@ -134,7 +134,7 @@ impl LabWorld {
         ))
     }
 
-    /// Do what the course's fixtures say for `point` (only that step): edit, `git add -A`,
+    /// Do what the course's fixtures say for `point` (only that step): edit, add the edited files by name,
     /// commit with the course's message, push; step 5 and the fix revert HEAD and push.
     pub fn do_step(&self, point: CoursePoint) -> Result<(), LabError> {
         match point.step() {

@@ -370,9 +370,10 @@ fn a_rebase_stopped_by_a_conflict_fails_with_continue_or_abort() {
     let check = run.check("the-check");
     assert_eq!(check["status"], "fail", "{check:#}");
     assert!(text(&check, "summary").contains("rebase"), "{check:#}");
+    // The conflicted file is marked resolved by name; nothing else is added.
     assert!(
-        text(&check, "hint").contains("git rebase --continue")
-            || text(&check, "hint").contains("--abort"),
+        text(&check, "hint").contains("git add -- conflict.txt && git rebase --continue")
+            && text(&check, "hint").contains("git rebase --abort"),
         "{check:#}"
     );
     assert_eq!(run.code, 1);
@@ -394,8 +395,8 @@ fn a_merge_stopped_by_a_conflict_fails_with_continue_or_abort() {
     assert_eq!(check["status"], "fail", "{check:#}");
     assert!(text(&check, "summary").contains("merge"), "{check:#}");
     assert!(
-        text(&check, "hint").contains("git merge --abort")
-            || text(&check, "hint").contains("git commit"),
+        text(&check, "hint").contains("git add -- conflict.txt && git commit --no-edit")
+            && text(&check, "hint").contains("git merge --abort"),
         "{check:#}"
     );
     assert_eq!(run.code, 1);

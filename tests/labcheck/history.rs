@@ -223,6 +223,35 @@ fn partly_undone_names_what_is_left_of_the_release() {
         vec![release[..7].to_string(); 3],
         "{check:#}"
     );
+    // The hint's own command, run in the clone beside an untracked .env, puts the file back as
+    // it was before the release and commits that file alone.
+    repo.write(".env", "DB_PASSWORD=not-for-git\n").unwrap();
+    let hint = text(&check, "hint");
+    let put_back = hint
+        .split("put the file back as before it: ")
+        .nth(1)
+        .expect("the hint says how to put the file back");
+    let ran = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(put_back)
+        .current_dir(repo.path())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Learner")
+        .env("GIT_AUTHOR_EMAIL", "learner@course.local")
+        .env("GIT_COMMITTER_NAME", "Learner")
+        .env("GIT_COMMITTER_EMAIL", "learner@course.local")
+        .output()
+        .expect("sh runs");
+    assert!(ran.status.success(), "{put_back}: {ran:?}");
+    let before = repo
+        .git(&["show", &format!("{release}~1:helm/dev.yaml")])
+        .unwrap();
+    assert_eq!(repo.git(&["show", "HEAD:helm/dev.yaml"]).unwrap(), before);
+    let committed = repo
+        .git(&["show", "--name-only", "--format=", "HEAD"])
+        .unwrap();
+    assert_eq!(committed.trim(), "helm/dev.yaml");
+    assert!(repo.git(&["ls-files", ".env"]).unwrap().is_empty());
 }
 
 #[test]
