@@ -16,9 +16,7 @@ use crate::course::Step;
 use crate::course::solution::{HEREDOC_END, SolutionAction};
 use crate::shell::quote;
 
-/// What `labcheck solution` found for a `revert:` when it printed the script: the commit to
-/// revert, or why there is none yet (read-only, from the learner's repo).
-pub type RevertTarget = Result<String, String>;
+use crate::run::solution::RevertTarget;
 
 const INSERT_HELPER: &str = r#"# lab_insert FILE UNDER AFTER: put the text on stdin right after the first line equal to
 # AFTER inside the block that starts at the first line equal to UNDER (UNDER empty: anywhere);

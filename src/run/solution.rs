@@ -7,7 +7,10 @@ use std::path::Path;
 use crate::course::solution::SolutionAction;
 use crate::course::{Module, Step};
 use crate::probe::git::RepoReader;
-use crate::report::solution::RevertTarget;
+
+/// What `labcheck solution` found for a `revert:` when it printed the script: the commit to
+/// revert, or why there is none yet (read-only, from the learner's repo).
+pub type RevertTarget = Result<String, String>;
 
 /// One target per `revert:` of `step`'s solution, in order.
 pub fn revert_targets(module: &Module, step: &Step, work_dir: &Path) -> Vec<RevertTarget> {
