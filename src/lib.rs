@@ -10,7 +10,8 @@
 //! `course` (the course as data: modules, steps and each check's declared fields) → `checks` (how
 //! each kind decides, from a `Context` the runner builds) → `probe` (git and Kubernetes reads) →
 //! `serve`, `snapshot`, `rules` (reads `plan`'s model), `plan`, `quiz` → `yaml` and the small
-//! shared pieces (`outcome`, `causes`, `paths`, `shell`, `error`; `sync_settings` and `findings`:
+//! shared pieces (`outcome`, `causes`, `paths`, `shell`, `error`, `http`: the one HTTP serving
+//! layer of `serve` and the class page; `sync_settings` and `findings`:
 //! the settings in force for an object of a sync and a rule's finding, below both `plan` and
 //! `rules` so `plan` never imports `rules`). `lab` builds worlds from the course's fixtures for
 //! the demo and the tests.
@@ -24,6 +25,7 @@ pub mod course;
 pub mod doctor;
 pub mod error;
 pub mod findings;
+pub mod http;
 pub mod lab;
 pub mod outcome;
 pub mod paths;
