@@ -75,6 +75,11 @@ pub(crate) fn is_named(untracked: &str, named: &[String]) -> bool {
     })
 }
 
+/// Whether the step names `path` itself (not only a folder it lies in).
+pub(crate) fn names_itself(named: &[String], path: &str) -> bool {
+    named.iter().any(|n| n.trim_start_matches("./") == path)
+}
+
 /// The untracked files of a repo, split by what they mean for the step.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Untracked<'a> {
@@ -93,10 +98,7 @@ impl<'a> Untracked<'a> {
         for path in untracked {
             // A folder the step names does not make a secret inside it part of the step: only
             // naming that very file does.
-            let named_itself = named
-                .iter()
-                .any(|n| n.trim_start_matches("./") == path.as_str());
-            if is_named(path, named) && (named_itself || !looks_secret(path)) {
+            if is_named(path, named) && (names_itself(named, path) || !looks_secret(path)) {
                 sorted.named.push(path);
             } else if looks_secret(path) {
                 sorted.secret_like.push(path);
