@@ -3,6 +3,7 @@
 //! Tests that load a cluster state take [`state_lock`]: a state is the whole cluster.
 
 mod api;
+mod audit;
 mod certs;
 mod conformance;
 mod kubectl;
