@@ -4,6 +4,7 @@
 
 mod api;
 mod audit;
+mod captures;
 mod certs;
 mod conformance;
 mod kubectl;
