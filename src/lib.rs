@@ -1,9 +1,10 @@
 //! labcheck: checks whether a learner really did a step of the GitOps course.
 //!
 //! Layers, top to bottom (no two files import each other; which part imports which is listed
-//! in `docs/architecture.md` and held there by a test): `cli` (parses, prints, maps the verdict to an exit code) → `report` (renders `run`'s
+//! in `docs/architecture.md` and held there by a test): `cli` (parses, prints, maps the verdict to an exit code) → `bundle` (a
+//! learner's bundle, made with and read back through the reporters) → `report` (renders `run`'s
 //! data, never decides) → `class` (the class's one wing: its session, seats, gate, causes, the
-//! room followed live and its page's server), `bundle` (what a learner's bundle holds) →
+//! room followed live and its page's server) →
 //! `doctor`, `selftest`, `progress` (the environment, the course's self-test, the learner's
 //! history handed to the runner as a read-only view) → `run`
 //! (the application layer: a session loads the course, runs the steps and returns data) →
