@@ -2,45 +2,25 @@
 //! waiting: a bundle is what is there now; without touching their progress), every probe answer
 //! recorded for the replay, the reports as the reporters word them, the cluster objects the run
 //! read (Secrets and literal env values blanked) and each work repo's state and read files.
-//! [`Request::open`] settles everything before anything runs, so a refused destination costs
+//! [`open`] settles everything before anything runs, so a refused destination costs
 //! nothing; [`Opened::make`] runs and packs.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::{About, Bundle, CLUSTER, FORMAT, add_repo, add_tape, reads, redact_credentials};
 use crate::course::Course;
 use crate::course::schema::RepoSpec;
 use crate::error::Error;
-use crate::probe::cluster::{Cluster, ClusterOptions};
+use crate::probe::cluster::Cluster;
 use crate::probe::files::PathShower;
 use crate::probe::tape::{Mode, Tape};
 use crate::report::{self, Format, Styles};
 use crate::run::session::load_course;
 use crate::run::{Session, WaitPolicy};
 
-/// What to bundle, already taken from the command line.
-#[derive(Debug, Clone)]
-pub struct Request {
-    /// Read the course from this folder; the built-in course when `None`.
-    pub course_dir: Option<PathBuf>,
-    /// The module, e.g. `module-10`.
-    pub module: String,
-    /// The step, exercise or stage; the whole module when `None`.
-    pub step: Option<String>,
-    /// `--track`, else the module's default.
-    pub track: Option<String>,
-    /// The folder holding the learner's work repos.
-    pub work_dir: PathBuf,
-    /// How to reach the cluster.
-    pub cluster: ClusterOptions,
-    /// `--argocd-namespace`, else the module's.
-    pub argocd_namespace: Option<String>,
-}
-
 /// A bundle ready to make: the course loaded, the step and track settled.
 pub struct Opened {
-    request: Request,
+    request: Session,
     course: Course,
     track: String,
 }
@@ -55,19 +35,19 @@ pub struct Made {
     pub cluster_error: Option<String>,
 }
 
-impl Request {
-    /// Load the course and settle the step and track; nothing is run yet.
-    pub fn open(self) -> Result<Opened, Error> {
-        let course = load_course(self.course_dir.as_deref())?;
-        let module = course.module(&self.module)?;
-        module.select(self.step.as_deref())?;
-        let track = module.track(self.track.as_deref())?.to_string();
-        Ok(Opened {
-            request: self,
-            course,
-            track,
-        })
-    }
+/// Open a bundle of `request`'s run (its course, module, step, track, work dir, cluster and
+/// Argo CD namespace; a bundle's run never waits, remembers nothing and records every answer):
+/// load the course and settle the step and track; nothing is run yet.
+pub fn open(request: Session) -> Result<Opened, Error> {
+    let course = load_course(request.course_dir.as_deref())?;
+    let module = course.module(&request.module)?;
+    module.select(request.step.as_deref())?;
+    let track = module.track(request.track.as_deref())?.to_string();
+    Ok(Opened {
+        request,
+        course,
+        track,
+    })
 }
 
 impl Opened {
@@ -86,18 +66,13 @@ impl Opened {
         let steps = module.select(request.step.as_deref())?;
         let tape = Arc::new(Tape::default());
         let session = Session {
-            course_dir: request.course_dir.clone(),
-            module: request.module.clone(),
-            step: request.step.clone(),
             track: Some(self.track.clone()),
-            work_dir: request.work_dir.clone(),
-            cluster: request.cluster.clone(),
-            argocd_namespace: request.argocd_namespace.clone(),
             policy: WaitPolicy::Never,
             log_reads: false,
             paths: PathShower::from_env(),
             remember: false,
             tape: Mode::Record(tape.clone()),
+            ..request.clone()
         };
         let found = session.run(None, &|_| {}).await?;
         let render =

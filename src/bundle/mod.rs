@@ -6,7 +6,7 @@
 //! checks do not read, a Secret's value, a container's literal environment value and kubectl's
 //! last-applied copy never go in.
 //!
-//! The one bundle module, from making to reading: [`Request`] makes one (the run, recorded, and
+//! The one bundle module, from making to reading: [`open`] and [`Opened::make`] make one (the run, recorded, and
 //! its reports as the reporters word them), [`replay_tape`] gives `--bundle` its answers, and
 //! [`learners_in`] reads bundles back for the class page with the JSON report's own types. It
 //! sits above the reporters and the class wing (it uses both), below the command line.
@@ -26,7 +26,7 @@ use crate::probe::git::{LoggedCommit, RepoReader};
 mod make;
 mod read;
 mod tape;
-pub use make::{Made, Opened, Request};
+pub use make::{Made, Opened, open};
 pub use read::learners_in;
 pub use tape::{add_tape, replay_tape};
 

@@ -9,6 +9,7 @@ use clap::Args;
 use super::{ClusterArgs, emit, output};
 use crate::bundle;
 use crate::error::{Error, exit};
+use crate::run::Session;
 
 /// Arguments of `labcheck bundle`.
 #[derive(Debug, Args)]
@@ -33,14 +34,14 @@ pub struct BundleArgs {
     pub cluster: ClusterArgs,
 }
 
-/// Make the bundle (`bundle::Request`) and write it where no work repo is.
+/// Make the bundle (`bundle::open`) and write it where no work repo is.
 pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
     let run_args = super::RunArgs {
         work_dir: args.work_dir.clone(),
         ..super::RunArgs::default()
     };
     let work_dir = super::work_dir(&run_args)?;
-    let opened = bundle::Request {
+    let opened = bundle::open(Session {
         course_dir: args.course_dir.clone(),
         module: args.module.clone(),
         step: args.step.clone(),
@@ -48,8 +49,8 @@ pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
         work_dir: work_dir.clone(),
         cluster: args.cluster.options(),
         argocd_namespace: args.cluster.argocd_namespace.clone(),
-    }
-    .open()?;
+        ..Session::default()
+    })?;
     let protected = output::Protected::work_repos(&work_dir, opened.repos());
     let destination = output::check_destination(&args.out, &protected)?;
     let made = opened.make().await?;
