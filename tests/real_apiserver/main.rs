@@ -11,6 +11,7 @@ mod kubectl;
 mod kubelet;
 mod loader;
 mod plane;
+mod proxy;
 mod refusal;
 mod same_verdicts;
 mod smoke;
