@@ -16,6 +16,7 @@ mod refusal;
 mod same_verdicts;
 mod smoke;
 mod testbin;
+mod unended_log;
 
 /// Held while a test loads a state and reads it (the loader replaces the whole cluster).
 pub fn state_lock() -> std::sync::MutexGuard<'static, ()> {
