@@ -280,10 +280,18 @@ impl LogsSpec {
                 self.expect.describe()
             ));
         }
+        // An API server flushes an unfollowed log only as its buffer fills: a log that writes
+        // little may reach nobody before the bound.
+        let what_came = match read {
+            0 => "and none of it arrived in that time (a server or proxy between may hold a log back until it has a buffer's worth)".to_string(),
+            _ => format!(
+                "labcheck read {read} bytes of it, {} lines, and they do not contain what was expected",
+                text.lines().count()
+            ),
+        };
         Outcome::could_not_check(format!(
-            "the log of pod {pod_name} (Job {}) did not end within {within} (it streams on); labcheck read {read} bytes of it, {} lines, and they do not contain what was expected",
+            "the log of pod {pod_name} (Job {}) did not end within {within} (it streams on); {what_came}",
             self.job,
-            text.lines().count()
         ))
         .with_expected(format!("a log that {}", self.expect.describe()))
         .with_hint(format!(
@@ -409,6 +417,39 @@ mod tests {
                 .detail
                 .is_some_and(|d| d.text.ends_with("more noise"))
         );
+    }
+
+    #[test]
+    fn a_log_that_never_ends_is_judged_on_what_came_within_the_bound_never_failed() {
+        let s = spec("{namespace: checkout-dev, job: checkout-migrate, matches: '(?i)error'}");
+        let unended = |text: &str| LogRead::Unended {
+            text: text.to_string(),
+            skipped: 0,
+            within: "2s".to_string(),
+        };
+        // (what came before the bound, status, words of the summary)
+        let cases = [
+            (
+                "migrating\nERROR: column exists\n",
+                Status::Pass,
+                "the log did not end within 2s; this was in the 31 bytes read",
+            ),
+            (
+                "migrating\nstill migrating\n",
+                Status::Error,
+                "did not end within 2s (it streams on); labcheck read 26 bytes of it, 2 lines",
+            ),
+            (
+                "",
+                Status::Error,
+                "did not end within 2s (it streams on); and none of it arrived in that time",
+            ),
+        ];
+        for (text, status, words) in cases {
+            let outcome = s.decide(&seen("Running", unended(text)), None);
+            assert_eq!(outcome.status, status, "{text:?}: {outcome:?}");
+            assert!(outcome.summary.contains(words), "{text:?}: {}", outcome.summary);
+        }
     }
 
     #[test]
