@@ -3,16 +3,14 @@
 //! or their cluster does, through the runner's one follow loop ([`crate::run::follow`], the loop of a
 //! learner's own `--watch`). The latest run of every learner is kept in the [`Room`].
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::bundles;
 use super::gate::Gate;
-use super::room::{Origin, Room};
+use super::room::{Origin, Recorded, Room};
 use super::seat::{Lesson, Seat};
 use super::session::Class;
-use crate::error::Error;
 use crate::probe::cluster::Cluster;
 use crate::run::follow::{Judge, Triggers};
 use crate::run::session::repos_followed;
@@ -40,29 +38,21 @@ impl Following {
     }
 }
 
-/// Follow every learner of `class` (desk `i` is seat `i`), then show the learners of the bundles
-/// in `bundles` after them (read once: a bundle does not change). Each live learner is run now,
-/// then again on every change, until [`Following::stop`], as many at once as a class run lets in
-/// ([`Gate`]), so the page's first render costs what a class run costs.
-pub fn follow(class: Arc<Class>, bundles: Option<&Path>) -> Result<Following, Error> {
-    let from_bundles = match bundles {
-        Some(dir) => bundles::read_dir(dir).map_err(Error::Usage)?,
-        None => Vec::new(),
-    };
+/// Follow every learner of `class` (desk `i` is seat `i`), then show the `recorded` learners
+/// (their bundles, read once: a bundle does not change) after them. Each live learner is run
+/// now, then again on every change, until [`Following::stop`], as many at once as a class run
+/// lets in ([`Gate`]), so the page's first render costs what a class run costs.
+pub fn follow(class: Arc<Class>, recorded: Vec<Recorded>) -> Following {
     let live = class.seats().len();
     let learners = class
         .seats()
         .iter()
         .map(|s| (s.env.learner.clone(), Origin::Live))
-        .chain(from_bundles.iter().map(|b| {
-            (
-                b.learner.clone(),
-                Origin::Bundle {
-                    file: b.file.clone(),
-                    report: b.report.clone(),
-                },
-            )
-        }))
+        .chain(
+            recorded
+                .iter()
+                .map(|r| (r.run.learner.clone(), r.origin.clone())),
+        )
         .collect();
     let room = Arc::new(Room::new(class.title.clone(), class.module_run, learners));
     let limit = Arc::new(Gate::new());
@@ -83,15 +73,15 @@ pub fn follow(class: Arc<Class>, bundles: Option<&Path>) -> Result<Following, Er
             ))
         })
         .collect();
-    let count = live + from_bundles.len();
-    for (i, bundle) in from_bundles.into_iter().enumerate() {
-        room.update(live + i, bundle.run);
+    let count = live + recorded.len();
+    for (i, learner) in recorded.into_iter().enumerate() {
+        room.update(live + i, learner.run);
     }
-    Ok(Following {
+    Following {
         room,
         learners: count,
         followers,
-    })
+    }
 }
 
 /// What the followers of one room share.

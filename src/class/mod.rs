@@ -7,7 +7,6 @@
 //! runner's one follow loop, the loop of `--watch`) into a [`Room`] that [`server`] serves.
 //! Results are data here; the reporters print them (`report::matrix`, `report::class_page`).
 
-pub mod bundles;
 pub mod causes;
 pub mod follow;
 pub mod gate;
@@ -19,6 +18,6 @@ pub mod session;
 
 pub use follow::{Following, follow};
 pub use renames::Renames;
-pub use room::{Desk, Origin, Reach, Room, at_step, not_answering};
+pub use room::{Desk, Origin, Reach, Recorded, Room, at_step, not_answering};
 pub use seat::{Environment, LearnerRun, Lesson, Seat};
 pub use session::{Class, ClassRun, ClassSession, Learners, Roster};

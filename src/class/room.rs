@@ -34,6 +34,15 @@ pub enum Origin {
     Bundle { file: PathBuf, report: String },
 }
 
+/// A learner shown from a file (their bundle): read once, never followed.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// Where they come from ([`Origin::Bundle`]).
+    pub origin: Origin,
+    /// Their run as the file records it.
+    pub run: LearnerRun,
+}
+
 /// One learner's place in the room: their latest run and what is known about it.
 #[derive(Debug, Clone)]
 pub struct Desk {

@@ -20,7 +20,7 @@ pub mod watched;
 use std::collections::HashMap;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::outcome::{Outcome, Status};
 
@@ -150,7 +150,7 @@ pub fn verdict(reports: &[StepReport]) -> Status {
 
 /// Why the runner skipped a whole step. Set by the runner where it decides; reporters print it
 /// and never infer it from [`Status::Skip`] or from text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
 pub enum SkipReason {
     /// A later step the course declares replaces this one (`replaced_by:`) passed, or was
