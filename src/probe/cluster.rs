@@ -234,7 +234,7 @@ impl Cluster {
         if config.cluster_url.scheme_str() == Some("http") && config.root_cert.is_none() {
             config.root_cert = Some(Vec::new());
         }
-        match kube::Client::try_from(config.clone()) {
+        match config::client(&config) {
             Ok(client) => Cluster::with_access(Access::Api {
                 client,
                 describe,

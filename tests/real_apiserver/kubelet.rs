@@ -32,6 +32,9 @@ pub enum ContainerLog {
     },
     /// kubelet's 400 and its message ("container … is waiting to start: …").
     Refused(String),
+    /// A log that never ends, even unfollowed (a container writing faster than it is read, a
+    /// kubelet that streams on): `text`, then `then` again and again, forever.
+    Endless { text: String, then: String },
 }
 
 /// `namespace/pod/container` (`@previous` appended for the last terminated instance).
@@ -86,6 +89,13 @@ impl Kubelet {
     /// what its container wrote since, and ends if the container did.
     pub fn set(&self, logs: Logs) {
         self.logs.send_replace(logs);
+    }
+
+    /// Serve `log` for `namespace/pod/container` from now on, the others as they were.
+    pub fn set_one(&self, key: &str, log: ContainerLog) {
+        self.logs.send_modify(|logs| {
+            logs.insert(key.to_string(), log);
+        });
     }
 }
 
@@ -149,6 +159,20 @@ async fn container_logs(
         Some(ContainerLog::Text { text, ended, at }) => (text, ended || previous, at),
         Some(ContainerLog::Refused(message)) => {
             return (StatusCode::BAD_REQUEST, message).into_response();
+        }
+        Some(ContainerLog::Endless { text, then }) => {
+            let first =
+                futures::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(text)) });
+            let rest = futures::stream::unfold(then, |then| async move {
+                // A line a tenth of a second, so a read sees it grow without being flooded.
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                Some((Ok(Bytes::from(then.clone())), then))
+            });
+            use futures::StreamExt;
+            return Response::builder()
+                .header(header::CONTENT_TYPE, "text/plain")
+                .body(Body::from_stream(first.chain(rest)))
+                .unwrap_or_default();
         }
         // kubelet knows no such pod or container.
         None => {

@@ -56,7 +56,7 @@ impl Cluster {
         let client = watch_client.get_or_init(|| {
             let mut config = (**config).clone();
             config.read_timeout = None;
-            kube::Client::try_from(config).ok()
+            super::config::client(&config).ok()
         });
         // Each read with whether it is a log to follow (its cached answer says so).
         let reads: Vec<(String, bool)> = self
