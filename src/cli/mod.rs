@@ -326,11 +326,19 @@ pub enum Command {
     Man,
 }
 
+/// Threads for the runtime's blocking work (git reads): twice the worker threads, so reads
+/// of several repos overlap with each other and with the network.
+const BLOCKING_THREADS: usize = 4;
+
 /// Parse the command line, run, and return the exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        // The blocking pool runs the git reads (a repo's state, where its commits are): short
+        // work for a CPU, never a wait. Tokio's default of 512 threads let a class of 200 start
+        // a thread (a stack, a malloc arena) for nearly every read; a few do the same work.
+        .max_blocking_threads(BLOCKING_THREADS)
         .enable_all()
         .build()
     {

@@ -24,10 +24,7 @@ pub struct OriginView {
 pub fn origin_view(reader: &RepoReader, sha: &str) -> Result<OriginView, GitProbeError> {
     let repo = &reader.repo;
     let err = GitProbeError::git(&reader.path);
-    let url = repo
-        .find_remote("origin")
-        .ok()
-        .and_then(|r| r.url().ok().map(without_credentials));
+    let url = reader.origin().flatten().map(without_credentials);
     let default_branch = repo
         .find_reference("refs/remotes/origin/HEAD")
         .ok()

@@ -44,6 +44,10 @@ impl From<StatusSets> for Status {
 pub struct RepoReader {
     pub(super) path: PathBuf,
     pub(super) repo: Repository,
+    /// `origin`'s URL as libgit2 resolves it (`None` inside: a remote without one), looked up
+    /// once: every lookup of a remote snapshots the config again (every config file stat'ed and
+    /// copied), and a run asks twice per repo (its state, then where its commits are).
+    origin: std::cell::OnceCell<Option<Option<String>>>,
 }
 
 impl RepoReader {
@@ -83,7 +87,22 @@ impl RepoReader {
         Ok(RepoReader {
             path: path.to_path_buf(),
             repo,
+            origin: std::cell::OnceCell::new(),
         })
+    }
+
+    /// `origin`: `None` when there is no such remote, else its URL (`None` inside when it has
+    /// none libgit2 can read), looked up once per open repository.
+    pub(super) fn origin(&self) -> Option<Option<&str>> {
+        self.origin
+            .get_or_init(|| {
+                self.repo
+                    .find_remote("origin")
+                    .ok()
+                    .map(|r| r.url().ok().map(str::to_string))
+            })
+            .as_ref()
+            .map(Option::as_deref)
     }
 
     /// The repository's state now.
@@ -134,7 +153,7 @@ impl RepoReader {
             conflicted,
             dirty_submodules,
             operation: operation(self.repo.state()),
-            has_origin: self.repo.find_remote("origin").is_ok(),
+            has_origin: self.origin().is_some(),
         })
     }
 
