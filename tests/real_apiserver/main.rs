@@ -7,6 +7,7 @@ mod audit;
 mod captures;
 mod certs;
 mod conformance;
+mod course_kubectl;
 mod kubectl;
 mod kubelet;
 mod loader;
