@@ -84,13 +84,14 @@ impl ModuleResult {
     }
 }
 
-/// Build and run every state of `module` in folders under `scratch`; the walk's scripts call
-/// `labcheck` (this binary) for their edits.
+/// Build and run every state of `module` in folders under `scratch`; the walk's scripts, worded
+/// by `script` (the one `labcheck solution` prints), call `labcheck` (this binary) for their edits.
 pub async fn test_module(
     course: &Arc<Course>,
     module: &Module,
     scratch: &Path,
     labcheck: &Path,
+    script: walk::ScriptWriter,
 ) -> Result<ModuleResult, Error> {
     let fixtures = ModuleFixtures::load(course, module)?;
     let track = module.manifest.tracks.default.clone();
@@ -133,7 +134,15 @@ pub async fn test_module(
     }
     states.extend(fresh::test_fresh(course, module, &fixtures, &scratch.join("fresh")).await?);
     states.extend(
-        walk::walk_module(course, module, &fixtures, &scratch.join("walk"), labcheck).await?,
+        walk::walk_module(
+            course,
+            module,
+            &fixtures,
+            &scratch.join("walk"),
+            labcheck,
+            script,
+        )
+        .await?,
     );
     Ok(ModuleResult {
         module: module.manifest.module.clone(),
