@@ -16,6 +16,7 @@ mod proxy;
 mod refusal;
 mod same_verdicts;
 mod smoke;
+mod solution_run;
 mod testbin;
 mod unended_log;
 
