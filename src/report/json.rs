@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-use crate::outcome::{HintLevel, HintPart, Status, Waited};
+use super::hint::WordedPart;
+use crate::outcome::{HintLevel, Status, Waited};
 use crate::run::{SkipReason, StepReport};
 
 #[derive(Serialize)]
@@ -16,8 +17,8 @@ struct JsonCheck<'a> {
     hint: Option<String>,
     /// The hint in parts (`{kind, text, from}`; kind `first`, `course`, `check` or `cause`), so a
     /// pipeline can tell the course's words from what the check saw and trace each to its source.
-    #[serde(skip_serializing_if = "<[HintPart]>::is_empty")]
-    hint_parts: &'a [HintPart],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    hint_parts: Vec<WordedPart>,
     /// `{level, of}` when the check file gives hint levels.
     #[serde(skip_serializing_if = "Option::is_none")]
     hint_level: Option<HintLevel>,
@@ -101,9 +102,9 @@ fn step_document(step: &StepReport) -> JsonStep<'_> {
                 title: &c.title,
                 status: c.outcome.status,
                 summary: &c.outcome.summary,
-                hint: c.outcome.hint_text(),
-                hint_parts: &c.outcome.hints,
-                hint_level: c.outcome.hint_level,
+                hint: super::hint::text(&c.outcome.hints),
+                hint_parts: super::hint::worded(&c.outcome.hints, c.kind),
+                hint_level: c.outcome.hint_level(),
                 diagnosis: c.outcome.diagnosis.as_deref(),
                 note: c.outcome.note.as_deref(),
                 expected: c.outcome.expected.as_deref(),

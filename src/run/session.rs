@@ -265,8 +265,13 @@ mod tests {
         };
         let summaries = outcomes().map(|o| o.summary.clone()).collect::<Vec<_>>();
         let advice = outcomes()
-            .flat_map(|o| [o.hint_text(), o.diagnosis.clone()])
-            .flatten()
+            .flat_map(|o| {
+                let hints = o.hints.iter().flat_map(|p| p.texts());
+                hints
+                    .map(str::to_string)
+                    .chain(o.diagnosis.clone())
+                    .collect::<Vec<_>>()
+            })
             .collect::<Vec<_>>();
         (summaries.join("\n"), advice.join("\n"))
     }
