@@ -105,6 +105,12 @@ pub fn load_course(dir: Option<&Path>) -> Result<Course, Error> {
 }
 
 impl Session {
+    /// The module's work repos, as the course names them (the course is read for it).
+    pub fn work_repos(&self) -> Result<Vec<crate::course::schema::RepoSpec>, Error> {
+        let course = load_course(self.course_dir.as_deref())?;
+        Ok(course.module(&self.module)?.manifest.repos.clone())
+    }
+
     /// Run the session: without a history (a recheck, the demo) hints start at their first
     /// level and nothing is remembered.
     pub async fn run(
