@@ -2,9 +2,10 @@
 //!
 //! Layers, top to bottom (no two files import each other; which part imports which is listed
 //! in `docs/architecture.md` and held there by a test): `cli` (parses, prints, maps the verdict to an exit code) → `report` (renders `run`'s
-//! data, never decides) → `class` (a class followed live for its page), `bundle` (what a learner's
-//! bundle holds) → `fleet`, `doctor`, `selftest`, `progress` (a class, the environment, the
-//! course's self-test, the learner's history handed to the runner as a read-only view) → `run`
+//! data, never decides) → `class` (the class's one wing: its session, seats, gate, causes, the
+//! room followed live and its page's server), `bundle` (what a learner's bundle holds) →
+//! `doctor`, `selftest`, `progress` (the environment, the course's self-test, the learner's
+//! history handed to the runner as a read-only view) → `run`
 //! (the application layer: a session loads the course, runs the steps and returns data) →
 //! `course` (the course as data: modules, steps and each check's declared fields) → `checks` (how
 //! each kind decides, from a `Context` the runner builds) → `probe` (git and Kubernetes reads) →
@@ -23,7 +24,6 @@ pub mod course;
 pub mod doctor;
 pub mod error;
 pub mod findings;
-pub mod fleet;
 pub mod lab;
 pub mod outcome;
 pub mod paths;

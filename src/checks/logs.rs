@@ -212,12 +212,7 @@ impl LogsSpec {
             }
         };
         if self.expect.holds(text) {
-            // The line itself is the evidence the course asks the learner to find.
-            let line = text
-                .lines()
-                .find(|l| self.expect.holds(l))
-                .map(|l| format!(": \"{}\"", l.trim()))
-                .unwrap_or_default();
+            let line = self.evidence(text);
             return Outcome::pass(format!(
                 "the log of pod {pod_name} (Job {}) {}{line}",
                 self.job,
@@ -262,6 +257,15 @@ impl LogsSpec {
 }
 
 impl LogsSpec {
+    /// `: "the line"` that holds what is expected: the evidence the course asks the learner to
+    /// find, shown in the pass summary (empty when no single line holds it).
+    fn evidence(&self, text: &str) -> String {
+        text.lines()
+            .find(|l| self.expect.holds(l))
+            .map(|l| format!(": \"{}\"", l.trim()))
+            .unwrap_or_default()
+    }
+
     /// A log that was still coming when the read's time was up (it streams on, as a followed
     /// log does): what was read passes if it holds what is expected; otherwise the part not
     /// read may, so there is no verdict.
@@ -269,11 +273,7 @@ impl LogsSpec {
         let command = format!("kubectl -n {} logs job/{}", self.namespace, self.job);
         let read = text.len() as u64 + skipped;
         if self.expect.holds(text) {
-            let line = text
-                .lines()
-                .find(|l| self.expect.holds(l))
-                .map(|l| format!(": \"{}\"", l.trim()))
-                .unwrap_or_default();
+            let line = self.evidence(text);
             return Outcome::pass(format!(
                 "the log of pod {pod_name} (Job {}) {}{line} (the log did not end within {within}; this was in the {read} bytes read)",
                 self.job,

@@ -156,12 +156,7 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
         Binding::ThisSync => terminated_hook(app, app_name, &name)
             .or_else(|| older_revision_outcome(&name, app, app_name)),
         Binding::FullSyncBefore { started, revision } => {
-            let entry = app
-                .status
-                .history
-                .iter()
-                .find(|h| h.deploy_started_at.as_deref() == Some(started.as_str()))?;
-            if RevisionView::history(entry).same_as(&RevisionView::compared(app)) {
+            if !synced_another_revision(app, &started)? {
                 None
             } else {
                 Some(earlier_sync(
@@ -243,12 +238,7 @@ fn before_an_apply_sync(
     let created = job_created(job);
     let from = match binding {
         Binding::FullSyncBefore { started, revision } => {
-            let entry = app
-                .status
-                .history
-                .iter()
-                .find(|h| h.deploy_started_at.as_deref() == Some(started.as_str()))?;
-            if RevisionView::history(entry).same_as(&RevisionView::compared(app)) {
+            if !synced_another_revision(app, started)? {
                 return None;
             }
             format!("the sync of {revision} that started {started}")
@@ -271,6 +261,17 @@ fn before_an_apply_sync(
         ))
         .with_cause(Cause::new(CauseId::ApplyStrategySync)),
     )
+}
+
+/// Whether the full sync that started at `started` (in the app's history) synced another
+/// revision than the one Argo CD compares against now; `None` when history has no such sync.
+fn synced_another_revision(app: &Application, started: &str) -> Option<bool> {
+    let entry = app
+        .status
+        .history
+        .iter()
+        .find(|h| h.deploy_started_at.as_deref() == Some(started))?;
+    Some(!RevisionView::history(entry).same_as(&RevisionView::compared(app)))
 }
 
 fn job_created(job: &Job) -> String {

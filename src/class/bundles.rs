@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::seat::LearnerRun;
 use crate::bundle::Bundle;
 use crate::causes::CauseId;
 use crate::checks::CheckKind;
-use crate::fleet::LearnerRun;
 use crate::outcome::{Cause, Outcome, Status};
 use crate::run::{CheckReport, SkipReason, StepReport};
 

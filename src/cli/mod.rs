@@ -270,6 +270,7 @@ impl ClusterArgs {
             read_log: None,
             served: None,
             tape: crate::probe::tape::Mode::Live,
+            watch_timeout: None,
         }
     }
 }

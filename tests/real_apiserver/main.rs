@@ -3,6 +3,8 @@
 //! Tests that load a cluster state take [`state_lock`]: a state is the whole cluster.
 
 mod api;
+mod audit;
+mod captures;
 mod certs;
 mod conformance;
 mod kubectl;

@@ -68,7 +68,7 @@ fn reset_behind_then_committed_again_has_diverged() {
 }
 
 #[test]
-fn status_splits_changed_and_staged_paths_from_untracked_ones_like_porcelain() {
+fn status_splits_changed_and_staged_paths_from_untracked_files_like_porcelain_uall() {
     let (_dir, world) = world(CoursePoint::Fresh);
     let repo = world.repo("argocd-platform").unwrap();
     repo.write("argocd/values.yaml", "changed: true\n").unwrap();
@@ -77,7 +77,7 @@ fn status_splits_changed_and_staged_paths_from_untracked_ones_like_porcelain() {
     repo.write("scratch/a.txt", "untracked\n").unwrap();
     repo.write("scratch/b.txt", "untracked\n").unwrap();
     let porcelain: Vec<String> = repo
-        .git(&["status", "--porcelain"])
+        .git(&["status", "--porcelain", "--untracked-files=all"])
         .unwrap()
         .lines()
         .map(|l| l[3..].to_string())
@@ -89,7 +89,7 @@ fn status_splits_changed_and_staged_paths_from_untracked_ones_like_porcelain() {
     both.sort();
     assert_eq!(both, expected);
     assert_eq!(snap.dirty, ["apps/new.yaml", "argocd/values.yaml"]);
-    assert_eq!(snap.untracked, ["scratch/"]);
+    assert_eq!(snap.untracked, ["scratch/a.txt", "scratch/b.txt"]);
     assert!(snap.conflicted.is_empty());
 }
 
