@@ -157,7 +157,7 @@ impl LogsSpec {
                 .with_hint(format!("once the Job is there, read its log: `{command}`"));
             return match (app, &self.app) {
                 (Some(app), Some(name)) if app.operation_running() => outcome
-                    .with_hint(format!("the sync of {name} is still running: wait for it"))
+                    .with_hint_to_wait(format!("the sync of {name} is still running: wait for it"))
                     .still_in_progress(),
                 (Some(app), Some(_)) => match cluster_common::sync_entry(app, "Job", &self.job) {
                     Some(entry) => outcome.with_diagnosis(format!(

@@ -197,7 +197,7 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
             .with_cause(Cause::about(CauseId::JobNotAHookOfSync, &name));
             Some(if app.operation_running() {
                 outcome
-                    .with_hint(format!(
+                    .with_hint_to_wait(format!(
                         "the sync is still running: wait (`argocd app wait {app_name}`)"
                     ))
                     .still_in_progress()
@@ -309,7 +309,7 @@ fn earlier_sync(
     .with_cause(Cause::about(CauseId::JobFromEarlierSync, name));
     if app.operation_running() {
         return outcome
-            .with_hint(format!(
+            .with_hint_to_wait(format!(
                 "the sync is still running and has not re-created {name} yet: wait for it (`argocd app wait {app_name}`)"
             ))
             .still_in_progress();
@@ -337,7 +337,7 @@ fn earlier_sync(
         ),
     };
     outcome
-        .with_hint(format!(
+        .with_hint_to_wait(format!(
             "start the sync of your commit (`argocd app sync {app_name}`), or wait for the one auto-sync starts (`argocd app wait {app_name}`)"
         ))
         .with_diagnosis(diagnosis)
@@ -354,7 +354,7 @@ pub fn retrying_outcome(app_name: &str, attempt: i64, limit: Option<i64>) -> Out
         "the sync of {app_name} failed an attempt and is retrying (retry {attempt}{of}): nothing is final yet"
     ))
     .with_actual(format!("retrying, attempt {attempt}{of}"))
-    .with_hint(format!(
+    .with_hint_to_wait(format!(
         "Argo CD refuses a new sync while it retries: wait for it (`argocd app wait {app_name}`), or stop the retries (`argocd app terminate-op {app_name}`) and then sync"
     ))
     .with_cause(Cause::new(CauseId::Retrying))
@@ -401,7 +401,7 @@ pub fn terminated_outcome(app: &Application, app_name: &str) -> Outcome {
     let outcome = Outcome::fail(summary).with_cause(Cause::new(cause));
     if app.operation_running() {
         return outcome
-            .with_hint(format!(
+            .with_hint_to_wait(format!(
                 "it is stopping: wait (`argocd app wait {app_name}`), then start the sync again"
             ))
             .still_in_progress();

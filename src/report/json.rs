@@ -6,8 +6,10 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use super::hint::WordedPart;
+
 use crate::checks::CheckKind;
-use crate::outcome::{Cause, HintLevel, HintPart, Outcome, Status, Waited};
+use crate::outcome::{Cause, HintLevel, Outcome, Status, Waited};
 use crate::run::{CheckReport, SkipReason, StepReport};
 
 /// One check. Text is borrowed when written and when read (owned where the JSON escapes it);
@@ -28,8 +30,8 @@ struct JsonCheck<'a> {
     hint: Option<String>,
     /// The hint in parts (`{kind, text, from}`; kind `first`, `course`, `check` or `cause`), so a
     /// pipeline can tell the course's words from what the check saw and trace each to its source.
-    #[serde(skip_deserializing, skip_serializing_if = "<[HintPart]>::is_empty")]
-    hint_parts: &'a [HintPart],
+    #[serde(skip_deserializing, skip_serializing_if = "Vec::is_empty")]
+    hint_parts: Vec<WordedPart>,
     /// `{level, of}` when the check file gives hint levels.
     #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
     hint_level: Option<HintLevel>,
@@ -121,9 +123,9 @@ fn step_document(step: &StepReport) -> JsonStep<'_> {
                 title: c.title.as_str().into(),
                 status: c.outcome.status,
                 summary: c.outcome.summary.as_str().into(),
-                hint: c.outcome.hint_text(),
-                hint_parts: &c.outcome.hints,
-                hint_level: c.outcome.hint_level,
+                hint: super::hint::text(&c.outcome.hints),
+                hint_parts: super::hint::worded(&c.outcome.hints, c.kind),
+                hint_level: c.outcome.hint_level(),
                 diagnosis: c.outcome.diagnosis.as_deref().map(Cow::Borrowed),
                 note: c.outcome.note.as_deref().map(Cow::Borrowed),
                 expected: c.outcome.expected.as_deref().map(Cow::Borrowed),
@@ -223,8 +225,11 @@ fn step_report(doc: JsonStep<'_>) -> StepReport {
 /// A check document as the report it was written from. A kind this labcheck does not know
 /// (a newer one's) reads as the runner's own `sequence`: its verdict and words are kept.
 fn check_report(doc: JsonCheck<'_>) -> CheckReport {
+    // The hint as the learner saw it, already worded: one part that reads as written.
     let mut outcome = Outcome::with_status(doc.status, doc.summary);
-    outcome.hint = doc.hint;
+    if let Some(hint) = doc.hint {
+        outcome = outcome.with_hint(hint);
+    }
     outcome.diagnosis = doc.diagnosis.map(Cow::into_owned);
     outcome.note = doc.note.map(Cow::into_owned);
     outcome.expected = doc.expected.map(Cow::into_owned);
@@ -304,7 +309,7 @@ mod tests {
                         c.title,
                         c.outcome.status,
                         c.outcome.summary,
-                        c.outcome.hint_text(),
+                        crate::report::hint::text(&c.outcome.hints),
                         c.outcome.diagnosis,
                         c.outcome.expected,
                         c.outcome.cause.as_ref().map(|c| c.as_str().to_string()),

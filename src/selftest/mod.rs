@@ -21,7 +21,7 @@ use crate::course::fixtures::{Base, ModuleFixtures, State};
 use crate::course::{Course, Module, Step, placeholders};
 use crate::error::Error;
 use crate::lab::world::LabError;
-use crate::outcome::Status;
+use crate::outcome::{HintPart, Status};
 use crate::probe::cluster::Cluster;
 use crate::probe::files::PathShower;
 use crate::run::{self, StepReport, WaitPolicy};
@@ -217,11 +217,7 @@ pub fn judge(state: &State, report: &StepReport) -> StateResult {
                         ));
                     }
                 }
-                if check
-                    .outcome
-                    .hint_text()
-                    .is_none_or(|h| h.trim().is_empty())
-                {
+                if check.outcome.hints.iter().all(HintPart::says_nothing) {
                     problems.push(format!(
                         "`{}` fails without a hint: give the check a `hint:` that names the next action",
                         check.id
