@@ -7,7 +7,7 @@
 //! last-applied copy never go in.
 //!
 //! The one bundle module, from making to reading: [`open`] and [`Opened::make`] make one (the run, recorded, and
-//! its reports as the reporters word them), [`replay_tape`] gives `--bundle` its answers, and
+//! its reports as the reporters word them), [`replay`] gives `--bundle` the session the learner's run was, answered from the bundle, and
 //! [`learners_in`] reads bundles back for the class page with the JSON report's own types. It
 //! sits above the reporters and the class wing (it uses both), below the command line.
 
@@ -25,9 +25,11 @@ use crate::probe::git::{LoggedCommit, RepoReader};
 
 mod make;
 mod read;
+mod replay;
 mod tape;
 pub use make::{Made, Opened, open};
 pub use read::learners_in;
+pub use replay::replay;
 pub use tape::{add_tape, replay_tape};
 
 /// The format this labcheck writes (in `bundle.json`). v2 added the probes' answers that

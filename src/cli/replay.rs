@@ -1,21 +1,14 @@
-//! `labcheck MODULE [STEP] --bundle FILE`: replay a learner's bundle offline. The checks run as
-//! in the learner's run, their probes answered from the bundle's recording (work repos) and its
-//! cluster part served in-process (the cluster), so an instructor sees the same verdicts without
-//! the learner's cluster or repos. Nothing is read from this machine's repos or clusters and no
-//! progress is written.
+//! `labcheck MODULE [STEP] --bundle FILE`: replay a learner's bundle offline (the session is
+//! `bundle::replay`'s: the learner's run answered from the bundle). This refuses flags naming
+//! another source of answers and delivers the reports.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use super::{RunArgs, exit_code};
-use crate::bundle::{self, Bundle};
+use crate::bundle;
 use crate::error::Error;
-use crate::probe::cluster::ClusterOptions;
-use crate::probe::files::PathShower;
-use crate::probe::tape::Mode;
 use crate::report::{self, Styles};
-use crate::run::{Session, WaitPolicy};
-use crate::snapshot::Snapshot;
+use crate::run::Session;
 
 /// Replay `file` for `module` (and `step`, else the bundle's own step); returns the exit code.
 pub async fn run(
@@ -30,34 +23,19 @@ pub async fn run(
     // A replay reads no work repo of this machine, so none is protected from a report file.
     let protected = report::deliver::Protected::default();
     outputs.check_destinations(&protected)?;
-    let bundle = Bundle::load(file).map_err(|e| Error::Usage(e.to_string()))?;
-    let (about, tape, cluster) =
-        bundle::replay_tape(&bundle, file, module).map_err(|e| Error::Usage(e.to_string()))?;
-    let tape = Mode::Replay(Arc::new(tape));
-    // A bundle whose cluster could not be read holds the reads' errors; an empty snapshot stands
-    // behind them (nothing was ever answered from it).
-    let served = Arc::new(cluster.unwrap_or_else(Snapshot::new));
-    let session = Session {
-        course_dir: args.course_dir.clone(),
-        module: module.to_string(),
-        step: step.map(str::to_string).or(about.step),
-        track: args.track.clone().or(Some(about.track)),
-        paths: PathShower::new(about.home),
-        work_dir: about.work_dir,
-        cluster: ClusterOptions {
-            served: Some((served, format!("bundle {}", file.display()))),
-            ..ClusterOptions::default()
+    let session = bundle::replay(
+        file,
+        Session {
+            course_dir: args.course_dir.clone(),
+            module: module.to_string(),
+            step: step.map(str::to_string),
+            track: args.track.clone(),
+            argocd_namespace: args.cluster.argocd_namespace.clone(),
+            log_reads: args.verbose,
+            ..Session::default()
         },
-        argocd_namespace: args
-            .cluster
-            .argocd_namespace
-            .clone()
-            .or(about.argocd_namespace),
-        policy: WaitPolicy::Never,
-        log_reads: args.verbose,
-        remember: false,
-        tape,
-    };
+    )
+    .map_err(|e| Error::Usage(e.to_string()))?;
     let started = std::time::Instant::now();
     let run = session.run(None, &|_| {}).await?;
     if args.verbose {
