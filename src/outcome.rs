@@ -341,7 +341,7 @@ impl Outcome {
         (!texts.is_empty()).then(|| texts.join("\n"))
     }
 
-    /// The hint as one plain text, for the class (`fleet/`) alone: it groups learners by it below
+    /// The hint as one plain text, for the class (`class/`) alone: it groups learners by it below
     /// the reporters. Every report words hints with `report::hint`, whose test holds these words
     /// equal to its own; this goes once the class groups by the parts and lets `report/` word them.
     pub fn hint_text(&self) -> Option<String> {
