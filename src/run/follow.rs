@@ -183,3 +183,57 @@ impl Judge<'_> {
         .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether a round comes due within `within`.
+    async fn due(triggers: &mut Triggers, within: Duration) -> bool {
+        tokio::time::timeout(within, triggers.next_round())
+            .await
+            .unwrap_or(false)
+    }
+
+    #[tokio::test]
+    async fn a_repo_cloned_after_following_began_wakes_the_follower_from_the_round_after_it_appeared()
+     {
+        let work = tempfile::tempdir().expect("a work dir");
+        let (config, platform) = (work.path().join("config"), work.path().join("platform"));
+        std::fs::create_dir(&config).expect("the first clone");
+        let files = Arc::new(SharedRepoWatcher::new(false));
+        let cluster = Arc::new(Cluster::unavailable("no cluster in this test"));
+        let mut triggers = Triggers::new(
+            cluster,
+            vec![config.clone(), platform.clone()],
+            false,
+            files,
+            Duration::from_millis(50),
+        );
+        assert_eq!(
+            triggers.watched,
+            std::slice::from_ref(&config),
+            "only what is there"
+        );
+        // The learner clones the second repo: nothing watches it yet, an edit of the first
+        // wakes the follower, and from that round on the clone is watched too.
+        std::fs::create_dir(&platform).expect("the later clone");
+        std::fs::write(config.join("dev.yaml"), "tag: 1\n").expect("an edit");
+        assert!(due(&mut triggers, Duration::from_secs(5)).await, "the edit");
+        assert_eq!(triggers.watched, [config.clone(), platform.clone()]);
+        // Let the first edit's last events pass, so only the next edit can wake the follower.
+        while tokio::time::timeout(Duration::from_millis(300), triggers.rx.recv())
+            .await
+            .is_ok()
+        {}
+        std::fs::write(platform.join("app.yaml"), "sync: auto\n").expect("an edit");
+        assert!(
+            due(&mut triggers, Duration::from_secs(5)).await,
+            "an edit in the later clone"
+        );
+        // A quit ends following, whatever else came with it.
+        std::fs::write(config.join("dev.yaml"), "tag: 2\n").expect("an edit");
+        triggers.sender().send(Trigger::Quit).expect("the quit");
+        assert!(!triggers.next_round().await, "a quit ends it");
+    }
+}
