@@ -26,7 +26,7 @@ pub enum EditCommand {
     /// Set a value at a path of a YAML file (a map is merged key by key); only the lines the path
     /// resolves to change. The value is YAML, from --value or stdin.
     Set(SetArgs),
-    /// Take a key and its value out of a YAML file.
+    /// Take a key and its value out of a YAML file, with the comment lines right above it.
     Remove(RemoveArgs),
     /// Write a new file from stdin; if it exists (YAML), set each of the text's top-level keys in it.
     Create(CreateArgs),

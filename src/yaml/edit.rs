@@ -114,7 +114,9 @@ pub fn remove(
             splice(t, entries[at - 1].1.end, value.end, "")
         }
     } else if only_spaces(&t[line_start(t, key.start)..key.start]) {
-        let from = line_start(t, key.start);
+        // The comment lines right above the key, at its indent, are the key's: they go with it
+        // (a comment set off by a blank line, or at another indent, stays).
+        let from = comments_above(t, line_start(t, key.start), column(t, key.start));
         splice(t, from, last_line_end(t, value), "")
     } else {
         // The first key of a list item (`- name: x`): the next key moves up to the dash.

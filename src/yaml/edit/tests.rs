@@ -361,6 +361,36 @@ const REMOVE_CASES: &[(&str, &str, &str, Option<&str>)] = &[
         Some("# dev\nsmokeTest:\n  enabled: true   # on\n# end\n"),
     ),
     (
+        "the comment lines right above the key go with it",
+        "migration:\n  enabled: true\n  # module 10: the migration fails on purpose\n  # (step 5 reverts it)\n  fail: true\nsmokeTest: {}\n",
+        "migration.fail",
+        Some("migration:\n  enabled: true\nsmokeTest: {}\n"),
+    ),
+    (
+        "a comment set off by a blank line stays",
+        "a: 1\n# about b and c\n\n# b\nb: 2\nc: 3\n",
+        "b",
+        Some("a: 1\n# about b and c\n\nc: 3\n"),
+    ),
+    (
+        "a comment at the parent's indent is the parent's, not the key's",
+        "m:\n  a: 1\n# top\n  b: 2\n",
+        "m.b",
+        Some("m:\n  a: 1\n# top\n"),
+    ),
+    (
+        "a top-level key with its comments, CRLF",
+        "# a\r\na: 1\r\n# b\r\nb: 2\r\n",
+        "b",
+        Some("# a\r\na: 1\r\n"),
+    ),
+    (
+        "a trailing comment on the line before is that line's, and stays",
+        "a: 1   # one\nb: 2\n",
+        "b",
+        Some("a: 1   # one\n"),
+    ),
+    (
         "a key with a block under it goes whole",
         "a: 1\nmigration:\n  enabled: true\n  fail: true\nb: 2\n",
         "migration",
