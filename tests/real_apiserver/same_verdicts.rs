@@ -12,10 +12,10 @@ use std::sync::Arc;
 use labcheck::checks::Context;
 use labcheck::course::fixtures::{Base, ModuleFixtures, State};
 use labcheck::course::{Course, Module, Step, placeholders};
+use labcheck::lab::world::LabWorld;
 use labcheck::probe::cluster::{Cluster, ClusterOptions};
 use labcheck::probe::files::PathShower;
 use labcheck::run::{self, StepReport, WaitPolicy};
-use labcheck::selftest::world::FixtureWorld;
 use labcheck::snapshot::Snapshot;
 
 use crate::plane::{block_on, plane};
@@ -25,7 +25,7 @@ struct Case {
     module: String,
     step: String,
     state: String,
-    world: FixtureWorld,
+    world: LabWorld,
     cluster_file: String,
     cluster_text: String,
 }
@@ -33,10 +33,10 @@ struct Case {
 /// Every state of `module`, as `labcheck course test` builds them (`selftest::test_module`).
 fn cases(module: &Module, course: &Course, scratch: &Path) -> Vec<Case> {
     let fixtures = ModuleFixtures::load(course, module).expect("the module's fixtures");
-    let mut previous = FixtureWorld::create(&scratch.join("initial"), module, &fixtures.initial)
+    let mut previous = LabWorld::create(&scratch.join("initial"), module, &fixtures.initial)
         .expect("the initial world");
     let mut cases = Vec::new();
-    let mut add = |world: FixtureWorld, step: &str, state: &State| {
+    let mut add = |world: LabWorld, step: &str, state: &State| {
         let text =
             placeholders::substitute(&state.cluster_file, &state.cluster_text, |rev, repo| {
                 world.revision(rev, repo)
