@@ -1,9 +1,9 @@
 //! What a check found: data only. Reporters turn it into text, JSON or JUnit.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The verdict of one check (and, folded, of a step).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// The thing the course asked for is there.
@@ -93,13 +93,10 @@ pub struct Outcome {
     pub expected: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub actual: Option<String>,
-    /// The next concrete action a check names from what it saw in this state. The runner moves
-    /// it into [`Outcome::hints`]; read the whole hint with [`Outcome::hint_text`].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-    /// The hint in parts, each with where it came from, as the runner put it together: reporters
-    /// render these (`-v` names each source).
-    #[serde(skip_serializing_if = "Vec::is_empty", rename = "hint_parts")]
+    /// The hint, in typed parts: the check's own next action (and whether waiting helps), then
+    /// the runner's additions (the course's words at the learner's level, the earlier check to
+    /// fix first, the cause table's hint). Data only: `report::hint` words them for each format.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hints: Vec<HintPart>,
     /// Why, from what was observed (e.g. which hook failed).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -114,9 +111,6 @@ pub struct Outcome {
     /// running. The runner may wait for such a failure; a definitive one ends at once.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
-    /// Which of the check file's hint levels `hint` is, when it gives more than one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint_level: Option<HintLevel>,
     /// Why a check failed or could not check, as a stable id (`not-pushed`,
     /// `hook-failed:checkout-migrate`), set where the check decides. A class groups learners by it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -161,33 +155,91 @@ fn seconds<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok,
 
 pub use crate::causes::{Cause, CauseId};
 
-/// One part of the hint under a check, and where it came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct HintPart {
-    pub kind: HintKind,
-    pub text: String,
-    /// Where it came from, for `-v`: the course file and key, the check kind, the cause table,
-    /// or the check the gate waits for.
-    pub from: String,
+/// One part of the hint under a check: what it is and where it came from, never its final
+/// words (`report::hint` words each part for each format; `-v` names each source).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum HintPart {
+    /// Fix the earlier check `check` first (this one's `after:` gate). `theirs` is that check's
+    /// hint when this one's meaning depends on it (the event it waits for did not happen), empty
+    /// when the learner finds it above.
+    First {
+        check: String,
+        title: String,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        theirs: Vec<HintPart>,
+    },
+    /// The course's words from `file`'s `hint:` (for this cause, or for every cause), at the
+    /// learner's level when the course gives several.
+    Course {
+        text: String,
+        file: String,
+        key: CourseKey,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        level: Option<HintLevel>,
+    },
+    /// The next action the check names from what it saw in this state.
+    Check { text: String },
+    /// The check's next action is to wait for what is still moving (a sync, a rollout).
+    Wait { text: String },
+    /// What the check saw will not change by waiting (a crashing pod of a deployed push); `instead`
+    /// is what will. Said whatever the course's hint above it says.
+    WaitingWillNotFix { instead: String },
+    /// The cause table's hint, where neither the course nor the check gave one.
+    Cause {
+        #[serde(serialize_with = "cause_id")]
+        cause: CauseId,
+    },
 }
 
-/// What a hint part is, so each reporter can word it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum HintKind {
-    /// Fix an earlier check first (its `after:` gate): the text names that check, and its hint
-    /// when this one's meaning depends on it.
-    First,
-    /// The course's words (for this cause, or for every cause).
-    Course,
-    /// What the check saw in this state: the next action it names.
-    Check,
-    /// The cause table's hint, where neither the course nor the check gave one.
-    Cause,
+/// Which of a check file's `hint:` forms a course part came from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "form", content = "cause")]
+pub enum CourseKey {
+    /// `hint.by_cause.<key>`.
+    ByCause(String),
+    /// `hint:` as one text (or levels) for every cause.
+    Always,
+    /// `hint.default` of the keyed form.
+    Default,
+}
+
+fn cause_id<S: serde::Serializer>(id: &CauseId, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(id.id())
+}
+
+impl HintPart {
+    /// The texts this part carries as the course, the check or the cause table gave them (an
+    /// earlier check's included), before any words of a report around them.
+    pub fn texts(&self) -> Vec<&str> {
+        match self {
+            HintPart::First { theirs, .. } => theirs.iter().flat_map(HintPart::texts).collect(),
+            HintPart::Course { text, .. } | HintPart::Check { text } | HintPart::Wait { text } => {
+                vec![text]
+            }
+            HintPart::WaitingWillNotFix { instead } => vec![instead],
+            HintPart::Cause { cause } => cause.default_hint().into_iter().collect(),
+        }
+    }
+
+    /// Whether the part gives the learner nothing to go on (a text of only blanks). A `first:`
+    /// part always does: it names the check to fix.
+    pub fn says_nothing(&self) -> bool {
+        !matches!(self, HintPart::First { .. })
+            && self.texts().iter().all(|text| text.trim().is_empty())
+    }
+
+    /// Whether the check itself gave this part (not the runner, the course or the cause table).
+    pub fn is_the_checks(&self) -> bool {
+        matches!(
+            self,
+            HintPart::Check { .. } | HintPart::Wait { .. } | HintPart::WaitingWillNotFix { .. }
+        )
+    }
 }
 
 /// Hint `level` of `of` (from 1: a nudge, then where to look, then the exact command).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct HintLevel {
     pub level: usize,
     pub of: usize,
@@ -200,13 +252,11 @@ impl Outcome {
             summary: summary.into(),
             expected: None,
             actual: None,
-            hint: None,
             hints: Vec::new(),
             diagnosis: None,
             note: None,
             detail: None,
             pending: false,
-            hint_level: None,
             cause: None,
             waited: None,
         }
@@ -232,6 +282,11 @@ impl Outcome {
         Self::new(Status::Skip, summary)
     }
 
+    /// An outcome of `status` (a report read back says which).
+    pub fn with_status(status: Status, summary: impl Into<String>) -> Self {
+        Self::new(status, summary)
+    }
+
     pub fn with_expected(mut self, expected: impl Into<String>) -> Self {
         self.expected = Some(expected.into());
         self
@@ -242,10 +297,92 @@ impl Outcome {
         self
     }
 
-    /// A cause-specific hint; it wins over the check file's generic hint.
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+    /// The next action the check names from what it saw (see [`HintPart::Check`]); it takes the
+    /// place of any the check named before.
+    pub fn with_hint(self, hint: impl Into<String>) -> Self {
+        self.with_own_hint(HintPart::Check { text: hint.into() })
+    }
+
+    /// The next action is to wait for what is still moving (see [`HintPart::Wait`]); it takes the
+    /// place of any the check named before.
+    pub fn with_hint_to_wait(self, hint: impl Into<String>) -> Self {
+        self.with_own_hint(HintPart::Wait { text: hint.into() })
+    }
+
+    fn with_own_hint(mut self, part: HintPart) -> Self {
+        self.hints.retain(|p| !p.is_the_checks());
+        self.hints.push(part);
         self
+    }
+
+    /// What the check saw will not change by waiting: its advice to wait is dropped, and the
+    /// hint says so, with what will fix it (see [`HintPart::WaitingWillNotFix`]).
+    pub fn waiting_will_not_fix(mut self, instead: impl Into<String>) -> Self {
+        self.pending = false;
+        self.hints
+            .retain(|part| !matches!(part, HintPart::Wait { .. }));
+        self.hints.push(HintPart::WaitingWillNotFix {
+            instead: instead.into(),
+        });
+        self
+    }
+
+    /// The texts of the parts the check itself gave, one a line (what a test of a check reads).
+    pub fn own_hint(&self) -> Option<String> {
+        let texts: Vec<&str> = self
+            .hints
+            .iter()
+            .filter_map(|part| match part {
+                HintPart::Check { text } | HintPart::Wait { text } => Some(text.as_str()),
+                HintPart::WaitingWillNotFix { instead } => Some(instead.as_str()),
+                _ => None,
+            })
+            .collect();
+        (!texts.is_empty()).then(|| texts.join("\n"))
+    }
+
+    /// The hint as one plain text, for the class (`fleet/`) alone: it groups learners by it below
+    /// the reporters. Every report words hints with `report::hint`, whose test holds these words
+    /// equal to its own; this goes once the class groups by the parts and lets `report/` word them.
+    pub fn hint_text(&self) -> Option<String> {
+        fn words(part: &HintPart) -> String {
+            match part {
+                HintPart::First { title, theirs, .. } => match plain(theirs) {
+                    Some(theirs) => format!("{title}: {theirs}"),
+                    None => format!("{title} (see above)"),
+                },
+                HintPart::WaitingWillNotFix { instead } => {
+                    format!("waiting will not fix this: {instead}")
+                }
+                other => other.texts().concat(),
+            }
+        }
+        fn plain(parts: &[HintPart]) -> Option<String> {
+            let (first, then): (Vec<_>, Vec<_>) = parts
+                .iter()
+                .partition(|p| matches!(p, HintPart::First { .. }));
+            let first: Vec<String> = first.into_iter().map(words).collect();
+            let then: Vec<String> = then.into_iter().map(words).collect();
+            match (first.is_empty(), then.is_empty()) {
+                (true, true) => None,
+                (true, false) => Some(then.join("\n")),
+                (false, true) => Some(format!("first: {}", first.join("; "))),
+                (false, false) => Some(format!(
+                    "first: {}; then: {}",
+                    first.join("; "),
+                    then.join("\n")
+                )),
+            }
+        }
+        plain(&self.hints)
+    }
+
+    /// Which of the course's hint levels the hint shows, when the check file gives more than one.
+    pub fn hint_level(&self) -> Option<HintLevel> {
+        self.hints.iter().find_map(|part| match part {
+            HintPart::Course { level, .. } => *level,
+            _ => None,
+        })
     }
 
     /// Why this check failed or could not check, as a stable id (see [`Cause`]).
@@ -279,32 +416,6 @@ impl Outcome {
                 .cause
                 .as_ref()
                 .is_none_or(|c| c.id().waiting() == crate::causes::Waiting::MayFix)
-    }
-
-    /// The whole hint as plain text, the way every report words it: each part on its own line,
-    /// a `first:` part as `first: …` with what follows it as `; then: …`. Before the runner put
-    /// the parts together (or for an outcome it never saw), the check's own hint.
-    pub fn hint_text(&self) -> Option<String> {
-        if self.hints.is_empty() {
-            return self.hint.clone();
-        }
-        // Every kind named, so a new kind of part is worded here before it compiles.
-        let mut first = Vec::new();
-        let mut then = Vec::new();
-        for part in &self.hints {
-            match part.kind {
-                HintKind::First => first.push(part.text.as_str()),
-                HintKind::Course | HintKind::Check | HintKind::Cause => {
-                    then.push(part.text.as_str())
-                }
-            }
-        }
-        let then = then.join("\n");
-        Some(match (first.is_empty(), then.is_empty()) {
-            (true, _) => then,
-            (false, true) => format!("first: {}", first.join("; ")),
-            (false, false) => format!("first: {}; then: {then}", first.join("; ")),
-        })
     }
 
     /// The state this outcome shows in one short phrase, for progress lines and a timeout
@@ -351,6 +462,44 @@ mod tests {
         for (outcome, worth) in cases {
             assert_eq!(outcome.may_change_by_waiting(), worth, "{outcome:?}");
         }
+    }
+
+    #[test]
+    fn a_crashing_pod_takes_back_the_checks_advice_to_wait_but_not_its_other_advice() {
+        let instead = "change it in git";
+        let cases = [
+            // (what the check said, what is left of it once waiting will not fix the failure)
+            (
+                Outcome::fail("x").with_hint_to_wait("wait: `argocd app wait a`"),
+                vec![],
+            ),
+            (
+                Outcome::fail("x").with_hint("look at its conditions"),
+                vec!["look at its conditions"],
+            ),
+            (Outcome::fail("x"), vec![]),
+        ];
+        for (outcome, kept) in cases {
+            let outcome = outcome.still_in_progress().waiting_will_not_fix(instead);
+            assert!(!outcome.pending, "{outcome:?}");
+            let texts: Vec<&str> = outcome.hints.iter().flat_map(HintPart::texts).collect();
+            let mut want = kept.clone();
+            want.push(instead);
+            assert_eq!(texts, want, "{outcome:?}");
+            assert!(matches!(
+                outcome.hints.last(),
+                Some(HintPart::WaitingWillNotFix { .. })
+            ));
+        }
+    }
+
+    #[test]
+    fn a_checks_next_hint_takes_the_place_of_its_earlier_one() {
+        let outcome = Outcome::fail("x")
+            .with_hint("git push")
+            .with_hint_to_wait("wait for the sync");
+        assert_eq!(outcome.own_hint().as_deref(), Some("wait for the sync"));
+        assert_eq!(outcome.hints.len(), 1);
     }
 
     #[test]

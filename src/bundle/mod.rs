@@ -5,6 +5,11 @@
 //! and changed paths, never contents) plus the working-tree files the checks read. A file the
 //! checks do not read, a Secret's value, a container's literal environment value and kubectl's
 //! last-applied copy never go in.
+//!
+//! The one bundle module, from making to reading: [`Request`] makes one (the run, recorded, and
+//! its reports as the reporters word them), [`replay_tape`] gives `--bundle` its answers, and
+//! [`learners_in`] reads bundles back for the class page with the JSON report's own types. It
+//! sits above the reporters and the class wing (it uses both), below the command line.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -18,7 +23,11 @@ use crate::probe::cluster::REDACTED;
 use crate::probe::files::PathShower;
 use crate::probe::git::{LoggedCommit, RepoReader};
 
+mod make;
+mod read;
 mod tape;
+pub use make::{Made, Opened, Request};
+pub use read::learners_in;
 pub use tape::{add_tape, replay_tape};
 
 /// The format this labcheck writes (in `bundle.json`). v2 added the probes' answers that
@@ -44,6 +53,11 @@ pub enum BundleError {
     },
     #[error("cannot read the bundle {path}: {reason}")]
     Read { path: String, reason: String },
+    #[error("cannot read --bundles {path}: {source}")]
+    Folder {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("the bundle {path} {reason}")]
     Refused { path: String, reason: String },
 }

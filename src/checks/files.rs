@@ -138,8 +138,8 @@ impl FilesSpec {
                 Err(outcome) if outcome.status == Status::Fail => {
                     offenders.push(Offender {
                         file: relative.clone(),
+                        note: outcome.own_hint(),
                         why: outcome.summary,
-                        note: outcome.hint,
                     });
                 }
                 Err(outcome) => {

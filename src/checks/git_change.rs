@@ -18,17 +18,32 @@ use crate::probe::repos::Reader;
 type Content = Option<Vec<u8>>;
 
 impl Repo<'_> {
+    /// HEAD and the newest commit in its history that makes `change` (none: not made yet), or
+    /// the outcome of a repo without a commit.
+    fn newest_change(
+        &self,
+        reader: &Reader,
+        change: &ChangeSpec,
+    ) -> Result<Result<(&CommitInfo, Option<CommitInfo>), Outcome>, GitProbeError> {
+        let Some(head) = &self.snap.head else {
+            return Ok(Err(self.unborn()));
+        };
+        let made = reader.newest_change(&head.sha, &change.file, change)?;
+        Ok(Ok((head, made)))
+    }
+
     /// `made:` — the change is committed (and, with `pushed:`, pushed: HEAD is the upstream).
     pub(crate) fn made(
         &self,
         reader: &Reader,
         change: &ChangeSpec,
     ) -> Result<Verdict, GitProbeError> {
-        let Some(head) = &self.snap.head else {
-            return Ok(broken(self.unborn()));
+        let (head, made) = match self.newest_change(reader, change)? {
+            Ok(found) => found,
+            Err(unborn) => return Ok(broken(unborn)),
         };
         let what = change.describe();
-        let Some(made) = reader.newest_change(&head.sha, &change.file, change)? else {
+        let Some(made) = made else {
             if change.holds(self.working_file(&change.file).as_deref()) {
                 return Ok(broken(
                     Outcome::fail(format!(
@@ -90,11 +105,12 @@ impl Repo<'_> {
         reader: &Reader,
         change: &ChangeSpec,
     ) -> Result<Verdict, GitProbeError> {
-        let Some(head) = &self.snap.head else {
-            return Ok(broken(self.unborn()));
+        let (head, target) = match self.newest_change(reader, change)? {
+            Ok(found) => found,
+            Err(unborn) => return Ok(broken(unborn)),
         };
         let what = change.describe();
-        let Some(target) = reader.newest_change(&head.sha, &change.file, change)? else {
+        let Some(target) = target else {
             return Ok(broken(self.nothing_to_undo(change, head)));
         };
         let revert_it = format!(

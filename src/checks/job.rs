@@ -225,7 +225,7 @@ impl JobSpec {
             }
             (JobState::Running, JobExpect::Complete | JobExpect::Failed) => {
                 fail(format!("{who} is still running ({})", completions(job)))
-                    .with_hint(format!(
+                    .with_hint_to_wait(format!(
                         "wait for it: `kubectl -n {} get job {} -w`",
                         self.namespace, self.name
                     ))
@@ -267,7 +267,7 @@ impl JobSpec {
         let outcome = outcome.with_cause(Cause::about(CauseId::JobMissing, &self.name));
         if app.operation_running() {
             return outcome
-                .with_hint(format!(
+                .with_hint_to_wait(format!(
                     "the sync of {app_name} is still running and has not created it yet: wait (`argocd app wait {app_name}`)"
                 ))
                 .still_in_progress();
@@ -425,7 +425,7 @@ mod tests {
         assert!(outcome.summary.contains("this Job is from an earlier sync"));
         assert!(
             outcome
-                .hint
+                .own_hint()
                 .unwrap_or_default()
                 .contains("start the sync of your commit")
         );

@@ -157,7 +157,7 @@ impl LogsSpec {
                 .with_hint(format!("once the Job is there, read its log: `{command}`"));
             return match (app, &self.app) {
                 (Some(app), Some(name)) if app.operation_running() => outcome
-                    .with_hint(format!("the sync of {name} is still running: wait for it"))
+                    .with_hint_to_wait(format!("the sync of {name} is still running: wait for it"))
                     .still_in_progress(),
                 (Some(app), Some(_)) => match cluster_common::sync_entry(app, "Job", &self.job) {
                     Some(entry) => outcome.with_diagnosis(format!(
@@ -212,12 +212,7 @@ impl LogsSpec {
             }
         };
         if self.expect.holds(text) {
-            // The line itself is the evidence the course asks the learner to find.
-            let line = text
-                .lines()
-                .find(|l| self.expect.holds(l))
-                .map(|l| format!(": \"{}\"", l.trim()))
-                .unwrap_or_default();
+            let line = self.evidence(text);
             return Outcome::pass(format!(
                 "the log of pod {pod_name} (Job {}) {}{line}",
                 self.job,
@@ -262,6 +257,15 @@ impl LogsSpec {
 }
 
 impl LogsSpec {
+    /// `: "the line"` that holds what is expected: the evidence the course asks the learner to
+    /// find, shown in the pass summary (empty when no single line holds it).
+    fn evidence(&self, text: &str) -> String {
+        text.lines()
+            .find(|l| self.expect.holds(l))
+            .map(|l| format!(": \"{}\"", l.trim()))
+            .unwrap_or_default()
+    }
+
     /// A log that was still coming when the read's time was up (it streams on, as a followed
     /// log does): what was read passes if it holds what is expected; otherwise the part not
     /// read may, so there is no verdict.
@@ -269,21 +273,25 @@ impl LogsSpec {
         let command = format!("kubectl -n {} logs job/{}", self.namespace, self.job);
         let read = text.len() as u64 + skipped;
         if self.expect.holds(text) {
-            let line = text
-                .lines()
-                .find(|l| self.expect.holds(l))
-                .map(|l| format!(": \"{}\"", l.trim()))
-                .unwrap_or_default();
+            let line = self.evidence(text);
             return Outcome::pass(format!(
                 "the log of pod {pod_name} (Job {}) {}{line} (the log did not end within {within}; this was in the {read} bytes read)",
                 self.job,
                 self.expect.describe()
             ));
         }
+        // An API server flushes an unfollowed log only as its buffer fills: a log that writes
+        // little may reach nobody before the bound.
+        let what_came = match read {
+            0 => "and none of it arrived in that time (a server or proxy between may hold a log back until it has a buffer's worth)".to_string(),
+            _ => format!(
+                "labcheck read {read} bytes of it, {} lines, and they do not contain what was expected",
+                text.lines().count()
+            ),
+        };
         Outcome::could_not_check(format!(
-            "the log of pod {pod_name} (Job {}) did not end within {within} (it streams on); labcheck read {read} bytes of it, {} lines, and they do not contain what was expected",
+            "the log of pod {pod_name} (Job {}) did not end within {within} (it streams on); {what_came}",
             self.job,
-            text.lines().count()
         ))
         .with_expected(format!("a log that {}", self.expect.describe()))
         .with_hint(format!(
@@ -409,6 +417,39 @@ mod tests {
                 .detail
                 .is_some_and(|d| d.text.ends_with("more noise"))
         );
+    }
+
+    #[test]
+    fn a_log_that_never_ends_is_judged_on_what_came_within_the_bound_never_failed() {
+        let s = spec("{namespace: checkout-dev, job: checkout-migrate, matches: '(?i)error'}");
+        let unended = |text: &str| LogRead::Unended {
+            text: text.to_string(),
+            skipped: 0,
+            within: "2s".to_string(),
+        };
+        // (what came before the bound, status, words of the summary)
+        let cases = [
+            (
+                "migrating\nERROR: column exists\n",
+                Status::Pass,
+                "the log did not end within 2s; this was in the 31 bytes read",
+            ),
+            (
+                "migrating\nstill migrating\n",
+                Status::Error,
+                "did not end within 2s (it streams on); labcheck read 26 bytes of it, 2 lines",
+            ),
+            (
+                "",
+                Status::Error,
+                "did not end within 2s (it streams on); and none of it arrived in that time",
+            ),
+        ];
+        for (text, status, words) in cases {
+            let outcome = s.decide(&seen("Running", unended(text)), None);
+            assert_eq!(outcome.status, status, "{text:?}: {outcome:?}");
+            assert!(outcome.summary.contains(words), "{text:?}: {}", outcome.summary);
+        }
     }
 
     #[test]

@@ -279,10 +279,10 @@ mod tests {
             outcome.actual.as_deref(),
             Some("\"ghcr.io/stefanprodan/podinfo:6.7.0\"")
         );
-        assert!(outcome.expected.unwrap_or_default().contains(":6.7.1"));
+        assert!(outcome.expected.clone().unwrap_or_default().contains(":6.7.1"));
         assert!(
             outcome
-                .hint
+                .own_hint()
                 .unwrap_or_default()
                 .contains("kubectl -n checkout-dev get deployment checkout -o yaml")
         );

@@ -156,12 +156,7 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
         Binding::ThisSync => terminated_hook(app, app_name, &name)
             .or_else(|| older_revision_outcome(&name, app, app_name)),
         Binding::FullSyncBefore { started, revision } => {
-            let entry = app
-                .status
-                .history
-                .iter()
-                .find(|h| h.deploy_started_at.as_deref() == Some(started.as_str()))?;
-            if RevisionView::history(entry).same_as(&RevisionView::compared(app)) {
+            if !synced_another_revision(app, &started)? {
                 None
             } else {
                 Some(earlier_sync(
@@ -202,7 +197,7 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
             .with_cause(Cause::about(CauseId::JobNotAHookOfSync, &name));
             Some(if app.operation_running() {
                 outcome
-                    .with_hint(format!(
+                    .with_hint_to_wait(format!(
                         "the sync is still running: wait (`argocd app wait {app_name}`)"
                     ))
                     .still_in_progress()
@@ -243,12 +238,7 @@ fn before_an_apply_sync(
     let created = job_created(job);
     let from = match binding {
         Binding::FullSyncBefore { started, revision } => {
-            let entry = app
-                .status
-                .history
-                .iter()
-                .find(|h| h.deploy_started_at.as_deref() == Some(started.as_str()))?;
-            if RevisionView::history(entry).same_as(&RevisionView::compared(app)) {
+            if !synced_another_revision(app, started)? {
                 return None;
             }
             format!("the sync of {revision} that started {started}")
@@ -271,6 +261,17 @@ fn before_an_apply_sync(
         ))
         .with_cause(Cause::new(CauseId::ApplyStrategySync)),
     )
+}
+
+/// Whether the full sync that started at `started` (in the app's history) synced another
+/// revision than the one Argo CD compares against now; `None` when history has no such sync.
+fn synced_another_revision(app: &Application, started: &str) -> Option<bool> {
+    let entry = app
+        .status
+        .history
+        .iter()
+        .find(|h| h.deploy_started_at.as_deref() == Some(started))?;
+    Some(!RevisionView::history(entry).same_as(&RevisionView::compared(app)))
 }
 
 fn job_created(job: &Job) -> String {
@@ -308,7 +309,7 @@ fn earlier_sync(
     .with_cause(Cause::about(CauseId::JobFromEarlierSync, name));
     if app.operation_running() {
         return outcome
-            .with_hint(format!(
+            .with_hint_to_wait(format!(
                 "the sync is still running and has not re-created {name} yet: wait for it (`argocd app wait {app_name}`)"
             ))
             .still_in_progress();
@@ -336,7 +337,7 @@ fn earlier_sync(
         ),
     };
     outcome
-        .with_hint(format!(
+        .with_hint_to_wait(format!(
             "start the sync of your commit (`argocd app sync {app_name}`), or wait for the one auto-sync starts (`argocd app wait {app_name}`)"
         ))
         .with_diagnosis(diagnosis)
@@ -353,7 +354,7 @@ pub fn retrying_outcome(app_name: &str, attempt: i64, limit: Option<i64>) -> Out
         "the sync of {app_name} failed an attempt and is retrying (retry {attempt}{of}): nothing is final yet"
     ))
     .with_actual(format!("retrying, attempt {attempt}{of}"))
-    .with_hint(format!(
+    .with_hint_to_wait(format!(
         "Argo CD refuses a new sync while it retries: wait for it (`argocd app wait {app_name}`), or stop the retries (`argocd app terminate-op {app_name}`) and then sync"
     ))
     .with_cause(Cause::new(CauseId::Retrying))
@@ -400,7 +401,7 @@ pub fn terminated_outcome(app: &Application, app_name: &str) -> Outcome {
     let outcome = Outcome::fail(summary).with_cause(Cause::new(cause));
     if app.operation_running() {
         return outcome
-            .with_hint(format!(
+            .with_hint_to_wait(format!(
                 "it is stopping: wait (`argocd app wait {app_name}`), then start the sync again"
             ))
             .still_in_progress();

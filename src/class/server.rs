@@ -1,6 +1,7 @@
 //! The room served over HTTP: the page (`/`), its live part as server-sent events (`/events`, one
 //! `room` event with the part's HTML on connect and after every change) and a learner's full
-//! report (`/learner/NAME`, text). Read-only: only GET is answered.
+//! report (`/learner/NAME`, text), through labcheck's one HTTP layer (`crate::http`). Read-only:
+//! anything but GET and HEAD is refused.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -8,16 +9,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures::Stream;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
 use super::Room;
+use crate::http;
 
 /// How the room is shown: the reporter's business, handed in so this layer never renders.
 pub trait Renderer: Send + Sync {
@@ -29,30 +30,18 @@ pub trait Renderer: Send + Sync {
     fn learner(&self, room: &Room, name: &str) -> Option<String>;
 }
 
-/// The page being served; dropping it stops it.
+/// The page being served; dropping it stops it (at once: an open event stream would hold a
+/// graceful shutdown forever).
 pub struct RunningPage {
     /// Where it listens (the real port when started on port 0).
     pub addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<()>>,
+    _served: http::Served,
 }
 
 impl RunningPage {
     /// `http://ADDR/`.
     pub fn url(&self) -> String {
         format!("http://{}/", self.addr)
-    }
-}
-
-impl Drop for RunningPage {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        // An open event stream would hold a graceful shutdown forever.
-        if let Some(task) = self.task.take() {
-            task.abort();
-        }
     }
 }
 
@@ -68,35 +57,39 @@ pub async fn start(
     renderer: Arc<dyn Renderer>,
     listen: SocketAddr,
 ) -> std::io::Result<RunningPage> {
-    let listener = tokio::net::TcpListener::bind(listen).await?;
-    let addr = listener.local_addr()?;
+    let listener = http::bind(listen).await?;
     let app = Router::new()
         .route("/", get(page))
         .route("/events", get(events))
         .route("/learner/{name}", get(learner))
-        .with_state(Shared { room, renderer });
-    let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = stopped.await;
-            })
-            .await;
-    });
+        .with_state(Shared { room, renderer })
+        .layer(middleware::from_fn(refuse_writes));
+    let served = http::serve(listener, app)?;
     Ok(RunningPage {
-        addr,
-        stop: Some(stop),
-        task: Some(task),
+        addr: served.addr,
+        _served: served,
     })
+}
+
+/// The page only shows: anything but a read is refused before any route is looked at.
+async fn refuse_writes(request: Request, next: Next) -> Response {
+    if http::is_read(request.method()) {
+        return next.run(request).await;
+    }
+    let mut refused = (
+        StatusCode::METHOD_NOT_ALLOWED,
+        "the class page is read-only: it answers GET and HEAD\n",
+    )
+        .into_response();
+    refused
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+    refused
 }
 
 /// A response of `content_type` that no cache keeps (the page is live).
 fn fresh(content_type: &'static str, body: String) -> Response {
-    let mut response = body.into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    response
+    http::live(body.into_response(), content_type)
 }
 
 async fn page(State(shared): State<Shared>) -> Response {
@@ -144,4 +137,71 @@ async fn events(
         },
     );
     Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A renderer of a few words, so the answers can be told apart.
+    struct Words;
+
+    impl Renderer for Words {
+        fn page(&self, room: &Room) -> String {
+            format!("page of {}", room.title)
+        }
+        fn live(&self, _room: &Room) -> String {
+            "live".to_string()
+        }
+        fn learner(&self, _room: &Room, name: &str) -> Option<String> {
+            (name == "erin").then(|| "erin's report".to_string())
+        }
+    }
+
+    /// The raw answer to `method PATH`.
+    async fn ask(addr: SocketAddr, method: &str, path: &str) -> String {
+        let mut stream = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("the page's port");
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"
+        );
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .expect("a request");
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.expect("an answer");
+        answer.to_lowercase()
+    }
+
+    #[tokio::test]
+    async fn the_page_answers_reads_uncached_and_refuses_every_write_whatever_the_path() {
+        let room = Arc::new(Room::new("module-10 step-4".to_string(), false, Vec::new()));
+        let page = start(room, Arc::new(Words), SocketAddr::from(([127, 0, 0, 1], 0)))
+            .await
+            .expect("the page starts");
+        let shown = ask(page.addr, "GET", "/").await;
+        assert!(shown.starts_with("http/1.1 200"), "{shown}");
+        assert!(shown.contains("cache-control: no-store"), "{shown}");
+        assert!(shown.contains("page of module-10 step-4"), "{shown}");
+        let report = ask(page.addr, "GET", "/learner/erin").await;
+        assert!(report.contains("erin's report"), "{report}");
+        let nobody = ask(page.addr, "GET", "/learner/zoe").await;
+        assert!(nobody.starts_with("http/1.1 404"), "{nobody}");
+        for (method, path) in [
+            ("POST", "/"),
+            ("PUT", "/learner/erin"),
+            ("DELETE", "/events"),
+            ("PATCH", "/no/such/path"),
+        ] {
+            let refused = ask(page.addr, method, path).await;
+            assert!(
+                refused.starts_with("http/1.1 405") && refused.contains("allow: get, head"),
+                "{method} {path}: {refused}"
+            );
+            assert!(refused.contains("read-only"), "{refused}");
+        }
+    }
 }

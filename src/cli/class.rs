@@ -8,6 +8,7 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 
 use super::{RunArgs, emit};
+use crate::bundle;
 use crate::class;
 use crate::error::{Error, exit};
 
@@ -59,7 +60,11 @@ pub async fn run(args: &ClassArgs) -> Result<u8, Error> {
             .open()?,
     );
     let title = class.title.clone();
-    let following = class::follow(class, args.bundles.as_deref())?;
+    let recorded = match &args.bundles {
+        Some(dir) => bundle::learners_in(dir).map_err(|e| Error::Usage(e.to_string()))?,
+        None => Vec::new(),
+    };
+    let following = class::follow(class, recorded);
     let count = following.learners;
     let page = class::server::start(
         following.room.clone(),

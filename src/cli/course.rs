@@ -119,7 +119,10 @@ async fn run_test(args: &TestArgs) -> Result<u8, Error> {
     let mut results = Vec::new();
     for module in modules {
         let dir = scratch.path().join(&module.manifest.module);
-        results.push(selftest::test_module(&course, module, &dir, &labcheck).await?);
+        results.push(
+            selftest::test_module(&course, module, &dir, &labcheck, report::solution::script)
+                .await?,
+        );
     }
     emit(&match args.options.output.format {
         HumanOrJson::Json => report::selftest::json_test(&results),

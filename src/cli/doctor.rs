@@ -8,7 +8,7 @@ use clap::Args;
 use super::{ClusterArgs, RunArgs, exit_code, load_course, output, work_dir};
 use crate::doctor::{self, Audience, Setup};
 use crate::error::Error;
-use crate::report::{ColorChoice, Styles};
+use crate::report::{self, ColorChoice, Styles};
 
 /// `labcheck doctor` options.
 #[derive(Debug, Args, Clone)]
@@ -86,8 +86,8 @@ pub async fn run(args: &DoctorArgs) -> Result<u8, Error> {
     };
     // Doctor without a module reads no repo, but a report is still kept out of every one.
     let protected = match &setup.module {
-        Some(m) => output::Protected::work_repos(&setup.work_dir, &m.manifest.repos),
-        None => output::Protected::work_repos(
+        Some(m) => report::deliver::Protected::work_repos(&setup.work_dir, &m.manifest.repos),
+        None => report::deliver::Protected::work_repos(
             &setup.work_dir,
             course.modules.iter().flat_map(|m| &m.manifest.repos),
         ),
@@ -95,7 +95,7 @@ pub async fn run(args: &DoctorArgs) -> Result<u8, Error> {
     outputs.check_destinations(&protected)?;
     let report = doctor::examine(&setup).await;
     let reports = [report];
-    output::deliver(&outputs, &protected, styles, |format, styles| {
+    report::deliver::deliver(&outputs, &protected, styles, |format, styles| {
         crate::report::render(&reports, false, format, styles)
     })?;
     Ok(exit_code(crate::run::verdict(&reports)))

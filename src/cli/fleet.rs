@@ -6,11 +6,10 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{RunArgs, exit_code, output};
+use crate::class::{ClassSession, Learners, Renames, Roster};
 use crate::error::Error;
-use crate::fleet::Renames;
 use crate::probe::files::PathShower;
 use crate::report::{self, Styles};
-use crate::run::class::{ClassSession, Learners, Roster};
 
 /// Check a whole class at once (instructors): one environment per learner.
 #[derive(Debug, Args, Clone, Default)]

@@ -1,7 +1,6 @@
 //! The command line: clap definitions and dispatch. It parses, calls the library, hands results to
 //! a reporter and maps the outcome to an exit code.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -271,6 +270,7 @@ impl ClusterArgs {
             read_log: None,
             served: None,
             tape: crate::probe::tape::Mode::Live,
+            watch_timeout: None,
         }
     }
 }
@@ -340,7 +340,7 @@ pub fn main() -> ExitCode {
         }
     };
     let result = runtime.block_on(dispatch(cli));
-    if let Some(failure) = STDOUT_FAILED.get() {
+    if let Some(failure) = crate::report::deliver::stdout_failure() {
         eprintln!(
             "labcheck: cannot write the report to standard output: {failure}; no verdict was delivered"
         );
@@ -472,23 +472,7 @@ pub fn exit_code(verdict: Status) -> u8 {
     }
 }
 
-/// The first error writing stdout (other than a closed pipe), kept for [`main`] to report.
-static STDOUT_FAILED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-
-/// Write to stdout. A closed pipe (`labcheck … | head`) is the reader's choice and stays quiet;
-/// any other write error (`> /dev/full`, a full disk) is kept, and the run ends non-zero saying so:
-/// a report nobody received is no verdict.
-pub fn emit(text: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let result = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush());
-    if let Err(e) = result
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        let _ = STDOUT_FAILED.set(e.to_string());
-    }
-}
+pub use crate::report::deliver::emit;
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{RunArgs, exit_code, output};
+use super::{RunArgs, exit_code};
 use crate::bundle::{self, Bundle};
 use crate::error::Error;
 use crate::probe::cluster::ClusterOptions;
@@ -28,7 +28,7 @@ pub async fn run(
     let styles = Styles::decide(args.color).quiet(args.quiet);
     let outputs = args.report.outputs()?;
     // A replay reads no work repo of this machine, so none is protected from a report file.
-    let protected = output::Protected::default();
+    let protected = report::deliver::Protected::default();
     outputs.check_destinations(&protected)?;
     let bundle = Bundle::load(file).map_err(|e| Error::Usage(e.to_string()))?;
     let (about, tape, cluster) =
@@ -66,7 +66,7 @@ pub async fn run(
             report::reads::render(&run.read, &run.reports, started.elapsed())
         );
     }
-    output::deliver(&outputs, &protected, styles, |format, styles| {
+    report::deliver::deliver(&outputs, &protected, styles, |format, styles| {
         report::render(&run.reports, run.module_run, format, styles)
     })?;
     Ok(exit_code(run.verdict))

@@ -333,7 +333,7 @@ mod tests {
             "{}",
             ahead.summary
         );
-        assert!(ahead.hint.is_some());
+        assert!(ahead.own_hint().is_some());
 
         let behind = clock_outcome(
             at("2026-05-02T09:59:00Z"),
@@ -375,7 +375,7 @@ mod tests {
         let starting = json!({"spec": {"replicas": 1}, "status": {}});
         let out = workload_outcome("argocd", "argocd-repo-server", Some(&starting), None);
         assert_eq!(out.status, Status::Fail);
-        assert!(out.hint.as_deref().is_some_and(|h| {
+        assert!(out.own_hint().as_deref().is_some_and(|h| {
             h.contains("kubectl -n argocd describe deployment/argocd-repo-server")
         }));
         let zero = json!({"spec": {"replicas": 0}, "status": {}});
@@ -383,7 +383,7 @@ mod tests {
         assert!(out.summary.contains("scaled to 0"), "{}", out.summary);
         let none = workload_outcome("argocd", "argocd-server", None, None);
         assert!(
-            none.hint
+            none.own_hint()
                 .as_deref()
                 .is_some_and(|h| h.contains("install.yaml"))
         );

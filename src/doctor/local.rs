@@ -251,7 +251,7 @@ mod tests {
             "{}",
             out.summary
         );
-        let hint = out.hint.unwrap_or_default();
+        let hint = out.own_hint().unwrap_or_default();
         assert!(
             hint.contains("git switch main") && hint.contains("git remote add origin"),
             "{hint}"
@@ -263,7 +263,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let out = work_repo(&dir.path().join("nope"), &spec());
         assert_eq!(out.status, crate::outcome::Status::Fail);
-        assert_eq!(out.hint.as_deref(), Some(spec().get.as_str()));
+        assert_eq!(out.own_hint().as_deref(), Some(spec().get.as_str()));
     }
 
     #[test]

@@ -82,12 +82,17 @@ pub struct Cluster {
     frozen: Option<(std::time::Instant, String)>,
     /// Counts the changes seen (watch events, poll rounds), so waiters wake on the next one.
     changes: Arc<tokio::sync::watch::Sender<u64>>,
+    /// Counts the reads answered from the cluster (not the cache), so a wait under way starts
+    /// the streams for reads made while it waits.
+    reads_made: tokio::sync::watch::Sender<u64>,
     /// Watch streams, one per kind and namespace read while waiting.
     watches: watch::Watches,
     /// Whether reads are recorded on a tape or answered from one (see [`tape`]).
     tape: Mode,
     /// Pod logs followed while waiting (`kubectl logs -f`), one stream per log read.
     follows: follow::Follows,
+    /// The `timeoutSeconds` each watch request asks for.
+    watch_seconds: u64,
 }
 
 enum Access {
@@ -133,6 +138,10 @@ pub struct ClusterOptions {
     pub served: Option<(Arc<crate::snapshot::Snapshot>, String)>,
     /// Record every read on a tape, or answer from one (`labcheck bundle`, its replay).
     pub tape: Mode,
+    /// How long each watch request asks the server to keep it open (`timeoutSeconds`, whole
+    /// seconds, at least one) instead of [`watch::WATCH_SECONDS`]. No flag sets it: the
+    /// real-API-server tier makes it short so the server ends watches within a test.
+    pub watch_timeout: Option<Duration>,
 }
 
 /// What a pod's log read gave.
@@ -176,9 +185,11 @@ impl Cluster {
             _keep_alive: None,
             frozen: None,
             changes: Arc::new(tokio::sync::watch::Sender::new(0)),
+            reads_made: tokio::sync::watch::Sender::new(0),
             watches: watch::Watches::default(),
             tape: Mode::Live,
             follows: follow::Follows::default(),
+            watch_seconds: watch::WATCH_SECONDS,
         }
     }
 
@@ -209,6 +220,9 @@ impl Cluster {
         if let Some(limit) = options.request_timeout {
             cluster.budget = limit;
         }
+        if let Some(timeout) = options.watch_timeout {
+            cluster.watch_seconds = timeout.as_secs().max(1);
+        }
         cluster
     }
 
@@ -220,7 +234,7 @@ impl Cluster {
         if config.cluster_url.scheme_str() == Some("http") && config.root_cert.is_none() {
             config.root_cert = Some(Vec::new());
         }
-        match kube::Client::try_from(config.clone()) {
+        match config::client(&config) {
             Ok(client) => Cluster::with_access(Access::Api {
                 client,
                 describe,

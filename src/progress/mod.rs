@@ -376,7 +376,7 @@ impl Progress {
                             }
                         }
                         *self.failures.entry(key.clone()).or_default() += 1;
-                        if let Some(level) = &check.outcome.hint_level {
+                        if let Some(level) = check.outcome.hint_level() {
                             let shown = self.hint_shown.entry(key).or_default();
                             *shown = (*shown).max(level.level);
                         }

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::{Format, Styles};
+use crate::class::LearnerRun;
+use crate::class::causes::ClassCauses;
 use crate::class::server::Renderer;
 use crate::class::{Desk, Origin, Reach, Room, at_step};
-use crate::fleet::LearnerRun;
-use crate::fleet::causes::ClassCauses;
 use crate::outcome::Status;
 
 /// The page around the live part: styles, the dialog for a learner's report, the script that
@@ -35,7 +35,7 @@ impl Renderer for ClassPage {
 
     fn live(&self, room: &Room) -> String {
         let desks = room.desks();
-        live(&desks, &crate::class::causes(&desks))
+        live(&desks, &crate::class::room::causes(&desks))
     }
 
     fn learner(&self, room: &Room, name: &str) -> Option<String> {

@@ -103,13 +103,13 @@ fn render_check(out: &mut String, step: &StepReport, check: &CheckReport, styles
             let _ = writeln!(out, "      {}{line}", paint(styles, label, Paint::Yellow));
         }
     }
-    if let Some(hint) = outcome.hint_text() {
+    if let Some(hint) = super::hint::text(&outcome.hints) {
         for (i, line) in hint.lines().enumerate() {
             let label = if i == 0 { "hint: " } else { "      " };
             let _ = writeln!(out, "      {}{line}", paint(styles, label, Paint::Cyan));
         }
     }
-    if let Some(level) = outcome.hint_level.filter(|l| l.level < l.of) {
+    if let Some(level) = outcome.hint_level().filter(|l| l.level < l.of) {
         let more = format!(
             "(hint {} of {}; `labcheck hint {} {} {}` shows the next)",
             level.level, level.of, step.module, step.step, check.id

@@ -118,7 +118,7 @@ pub fn description(outcome: &Outcome) -> String {
     if let Some(cause) = &outcome.cause {
         let _ = write!(text, "\ncause: {cause}");
     }
-    if let Some(hint) = outcome.hint_text() {
+    if let Some(hint) = super::hint::text(&outcome.hints) {
         let _ = write!(text, "\nhint: {hint}");
     }
     if let Some(note) = &outcome.note {

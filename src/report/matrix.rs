@@ -1,5 +1,5 @@
 //! The instructor's view of a class: learner × check with ✓ ✗ ? (– skipped), then the failures
-//! grouped by cause (`fleet::causes` decides the groups; this only prints them). For machines:
+//! grouped by cause (`class::causes` decides the groups; this only prints them). For machines:
 //! one JSON document, or JUnit/TAP with one test suite per learner.
 
 use std::fmt::Write;
@@ -7,8 +7,8 @@ use std::fmt::Write;
 use owo_colors::OwoColorize;
 
 use super::Styles;
-use crate::fleet::LearnerRun;
-use crate::fleet::causes::ClassCauses;
+use crate::class::LearnerRun;
+use crate::class::causes::ClassCauses;
 use crate::outcome::Status;
 
 /// A class run as a report: every learner's runs and their failures grouped by cause.

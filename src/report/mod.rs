@@ -3,6 +3,8 @@
 
 pub mod class_page;
 pub mod course;
+pub mod deliver;
+pub mod hint;
 pub mod human;
 pub mod json;
 pub mod junit;

@@ -4,7 +4,6 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::outcome::HintKind;
 use crate::run::StepReport;
 use crate::run::session::WhatWasRead;
 
@@ -47,8 +46,8 @@ pub fn render(read: &WhatWasRead, reports: &[StepReport], total: Duration) -> St
                     "labcheck: hint of {} · {} ({}): from {}",
                     report.step,
                     check.id,
-                    hint_kind(part.kind),
-                    part.from
+                    super::hint::kind_in_words(part),
+                    super::hint::from(part, check.kind)
                 );
             }
         }
@@ -62,14 +61,4 @@ pub fn render(read: &WhatWasRead, reports: &[StepReport], total: Duration) -> St
         ms(total)
     );
     out
-}
-
-/// What a hint part is, in the words of `-v`.
-fn hint_kind(kind: HintKind) -> &'static str {
-    match kind {
-        HintKind::First => "first",
-        HintKind::Course => "the course's words",
-        HintKind::Check => "what the check saw",
-        HintKind::Cause => "the cause's hint",
-    }
 }

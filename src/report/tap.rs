@@ -128,7 +128,7 @@ fn point(out: &mut String, indent: &str, number: usize, check: &CheckReport) {
             if let Some(cause) = &outcome.cause {
                 fields.push(("cause", cause.as_str()));
             }
-            let hint = outcome.hint_text();
+            let hint = super::hint::text(&outcome.hints);
             let optional = [
                 ("expected", &outcome.expected),
                 ("found", &outcome.actual),

@@ -55,6 +55,20 @@ pub struct Lines {
 }
 
 impl Progress {
+    /// The progress for a run whose terminal report is `printed`, on stderr: a status line where
+    /// a person watches it, one line per state change where stderr is a log (CI), nothing for a
+    /// machine format nobody watches.
+    pub fn on_stderr(printed: super::Format) -> Progress {
+        use std::io::IsTerminal;
+        if !std::io::stderr().is_terminal() {
+            Progress::lines(Box::new(std::io::stderr()))
+        } else if printed == super::Format::Human {
+            Progress::terminal()
+        } else {
+            Progress::Silent
+        }
+    }
+
     /// Lines to `out` (stderr when it is not a terminal).
     pub fn lines(out: Box<dyn Write + Send>) -> Progress {
         Progress::Lines(Mutex::new(Lines {

@@ -72,12 +72,7 @@ pub fn changes(before: Option<&StepReport>, now: &StepReport, styles: Styles) ->
         out.push_str(&format!("{mark} {}", check.title));
         if check.outcome.status != Status::Pass {
             out.push_str(&format!(": {}", check.outcome.summary));
-            if let Some(hint) = check
-                .outcome
-                .hint_text()
-                .as_deref()
-                .and_then(|h| h.lines().next())
-            {
+            if let Some(hint) = super::hint::first_line(&check.outcome.hints) {
                 out.push_str(&format!(" (hint: {hint})"));
             }
         }

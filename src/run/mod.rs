@@ -2,10 +2,11 @@
 //! and the track, connects to the cluster, builds the checks' [`Context`](crate::checks::Context),
 //! runs the steps and hands the reports back as data (it never prints). Below it, [`step`] walks
 //! one step's checks concurrently and [`wait`] decides where the course says to wait; [`learner`]
-//! runs one learner's steps, the same for a learner's own run and each learner of a class. A
-//! [`ClassSession`] does for a class what a session does for one learner.
+//! runs one learner's steps, the same for a learner's own run and each learner of a class, and
+//! [`follow`] judges a learner again on every change (`--watch`, each learner of the class page).
+//! The class itself is a wing above the runner (`class/`), which uses only this public API.
 
-pub mod class;
+pub mod follow;
 pub mod learner;
 mod mistakes;
 pub mod next;
@@ -19,11 +20,10 @@ pub mod watched;
 use std::collections::HashMap;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::outcome::{Outcome, Status};
 
-pub use class::{Class, ClassRun, ClassSession};
 pub use learner::{LearnerWorld, WorkDir, run_judged, run_learner, run_learner_on, run_steps};
 pub use session::{History, Session, SessionRun};
 pub use step::run_step;
@@ -150,7 +150,7 @@ pub fn verdict(reports: &[StepReport]) -> Status {
 
 /// Why the runner skipped a whole step. Set by the runner where it decides; reporters print it
 /// and never infer it from [`Status::Skip`] or from text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
 pub enum SkipReason {
     /// A later step the course declares replaces this one (`replaced_by:`) passed, or was

@@ -105,6 +105,12 @@ pub fn load_course(dir: Option<&Path>) -> Result<Course, Error> {
 }
 
 impl Session {
+    /// The module's work repos, as the course names them (the course is read for it).
+    pub fn work_repos(&self) -> Result<Vec<crate::course::schema::RepoSpec>, Error> {
+        let course = load_course(self.course_dir.as_deref())?;
+        Ok(course.module(&self.module)?.manifest.repos.clone())
+    }
+
     /// Run the session: without a history (a recheck, the demo) hints start at their first
     /// level and nothing is remembered.
     pub async fn run(
@@ -265,8 +271,13 @@ mod tests {
         };
         let summaries = outcomes().map(|o| o.summary.clone()).collect::<Vec<_>>();
         let advice = outcomes()
-            .flat_map(|o| [o.hint_text(), o.diagnosis.clone()])
-            .flatten()
+            .flat_map(|o| {
+                let hints = o.hints.iter().flat_map(|p| p.texts());
+                hints
+                    .map(str::to_string)
+                    .chain(o.diagnosis.clone())
+                    .collect::<Vec<_>>()
+            })
             .collect::<Vec<_>>();
         (summaries.join("\n"), advice.join("\n"))
     }

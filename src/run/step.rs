@@ -13,7 +13,7 @@ use crate::course::Step;
 use crate::course::placeholders;
 use crate::course::schema::CheckSpec;
 use crate::course::schema::CourseText;
-use crate::outcome::{Cause, CauseId, HintKind, HintLevel, HintPart, Outcome, Status};
+use crate::outcome::{Cause, CauseId, CourseKey, HintLevel, HintPart, Outcome, Status};
 use crate::probe::tape::{noting_misses, noting_misses_sync};
 
 /// Run every check of `step` concurrently; report in the file's order.
@@ -187,10 +187,10 @@ async fn evaluate(ctx: &Context, recall: &Recall, step: &Step, spec: &CheckSpec)
     // course's hints against: every test run holds each kind to its declaration.
     if cfg!(debug_assertions)
         && outcome.status == Status::Fail
-        && let Err(why) = spec
-            .kind
-            .can_fail()
-            .admits(outcome.cause.as_ref(), outcome.hint.is_some())
+        && let Err(why) = spec.kind.can_fail().admits(
+            outcome.cause.as_ref(),
+            outcome.hints.iter().any(HintPart::is_the_checks),
+        )
     {
         panic!(
             "check `{}` of {} ({} kind) {why}: declare it in the kind's `can_fail`",
@@ -228,11 +228,7 @@ fn assemble_hint(
         return outcome;
     }
     let cause = outcome.cause.clone().or_else(|| generic_cause(&outcome));
-    let own = outcome.hint.take().map(|text| HintPart {
-        kind: HintKind::Check,
-        text,
-        from: format!("the {} check", spec.kind.name()),
-    });
+    let own = std::mem::take(&mut outcome.hints);
     // The course speaks to failures; "could not check" is the check's (and the table's) to explain.
     let course = (outcome.status == Status::Fail)
         .then(|| spec.hint.for_cause(cause.as_ref()))
@@ -240,10 +236,10 @@ fn assemble_hint(
     let mut parts = Vec::new();
     if let Some(text) = course {
         let (key, shown) = match text {
-            CourseText::ForCause { key, .. } => (format!("hint.by_cause.{key}"), true),
-            CourseText::Always(_) => ("hint".to_string(), true),
+            CourseText::ForCause { key, .. } => (CourseKey::ByCause(key.to_string()), true),
+            CourseText::Always(_) => (CourseKey::Always, true),
             // `default:` of a keyed hint is for a state the check has nothing to say about.
-            CourseText::Fallback(_) => ("hint.default".to_string(), own.is_none()),
+            CourseText::Fallback(_) => (CourseKey::Default, own.is_empty()),
         };
         let levels = text.levels();
         if shown && !levels.is_empty() {
@@ -254,26 +250,20 @@ fn assemble_hint(
                 .copied()
                 .unwrap_or(1)
                 .clamp(1, of);
-            parts.push(HintPart {
-                kind: HintKind::Course,
+            parts.push(HintPart::Course {
                 text: placeholders::render_work(&levels[level - 1], &ctx.work_dir_shown()),
-                from: format!("{}: {key}", step.file),
+                file: step.file.clone(),
+                key,
+                level: (of > 1).then_some(HintLevel { level, of }),
             });
-            if of > 1 {
-                outcome.hint_level = Some(HintLevel { level, of });
-            }
         }
     }
     parts.extend(own);
     if parts.is_empty()
         && let Some(cause) = &cause
-        && let Some(text) = cause.id().default_hint()
+        && cause.id().default_hint().is_some()
     {
-        parts.push(HintPart {
-            kind: HintKind::Cause,
-            text: text.to_string(),
-            from: format!("the cause table: {}", cause.id().id()),
-        });
+        parts.push(HintPart::Cause { cause: cause.id() });
     }
     outcome.hints = parts;
     outcome
@@ -305,20 +295,15 @@ fn point_blocked_checks_at_their_cause(specs: &[CheckSpec], outcomes: &mut [Outc
         if outcomes[i].cause.is_none() {
             outcomes[i].cause = Some(Cause::about(CauseId::BlockedBy, &specs[root].id));
         }
-        let title = &specs[root].title;
-        let from = format!("after: {}", specs[root].id);
-        let gate = match outcomes[root].hint_text() {
-            // The event this check depends on did not happen: its hint is the one to follow, and
-            // this check's own says nothing more.
-            Some(hint) if gated[i] => HintPart {
-                kind: HintKind::First,
-                text: format!("{title}: {hint}"),
-                from,
-            },
-            _ => HintPart {
-                kind: HintKind::First,
-                text: format!("{title} (see above)"),
-                from,
+        // The event this check depends on did not happen: the earlier check's hint is the one
+        // to follow, and this check's own says nothing more. Otherwise the learner finds it above.
+        let gate = HintPart::First {
+            check: specs[root].id.clone(),
+            title: specs[root].title.clone(),
+            theirs: if gated[i] {
+                outcomes[root].hints.clone()
+            } else {
+                Vec::new()
             },
         };
         let own = std::mem::take(&mut outcomes[i].hints);

@@ -1,7 +1,7 @@
-//! `--watch` as a session: the step to watch picked from the learner's progress, one cluster
-//! connection (and its watch streams) for every round, the work repos followed for changes, and
-//! the step judged again on every change as every run judges it ([`run_judged`]), until it
-//! passes, is skipped as a whole, or the learner quits. The command line draws each round and
+//! `--watch` as a session: the step to watch picked from the learner's progress, then followed
+//! through the runner's one follow loop ([`super::follow`]: one cluster connection and its watch
+//! streams for every round, the work repos followed for changes, the step judged again on every
+//! change as every run judges it), until it passes, is skipped as a whole, or the learner quits. The command line draws each round and
 //! says how it ended; it decides nothing.
 
 use std::collections::BTreeSet;
@@ -9,16 +9,17 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+use tokio::sync::mpsc::UnboundedSender;
 
+use super::follow::{Judge, Triggers};
 use super::next::{Standing, first_open, standings};
 use super::session::{CourseModule, History, Session, repos_followed};
-use super::{LearnerWorld, Recall, StepReport, WaitPolicy, WorkDir, run_judged};
+use super::{LearnerWorld, Recall, StepReport, WorkDir};
 use crate::course::{Module, Step};
 use crate::error::Error;
 use crate::outcome::Status;
 use crate::probe::cluster::Cluster;
-use crate::watch::{self, Mode, RepoWatcher, Trigger};
+use crate::watch::{self, Mode, SharedRepoWatcher, Trigger};
 
 /// Changes arriving this close together are one change (a commit touches many files).
 const SETTLE: Duration = Duration::from_millis(300);
@@ -38,17 +39,13 @@ pub struct Watched {
     track: String,
     recall: Recall,
     session: Session,
-    cluster: Arc<Cluster>,
     /// The work repos the step reads (and its `after:` stages' repos), by name.
     pub repos: BTreeSet<String>,
     /// Whether the step reads the cluster (then its changes wake the watch too).
     pub reads_cluster: bool,
     /// How changes in the repos are noticed.
     pub mode: Mode,
-    tx: UnboundedSender<Trigger>,
-    rx: UnboundedReceiver<Trigger>,
-    _watcher: RepoWatcher,
-    ticks: Option<tokio::task::JoinHandle<()>>,
+    triggers: Triggers,
 }
 
 /// How a watch ended.
@@ -88,26 +85,19 @@ impl Session {
             .map(|r| module.get().repo_dir(&self.work_dir, r))
             .collect();
         let cluster = Arc::new(Cluster::connect(&self.cluster).await);
-        let (tx, rx) = mpsc::unbounded_channel();
         let force_poll = std::env::var_os(watch::POLL_ENV).is_some_and(|v| !v.is_empty());
-        let watcher = watch::watch_repos(&dirs, force_poll, tx.clone());
-        // The same watch streams `--wait` uses: a sync's end shows the moment it happens.
-        let ticks =
-            reads_cluster.then(|| watch::spawn_cluster_changes(cluster.clone(), tx.clone()));
+        let files = Arc::new(SharedRepoWatcher::new(force_poll));
+        let triggers = Triggers::new(cluster, dirs, reads_cluster, files, SETTLE);
         Ok(Watch::Step(Box::new(Watched {
             module,
             step,
             track,
             recall,
             session: self.clone(),
-            cluster,
             repos,
             reads_cluster,
-            mode: watcher.mode.clone(),
-            tx,
-            rx,
-            _watcher: watcher,
-            ticks,
+            mode: triggers.mode().clone(),
+            triggers,
         })))
     }
 }
@@ -125,13 +115,13 @@ impl Watched {
 
     /// Where the learner's own triggers go (the screen's q).
     pub fn triggers(&self) -> UnboundedSender<Trigger> {
-        self.tx.clone()
+        self.triggers.sender()
     }
 
-    /// Judge the step now and again on every change, handing each report to `on_round` (with its
-    /// round, counted from one, and the report before it), until it passes, is skipped as a
-    /// whole, or the learner quits; then hand the last report to `history` when the session
-    /// remembers.
+    /// Judge the step now and again on every change (through the [`Triggers`] and [`Judge`] a
+    /// class page follows its learners with), handing each report to `on_round` (with its round, counted
+    /// from one, and the report before it), until it passes, is skipped as a whole, or the
+    /// learner quits; then hand the last report to `history` when the session remembers.
     pub async fn follow(
         &mut self,
         history: Option<&mut dyn History>,
@@ -139,9 +129,24 @@ impl Watched {
     ) -> WatchEnd {
         let mut last: Option<StepReport> = None;
         let mut round = 0u32;
+        let world = LearnerWorld {
+            course: self.module.course().clone(),
+            module: self.module.get(),
+            track: &self.track,
+            work_dir: WorkDir::At(self.session.work_dir.clone()),
+            cluster: &self.session.cluster,
+            argocd_namespace: self.session.argocd_namespace.clone(),
+            paths: self.session.paths.clone(),
+        };
+        let steps = [&self.module.get().steps[self.step]];
+        let judge = Judge {
+            world: &world,
+            recall: &self.recall,
+            steps: &steps,
+        };
         let quit = loop {
             round += 1;
-            let Some(report) = self.judge().await else {
+            let Some(report) = judge.reports(self.triggers.cluster().clone()).await.pop() else {
                 break true;
             };
             on_round(&report, round, last.as_ref());
@@ -152,16 +157,10 @@ impl Watched {
             if settled {
                 break false;
             }
-            match next_trigger(&mut self.rx).await {
-                Some(Trigger::Quit) | None => break true,
-                // The streams keep the cache current; what they do not follow is dropped when
-                // stale.
-                Some(Trigger::ClusterTick | Trigger::RepoChanged) => {}
+            if !self.triggers.next_round().await {
+                break true;
             }
         };
-        if let Some(ticks) = self.ticks.take() {
-            ticks.abort();
-        }
         let mut warnings = Vec::new();
         if self.session.remember
             && let (Some(history), Some(report)) = (history, &last)
@@ -175,53 +174,6 @@ impl Watched {
             warnings,
         }
     }
-
-    /// One round: a fresh context (the work repos are read again), the step judged as every run
-    /// judges a step: a later step the course declares replaces it may have passed meanwhile
-    /// (the learner did step 5 while watching step 4).
-    async fn judge(&self) -> Option<StepReport> {
-        let ctx = self.world().context(self.cluster.clone());
-        run_judged(
-            &ctx,
-            &self.recall,
-            self.module(),
-            &[self.step()],
-            WaitPolicy::Never,
-            &|_| {},
-        )
-        .await
-        .pop()
-    }
-
-    fn world(&self) -> LearnerWorld<'_> {
-        LearnerWorld {
-            course: self.module.course().clone(),
-            module: self.module(),
-            track: &self.track,
-            work_dir: WorkDir::At(self.session.work_dir.clone()),
-            cluster: &self.session.cluster,
-            argocd_namespace: self.session.argocd_namespace.clone(),
-            paths: self.session.paths.clone(),
-        }
-    }
-}
-
-/// Wait for a trigger, then let a burst of changes settle into one re-check; a quit wins.
-async fn next_trigger(rx: &mut UnboundedReceiver<Trigger>) -> Option<Trigger> {
-    let first = rx.recv().await?;
-    if first == Trigger::Quit {
-        return Some(first);
-    }
-    let mut seen = first;
-    tokio::time::sleep(SETTLE).await;
-    while let Ok(more) = rx.try_recv() {
-        match more {
-            Trigger::Quit => return Some(Trigger::Quit),
-            Trigger::ClusterTick => seen = Trigger::ClusterTick,
-            Trigger::RepoChanged => {}
-        }
-    }
-    Some(seen)
 }
 
 /// The step to watch: the one named (an exercise: its first stage not yet passed), or the

@@ -21,7 +21,7 @@ use crate::course::{Course, Module, Step, placeholders};
 use crate::error::Error;
 use crate::lab::world::LabError;
 use crate::lab::world::LabWorld;
-use crate::outcome::Status;
+use crate::outcome::{HintPart, Status};
 use crate::probe::cluster::Cluster;
 use crate::probe::files::PathShower;
 use crate::run::{self, StepReport, WaitPolicy};
@@ -83,13 +83,14 @@ impl ModuleResult {
     }
 }
 
-/// Build and run every state of `module` in folders under `scratch`; the walk's scripts call
-/// `labcheck` (this binary) for their edits.
+/// Build and run every state of `module` in folders under `scratch`; the walk's scripts, worded
+/// by `script` (the one `labcheck solution` prints), call `labcheck` (this binary) for their edits.
 pub async fn test_module(
     course: &Arc<Course>,
     module: &Module,
     scratch: &Path,
     labcheck: &Path,
+    script: walk::ScriptWriter,
 ) -> Result<ModuleResult, Error> {
     let fixtures = ModuleFixtures::load(course, module)?;
     let track = module.manifest.tracks.default.clone();
@@ -132,7 +133,15 @@ pub async fn test_module(
     }
     states.extend(fresh::test_fresh(course, module, &fixtures, &scratch.join("fresh")).await?);
     states.extend(
-        walk::walk_module(course, module, &fixtures, &scratch.join("walk"), labcheck).await?,
+        walk::walk_module(
+            course,
+            module,
+            &fixtures,
+            &scratch.join("walk"),
+            labcheck,
+            script,
+        )
+        .await?,
     );
     Ok(ModuleResult {
         module: module.manifest.module.clone(),
@@ -207,11 +216,7 @@ pub fn judge(state: &State, report: &StepReport) -> StateResult {
                         ));
                     }
                 }
-                if check
-                    .outcome
-                    .hint_text()
-                    .is_none_or(|h| h.trim().is_empty())
-                {
+                if check.outcome.hints.iter().all(HintPart::says_nothing) {
                     problems.push(format!(
                         "`{}` fails without a hint: give the check a `hint:` that names the next action",
                         check.id

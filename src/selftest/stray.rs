@@ -10,7 +10,7 @@ use crate::checks::CheckKind;
 use crate::checks::git::stray::adds_everything;
 use crate::course::Step;
 use crate::course::fixtures::ResolvedChange;
-use crate::outcome::Status;
+use crate::outcome::{HintPart, Status};
 use crate::run::StepReport;
 
 /// The password planted in the `.env`; a report that holds it has leaked a secret.
@@ -68,7 +68,12 @@ pub(crate) fn problems(step: &Step, report: &StepReport) -> Vec<String> {
     }
     for check in &report.checks {
         let outcome = &check.outcome;
-        if let Some(pattern) = outcome.hint_text().as_deref().and_then(adds_everything) {
+        if let Some(pattern) = outcome
+            .hints
+            .iter()
+            .flat_map(HintPart::texts)
+            .find_map(adds_everything)
+        {
             problems.push(format!(
                 "`{}`'s hint adds everything (`{pattern}`): it would commit the learner's .env",
                 check.id

@@ -27,8 +27,13 @@ use crate::course::{Course, CourseSource, Module, Step};
 use crate::error::Error;
 use crate::lab::world::LabWorld;
 use crate::outcome::Status;
-use crate::report::solution::script;
 use crate::run::StepReport;
+use crate::run::solution::RevertTarget;
+
+/// How `labcheck solution` words a step's solution as a bash script: `(module, step, work dir,
+/// revert targets, course dir)`. The reporters own the wording; the caller hands it in, so the
+/// walk runs exactly the script a learner is shown.
+pub type ScriptWriter = fn(&str, &Step, &str, &[RevertTarget], Option<&str>) -> String;
 
 /// How long one step's script may take: it only edits, commits and pushes on local disk.
 const SCRIPT_LIMIT: Duration = Duration::from_secs(60);
@@ -48,6 +53,7 @@ pub async fn walk_module(
     fixtures: &ModuleFixtures,
     scratch: &Path,
     labcheck: &Path,
+    script: ScriptWriter,
 ) -> Result<Vec<StateResult>, Error> {
     let env = |e: String| Error::Environment(format!("cannot walk the solutions: {e}"));
     let world = LabWorld::create(&scratch.join("world"), module, &fixtures.initial)
@@ -73,8 +79,16 @@ pub async fn walk_module(
             .copy_to(&scratch.join(format!("{index:02}-start")))
             .map_err(|e| env(e.to_string()))?;
 
-        let mut problems =
-            run_twice(module, step, &world, &tools, course_dir.as_deref(), "lab").await?;
+        let mut problems = run_twice(
+            module,
+            step,
+            &world,
+            &tools,
+            course_dir.as_deref(),
+            "lab",
+            script,
+        )
+        .await?;
         let after = run_on(course, module, step, &world, state, &track).await?;
         problems.extend(not_passing(step, &after));
         results.push(StateResult {
@@ -96,8 +110,16 @@ pub async fn walk_module(
             let (tools, track, course_dir) = (&tools, &track, &course_dir);
             async move {
                 let tag = format!("{index:02}-{name}");
-                let mut problems =
-                    run_twice(module, step, world, tools, course_dir.as_deref(), &tag).await?;
+                let mut problems = run_twice(
+                    module,
+                    step,
+                    world,
+                    tools,
+                    course_dir.as_deref(),
+                    &tag,
+                    script,
+                )
+                .await?;
                 let after = run_on(course, module, step, world, state, track).await?;
                 problems.extend(not_passing(step, &after));
                 Ok::<_, Error>(StateResult {
@@ -171,6 +193,7 @@ async fn run_twice(
     tools: &Tools,
     course_dir: Option<&str>,
     tag: &str,
+    script: ScriptWriter,
 ) -> Result<Vec<String>, Error> {
     let log = tools.scratch.join(format!("{tag}.log"));
     let reverts = crate::run::solution::revert_targets(module, step, &world.work_dir());

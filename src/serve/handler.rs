@@ -29,9 +29,7 @@ pub(super) async fn handle(
     let query = Query::parse(uri.query());
     match route(uri.path()) {
         Route::Resource(path) => resource(&shared, &method, &path, &query, &headers),
-        _ if method != Method::GET && method != Method::HEAD => {
-            status::method_not_allowed(READ_ONLY)
-        }
+        _ if !crate::http::is_read(&method) => status::method_not_allowed(READ_ONLY),
         Route::Version => json_response(StatusCode::OK, &discovery::version()),
         Route::Health => (StatusCode::OK, "ok").into_response(),
         Route::CoreVersions => json_response(
@@ -89,7 +87,7 @@ fn resource(
     {
         return status::no_such_resource();
     }
-    if method != Method::GET && method != Method::HEAD {
+    if !crate::http::is_read(method) {
         return status::method_not_allowed(READ_ONLY);
     }
     if query.flag("watch") {

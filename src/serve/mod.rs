@@ -26,8 +26,6 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use serde_json::Value;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
 use crate::snapshot::{ClusterState, ResourceTable, Snapshot, SnapshotError};
 
@@ -121,7 +119,10 @@ pub struct RecordedRequest {
 impl RecordedRequest {
     /// Anything but a read (GET/HEAD).
     pub fn is_write(&self) -> bool {
-        !matches!(self.method.as_str(), "GET" | "HEAD")
+        !matches!(
+            axum::http::Method::from_bytes(self.method.as_bytes()),
+            Ok(method) if crate::http::is_read(&method)
+        )
     }
 }
 
@@ -174,8 +175,7 @@ pub struct RunningServer {
     /// Where it listens (the real port when started on port 0).
     pub addr: SocketAddr,
     pub requests: RequestLog,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<()>>,
+    served: crate::http::Served,
 }
 
 impl RunningServer {
@@ -184,32 +184,10 @@ impl RunningServer {
         format!("http://{}", self.addr)
     }
 
-    /// Stop accepting requests and wait for the server task to end.
-    pub async fn shutdown(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(mut task) = self.task.take() {
-            // A client holding a request open must not keep a test waiting forever.
-            if tokio::time::timeout(Duration::from_secs(2), &mut task)
-                .await
-                .is_err()
-            {
-                task.abort();
-            }
-        }
-    }
-}
-
-impl Drop for RunningServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        // Open keep-alive connections would hold a graceful shutdown; a dropped server ends now.
-        if let Some(task) = self.task.take() {
-            task.abort();
-        }
+    /// Stop accepting requests and wait for the server task to end; a client holding a request
+    /// open must not keep a test waiting forever.
+    pub async fn shutdown(self) {
+        self.served.shutdown(Duration::from_secs(2)).await;
     }
 }
 
@@ -253,16 +231,12 @@ pub async fn start(
     options: ServeOptions,
 ) -> Result<RunningServer, ServeError> {
     snapshot.check()?;
-    let listener = tokio::net::TcpListener::bind(listen)
-        .await
-        .map_err(|source| ServeError::Bind {
-            addr: listen,
-            source,
-        })?;
-    let addr = listener.local_addr().map_err(|source| ServeError::Bind {
+    let bind_failed = |source| ServeError::Bind {
         addr: listen,
         source,
-    })?;
+    };
+    let listener = crate::http::bind(listen).await.map_err(bind_failed)?;
+    let addr = listener.local_addr().map_err(bind_failed)?;
     let requests = RequestLog::default();
     let request_log = match &options.request_log {
         Some(path) => Some(Mutex::new(
@@ -298,19 +272,11 @@ pub async fn start(
             (shared, requests.clone()),
             record,
         ));
-    let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = stopped.await;
-            })
-            .await;
-    });
+    let served = crate::http::serve(listener, app).map_err(bind_failed)?;
     Ok(RunningServer {
         addr,
         requests,
-        stop: Some(stop),
-        task: Some(task),
+        served,
     })
 }
 

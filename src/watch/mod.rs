@@ -1,6 +1,6 @@
 //! What wakes watch mode up: a change in a work repo (file events through notify, or polling
 //! where events are not available), a key press, a cluster tick. The loop itself is the
-//! session's (`run/watched.rs`), the screen the command line's (`cli/watch.rs`); this module only
+//! runner's (`run/follow.rs`, for `--watch` and the class page), the screen the command line's (`cli/watch.rs`); this module only
 //! turns the outside world into [`Trigger`]s.
 
 use std::io::Write;
@@ -45,70 +45,11 @@ pub enum Mode {
     Polling(String),
 }
 
-/// Keeps the watcher alive; dropping it stops watching.
-pub struct RepoWatcher {
-    _watcher: Option<Box<dyn Watcher + Send>>,
-    pub mode: Mode,
-}
-
-/// Watch `dirs` (recursively, `.git/` included, so commits and pushes count) and send
-/// [`Trigger::RepoChanged`] on every change. Falls back to polling when file events cannot be
-/// had, or when `force_poll` says so.
-pub fn watch_repos(
-    dirs: &[PathBuf],
-    force_poll: bool,
-    tx: UnboundedSender<Trigger>,
-) -> RepoWatcher {
-    let handler = {
-        let tx = tx.clone();
-        move |event: notify::Result<notify::Event>| {
-            // Reads (including labcheck's own) are not changes.
-            if let Ok(event) = event
-                && !matches!(event.kind, EventKind::Access(_))
-            {
-                let _ = tx.send(Trigger::RepoChanged);
-            }
-        }
-    };
-    let reason = if force_poll {
-        format!("{POLL_ENV} is set")
-    } else {
-        match notify::recommended_watcher(handler.clone()) {
-            Ok(mut watcher) => match watch_all(&mut watcher, dirs) {
-                Ok(()) => {
-                    return RepoWatcher {
-                        _watcher: Some(Box::new(watcher)),
-                        mode: Mode::Events,
-                    };
-                }
-                Err(e) => format!("file events unavailable: {e}"),
-            },
-            Err(e) => format!("file events unavailable: {e}"),
-        }
-    };
-    let config = notify::Config::default().with_poll_interval(POLL_INTERVAL);
-    match notify::PollWatcher::new(handler, config) {
-        Ok(mut watcher) => {
-            let mode = match watch_all(&mut watcher, dirs) {
-                Ok(()) => Mode::Polling(reason),
-                Err(e) => Mode::Polling(format!("{reason}; {e}")),
-            };
-            RepoWatcher {
-                _watcher: Some(Box::new(watcher)),
-                mode,
-            }
-        }
-        Err(e) => RepoWatcher {
-            _watcher: None,
-            mode: Mode::Polling(format!("{reason}; polling failed too ({e})")),
-        },
-    }
-}
-
 /// Where each watched folder's changes go: the followers of a shared watcher.
 type Routes = Arc<Mutex<Vec<(PathBuf, UnboundedSender<Trigger>)>>>;
 
-/// One watcher of the operating system for many followers (the learners of a class page).
+/// One watcher of the operating system for one follower (`--watch`) or many (the learners of a
+/// class page).
 ///
 /// Linux gives a user 128 inotify instances by default: with a watcher each, a class of 200
 /// left 72 learners polling every repo file every 2 s, which cost more than checking them. One
@@ -118,6 +59,8 @@ type Routes = Arc<Mutex<Vec<(PathBuf, UnboundedSender<Trigger>)>>>;
 pub struct SharedRepoWatcher {
     routes: Routes,
     events: Mutex<Option<notify::RecommendedWatcher>>,
+    /// Why there are no file events at all, when there are none.
+    no_events: Option<String>,
     polling: Mutex<Option<notify::PollWatcher>>,
 }
 
@@ -125,22 +68,27 @@ impl SharedRepoWatcher {
     /// A watcher with no folder yet; `force_poll` polls everything.
     pub fn new(force_poll: bool) -> SharedRepoWatcher {
         let routes = Routes::default();
-        let events = if force_poll {
-            None
+        let (events, no_events) = if force_poll {
+            (None, Some(format!("{POLL_ENV} is set")))
         } else {
-            notify::recommended_watcher(route(&routes)).ok()
+            match notify::recommended_watcher(route(&routes)) {
+                Ok(watcher) => (Some(watcher), None),
+                Err(e) => (None, Some(format!("file events unavailable: {e}"))),
+            }
         };
         SharedRepoWatcher {
             routes,
             events: Mutex::new(events),
+            no_events,
             polling: Mutex::new(None),
         }
     }
 
-    /// Watch `dirs` (recursively) for `tx`: every change under one of them sends it
-    /// [`Trigger::RepoChanged`]. A folder watched before is watched again (it may have been
-    /// removed and made anew), never routed twice.
-    pub fn watch(&self, dirs: &[PathBuf], tx: &UnboundedSender<Trigger>) {
+    /// Watch `dirs` (recursively, `.git/` included, so commits and pushes count) for `tx`: every
+    /// change under one of them sends it [`Trigger::RepoChanged`]. A folder watched before is
+    /// watched again (it may have been removed and made anew), never routed twice. Returns how
+    /// the changes of `dirs` are noticed: polling (and why) when any of them has no file events.
+    pub fn watch(&self, dirs: &[PathBuf], tx: &UnboundedSender<Trigger>) -> Mode {
         {
             let mut routes = lock(&self.routes);
             for dir in dirs {
@@ -149,20 +97,41 @@ impl SharedRepoWatcher {
                 }
             }
         }
+        let mut polled: Option<String> = self.no_events.clone();
         for dir in dirs.iter().filter(|d| d.is_dir()) {
-            let by_events = lock(&self.events)
-                .as_mut()
-                .is_some_and(|w| w.watch(dir, RecursiveMode::Recursive).is_ok());
+            let by_events = match lock(&self.events).as_mut() {
+                Some(w) => match w.watch(dir, RecursiveMode::Recursive) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        polled.get_or_insert(format!("file events unavailable: {e}"));
+                        false
+                    }
+                },
+                None => false,
+            };
             if !by_events {
                 let mut polling = lock(&self.polling);
                 if polling.is_none() {
                     let config = notify::Config::default().with_poll_interval(POLL_INTERVAL);
-                    *polling = notify::PollWatcher::new(route(&self.routes), config).ok();
+                    match notify::PollWatcher::new(route(&self.routes), config) {
+                        Ok(poller) => *polling = Some(poller),
+                        Err(e) => {
+                            let why = polled.take().unwrap_or_default();
+                            polled = Some(format!("{why}; polling failed too ({e})"));
+                        }
+                    }
                 }
-                if let Some(poller) = polling.as_mut() {
-                    let _ = poller.watch(dir, RecursiveMode::Recursive);
+                if let Some(poller) = polling.as_mut()
+                    && let Err(e) = poller.watch(dir, RecursiveMode::Recursive)
+                {
+                    let why = polled.take().unwrap_or_default();
+                    polled = Some(format!("{why}; {e}"));
                 }
             }
+        }
+        match polled {
+            Some(why) => Mode::Polling(why),
+            None => Mode::Events,
         }
     }
 }
@@ -189,13 +158,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn watch_all(watcher: &mut impl Watcher, dirs: &[PathBuf]) -> notify::Result<()> {
-    for dir in dirs.iter().filter(|d| d.is_dir()) {
-        watcher.watch(dir, RecursiveMode::Recursive)?;
-    }
-    Ok(())
 }
 
 /// Send a tick when the cluster changes (its watch streams, see [`crate::probe::cluster::Cluster::wait_for_change`]),
@@ -323,7 +285,10 @@ mod tests {
             let files = SharedRepoWatcher::new(force_poll);
             let (ana_tx, mut ana) = mpsc::unbounded_channel();
             let (bob_tx, mut bob) = mpsc::unbounded_channel();
-            files.watch(std::slice::from_ref(&ana_dir), &ana_tx);
+            let mode = files.watch(std::slice::from_ref(&ana_dir), &ana_tx);
+            // The footer says how changes are noticed, and why it is polling when it is.
+            let polled = matches!(&mode, Mode::Polling(why) if why.contains(POLL_ENV));
+            assert_eq!(polled, force_poll, "{mode:?}");
             files.watch(std::slice::from_ref(&bob_dir), &bob_tx);
             // Watching again routes nothing twice.
             files.watch(std::slice::from_ref(&ana_dir), &ana_tx);

@@ -167,3 +167,68 @@ fn a_new_file_the_step_names_left_untracked_fails_clean_and_is_added_by_name() {
     );
     assert!(!hint.contains(".env"), "{hint}");
 }
+
+/// The step's new file in a folder git does not know yet, with the learner's `.env` and a note
+/// in the same folder: the hint adds the one file (adding the folder would push the password),
+/// and the `.env` inside the folder is still told to stay out of git.
+#[test]
+fn a_new_file_in_a_new_folder_beside_a_dotenv_is_added_alone() {
+    let world = World::at("step-2");
+    let repo = world.repo("checkout-config");
+    repo.write("smoke/test.yaml", "smokeTest:\n  enabled: true\n")
+        .unwrap();
+    repo.write("smoke/.env", &format!("DB_PASSWORD={PASSWORD}\n"))
+        .unwrap();
+    repo.write("smoke/try.txt", "scratch\n").unwrap();
+    let course = TestCourse::new(&[(
+        "step-1",
+        "  - id: the-check\n    title: \"smoke test committed\"\n    git:\n      repo: checkout-config\n      clean: true\n      touched: { path: smoke/test.yaml }\n",
+    )]);
+    let run = world.labcheck(&course, &["module-t", "step-1", "--format", "json"]);
+    let check = run.check("the-check");
+    assert_eq!(check["status"], "fail", "{check:#}");
+    assert_eq!(
+        check["summary"],
+        "~/work/checkout-config has 1 uncommitted change: smoke/test.yaml"
+    );
+    let hint = check["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("git add -- smoke/test.yaml && git commit"),
+        "{hint}"
+    );
+    assert!(!hint.contains("git add -- smoke "), "{hint}");
+    let note = check["note"].as_str().unwrap_or_default();
+    assert!(note.contains("smoke/.env may hold a secret"), "{note}");
+    assert!(note.contains("smoke/try.txt"), "{note}");
+    assert!(!run.stdout.contains(PASSWORD), "{}", run.stdout);
+    no_hint_adds_everything(&run);
+}
+
+/// The learner ran `git add .` (against the course's advice) with step 4's edit and their `.env`
+/// in the tree: both are staged. The hint commits the step's file and leaves the `.env` out,
+/// telling how to unstage it, never `git add -- .env`.
+#[test]
+fn a_staged_dotenv_is_never_committed_by_the_hint_and_is_told_how_to_unstage() {
+    let world = World::at("step-3");
+    keep_as_a_learner(&world);
+    let repo = world.repo("checkout-config");
+    let values = world.lab.work_dir().join("checkout-config/helm/dev.yaml");
+    let text = std::fs::read_to_string(&values).unwrap();
+    std::fs::write(&values, text.replace("tag: \"6.7.1\"", "tag: \"6.7.0\"")).unwrap();
+    repo.git(&["add", "--", ".env", "helm/dev.yaml"]).unwrap();
+    let snapshot = cluster::state("step-3-solved", &revisions(&world)).expect("fixture");
+    let run = check_with(&world, &snapshot, "step-4");
+    let pushed = run.check("release-pushed");
+    assert_eq!(pushed["status"], "fail", "{pushed:#}");
+    assert_eq!(pushed["cause"], "uncommitted-changes", "{pushed:#}");
+    let hint = pushed["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("git add -- helm/dev.yaml && git commit"),
+        "{hint}"
+    );
+    assert!(!hint.contains("git add -- .env"), "{hint}");
+    assert!(!hint.contains("git add -- helm/dev.yaml .env"), "{hint}");
+    assert!(hint.contains("git restore --staged -- .env"), "{hint}");
+    assert!(!run.stdout.contains(PASSWORD));
+    no_hint_adds_everything(&run);
+}

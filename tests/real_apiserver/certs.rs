@@ -96,7 +96,8 @@ impl Certs {
         })
     }
 
-    /// A client certificate for one more user (`groups` as its O).
+    /// A client certificate for one more user (`groups` as its O; rcgen keeps one value per
+    /// attribute, so the last group only).
     pub fn user(&self, name: &str, groups: &[&str]) -> Result<Pem> {
         leaf(
             &self.issuer,

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use labcheck::serve::{self, ServeOptions};
+use labcheck::snapshot::Snapshot;
 
 use crate::plane::{block_on, plane};
 
@@ -29,17 +30,60 @@ fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_prox
     let _state = crate::state_lock();
     let crate::Step4Done {
         dir,
+        world,
         snapshot,
         loaded,
-        ..
     } = crate::step_4_done(plane);
+    let real_to_fixture: Vec<(String, String)> = loaded
+        .uids
+        .iter()
+        .map(|(fixture, real)| (real.clone(), fixture.clone()))
+        .collect();
+    // What the migration's container wrote, as the plane's kubelet serves it.
+    let migrate_log = &snapshot.logs["checkout-dev/checkout-migrate-f5464"];
+    let differences = ask_both(
+        &snapshot,
+        &real_to_fixture,
+        dir.path(),
+        "fixture",
+        migrate_log,
+    );
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    // `labcheck serve` of a `labcheck snapshot` of the real server answers kubectl as the real
+    // server did (its uids are the real ones).
+    let captured = crate::captures::snapshot_of_real(
+        plane,
+        "module-10",
+        &world.work_dir(),
+        &dir.path().join("captured.yaml"),
+    );
+    let differences = ask_both(&captured, &[], dir.path(), "captured", migrate_log);
+    assert!(
+        differences.is_empty(),
+        "serving a snapshot of the real server:\n{}",
+        differences.join("\n")
+    );
+}
+
+/// Run the table's kubectl commands against the plane and against `labcheck serve` of
+/// `snapshot`; each difference in output, one entry each (`real_to_fixture` maps the real
+/// server's uids to the snapshot's); `kubectl logs` of the migration pod must print
+/// `migrate_log`.
+fn ask_both(
+    snapshot: &Snapshot,
+    real_to_fixture: &[(String, String)],
+    dir: &Path,
+    name: &str,
+    migrate_log: &str,
+) -> Vec<String> {
+    let plane = plane();
     let served = block_on(serve::start(
         snapshot.clone(),
         std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
         ServeOptions::default(),
     ))
     .expect("serve starts");
-    let serve_config = dir.path().join("serve.kubeconfig");
+    let serve_config = dir.join(format!("serve-{name}.kubeconfig"));
     std::fs::write(
         &serve_config,
         format!(
@@ -49,7 +93,6 @@ fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_prox
     )
     .expect("a kubeconfig");
 
-    let migrate_log = &snapshot.logs["checkout-dev/checkout-migrate-f5464"];
     let commands: &[&[&str]] = &[
         &["-n", "checkout-dev", "get", "jobs"],
         &["-n", "checkout-dev", "get", "jobs", "-o", "wide"],
@@ -95,7 +138,7 @@ fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_prox
     for args in commands {
         let (s_ok, s_out, s_err) = kubectl(&serve_config, args);
         let (r_ok, mut r_out, r_err) = kubectl(&plane.admin_kubeconfig, args);
-        for (fixture, real) in &loaded.uids {
+        for (real, fixture) in real_to_fixture {
             r_out = r_out.replace(real.as_str(), fixture);
         }
         if (s_ok, &s_out) != (r_ok, &r_out) || (!s_ok && s_err != r_err) {
@@ -111,5 +154,5 @@ fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_prox
             assert_eq!(&r_out, migrate_log, "kubectl {}: {r_err}", args.join(" "));
         }
     }
-    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    differences
 }

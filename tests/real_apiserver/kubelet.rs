@@ -5,9 +5,11 @@
 //! (`LogLocation` → the Node's InternalIP and kubelet port). The loader gives it the logs of the
 //! state it loaded; what it refuses it refuses with kubelet's words and status
 //! (`validateContainerLogStatus` in `pkg/kubelet/kubelet_pods.go`: 400 and the error as text).
+//! A followed log streams what the container writes next (the loader's next state) and ends
+//! when the container does, as kubelet's `follow` reads the log file until the container exits.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -30,6 +32,9 @@ pub enum ContainerLog {
     },
     /// kubelet's 400 and its message ("container … is waiting to start: …").
     Refused(String),
+    /// A log that never ends, even unfollowed (a container writing faster than it is read, a
+    /// kubelet that streams on): `text`, then `then` again and again, forever.
+    Endless { text: String, then: String },
 }
 
 /// `namespace/pod/container` (`@previous` appended for the last terminated instance).
@@ -38,8 +43,11 @@ pub type Logs = BTreeMap<String, ContainerLog>;
 /// The running kubelet.
 pub struct Kubelet {
     pub port: u16,
-    logs: Arc<Mutex<Logs>>,
+    logs: SharedLogs,
 }
+
+/// The logs served, shared with the followed streams, which wake when they change.
+type SharedLogs = Arc<tokio::sync::watch::Sender<Logs>>;
 
 impl Kubelet {
     /// Listen on a free loopback port with a certificate for 127.0.0.1.
@@ -60,7 +68,7 @@ impl Kubelet {
             .await
             .map_err(|e| e.to_string())?;
         let port = tcp.local_addr().map_err(|e| e.to_string())?.port();
-        let logs = Arc::new(Mutex::new(Logs::new()));
+        let logs: SharedLogs = Arc::new(tokio::sync::watch::Sender::new(Logs::new()));
         let app = Router::new()
             .route(
                 "/containerLogs/{namespace}/{pod}/{container}",
@@ -77,9 +85,17 @@ impl Kubelet {
         Ok(Kubelet { port, logs })
     }
 
-    /// Serve these logs from now on (the state the loader just loaded).
+    /// Serve these logs from now on (the state the loader just loaded); a followed log gets
+    /// what its container wrote since, and ends if the container did.
     pub fn set(&self, logs: Logs) {
-        *self.logs.lock().unwrap_or_else(|e| e.into_inner()) = logs;
+        self.logs.send_replace(logs);
+    }
+
+    /// Serve `log` for `namespace/pod/container` from now on, the others as they were.
+    pub fn set_one(&self, key: &str, log: ContainerLog) {
+        self.logs.send_modify(|logs| {
+            logs.insert(key.to_string(), log);
+        });
     }
 }
 
@@ -109,6 +125,14 @@ impl axum::serve::Listener for TlsListener {
     }
 }
 
+/// Where a followed log stands: what was sent of it and the changes to the served logs.
+struct Follow {
+    changes: tokio::sync::watch::Receiver<Logs>,
+    sent: String,
+    first: Option<Vec<u8>>,
+    finished: bool,
+}
+
 fn flag(query: &BTreeMap<String, String>, key: &str) -> bool {
     query.get(key).is_some_and(|v| v == "true" || v == "1")
 }
@@ -121,7 +145,7 @@ fn number(query: &BTreeMap<String, String>, key: &str) -> Option<usize> {
 }
 
 async fn container_logs(
-    State(logs): State<Arc<Mutex<Logs>>>,
+    State(logs): State<SharedLogs>,
     Path((namespace, pod, container)): Path<(String, String, String)>,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
@@ -130,15 +154,25 @@ async fn container_logs(
         "{namespace}/{pod}/{container}{}",
         if previous { "@previous" } else { "" }
     );
-    let found = logs
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&key)
-        .cloned();
+    let found = logs.borrow().get(&key).cloned();
     let (text, ended, at) = match found {
         Some(ContainerLog::Text { text, ended, at }) => (text, ended || previous, at),
         Some(ContainerLog::Refused(message)) => {
             return (StatusCode::BAD_REQUEST, message).into_response();
+        }
+        Some(ContainerLog::Endless { text, then }) => {
+            let first =
+                futures::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(text)) });
+            let rest = futures::stream::unfold(then, |then| async move {
+                // A line a tenth of a second, so a read sees it grow without being flooded.
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                Some((Ok(Bytes::from(then.clone())), then))
+            });
+            use futures::StreamExt;
+            return Response::builder()
+                .header(header::CONTENT_TYPE, "text/plain")
+                .body(Body::from_stream(first.chain(rest)))
+                .unwrap_or_default();
         }
         // kubelet knows no such pod or container.
         None => {
@@ -162,15 +196,57 @@ async fn container_logs(
     if let Some(limit) = number(&query, "limitBytes") {
         body.truncate(limit);
     }
-    if flag(&query, "follow") && !ended {
-        // A running container's followed log stays open until the client leaves.
-        let first =
-            futures::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(body)) });
-        let rest = futures::stream::pending::<Result<Bytes, std::io::Error>>();
-        use futures::StreamExt;
+    // kubelet stops a followed log at `limitBytes` (what comes after it is not bounded here).
+    let under_limit = number(&query, "limitBytes").is_none_or(|n| body.len() < n);
+    if flag(&query, "follow") && !ended && under_limit {
+        // A running container's followed log stays open: what the container writes next comes
+        // as it is written, and the stream ends when the container does (or is gone).
+        let timestamps = flag(&query, "timestamps");
+        let state = Follow {
+            changes: logs.subscribe(),
+            sent: text,
+            first: Some(body),
+            finished: false,
+        };
+        let stream = futures::stream::unfold(state, move |mut state| {
+            let key = key.clone();
+            async move {
+                if state.finished {
+                    return None;
+                }
+                if let Some(first) = state.first.take() {
+                    return Some((Ok::<_, std::io::Error>(Bytes::from(first)), state));
+                }
+                loop {
+                    state.changes.changed().await.ok()?;
+                    let now = state.changes.borrow_and_update().get(&key).cloned();
+                    let Some(ContainerLog::Text { text, ended, at }) = now else {
+                        return None;
+                    };
+                    // A new instance's log is not this stream's: kubelet ends it.
+                    let more = text.strip_prefix(state.sent.as_str())?.to_string();
+                    state.finished = ended;
+                    if more.is_empty() && !ended {
+                        continue;
+                    }
+                    if more.is_empty() {
+                        return None;
+                    }
+                    state.sent = text;
+                    let more = match timestamps {
+                        true => more
+                            .split_inclusive('\n')
+                            .map(|line| format!("{at} {line}"))
+                            .collect(),
+                        false => more,
+                    };
+                    return Some((Ok(Bytes::from(more)), state));
+                }
+            }
+        });
         return Response::builder()
             .header(header::CONTENT_TYPE, "text/plain")
-            .body(Body::from_stream(first.chain(rest)))
+            .body(Body::from_stream(stream))
             .unwrap_or_default();
     }
     ([(header::CONTENT_TYPE, "text/plain")], body).into_response()

@@ -3,16 +3,20 @@
 //! Tests that load a cluster state take [`state_lock`]: a state is the whole cluster.
 
 mod api;
+mod audit;
+mod captures;
 mod certs;
 mod conformance;
 mod kubectl;
 mod kubelet;
 mod loader;
 mod plane;
+mod proxy;
 mod refusal;
 mod same_verdicts;
 mod smoke;
 mod testbin;
+mod unended_log;
 
 /// Held while a test loads a state and reads it (the loader replaces the whole cluster).
 pub fn state_lock() -> std::sync::MutexGuard<'static, ()> {

@@ -50,6 +50,8 @@ pub struct Plane {
     pub certs: Certs,
     /// The loopback "kubelet" every Node the loader creates points at.
     pub kubelet: Kubelet,
+    /// The audit log of the audited users' requests (`audit.rs`).
+    pub audit_log: PathBuf,
     /// How long starting took (both processes to `/readyz` 200, CRDs established).
     pub started_in: Duration,
 }
@@ -210,6 +212,10 @@ async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
     let url = format!("https://127.0.0.1:{port}");
     let apiserver_log = dir.join("kube-apiserver.log");
     let pki = dir.join("pki");
+    let audit_policy = dir.join("audit-policy.yaml");
+    let audit_log = dir.join("audit.log");
+    std::fs::write(&audit_policy, crate::audit::policy())
+        .map_err(|e| format!("{}: {e}", audit_policy.display()))?;
     let mut apiserver = spawn(
         &bin.apiserver,
         vec![
@@ -241,6 +247,11 @@ async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
             "--storage-media-type=application/json".into(),
             // Logs come from the harness's kubelet over HTTPS on loopback.
             "--kubelet-preferred-address-types=InternalIP".into(),
+            // The requests of users in the audited group, in order (see `audit.rs`); nobody
+            // else's, so the log stays small.
+            format!("--audit-policy-file={}", audit_policy.display()),
+            format!("--audit-log-path={}", audit_log.display()),
+            "--audit-log-mode=blocking".into(),
         ],
         &apiserver_log,
     )?;
@@ -281,6 +292,7 @@ async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
     }
     crate::api::install_argocd_crds(&admin).await?;
     crate::api::aggregate_cluster_roles(&admin).await?;
+    crate::audit::grant_cluster_admin(&admin).await?;
     Ok(Plane {
         url,
         etcd: etcd_url,
@@ -290,6 +302,7 @@ async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
         admin,
         certs,
         kubelet,
+        audit_log,
         started_in: Duration::ZERO,
     })
 }
@@ -297,7 +310,17 @@ async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
 impl Plane {
     /// A kubeconfig for a new user `name` in no group (what it may do comes from RBAC objects).
     pub fn user_kubeconfig(&self, name: &str) -> Result<PathBuf, String> {
-        let pem = self.certs.user(name, &[]).map_err(|e| e.to_string())?;
+        self.kubeconfig_in(name, &[])
+    }
+
+    /// A kubeconfig for a new user `name` who may do anything and whose every request the
+    /// server audits (read them with [`crate::audit::Audit`]).
+    pub fn audited_kubeconfig(&self, name: &str) -> Result<PathBuf, String> {
+        self.kubeconfig_in(name, &[crate::audit::GROUP])
+    }
+
+    fn kubeconfig_in(&self, name: &str, groups: &[&str]) -> Result<PathBuf, String> {
+        let pem = self.certs.user(name, groups).map_err(|e| e.to_string())?;
         let pki = self.dir.join("pki");
         std::fs::write(pki.join(format!("{name}.crt")), &pem.cert).map_err(|e| e.to_string())?;
         std::fs::write(pki.join(format!("{name}.key")), &pem.key).map_err(|e| e.to_string())?;

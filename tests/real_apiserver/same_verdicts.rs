@@ -208,6 +208,7 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
     let mut differences = Vec::new();
     let mut shapes = Vec::new();
     let mut captures = 0;
+    let mut bundles_took = std::time::Duration::ZERO;
     let real_options = ClusterOptions {
         kubeconfig: Some(plane.admin_kubeconfig.clone()),
         ..ClusterOptions::default()
@@ -229,23 +230,27 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
         // `labcheck snapshot` of the real server, replayed, must judge as the live server does.
         let captured_file = scratch.path().join(format!("captured-{}.yaml", captures));
         captures += 1;
-        let capture = std::process::Command::new(env!("CARGO_BIN_EXE_labcheck"))
-            .args(["snapshot", &cases[0].module, "--out"])
-            .arg(&captured_file)
-            .arg("--kubeconfig")
-            .arg(&plane.admin_kubeconfig)
-            .arg("--work-dir")
-            .arg(cases[0].world.work_dir())
-            .env("HOME", scratch.path())
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("labcheck snapshot runs");
-        assert!(
-            capture.status.success(),
-            "labcheck snapshot of {file}: {}",
-            String::from_utf8_lossy(&capture.stderr)
+        let captured = crate::captures::snapshot_of_real(
+            plane,
+            &cases[0].module,
+            &cases[0].world.work_dir(),
+            &captured_file,
         );
-        let captured = Snapshot::load(&captured_file).expect("the captured snapshot loads");
+        // `labcheck bundle` of the real server, replayed, must say what the live run said.
+        let bundle_dir = scratch.path().join(format!("bundle-{captures}"));
+        std::fs::create_dir_all(&bundle_dir).expect("a bundle folder");
+        let bundling = std::time::Instant::now();
+        differences.extend(
+            crate::captures::bundle_replay_differences(
+                plane,
+                &cases[0].module,
+                &cases[0].world.work_dir(),
+                &bundle_dir,
+            )
+            .into_iter()
+            .map(|d| format!("{file}: {d}")),
+        );
+        bundles_took += bundling.elapsed();
         for case in cases {
             let module = course.module(&case.module).expect("module");
             let step = module.step(&case.step).expect("step");
@@ -284,6 +289,10 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
         all.len(),
         by_cluster.len(),
         started.elapsed().as_secs_f64()
+    );
+    eprintln!(
+        "same verdicts: {captures} bundles of the real server taken and replayed in {:.1}s",
+        bundles_took.as_secs_f64()
     );
     assert!(all.len() >= 40, "only {} states", all.len());
     assert!(

@@ -279,15 +279,11 @@ async fn health_evidence(ctx: &Context, app: &Application, outcome: Outcome) -> 
         .as_ref()
         .is_some_and(|c| PUSH_NOT_DEPLOYED.contains(&c.id()));
     if !app.operation_running() && !push_not_deployed {
-        // Waiting does not fix these: the change in git does.
-        outcome.pending = false;
-        // Said whether or not the check had a hint of its own: the course's hint above it may
-        // well be "wait for the sync", which here would only time out.
-        let fix = "waiting will not fix this: change what the diagnosis names in git, push, and let Argo CD sync it";
-        outcome.hint = Some(match outcome.hint.take() {
-            Some(own) if !own.contains("wait") => format!("{own}\n{fix}"),
-            _ => fix.to_string(),
-        });
+        // Waiting does not fix these: the change in git does. Said whatever the course's hint
+        // above it says (it may well be "wait for the sync", which here would only time out).
+        outcome = outcome.waiting_will_not_fix(
+            "change what the diagnosis names in git, push, and let Argo CD sync it",
+        );
         if let Some(cause) = cause {
             outcome = outcome.with_cause(cause);
         }

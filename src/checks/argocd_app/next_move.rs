@@ -42,7 +42,7 @@ pub(super) fn retrying_other_revision(
     .with_cause(Cause::new(CauseId::RetryingOtherRevision));
     if refresh {
         return outcome
-            .with_hint(format!(
+            .with_hint_to_wait(format!(
                 "its retries take the latest revision (`retry.refresh`), so the next attempt syncs your push: wait (`argocd app wait {name}`)"
             ))
             .still_in_progress();

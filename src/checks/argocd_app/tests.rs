@@ -163,7 +163,7 @@ fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
     );
     assert!(
         outcome
-            .hint
+            .own_hint()
             .unwrap_or_default()
             .contains("argocd app get checkout-dev --refresh")
     );
@@ -186,7 +186,7 @@ fn committed_but_not_pushed_fails_with_a_hint_to_push() {
     let outcome = s.decide(&app("Synced", "Healthy", OLD, None), Some(&not_pushed));
     assert_eq!(outcome.status, Status::Fail);
     assert!(!outcome.pending);
-    assert!(outcome.hint.unwrap_or_default().contains("git push"));
+    assert!(outcome.own_hint().unwrap_or_default().contains("git push"));
 }
 
 #[test]
@@ -205,7 +205,7 @@ fn hooks_switched_on_but_never_synced_fails_with_a_hint_to_sync() {
     );
     assert!(
         outcome
-            .hint
+            .own_hint()
             .unwrap_or_default()
             .contains("argocd app sync checkout-dev")
     );
@@ -506,7 +506,7 @@ fn a_retrying_sync_is_still_going_not_failed() {
         "{}",
         outcome.summary
     );
-    assert!(outcome.hint.unwrap_or_default().contains("terminate-op"));
+    assert!(outcome.own_hint().unwrap_or_default().contains("terminate-op"));
 }
 
 #[test]
@@ -531,7 +531,7 @@ fn a_terminated_sync_does_not_pass_as_the_failed_sync_of_step_4() {
     );
     assert_eq!(outcome.status, Status::Fail);
     assert_eq!(outcome.cause, Some(Cause::new(CauseId::OperationTerminated)));
-    assert!(!outcome.hint.unwrap_or_default().contains("delete policy"));
+    assert!(!outcome.own_hint().unwrap_or_default().contains("delete policy"));
 }
 
 #[test]
@@ -560,10 +560,10 @@ fn degraded_after_a_failed_sync_names_the_resource_and_does_not_say_start_a_sync
         Some(Cause::about(CauseId::AppDegraded, "Deployment/checkout"))
     );
     assert!(!outcome.pending);
-    assert!(outcome.diagnosis.unwrap_or_default().contains(
+    assert!(outcome.diagnosis.clone().unwrap_or_default().contains(
         "Deployment checkout: Degraded (Deployment \"checkout\" exceeded its progress deadline)"
     ));
-    assert!(!outcome.hint.unwrap_or_default().contains("argocd app sync"));
+    assert!(!outcome.own_hint().unwrap_or_default().contains("argocd app sync"));
 }
 
 #[test]
@@ -584,7 +584,7 @@ fn a_failed_sync_without_its_syncfail_hook_names_the_missing_hook_not_a_resync()
             "checkout-sync-failed"
         ))
     );
-    let hint = outcome.hint.unwrap_or_default();
+    let hint = outcome.own_hint().unwrap_or_default();
     assert!(hint.contains("argocd.argoproj.io/hook: SyncFail"), "{hint}");
     assert!(!hint.contains("argocd app sync"), "{hint}");
 }
@@ -603,7 +603,7 @@ fn while_a_sync_runs_the_hint_is_to_wait_or_terminate_never_to_sync() {
         Some(&pushed()),
     );
     assert!(outcome.pending);
-    let hint = outcome.hint.unwrap_or_default();
+    let hint = outcome.own_hint().unwrap_or_default();
     assert!(
         hint.contains("argocd app wait checkout-dev")
             && hint.contains("argocd app terminate-op checkout-dev"),

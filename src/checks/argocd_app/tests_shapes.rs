@@ -65,7 +65,7 @@ fn an_apply_strategy_sync_ran_no_migration_so_step_3_fails_with_a_normal_sync_no
         assert_eq!(outcome.status, Status::Fail, "{check}: {outcome:?}");
         assert_eq!(outcome.cause, Some(Cause::new(CauseId::ApplyStrategySync)));
         assert!(outcome.summary.contains("did not run in it"), "{}", outcome.summary);
-        let hint = outcome.hint.unwrap_or_default();
+        let hint = outcome.own_hint().unwrap_or_default();
         assert!(hint.contains("argocd app sync checkout-dev") && hint.contains("without `--strategy apply`"), "{hint}");
     }
     // Neighbours: what an apply sync does record still reads.
@@ -118,7 +118,7 @@ fn a_dry_run_is_not_a_sync_so_its_succeeded_hooks_never_pass() {
         assert_eq!(outcome.status, Status::Fail, "{check}: {outcome:?}");
         assert_eq!(outcome.cause, Some(Cause::new(CauseId::DryRun)), "{check}");
         assert!(outcome.summary.contains("a dry run"), "{}", outcome.summary);
-        assert!(outcome.hint.unwrap_or_default().contains("argocd app sync checkout-dev"));
+        assert!(outcome.own_hint().unwrap_or_default().contains("argocd app sync checkout-dev"));
     }
 }
 
@@ -202,7 +202,7 @@ fn a_sync_of_another_revision_is_named_and_auto_sync_is_waited_for() {
     app.spec.sync_policy = Some(json!({"automated": {}}));
     let auto = decide(SYNC_SUCCEEDED, &app);
     assert!(auto.pending, "{auto:?}");
-    assert!(auto.hint.unwrap_or_default().contains("argocd app wait checkout-dev"));
+    assert!(auto.own_hint().unwrap_or_default().contains("argocd app wait checkout-dev"));
 }
 
 /// An older sync (of OLD) between attempts: the window after a failed attempt (facts-2 §3.2).
@@ -231,7 +231,7 @@ fn synced_and_healthy_at_the_push_passes_while_an_older_sync_retries_and_the_syn
     assert_eq!(sync.status, Status::Fail);
     assert_eq!(sync.cause, Some(Cause::new(CauseId::RetryingOtherRevision)));
     assert!(sync.summary.contains("3f2a1c0, retry 2 of 5"), "{}", sync.summary);
-    let hint = sync.hint.unwrap_or_default();
+    let hint = sync.own_hint().unwrap_or_default();
     let terminate = hint.find("argocd app terminate-op checkout-dev");
     let resync = hint.find("argocd app sync checkout-dev");
     assert!(terminate.is_some() && resync > terminate, "{hint}");
@@ -239,7 +239,7 @@ fn synced_and_healthy_at_the_push_passes_while_an_older_sync_retries_and_the_syn
     // With `retry.refresh` the next attempt takes the latest revision: waiting gets there.
     let refreshed = decide(SYNC_SUCCEEDED, &older_sync_retrying(true));
     assert!(refreshed.pending);
-    assert!(refreshed.hint.unwrap_or_default().contains("retry.refresh"));
+    assert!(refreshed.own_hint().unwrap_or_default().contains("retry.refresh"));
 }
 
 #[test]

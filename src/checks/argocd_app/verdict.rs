@@ -215,12 +215,12 @@ impl<'a> Verdict<'a> {
         .with_expected(format!("a sync of {}", short(want)))
         .with_cause(Cause::new(CauseId::SyncNotOfPush));
         ControlFlow::Break(self.with_chain(if self.running {
-            outcome.with_hint(running_hint(name)).still_in_progress()
+            outcome.with_hint_to_wait(running_hint(name)).still_in_progress()
         } else if auto_sync_pending(self.app) {
             // Auto-sync starts a sync of an OutOfSync app's target on its own
             // (`controller/appcontroller.go:2589-2597` skips only a revision already tried).
             outcome
-                .with_hint(format!(
+                .with_hint_to_wait(format!(
                     "auto-sync starts the sync of your push on its own: wait (`argocd app wait {name}`), or start it: `argocd app sync {name}`"
                 ))
                 .still_in_progress()
@@ -278,7 +278,7 @@ impl<'a> Verdict<'a> {
             .with_actual(now)
             .with_cause(Cause::about(CauseId::SyncStatus, now));
         let outcome = match (want.as_str(), self.running) {
-            (_, true) => outcome.still_in_progress().with_hint(running_hint(name)),
+            (_, true) => outcome.still_in_progress().with_hint_to_wait(running_hint(name)),
             ("Synced", false) => outcome.with_hint(format!("sync it: `argocd app sync {name}`")),
             _ => outcome,
         };
@@ -322,11 +322,11 @@ impl<'a> Verdict<'a> {
             outcome = outcome.with_diagnosis(s.clone());
         }
         if self.running {
-            outcome = outcome.with_hint(running_hint(name)).still_in_progress();
+            outcome = outcome.with_hint_to_wait(running_hint(name)).still_in_progress();
         } else if now == "Progressing" {
             // `enrich` takes the wait back when a pod shows waiting will not help.
             outcome = outcome
-                .with_hint(format!(
+                .with_hint_to_wait(format!(
                     "it is still rolling out: wait (`argocd app wait {name} --health`)"
                 ))
                 .still_in_progress();

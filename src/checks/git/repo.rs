@@ -7,7 +7,7 @@ use crate::outcome::{Cause, CauseId, DetailKind, Outcome};
 use crate::probe::git::{CommitInfo, RepoSnapshot};
 
 use super::Pattern;
-use super::stray::{Untracked, add_by_name};
+use super::stray::{Untracked, add_by_name, looks_secret, names_itself};
 
 /// How many dirty paths a summary names before "and N more".
 const DIRTY_SHOWN: usize = 5;
@@ -152,15 +152,31 @@ impl Repo<'_> {
             );
         }
         let count = plural(changed.len(), "uncommitted change");
-        let add = add_by_name(changed.iter().copied()).unwrap_or_default();
+        // A secret-looking file the step does not name (a `.env` added by `git add .`) is
+        // never added by the hint: committed, it would be pushed. Unstaging it is safe either
+        // way (the working tree keeps it).
+        let (secret, to_add): (Vec<&str>, Vec<&str>) = changed
+            .iter()
+            .partition(|path| looks_secret(path) && !names_itself(self.step_paths, path));
+        let mut hint = match add_by_name(to_add.iter().copied()) {
+            Some(add) => format!(
+                "{} && {add} && git commit -m \"…\" (or undo what you did not mean to change)",
+                self.cd()
+            ),
+            None => format!("{} && git status", self.cd()),
+        };
+        if let Some(unstage) = add_by_name(secret.iter().copied()) {
+            let unstage = unstage.replacen("git add", "git restore --staged", 1);
+            hint.push_str(&format!(
+                "\n{} may hold a secret, so this hint leaves it out: never commit it; if you staged it, `{unstage}` takes it out of the commit and keeps the file",
+                secret.join(", ")
+            ));
+        }
         let mut outcome = Outcome::fail(format!("{} has {count}: {named}", self.shown))
             .with_expected("a clean working tree")
             .with_actual(count)
             .with_cause(Cause::new(CauseId::UncommittedChanges))
-            .with_hint(format!(
-                "{} && {add} && git commit -m \"…\" (or undo what you did not mean to change)",
-                self.cd()
-            ));
+            .with_hint(hint);
         if changed.len() > DIRTY_SHOWN {
             outcome = outcome.with_detail(DetailKind::Text, changed.join("\n"));
         }

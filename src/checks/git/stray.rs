@@ -49,6 +49,9 @@ static SECRET_NAMES: LazyLock<GlobSet> = LazyLock::new(|| {
     set.build().unwrap_or_else(|_| GlobSet::empty())
 });
 
+/// How many of the untracked files a step leaves alone its note names.
+const OTHER_SHOWN: usize = 8;
+
 /// Whether an untracked path looks like it holds a secret (by its file name).
 pub(crate) fn looks_secret(path: &str) -> bool {
     let name = path
@@ -72,6 +75,11 @@ pub(crate) fn is_named(untracked: &str, named: &[String]) -> bool {
     })
 }
 
+/// Whether the step names `path` itself (not only a folder it lies in).
+pub(crate) fn names_itself(named: &[String], path: &str) -> bool {
+    named.iter().any(|n| n.trim_start_matches("./") == path)
+}
+
 /// The untracked files of a repo, split by what they mean for the step.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Untracked<'a> {
@@ -88,7 +96,9 @@ impl<'a> Untracked<'a> {
     pub(crate) fn sort(untracked: &'a [String], named: &[String]) -> Self {
         let mut sorted = Untracked::default();
         for path in untracked {
-            if is_named(path, named) {
+            // A folder the step names does not make a secret inside it part of the step: only
+            // naming that very file does.
+            if is_named(path, named) && (names_itself(named, path) || !looks_secret(path)) {
                 sorted.named.push(path);
             } else if looks_secret(path) {
                 sorted.secret_like.push(path);
@@ -104,9 +114,15 @@ impl<'a> Untracked<'a> {
     pub(crate) fn note(&self, shown: &str) -> Option<String> {
         let mut parts = Vec::new();
         if !self.other.is_empty() {
+            // Every untracked file is listed (a `node_modules/` would be thousands): name a few.
+            let shown: Vec<&str> = self.other.iter().take(OTHER_SHOWN).copied().collect();
+            let more = match self.other.len().saturating_sub(OTHER_SHOWN) {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
             parts.push(format!(
-                "not tracked by git and not part of this step (left out of your commits): {}",
-                self.other.join(", ")
+                "not tracked by git and not part of this step (left out of your commits): {}{more}",
+                shown.join(", ")
             ));
         }
         if !self.secret_like.is_empty() {
@@ -234,6 +250,35 @@ mod tests {
         for (untracked, expected) in cases {
             assert_eq!(is_named(untracked, &named), expected, "{untracked}");
         }
+    }
+
+    #[test]
+    fn a_step_file_in_a_new_folder_is_named_by_itself_and_a_secret_beside_it_never() {
+        let named = vec!["db/migrations/001.sql".to_string(), "helm/".to_string()];
+        let untracked = [
+            "db/migrations/001.sql",
+            "db/.env",
+            "db/notes.txt",
+            "helm/extra.yaml",
+            "helm/prod.key",
+        ]
+        .map(String::from);
+        let sorted = Untracked::sort(&untracked, &named);
+        assert_eq!(sorted.named, ["db/migrations/001.sql", "helm/extra.yaml"]);
+        assert_eq!(sorted.secret_like, ["db/.env", "helm/prod.key"]);
+        assert_eq!(sorted.other, ["db/notes.txt"]);
+        assert_eq!(
+            add_by_name(sorted.named.iter().copied()).as_deref(),
+            Some("git add -- db/migrations/001.sql helm/extra.yaml")
+        );
+    }
+
+    #[test]
+    fn a_long_list_of_files_the_step_leaves_alone_is_cut_short_in_the_note() {
+        let untracked: Vec<String> = (0..20).map(|i| format!("node_modules/m{i:02}.js")).collect();
+        let note = Untracked::sort(&untracked, &[]).note("~/work/x").unwrap_or_default();
+        assert!(note.contains("node_modules/m07.js and 12 more"), "{note}");
+        assert!(!note.contains("m08.js"), "{note}");
     }
 
     #[test]

@@ -105,7 +105,7 @@ fn a_job_kept_by_before_hook_creation_from_an_older_sync_fails_naming_that_sync(
         "{}",
         outcome.summary
     );
-    let hint = outcome.hint.unwrap_or_default();
+    let hint = outcome.own_hint().unwrap_or_default();
     assert!(
         hint.contains("argocd app sync checkout-dev")
             && hint.contains("argocd app wait checkout-dev"),
@@ -146,7 +146,12 @@ fn last_failures_syncfail_job_while_a_new_sync_runs_is_pending_not_passed() {
     );
     let outcome = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
     assert!(outcome.pending);
-    assert!(outcome.hint.unwrap_or_default().contains("argocd app wait"));
+    assert!(
+        outcome
+            .own_hint()
+            .unwrap_or_default()
+            .contains("argocd app wait")
+    );
 }
 
 #[test]
@@ -180,7 +185,7 @@ fn a_retrying_operation_is_still_going_with_its_attempt_and_limit() {
         );
         assert!(
             outcome
-                .hint
+                .own_hint()
                 .unwrap_or_default()
                 .contains("argocd app terminate-op checkout-dev")
         );

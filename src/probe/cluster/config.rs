@@ -9,6 +9,9 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use super::api::ProbeError;
 
 mod exec;
+mod proxied;
+
+pub use proxied::client;
 
 /// How long labcheck waits to connect, and for an answer: a dead cluster must not hang a check.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);

@@ -47,39 +47,49 @@ impl Cluster {
         };
         let url = path.url();
         let keep_tail = (path.subresource.as_deref() == Some("log")).then_some(MAX_LOG_BYTES);
+        let mut new_read = false;
         let cell = self
             .cache_lock()
             .entry(url.clone())
-            .or_insert_with(|| (std::time::Instant::now(), Cell::default()))
+            .or_insert_with(|| {
+                new_read = true;
+                (std::time::Instant::now(), Cell::default())
+            })
             .1
             .clone();
-        cell.get_or_init(|| async {
-            let started = std::time::Instant::now();
-            let sent = send(client, describe, url.clone(), keep_tail, self.budget).await;
-            let answer = sent.answer;
-            if let Some(log) = &self.read_log {
-                let read = Read {
-                    answer: match &answer {
-                        Ok(raw) if raw.unended => {
-                            format!(
-                                "{}, still coming after {} bytes",
-                                raw.code,
-                                raw.body.len() as u64 + raw.skipped
-                            )
-                        }
-                        Ok(raw) => raw.code.to_string(),
-                        Err(e) => format!("no answer: {e}"),
-                    },
-                    url,
-                    took: started.elapsed(),
-                    retried: sent.retried,
-                };
-                log.lock().unwrap_or_else(|p| p.into_inner()).push(read);
-            }
-            answer
-        })
-        .await
-        .clone()
+        let answer = cell
+            .get_or_init(|| async {
+                let started = std::time::Instant::now();
+                let sent = send(client, describe, url.clone(), keep_tail, self.budget).await;
+                let answer = sent.answer;
+                if let Some(log) = &self.read_log {
+                    let read = Read {
+                        answer: match &answer {
+                            Ok(raw) if raw.unended => {
+                                format!(
+                                    "{}, still coming after {} bytes",
+                                    raw.code,
+                                    raw.body.len() as u64 + raw.skipped
+                                )
+                            }
+                            Ok(raw) => raw.code.to_string(),
+                            Err(e) => format!("no answer: {e}"),
+                        },
+                        url,
+                        took: started.elapsed(),
+                        retried: sent.retried,
+                    };
+                    log.lock().unwrap_or_else(|p| p.into_inner()).push(read);
+                }
+                answer
+            })
+            .await
+            .clone();
+        if new_read {
+            // A wait under way follows it too (watch mode reads while its ticker waits).
+            self.reads_made.send_modify(|n| *n += 1);
+        }
+        answer
     }
 
     /// What the API answered to GET `path` (read once per run).

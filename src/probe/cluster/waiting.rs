@@ -13,21 +13,32 @@ impl Cluster {
     /// Wait until the cluster changes after `seen` (a watch event on a kind read so far), or
     /// until `deadline`; then make the cache answer the next reads with the current state.
     ///
-    /// Every kind and namespace read so far gets one watch stream (list, then watch) that keeps
+    /// Every kind and namespace read so far, or while it waits, gets one watch stream (list, then watch) that keeps
     /// its reads in the cache current, and every pod log read so far is followed (`kubectl logs
     /// -f`). Reads no stream keeps current (the log of a container that has terminated, a kind
     /// the server will not watch, a stream still connecting) are looked at again about once a
     /// second, as they always were. Returns the generation to give next time.
     pub async fn wait_for_change(&self, seen: u64, deadline: std::time::Instant) -> u64 {
-        let polled = self.start_watches();
         let deadline = tokio::time::Instant::from_std(deadline);
-        let until = if polled {
-            deadline.min(tokio::time::Instant::now() + WAIT_POLL)
-        } else {
-            deadline
-        };
+        let poll_at = tokio::time::Instant::now() + WAIT_POLL;
         let mut changes = self.changes.subscribe();
-        let _ = tokio::time::timeout_at(until, changes.wait_for(|n| *n > seen)).await;
+        let mut reads = self.reads_made.subscribe();
+        loop {
+            reads.mark_unchanged();
+            let polled = self.start_watches();
+            let until = if polled {
+                deadline.min(poll_at)
+            } else {
+                deadline
+            };
+            tokio::select! {
+                _ = changes.wait_for(|n| *n > seen) => break,
+                // A read made while this waits (watch mode judges while its ticker waits):
+                // follow it too, from now, not from the next wait.
+                Ok(()) = reads.changed() => continue,
+                () = tokio::time::sleep_until(until) => break,
+            }
+        }
         self.forget_unwatched();
         self.generation()
     }
@@ -45,7 +56,7 @@ impl Cluster {
         let client = watch_client.get_or_init(|| {
             let mut config = (**config).clone();
             config.read_timeout = None;
-            kube::Client::try_from(config).ok()
+            super::config::client(&config).ok()
         });
         // Each read with whether it is a log to follow (its cached answer says so).
         let reads: Vec<(String, bool)> = self
@@ -68,6 +79,7 @@ impl Cluster {
                     cache: self.cache.clone(),
                     changes: self.changes.clone(),
                     streamed: self.follows.streamed(),
+                    watch_seconds: self.watch_seconds,
                 };
                 self.watches.ensure(&target.collection, feed());
                 if *log {

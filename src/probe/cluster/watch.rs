@@ -23,7 +23,7 @@ use super::{Cell, Entry};
 
 /// How long a watch request may stay open before the server ends it (kube's watcher asks for
 /// 290 s); the stream is then resumed from the last resourceVersion.
-const WATCH_SECONDS: u64 = 290;
+pub const WATCH_SECONDS: u64 = 290;
 
 /// After a stream broke for another reason than 410, wait this long before listing again.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
@@ -105,6 +105,9 @@ pub(super) struct Feed {
     pub(super) changes: Arc<tokio::sync::watch::Sender<u64>>,
     /// The pod logs followed streams answer: a pod's event leaves them be.
     pub(super) streamed: super::streamed::StreamedLogs,
+    /// The `timeoutSeconds` each watch request asks for ([`WATCH_SECONDS`] unless a test asks
+    /// for less).
+    pub(super) watch_seconds: u64,
 }
 
 /// The objects of one collection as the stream last saw them, by name.
@@ -228,8 +231,8 @@ async fn list(client: &kube::Client, collection: &str) -> Result<Store, Ended> {
 async fn watch(feed: &Feed, collection: &str, store: &mut Store) -> Ended {
     use http_body::Body as _;
     let url = format!(
-        "{collection}?watch=1&resourceVersion={}&allowWatchBookmarks=true&timeoutSeconds={WATCH_SECONDS}",
-        store.resource_version
+        "{collection}?watch=1&resourceVersion={}&allowWatchBookmarks=true&timeoutSeconds={}",
+        store.resource_version, feed.watch_seconds
     );
     let Ok(request) = super::transport::get_request(&url, "application/json") else {
         return Ended::Refused;
@@ -580,6 +583,39 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_read_made_while_a_wait_is_under_way_is_streamed_from_then_on() {
+        // Watch mode's ticker waits while the step is judged: the reads come after the wait
+        // began, and their changes must still wake it through a stream.
+        let server = served(Duration::from_millis(800)).await;
+        let cluster = Cluster::over_http(&server.url(), "test".to_string(), None);
+        let started = std::time::Instant::now();
+        let limit = Duration::from_secs(10);
+        // `join!` polls the wait first: it has looked at an empty cache before the read.
+        let (seen, job) = tokio::join!(
+            cluster.wait_for_change(0, started + limit),
+            cluster.job("checkout-dev", "checkout-migrate")
+        );
+        assert!(matches!(job, Ok(Some(_))), "{job:?}");
+        assert!(seen > 0, "the wait saw no change within {limit:?}");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(
+            cluster.watched(),
+            ["/apis/batch/v1/namespaces/checkout-dev/jobs"]
+        );
+        let mut seen = seen;
+        while succeeded(&cluster) != Some(1) {
+            assert!(started.elapsed() < limit, "the Job's completion never came");
+            seen = cluster
+                .wait_for_change(seen, std::time::Instant::now() + limit)
+                .await;
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_list_that_says_what_the_checks_read_wakes_nobody_and_the_change_after_it_does() {
         let server = served(Duration::from_millis(1500)).await;
         let cluster = Cluster::over_http(&server.url(), "test".to_string(), None);
@@ -686,6 +722,7 @@ mod tests {
             cache: cache.clone(),
             changes: changes.clone(),
             streamed: Default::default(),
+            watch_seconds: WATCH_SECONDS,
         };
         let collection = "/apis/batch/v1/namespaces/checkout-dev/jobs".to_string();
         let path = format!("{collection}/checkout-migrate");

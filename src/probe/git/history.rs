@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-use git2::{ErrorCode, Oid, Sort, Tree};
+use git2::{Commit, ErrorCode, Oid, Sort, Tree};
 use regex::Regex;
 
 use super::CommitInfo;
@@ -28,19 +28,40 @@ pub enum RevertFinding {
 }
 
 impl RepoReader {
-    /// Commits reachable from `tip`, newest first (as `git log` orders them).
-    pub fn history(&self, tip: &str, limit: usize) -> Result<Vec<CommitInfo>, GitProbeError> {
+    /// The one walk of a repo's history: the commits reachable from `tip` and not from `hide`,
+    /// newest first (as `git log` orders them), each read as it is reached. Every question about
+    /// history (the log, the commits that touched a path, the commit that made a change) walks
+    /// with it.
+    pub(super) fn walk<'r>(
+        &'r self,
+        tip: &str,
+        hide: Option<&str>,
+    ) -> Result<impl Iterator<Item = Result<Walked<'r>, GitProbeError>> + 'r, GitProbeError> {
         let err = GitProbeError::git(&self.path);
         let mut walk = self.repo.revwalk().map_err(&err)?;
         walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)
             .map_err(&err)?;
         walk.push(Oid::from_str(tip).map_err(&err)?).map_err(&err)?;
-        let mut commits = Vec::new();
-        for oid in walk.take(limit) {
-            let commit = self.repo.find_commit(oid.map_err(&err)?).map_err(&err)?;
-            commits.push(commit_info(&commit));
+        if let Some(hide) = hide {
+            walk.hide(Oid::from_str(hide).map_err(&err)?)
+                .map_err(&err)?;
         }
-        Ok(commits)
+        Ok(walk.map(move |oid| {
+            let err = GitProbeError::git(&self.path);
+            let commit = self.repo.find_commit(oid.map_err(&err)?).map_err(&err)?;
+            Ok(Walked {
+                reader: self,
+                commit,
+            })
+        }))
+    }
+
+    /// Commits reachable from `tip`, newest first (as `git log` orders them).
+    pub fn history(&self, tip: &str, limit: usize) -> Result<Vec<CommitInfo>, GitProbeError> {
+        self.walk(tip, None)?
+            .take(limit)
+            .map(|walked| Ok(walked?.info()))
+            .collect()
     }
 
     /// The newest commit reachable from `tip` (inclusive) whose message matches `pattern`.
@@ -98,31 +119,13 @@ impl RepoReader {
         since: Option<&str>,
         rel: &str,
     ) -> Result<Vec<CommitInfo>, GitProbeError> {
-        let err = GitProbeError::git(&self.path);
-        let mut walk = self.repo.revwalk().map_err(&err)?;
-        walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)
-            .map_err(&err)?;
-        walk.push(Oid::from_str(tip).map_err(&err)?).map_err(&err)?;
-        if let Some(since) = since {
-            walk.hide(Oid::from_str(since).map_err(&err)?)
-                .map_err(&err)?;
-        }
         let mut touching = Vec::new();
-        for oid in walk {
-            let commit = self.repo.find_commit(oid.map_err(&err)?).map_err(&err)?;
+        for walked in self.walk(tip, since)? {
+            let walked = walked?;
             // The cut edge of a shallow clone looks like a root commit that adds every file.
-            if commit.parent_count() == 0 && self.repo.is_shallow() {
-                return Err(self.shallow());
-            }
-            let tree = commit.tree().map_err(&err)?;
-            let parent_tree = match commit.parent(0) {
-                Ok(parent) => Some(parent.tree().map_err(&err)?),
-                Err(_) => None,
-            };
-            let before = entry_id(parent_tree.as_ref(), rel);
-            let after = entry_id(Some(&tree), rel);
-            if before != after {
-                touching.push(commit_info(&commit));
+            walked.not_at_cut_edge()?;
+            if walked.entry(rel)? != walked.parent_entry(rel)? {
+                touching.push(walked.info());
             }
         }
         Ok(touching)
@@ -138,10 +141,6 @@ impl RepoReader {
         holds: &dyn Fn(Option<&[u8]>) -> bool,
     ) -> Result<Option<CommitInfo>, GitProbeError> {
         let err = GitProbeError::git(&self.path);
-        let mut walk = self.repo.revwalk().map_err(&err)?;
-        walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)
-            .map_err(&err)?;
-        walk.push(Oid::from_str(tip).map_err(&err)?).map_err(&err)?;
         // The same blob comes back in many commits; judge each once.
         let mut judged: HashMap<Option<Oid>, bool> = HashMap::new();
         let mut judge = |id: Option<Oid>| -> Result<bool, GitProbeError> {
@@ -164,17 +163,13 @@ impl RepoReader {
             judged.insert(id, verdict);
             Ok(verdict)
         };
-        for oid in walk {
-            let commit = self.repo.find_commit(oid.map_err(&err)?).map_err(&err)?;
-            let after = entry_id(Some(&commit.tree().map_err(&err)?), rel);
-            let before = match commit.parent(0) {
-                Ok(parent) => entry_id(Some(&parent.tree().map_err(&err)?), rel),
-                // The cut edge of a shallow clone: what came before is not here.
-                Err(_) if self.repo.is_shallow() => return Err(self.shallow()),
-                Err(_) => None,
-            };
+        for walked in self.walk(tip, None)? {
+            let walked = walked?;
+            // The cut edge of a shallow clone: what came before is not here.
+            walked.not_at_cut_edge()?;
+            let (after, before) = (walked.entry(rel)?, walked.parent_entry(rel)?);
             if after != before && judge(after)? && !judge(before)? {
-                return Ok(Some(commit_info(&commit)));
+                return Ok(Some(walked.info()));
             }
         }
         Ok(None)
@@ -182,20 +177,9 @@ impl RepoReader {
 
     /// Commits reachable from `tip` but not from `since`, newest first: what came after `since`.
     pub fn commits_after(&self, tip: &str, since: &str) -> Result<Vec<CommitInfo>, GitProbeError> {
-        let err = GitProbeError::git(&self.path);
-        let mut walk = self.repo.revwalk().map_err(&err)?;
-        walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)
-            .map_err(&err)?;
-        walk.push(Oid::from_str(tip).map_err(&err)?).map_err(&err)?;
-        walk.hide(Oid::from_str(since).map_err(&err)?)
-            .map_err(&err)?;
-        let mut commits = Vec::new();
-        for oid in walk {
-            commits.push(commit_info(
-                &self.repo.find_commit(oid.map_err(&err)?).map_err(&err)?,
-            ));
-        }
-        Ok(commits)
+        self.walk(tip, Some(since))?
+            .map(|walked| Ok(walked?.info()))
+            .collect()
     }
 
     /// The first parent of `sha`; `None` for a root commit.
@@ -275,7 +259,7 @@ impl RepoReader {
 
     /// Paths whose content differs between two trees (`None` = the empty tree before a root
     /// commit).
-    fn changed_paths(
+    pub(super) fn changed_paths(
         &self,
         old: Option<&Tree<'_>>,
         new: &Tree<'_>,
@@ -313,6 +297,54 @@ impl RepoReader {
             Ok(blob) => Ok(Some(blob.content().to_vec())),
             Err(_) => Ok(None),
         }
+    }
+}
+
+/// One commit as [`RepoReader::walk`] reaches it; its trees are read only when asked for.
+pub(super) struct Walked<'r> {
+    reader: &'r RepoReader,
+    commit: Commit<'r>,
+}
+
+impl Walked<'_> {
+    /// The commit as the checks read it.
+    pub(super) fn info(&self) -> CommitInfo {
+        commit_info(&self.commit)
+    }
+
+    /// The commit's tree.
+    pub(super) fn tree(&self) -> Result<Tree<'_>, GitProbeError> {
+        self.commit.tree().map_err(self.err())
+    }
+
+    /// Its first parent's tree; `None` for a root commit (which starts from nothing).
+    pub(super) fn parent_tree(&self) -> Result<Option<Tree<'_>>, GitProbeError> {
+        match self.commit.parent(0) {
+            Ok(parent) => parent.tree().map(Some).map_err(self.err()),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// The object at `rel` after the commit, and before it (against its first parent).
+    fn entry(&self, rel: &str) -> Result<Option<Oid>, GitProbeError> {
+        Ok(entry_id(Some(&self.tree()?), rel))
+    }
+
+    fn parent_entry(&self, rel: &str) -> Result<Option<Oid>, GitProbeError> {
+        Ok(entry_id(self.parent_tree()?.as_ref(), rel))
+    }
+
+    /// An error at the cut edge of a shallow clone: the commit looks like a root commit that
+    /// adds every file, and what came before it was never fetched.
+    fn not_at_cut_edge(&self) -> Result<(), GitProbeError> {
+        if self.commit.parent(0).is_err() && self.reader.repo.is_shallow() {
+            return Err(self.reader.shallow());
+        }
+        Ok(())
+    }
+
+    fn err(&self) -> impl Fn(git2::Error) -> GitProbeError + '_ {
+        GitProbeError::git(&self.reader.path)
     }
 }
 

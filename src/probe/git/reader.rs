@@ -177,14 +177,17 @@ impl RepoReader {
         }))
     }
 
-    /// Paths `git status --porcelain` would list, split into what git tracks (or has staged) and
-    /// what it does not. `update_index(false)`: libgit2 may refresh stat data in memory, but must
+    /// Paths `git status --porcelain --untracked-files=all` would list, split into what git
+    /// tracks (or has staged) and what it does not. Every untracked file is listed by itself, not
+    /// its folder: a step's new file in a new folder must be added by name, never as the folder
+    /// (`git add -- db` would add a `db/.env` beside it), and a secret-looking file inside an
+    /// untracked folder must be seen. `update_index(false)`: libgit2 may refresh stat data in memory, but must
     /// not write `.git/index` (labcheck never writes).
     fn status(&self) -> Result<Status, GitProbeError> {
         let mut options = StatusOptions::new();
         options
             .include_untracked(true)
-            .recurse_untracked_dirs(false)
+            .recurse_untracked_dirs(true)
             .include_ignored(false)
             .exclude_submodules(false)
             .update_index(false);

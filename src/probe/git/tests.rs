@@ -68,7 +68,7 @@ fn reset_behind_then_committed_again_has_diverged() {
 }
 
 #[test]
-fn status_splits_changed_and_staged_paths_from_untracked_ones_like_porcelain() {
+fn status_splits_changed_and_staged_paths_from_untracked_files_like_porcelain_uall() {
     let (_dir, world) = world("fresh");
     let repo = world.repo("argocd-platform").unwrap();
     repo.write("argocd/values.yaml", "changed: true\n").unwrap();
@@ -77,7 +77,7 @@ fn status_splits_changed_and_staged_paths_from_untracked_ones_like_porcelain() {
     repo.write("scratch/a.txt", "untracked\n").unwrap();
     repo.write("scratch/b.txt", "untracked\n").unwrap();
     let porcelain: Vec<String> = repo
-        .git(&["status", "--porcelain"])
+        .git(&["status", "--porcelain", "--untracked-files=all"])
         .unwrap()
         .lines()
         .map(|l| l[3..].to_string())
@@ -89,7 +89,7 @@ fn status_splits_changed_and_staged_paths_from_untracked_ones_like_porcelain() {
     both.sort();
     assert_eq!(both, expected);
     assert_eq!(snap.dirty, ["apps/new.yaml", "argocd/values.yaml"]);
-    assert_eq!(snap.untracked, ["scratch/"]);
+    assert_eq!(snap.untracked, ["scratch/a.txt", "scratch/b.txt"]);
     assert!(snap.conflicted.is_empty());
 }
 
@@ -331,4 +331,88 @@ fn tree_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     }
     out.sort();
     out
+}
+
+#[test]
+fn the_log_the_touching_commits_and_what_came_after_are_one_walk_of_the_same_history() {
+    // Step 5's lab: the learner committed, pushed, broke the release and reverted it.
+    let (_dir, world) = world("step-5");
+    let repo = world.repo("checkout-config").unwrap();
+    let reader = RepoReader::open(repo.path()).unwrap();
+    let tip = repo.upstream_sha().unwrap();
+    let log = reader.log_with_paths(&tip, usize::MAX).unwrap();
+    let history = reader.history(&tip, usize::MAX).unwrap();
+    let shas = |commits: &[CommitInfo]| commits.iter().map(|c| c.sha.clone()).collect::<Vec<_>>();
+    assert!(log.len() > 2, "{log:?}");
+    assert_eq!(
+        log.iter().map(|c| c.sha.clone()).collect::<Vec<_>>(),
+        shas(&history)
+    );
+    for (n, since) in history.iter().enumerate() {
+        let after = reader.commits_after(&tip, &since.sha).unwrap();
+        assert_eq!(shas(&after), shas(&history[..n]), "after {}", since.summary);
+    }
+    for path in [
+        "helm/dev.yaml",
+        "helm/prod.yaml",
+        "helm/",
+        "nothing/here.yaml",
+    ] {
+        let touching = reader.commits_touching(&tip, None, path).unwrap();
+        let logged: Vec<String> = log
+            .iter()
+            .filter(|c| c.changed.iter().any(|p| p.starts_with(path)))
+            .map(|c| c.sha.clone())
+            .collect();
+        assert_eq!(shas(&touching), logged, "{path}");
+    }
+    // The newest commit that made dev.yaml what it is now is the newest that touched it.
+    let now = reader.read_blob(&tip, "helm/dev.yaml").unwrap();
+    let made = reader
+        .newest_change(&tip, "helm/dev.yaml", &|c| c.map(<[u8]>::to_vec) == now)
+        .unwrap()
+        .map(|c| c.sha);
+    let newest_touch = reader
+        .commits_touching(&tip, None, "helm/dev.yaml")
+        .unwrap()
+        .first()
+        .map(|c| c.sha.clone());
+    assert_eq!(made, newest_touch);
+}
+
+#[test]
+fn a_shallow_clone_is_said_to_be_shallow_by_every_walk_that_needs_the_cut_off_part() {
+    let (dir, world) = world("step-5");
+    let repo = world.repo("checkout-config").unwrap();
+    let shallow = dir.path().join("shallow");
+    // `--depth` over a plain path is ignored: git clones shallow only over a URL.
+    let origin = repo.git(&["remote", "get-url", "origin"]).unwrap();
+    let origin = format!("file://{}", origin.trim().trim_start_matches("file://"));
+    let status = Command::new("git")
+        .args(["clone", "--quiet", "--depth", "1", &origin])
+        .arg(&shallow)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let reader = RepoReader::open(&shallow).unwrap();
+    let tip = reader.snapshot().unwrap().head.unwrap().sha;
+    let shallow_error = |e: GitProbeError| matches!(e, GitProbeError::Shallow { .. });
+    assert!(
+        reader
+            .commits_touching(&tip, None, "helm/dev.yaml")
+            .is_err_and(shallow_error)
+    );
+    assert!(
+        reader
+            .newest_change(&tip, "helm/dev.yaml", &|c| c.is_none())
+            .is_err_and(shallow_error)
+    );
+    assert!(
+        reader
+            .newest_matching(&tip, &Regex::new("^no such message$").unwrap())
+            .is_err_and(shallow_error)
+    );
+    // The log only reads what is there: the one commit the clone holds.
+    assert_eq!(reader.log_with_paths(&tip, 10).unwrap().len(), 1);
+    assert_eq!(reader.history(&tip, 10).unwrap().len(), 1);
 }

@@ -3,10 +3,10 @@
 //! checks the templates against what the steps read and seats every learner ([`Seat`]: their
 //! copy of the steps, their cluster, their work repos); [`Class::run`] then runs each seat
 //! through the learner's own runner and groups the failures by cause, and the live page follows
-//! the same seats (`class::follow`). The command line only turns flags into a [`ClassSession`]
+//! the same seats ([`super::follow`]). The command line only turns flags into a [`ClassSession`]
 //! and prints what comes back.
 //!
-//! Why not a [`Session`](super::Session) per learner: a learner's session loads the course and
+//! Why not a [`Session`](crate::run::Session) per learner: a learner's session loads the course and
 //! reads their progress; a class loads the course once for everyone, never reads anyone's
 //! progress, and renames each learner's steps through the templates. A seat is the per-learner
 //! part that differs; everything shared lives here once.
@@ -14,15 +14,17 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::session::{CourseModule, load_course};
-use super::{StepReport, WaitPolicy};
+use super::causes::{self, ClassCauses};
+use super::gate::Gate;
+use super::renames::{self, Renames};
+use super::seat::{Environment, LearnerRun, Lesson, Seat};
 use crate::course::{Module, Step};
 use crate::error::Error;
-use crate::fleet::causes::{self, ClassCauses};
-use crate::fleet::{self, Environment, LearnerRun, Lesson, Renames, Seat};
 use crate::outcome::Status;
 use crate::probe::cluster::ClusterOptions;
 use crate::probe::files::PathShower;
+use crate::run::session::{CourseModule, load_course};
+use crate::run::{StepReport, WaitPolicy};
 
 /// What to check for a whole class, already taken from the command line.
 #[derive(Debug, Clone, Default)]
@@ -169,9 +171,9 @@ impl Class {
         }
     }
 
-    /// Run every learner once (as many at a time as [`fleet::gate::Gate`] lets in) and group the failures.
+    /// Run every learner once (as many at a time as [`Gate`] lets in) and group the failures.
     pub async fn run(&self) -> ClassRun {
-        let runs = fleet::run(self.lesson(), &self.seats).await;
+        let runs = run_seats(self.lesson(), &self.seats).await;
         let causes = causes::group(&runs);
         let verdict = Status::fold(
             runs.iter()
@@ -186,17 +188,66 @@ impl Class {
     }
 }
 
+/// Run every seat, as many at once as [`Gate`] lets in (every learner of a class of 200 on
+/// their own clusters, 64 of a class sharing one); results in input order. Each learner goes
+/// through [`crate::run::run_learner`], the runner of a learner's own run, with no progress at all: a
+/// class never reads or writes anyone's progress, so hint levels are the first and "the break
+/// came first" is read from the learner's own history.
+///
+/// Each learner is a task of its own, so every worker thread of the runtime runs learners (their
+/// checks, the answers they parse), not only the thread waiting for the class.
+async fn run_seats(lesson: Lesson<'_>, seats: &[Seat]) -> Vec<LearnerRun> {
+    let shared = Arc::new((
+        lesson.course.clone(),
+        lesson.module.clone(),
+        lesson.track.to_string(),
+        lesson.argocd_namespace.clone(),
+        lesson.paths.clone(),
+    ));
+    let policy = lesson.policy;
+    let gate = Arc::new(Gate::new());
+    let tasks: Vec<_> = seats
+        .iter()
+        .map(|seat| {
+            let (seat, shared, gate) = (seat.clone(), shared.clone(), gate.clone());
+            tokio::spawn(async move {
+                let _turn = gate.enter(&seat.env.cluster).await;
+                let (course, module, track, argocd_namespace, paths) = &*shared;
+                let lesson = Lesson {
+                    course,
+                    module,
+                    track,
+                    argocd_namespace,
+                    policy,
+                    paths,
+                };
+                seat.run(lesson).await
+            })
+        })
+        .collect();
+    let mut runs = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        match task.await {
+            Ok(run) => runs.push(run),
+            // A learner's run that panicked is a bug: let it surface as it would have unspawned.
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => panic!("a learner's run was cancelled: {e}"),
+        }
+    }
+    runs
+}
+
 impl Roster {
     /// One environment per learner, the templates checked against what `steps` read.
     fn environments(&self, steps: &[&Step], argocd_ns: &str) -> Result<Vec<Environment>, Error> {
         if let Learners::Shared { renames, .. } = &self.learners {
             if let Some(t) = &renames.namespace {
-                let namespaces = fleet::namespaces(steps, argocd_ns);
-                fleet::check_template("--namespace-template", t, "{namespace}", &namespaces)?;
+                let namespaces = renames::namespaces(steps, argocd_ns);
+                renames::check_template("--namespace-template", t, "{namespace}", &namespaces)?;
             }
             if let Some(t) = &renames.app {
-                let apps = fleet::applications(steps);
-                fleet::check_template("--app-template", t, "{app}", &apps)?;
+                let apps = renames::applications(steps);
+                renames::check_template("--app-template", t, "{app}", &apps)?;
             }
         }
         if let Some(t) = &self.work_dirs

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::LearnerRun;
+use super::seat::LearnerRun;
 use crate::outcome::Status;
 
 use crate::causes::{Cause, CauseId};
