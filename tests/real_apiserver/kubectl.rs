@@ -10,7 +10,7 @@ use labcheck::snapshot::Snapshot;
 
 use crate::plane::{block_on, plane};
 
-fn kubectl(kubeconfig: &Path, args: &[&str]) -> (bool, String, String) {
+pub(crate) fn kubectl(kubeconfig: &Path, args: &[&str]) -> (bool, String, String) {
     let output = Command::new("kubectl")
         .arg("--kubeconfig")
         .arg(kubeconfig)

@@ -7,6 +7,7 @@ mod audit;
 mod captures;
 mod certs;
 mod conformance;
+mod course_kubectl;
 mod kubectl;
 mod kubelet;
 mod loader;
@@ -15,6 +16,7 @@ mod proxy;
 mod refusal;
 mod same_verdicts;
 mod smoke;
+mod solution_run;
 mod testbin;
 mod unended_log;
 

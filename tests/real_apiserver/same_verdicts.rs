@@ -21,22 +21,24 @@ use labcheck::snapshot::Snapshot;
 use crate::plane::{block_on, plane};
 
 /// One state to compare: the step, its world and its cluster (placeholders filled in).
-struct Case {
-    module: String,
-    step: String,
-    state: String,
-    world: LabWorld,
-    cluster_file: String,
-    cluster_text: String,
+pub(crate) struct Case {
+    pub(crate) module: String,
+    pub(crate) step: String,
+    pub(crate) state: String,
+    /// The step's solved state (else a broken variant).
+    pub(crate) solved: bool,
+    pub(crate) world: LabWorld,
+    pub(crate) cluster_file: String,
+    pub(crate) cluster_text: String,
 }
 
 /// Every state of `module`, as `labcheck course test` builds them (`selftest::test_module`).
-fn cases(module: &Module, course: &Course, scratch: &Path) -> Vec<Case> {
+pub(crate) fn cases(module: &Module, course: &Course, scratch: &Path) -> Vec<Case> {
     let fixtures = ModuleFixtures::load(course, module).expect("the module's fixtures");
     let mut previous = LabWorld::create(&scratch.join("initial"), module, &fixtures.initial)
         .expect("the initial world");
     let mut cases = Vec::new();
-    let mut add = |world: LabWorld, step: &str, state: &State| {
+    let mut add = |world: LabWorld, step: &str, state: &State, solved: bool| {
         let text =
             placeholders::substitute(&state.cluster_file, &state.cluster_text, |rev, repo| {
                 world.revision(rev, repo)
@@ -46,6 +48,7 @@ fn cases(module: &Module, course: &Course, scratch: &Path) -> Vec<Case> {
             module: module.manifest.module.clone(),
             step: step.to_string(),
             state: state.name.clone(),
+            solved,
             world,
             cluster_file: state.cluster_file.clone(),
             cluster_text: text,
@@ -67,12 +70,12 @@ fn cases(module: &Module, course: &Course, scratch: &Path) -> Vec<Case> {
                 .copy_to(&scratch.join(format!("{index:02}-broken-{n:02}")))
                 .expect("copy");
             world.apply(&state.changes).expect("the broken changes");
-            add(world, &step.step, state);
+            add(world, &step.step, state, false);
         }
         let next = solved
             .copy_to(&scratch.join(format!("{index:02}-solved-run")))
             .expect("copy");
-        add(solved, &step.step, &step.solved);
+        add(solved, &step.step, &step.solved, true);
         previous = next;
     }
     cases
@@ -209,6 +212,7 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
     let mut shapes = Vec::new();
     let mut captures = 0;
     let mut bundles_took = std::time::Duration::ZERO;
+    let (mut kubectl_ran, mut kubectl_problems) = (0, Vec::new());
     let real_options = ClusterOptions {
         kubeconfig: Some(plane.admin_kubeconfig.clone()),
         ..ClusterOptions::default()
@@ -255,6 +259,17 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
             let module = course.module(&case.module).expect("module");
             let step = module.step(&case.step).expect("step");
             let work = case.world.work_dir();
+            // The solution's kubectl looks, on the cluster it leaves.
+            if case.solved {
+                let (ran, problems) = crate::course_kubectl::run_solution_kubectl(
+                    step,
+                    &snapshot,
+                    &loaded.uids,
+                    scratch.path(),
+                );
+                kubectl_ran += ran;
+                kubectl_problems.extend(problems);
+            }
             let served = block_on(async {
                 let cluster = Cluster::serve(snapshot.clone(), &format!("fixture {file}")).await;
                 run_on(&course, module, step, &work, cluster).await
@@ -293,6 +308,25 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
     eprintln!(
         "same verdicts: {captures} bundles of the real server taken and replayed in {:.1}s",
         bundles_took.as_secs_f64()
+    );
+    // Every kubectl line of the two modules' solutions ran (each step has a solved state).
+    let kubectl_lines: usize = ["module-10", "module-11"]
+        .iter()
+        .filter_map(|m| course.module(m).ok())
+        .flat_map(|m| m.steps.iter())
+        .map(|step| crate::course_kubectl::kubectl_lines(step).len())
+        .sum();
+    eprintln!(
+        "same verdicts: {kubectl_ran} kubectl lines of the solutions run on the real server and on serve"
+    );
+    assert_eq!(
+        kubectl_ran, kubectl_lines,
+        "a solution's kubectl lines were not all run"
+    );
+    assert!(
+        kubectl_problems.is_empty(),
+        "the solutions' kubectl lines:\n{}",
+        kubectl_problems.join("\n")
     );
     assert!(all.len() >= 40, "only {} states", all.len());
     assert!(
