@@ -16,11 +16,19 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::{CoursePoint, LabWorld};
+use labcheck::lab::world::LabWorld;
 use labcheck::snapshot::Snapshot;
 use serde_json::{Value, json};
 
-const POINTS: [CoursePoint; 3] = [CoursePoint::Step2, CoursePoint::Step4, CoursePoint::BreakIt];
+/// The module the benchmark runs on.
+const MODULE: &str = "module-10";
+
+/// The measured points: (the course's step name, the folder and file name the scripts use).
+const POINTS: [(&str, &str); 3] = [
+    ("step-2", "step-2"),
+    ("step-4", "step-4"),
+    ("break-it/break", "break-it"),
+];
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -56,14 +64,14 @@ fn main() -> ExitCode {
 
 fn build(dir: &Path, wait: Duration) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
-    for point in POINTS {
-        let world = LabWorld::at(&dir.join(point.as_str()), point)
+    for (point, name) in POINTS {
+        let world = LabWorld::at(&dir.join(name), MODULE, point)
             .map_err(|e| format!("cannot build the lab at {point}: {e}"))?;
         let revs = Revisions::of_world(&world).map_err(|e| format!("{point}: {e}"))?;
         let state = |name: &str| cluster::state(name, &revs).map_err(|e| format!("{point}: {e}"));
-        let solved = state(&format!("{point}-solved"))?;
-        write(&dir.join(format!("{point}.yaml")), &solved)?;
-        if point == CoursePoint::Step4 {
+        let solved = cluster::solved(point, &revs).map_err(|e| format!("{point}: {e}"))?;
+        write(&dir.join(format!("{name}.yaml")), &solved)?;
+        if point == "step-4" {
             let running = state("step-4-sync-running")?;
             let hook_running = syncfail_hook_running(&solved);
             let hook_starts = wait.saturating_sub(Duration::from_secs(1));

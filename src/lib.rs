@@ -14,8 +14,8 @@
 //! shared pieces (`outcome`, `causes`, `paths`, `shell`, `error`, `http`: the one HTTP serving
 //! layer of `serve` and the class page; `sync_settings` and `findings`:
 //! the settings in force for an object of a sync and a rule's finding, below both `plan` and
-//! `rules` so `plan` never imports `rules`). `lab` builds worlds from the course's fixtures for
-//! the demo and the tests.
+//! `rules` so `plan` never imports `rules`). `lab` builds worlds of any module from the course's
+//! files (its lab, its steps' solutions, its fixtures) for the demo, `course test` and the tests.
 
 pub mod bundle;
 pub mod causes;

@@ -10,7 +10,7 @@ use super::{RunArgs, emit};
 use crate::error::{Error, exit};
 use crate::lab::cluster::{self as lab_cluster, Revisions};
 use crate::lab::fixtures;
-use crate::lab::world::{CoursePoint, LabError, LabWorld, MODULE};
+use crate::lab::world::{LabError, LabWorld};
 use crate::outcome::Status;
 use crate::report::{Format, Styles, render};
 use crate::run::{Session, SessionRun};
@@ -19,10 +19,11 @@ use crate::snapshot::Snapshot;
 /// `labcheck demo` options.
 #[derive(Debug, Args, Clone)]
 pub struct DemoArgs {
-    /// Build the lab at this point of module 10 (fresh, step-1 … step-5, break-it, break-it-fixed) and
-    /// check the whole module there, instead of the guided tour.
+    /// Build the lab at this point of module 10 (`fresh`, or a step or stage it lists: step-1 …
+    /// step-5, break-it/break, break-it/fix) from the course's own files and solutions, and check
+    /// the whole module there, instead of the guided tour.
     #[arg(long, value_name = "POINT")]
-    pub at: Option<CoursePoint>,
+    pub at: Option<String>,
 
     /// Keep the lab in DIR (must be empty or absent) to poke at it afterwards.
     #[arg(long, value_name = "DIR")]
@@ -32,6 +33,9 @@ pub struct DemoArgs {
     #[command(flatten)]
     pub output: HumanOrJsonArgs,
 }
+
+/// The module the demo builds and checks.
+const MODULE: &str = "module-10";
 
 /// One situation of the tour: a state the course's fixtures declare for a step (its work repos
 /// and its cluster), and what labcheck must say about it.
@@ -96,19 +100,14 @@ pub async fn demo(args: &DemoArgs) -> Result<u8, Error> {
         }
     };
     let styles = Styles::decide(run.color);
-    match args.at {
+    match &args.at {
         Some(point) => at_point(&root, point, run, styles).await,
         None => tour(&root, run, styles).await,
     }
 }
 
-async fn at_point(
-    root: &Path,
-    point: CoursePoint,
-    run: &RunArgs,
-    styles: Styles,
-) -> Result<u8, Error> {
-    let world = LabWorld::at(&root.join("lab"), point).map_err(lab_error)?;
+async fn at_point(root: &Path, point: &str, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
+    let world = LabWorld::at(&root.join("lab"), MODULE, point).map_err(lab_error)?;
     let revisions = Revisions::of_world(&world).map_err(lab_error)?;
     let cluster = lab_cluster::solved(point, &revisions).map_err(lab_error)?;
     let session = lab_session(run, &world, root, &cluster, "lab", None)?;
@@ -126,7 +125,7 @@ async fn tour(root: &Path, run: &RunArgs, styles: Styles) -> Result<u8, Error> {
     let mut documents = Vec::new();
     for (i, scenario) in TOUR.iter().enumerate() {
         let name = format!("scenario-{}", i + 1);
-        let world = LabWorld::in_state(&root.join(&name), scenario.step, scenario.state)
+        let world = LabWorld::in_state(&root.join(&name), MODULE, scenario.step, scenario.state)
             .map_err(lab_error)?;
         let state = fixtures::state(MODULE, scenario.step, scenario.state).map_err(lab_error)?;
         let revisions = Revisions::of_world(&world).map_err(lab_error)?;
@@ -204,9 +203,13 @@ fn lab_session(
     args.cluster.snapshot = Some(path);
     args.cluster.kubeconfig = None;
     args.cluster.context = None;
-    Ok(args.session("module-10", step, world.work_dir()))
+    Ok(args.session(MODULE, step, world.work_dir()))
 }
 
 fn lab_error(e: LabError) -> Error {
-    Error::Environment(format!("cannot build the demo lab: {e}"))
+    match e {
+        // `--at` names no point of the module: the user's word, not the machine's.
+        LabError::UnknownPoint { .. } => Error::Usage(format!("--at: {e}")),
+        e => Error::Environment(format!("cannot build the demo lab: {e}")),
+    }
 }

@@ -153,19 +153,11 @@ fn create_file(file: &Path, text: &str) -> Result<String, Error> {
             file.display()
         ));
     }
-    let name = file.to_string_lossy();
-    if !crate::course::solution::is_yaml_file(&name) {
-        return Err(Error::Usage(format!(
-            "{}: is there already and differs; compare it with the text by hand",
-            file.display()
-        )));
-    }
-    let value: serde_yaml::Value = serde_yaml::from_str(text)
-        .map_err(|e| Error::Usage(format!("the text is not YAML: {e}")))?;
-    let root = YamlPath::from_segments(Vec::new());
-    match edit::set(&before, None, &root, &value, &Placement::default())
-        .map_err(|e| refused(file, &e))?
-    {
+    let yaml = crate::course::solution::is_yaml_file(&file.to_string_lossy());
+    match edit::create(Some(&before), text, yaml).map_err(|e| match e {
+        EditError::Create(why) => Error::Usage(format!("{}: {why}", file.display())),
+        other => refused(file, &other),
+    })? {
         Some(after) => {
             write(file, &after)?;
             Ok(format!(

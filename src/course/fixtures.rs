@@ -20,6 +20,7 @@ pub use format::{
     Action, Base, BrokenSpec, Change, FIXTURE_FORMAT, FixtureFile, StageFixtures, StateSpec,
     TextSource,
 };
+pub use loader::lab_files;
 
 /// A module's fixtures, loaded and validated: every file read, every reference resolved.
 #[derive(Debug, Clone)]
@@ -62,8 +63,19 @@ pub struct State {
 }
 
 /// A change with its text in hand.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum ResolvedChange {
+    /// The step's own `solution:` (its edits and git commands, in order): a solved state.
+    Solution {
+        actions: Vec<crate::course::solution::SolutionAction>,
+    },
+    /// The edits the step's solution makes to `path` of `repo`, and nothing else (no git
+    /// command): a broken state that does part of the solution.
+    SolutionEdits {
+        repo: String,
+        path: String,
+        actions: Vec<crate::course::solution::SolutionAction>,
+    },
     Write {
         repo: String,
         path: String,

@@ -1,61 +1,116 @@
-//! Module 10's cluster in each state the course's fixtures declare
-//! (`modules/module-10/fixtures/cluster/<point>-<state>.yaml`): what Argo CD and Kubernetes show
-//! after the learner did a step (solved states) and the broken states a learner meets (not
-//! synced yet, sync still running, hooks that failed, a Job kept from an earlier sync). The
-//! fixtures name revisions by placeholder (`${pushed:checkout-config}`); a lab world's pushed
-//! revisions fill them in. The demo and the tests serve these.
+//! A module's cluster in each state its fixtures declare (`modules/<module>/fixtures/cluster/
+//! <name>.yaml`): what Argo CD and Kubernetes show after the learner did a step (solved states)
+//! and the broken states a learner meets (not synced yet, sync still running, hooks that failed, a
+//! Job kept from an earlier sync). The fixtures name revisions by placeholder
+//! (`${pushed:checkout-config}`); a lab world's revisions fill them in. The demo and the tests
+//! serve these.
+
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use super::fixtures;
-use super::world::{CoursePoint, LabError, LabWorld, MODULE};
+use super::world::{FRESH, LabError, LabWorld};
 use crate::course::fixtures::State;
 use crate::course::placeholders::{self, Revision};
 use crate::snapshot::Snapshot;
 
-/// The revisions the learner pushed, which Argo CD's state refers to.
+/// The revisions a lab world's repos stand at, which Argo CD's state refers to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Revisions {
-    /// `argocd-platform`'s pushed HEAD.
-    pub platform: String,
-    /// `checkout-config`'s pushed HEAD.
-    pub checkout: String,
-    /// `checkout-config`'s revision before the last push (what Argo CD had before).
-    pub checkout_before: String,
+    module: String,
+    /// Repo name → (revision kind → SHA), only the revisions the repo has.
+    repos: BTreeMap<String, BTreeMap<&'static str, String>>,
 }
 
 impl Revisions {
-    /// Read the pushed revisions of a lab world.
+    /// Read the revisions of a lab world: each repo's pushed HEAD, the one before it, and HEAD.
     pub fn of_world(world: &LabWorld) -> Result<Revisions, LabError> {
-        let checkout = world.repo("checkout-config")?;
-        let head = checkout.upstream_sha()?;
-        let before = checkout
-            .git(&["rev-parse", "@{upstream}~1"])
-            .map(|s| s.trim().to_string())
-            .unwrap_or_else(|_| head.clone());
+        let mut repos = BTreeMap::new();
+        for name in world.repo_names() {
+            let mut revs = BTreeMap::new();
+            for revision in [Revision::Pushed, Revision::Previous, Revision::Head] {
+                if let Ok(sha) = world.revision(revision, name) {
+                    revs.insert(kind(revision), sha);
+                }
+            }
+            repos.insert(name.to_string(), revs);
+        }
         Ok(Revisions {
-            platform: world.repo("argocd-platform")?.upstream_sha()?,
-            checkout: head,
-            checkout_before: before,
+            module: world.module().to_string(),
+            repos,
         })
+    }
+
+    /// Made-up revisions (all `0`) for every repo of `module`: for a state whose snapshot keeps
+    /// none of the learner's commits.
+    pub fn nobody(module: &str) -> Result<Revisions, LabError> {
+        let course = fixtures::course()?;
+        let found = course
+            .module(module)
+            .map_err(|e| LabError::Fixtures(e.to_string()))?;
+        let all = |_| {
+            [Revision::Pushed, Revision::Previous, Revision::Head]
+                .into_iter()
+                .map(|r| (kind(r), "0".repeat(40)))
+                .collect()
+        };
+        Ok(Revisions {
+            module: module.to_string(),
+            repos: found
+                .manifest
+                .repo_names()
+                .map(|name| (name.to_string(), all(name)))
+                .collect(),
+        })
+    }
+
+    /// The module whose repos these are.
+    pub fn module(&self) -> &str {
+        &self.module
+    }
+
+    /// The pushed HEAD (`@{upstream}`) of `repo`.
+    pub fn pushed(&self, repo: &str) -> Option<&str> {
+        self.get(Revision::Pushed, repo)
+    }
+
+    /// The pushed revision before the last one (`@{upstream}~1`): what Argo CD had before.
+    pub fn previous(&self, repo: &str) -> Option<&str> {
+        self.get(Revision::Previous, repo)
+    }
+
+    fn get(&self, revision: Revision, repo: &str) -> Option<&str> {
+        self.repos
+            .get(repo)?
+            .get(kind(revision))
+            .map(String::as_str)
     }
 
     /// The SHA a fixture's placeholder stands for.
     fn resolve(&self, revision: Revision, repo: &str) -> Result<String, String> {
-        match (revision, repo) {
-            (Revision::Pushed, "checkout-config") => Ok(self.checkout.clone()),
-            (Revision::Previous, "checkout-config") => Ok(self.checkout_before.clone()),
-            (Revision::Pushed, "argocd-platform") => Ok(self.platform.clone()),
-            _ => Err(format!(
-                "a lab world's revisions name checkout-config (pushed, previous) and argocd-platform (pushed), not {repo}"
-            )),
-        }
+        self.get(revision, repo).map(str::to_string).ok_or_else(|| {
+            format!(
+                "{repo} has no {} revision in this lab world (its repos: {})",
+                kind(revision),
+                self.repos.keys().cloned().collect::<Vec<_>>().join(", ")
+            )
+        })
     }
 }
 
-/// The cluster state `fixtures/cluster/<name>.yaml` (`step-4-sync-running`) with `revs` filled in.
+fn kind(revision: Revision) -> &'static str {
+    match revision {
+        Revision::Pushed => "pushed",
+        Revision::Previous => "previous",
+        Revision::Head => "head",
+    }
+}
+
+/// The cluster state `fixtures/cluster/<name>.yaml` (`step-4-sync-running`) of the revisions'
+/// module, with `revs` filled in.
 pub fn state(name: &str, revs: &Revisions) -> Result<Snapshot, LabError> {
-    let (file, text) = fixtures::file(MODULE, &format!("cluster/{name}.yaml"))?;
+    let (file, text) = fixtures::file(&revs.module, &format!("cluster/{name}.yaml"))?;
     load(&file, &text, revs)
 }
 
@@ -71,48 +126,23 @@ fn load(file: &str, text: &str, revs: &Revisions) -> Result<Snapshot, LabError> 
     placeholders::load_snapshot(file, &text).map_err(fixture)
 }
 
-/// The cluster after the learner did `point` correctly and Argo CD caught up.
-pub fn solved(point: CoursePoint, revs: &Revisions) -> Result<Snapshot, LabError> {
-    state(&format!("{point}-solved"), revs)
+/// The cluster after the learner did every step up to `point` correctly and Argo CD caught up:
+/// the step's fixture `solved:` cluster (`fresh`: the fresh lab's).
+pub fn solved(point: &str, revs: &Revisions) -> Result<Snapshot, LabError> {
+    if point == FRESH {
+        return of_state(&fixtures::module(&revs.module)?.fresh, revs);
+    }
+    of_state(&fixtures::step(&revs.module, point)?.solved, revs)
 }
 
-/// The learner pushed `point`, but Argo CD is still at the previous revision (it has not polled
-/// git yet). Only points that push have this state.
-pub fn not_seen_yet(point: CoursePoint, revs: &Revisions) -> Result<Snapshot, LabError> {
-    state(&format!("{point}-not-seen-yet"), revs)
-}
-
-/// The names of every cluster state the fixtures declare for `point` (`step-4-sync-running`).
-pub fn states_at(point: CoursePoint) -> Result<Vec<String>, LabError> {
-    let names = fixtures::files_under(MODULE, "cluster")?;
-    Ok(names
-        .iter()
-        .filter_map(|file| file.strip_suffix(".yaml"))
-        .filter(|name| point_of(name) == Some(point))
-        .map(str::to_string)
-        .collect())
-}
-
-/// The point a state's name starts with (the longest: `break-it-fixed-…` is not `break-it`).
-fn point_of(name: &str) -> Option<CoursePoint> {
-    CoursePoint::ALL
-        .into_iter()
-        .filter(|p| name.starts_with(&format!("{p}-")))
-        .max_by_key(|p| p.as_str().len())
-}
-
-/// A cluster without Argo CD: the fresh lab's cluster with no Application CRD, no `argocd`
+/// A cluster without Argo CD: `module`'s fresh lab's cluster with no Application CRD, no `argocd`
 /// namespace and nothing of Argo CD's (so no revision of the learner's either).
-pub fn argo_cd_missing() -> Result<Snapshot, LabError> {
+pub fn argo_cd_missing(module: &str) -> Result<Snapshot, LabError> {
     // No commit of a learner survives the filter below; this fills in the placeholders only.
-    let nobody = "0".repeat(40);
-    let revs = Revisions {
-        platform: nobody.clone(),
-        checkout: nobody.clone(),
-        checkout_before: nobody,
-    };
-    let fresh = solved(CoursePoint::Fresh, &revs)?;
-    let mut snapshot = Snapshot::new().with_description("module 10: a cluster without Argo CD");
+    let revs = Revisions::nobody(module)?;
+    let fresh = solved(FRESH, &revs)?;
+    let mut snapshot =
+        Snapshot::new().with_description(&format!("{module}: a cluster without Argo CD"));
     for object in fresh.objects.into_iter().filter(|o| !of_argo_cd(o)) {
         snapshot = snapshot.with_object(object);
     }
@@ -178,38 +208,43 @@ pub fn then(first: Snapshot, after: std::time::Duration, next: Snapshot) -> Snap
 mod tests {
     use super::*;
 
+    const MODULE: &str = "module-10";
+
     fn revs() -> Revisions {
-        Revisions {
-            platform: "1".repeat(40),
-            checkout: "9b7e4d2c5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c".to_string(),
-            checkout_before: "3f2a1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b".to_string(),
+        Revisions::nobody(MODULE).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn every_declared_state_loads_with_the_revisions_filled_in() {
+        let all = fixtures::files_under(MODULE, "cluster").unwrap_or_default();
+        assert!(all.len() > 5, "{all:?}");
+        for file in all {
+            let name = file.strip_suffix(".yaml").unwrap_or(&file);
+            let snapshot = state(name, &revs()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let yaml = snapshot.to_yaml().unwrap_or_default();
+            assert!(!yaml.contains("${"), "{name} keeps a placeholder");
         }
     }
 
     #[test]
-    fn every_declared_state_belongs_to_a_point_and_loads_with_the_revisions_filled_in() {
-        let all = fixtures::files_under(MODULE, "cluster").unwrap_or_default();
-        assert!(all.len() >= CoursePoint::ALL.len(), "{all:?}");
-        let mut counted = 0;
-        for point in CoursePoint::ALL {
-            let names = states_at(point).unwrap_or_default();
-            assert!(
-                names.contains(&format!("{point}-solved")),
-                "{point} has a solved cluster: {names:?}"
-            );
-            for name in names {
-                let snapshot = state(&name, &revs()).unwrap_or_else(|e| panic!("{name}: {e}"));
-                let yaml = snapshot.to_yaml().unwrap_or_default();
-                assert!(!yaml.contains("${"), "{name} keeps a placeholder");
-                counted += 1;
+    fn every_point_of_the_course_has_a_solved_cluster() {
+        let course = fixtures::course().unwrap_or_else(|e| panic!("{e}"));
+        for module in &course.modules {
+            let revs = Revisions::nobody(&module.manifest.module).unwrap_or_else(|e| panic!("{e}"));
+            for point in std::iter::once(FRESH).chain(module.step_names()) {
+                assert!(
+                    solved(point, &revs).is_ok(),
+                    "{} {point}: {:?}",
+                    module.manifest.module,
+                    solved(point, &revs).err()
+                );
             }
         }
-        assert_eq!(counted, all.len(), "every state file names its point");
     }
 
     #[test]
     fn step_4_keeps_the_smoke_test_job_of_step_2() {
-        let snapshot = solved(CoursePoint::Step4, &revs()).unwrap_or_else(|e| panic!("{e}"));
+        let snapshot = solved("step-4", &revs()).unwrap_or_else(|e| panic!("{e}"));
         let smoke = snapshot
             .objects
             .iter()
@@ -222,7 +257,7 @@ mod tests {
 
     #[test]
     fn a_cluster_without_argo_cd_still_runs_the_checkout_app() {
-        let snapshot = argo_cd_missing().unwrap_or_else(|e| panic!("{e}"));
+        let snapshot = argo_cd_missing(MODULE).unwrap_or_else(|e| panic!("{e}"));
         let kinds: Vec<(&str, &str)> = snapshot
             .objects
             .iter()

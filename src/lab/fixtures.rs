@@ -34,6 +34,11 @@ fn loaded() -> Result<&'static Loaded, LabError> {
         .map_err(|e| LabError::Fixtures(e.clone()))
 }
 
+/// The built-in course, loaded once per process.
+pub fn course() -> Result<&'static Course, LabError> {
+    Ok(&loaded()?.course)
+}
+
 /// The fixtures of `module` in the built-in course.
 pub fn module(module: &str) -> Result<&'static ModuleFixtures, LabError> {
     loaded()?
@@ -110,6 +115,15 @@ pub fn apply(
             }
             ResolvedChange::Delete { repo: r, path } => {
                 repo(r)?.delete(path)?;
+                changed.entry(r).or_default().push(path);
+            }
+            ResolvedChange::Solution { actions } => super::solve::run(actions, &repo)?,
+            ResolvedChange::SolutionEdits {
+                repo: r,
+                path,
+                actions,
+            } => {
+                super::solve::run(actions, &repo)?;
                 changed.entry(r).or_default().push(path);
             }
             ResolvedChange::Commit { repo: r, message } => {

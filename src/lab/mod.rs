@@ -1,13 +1,14 @@
-//! Lab worlds built from the course's lab files (`modules/*/lab`) and fixtures
-//! (`modules/*/fixtures`): module 10's work repos and cluster at any point of the course, and
-//! module 11's shop-config, with real git commits and pushes in a folder; and a renderer for the
-//! lab chart's subset of Helm templates (`chart`). Used by `labcheck demo` and by the tests.
+//! Lab worlds built from the course's files alone, for any module: the fresh lab
+//! (`modules/<module>/lab/<repo>/`) with the `solution:` of each step up to a point run on it, in
+//! real git repos with real commits and pushes (`world`, `solve`), each fixture state's changes
+//! on top (`fixtures`), the cluster of each state (`cluster`), worlds built once per process and
+//! copied (`cache`), and a renderer for the lab chart's subset of Helm templates (`chart`). Used by
+//! `labcheck demo`, `labcheck course test` and the tests.
 
+pub mod cache;
 pub mod chart;
 pub mod cluster;
-pub mod content;
 pub mod fixtures;
-pub mod module_11;
-mod point;
 pub mod repo;
+mod solve;
 pub mod world;

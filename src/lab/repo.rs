@@ -206,8 +206,36 @@ impl LabRepo {
         Ok(self.git(&["rev-parse", "@{upstream}"])?.trim().to_string())
     }
 
+    /// The text of `rel` in the working tree; `None` when the file is not there.
+    pub fn read(&self, rel: &str) -> Result<Option<String>, LabError> {
+        let path = self.path.join(rel);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(LabError::Io { path, source }),
+        }
+    }
+
+    /// `git ARGS` as a step's solution runs it: a command that makes a commit (`commit`,
+    /// `revert`, `merge`, `cherry-pick`) gets the next minute of the world's clock.
+    pub fn run_git(&self, args: &[&str]) -> Result<String, LabError> {
+        if matches!(
+            args.first(),
+            Some(&"commit" | &"revert" | &"merge" | &"cherry-pick")
+        ) {
+            self.tick();
+        }
+        self.git(args)
+    }
+
     /// Run `git ARGS` in the clone with the world's fixed identity and clock; returns stdout.
     pub fn git(&self, args: &[&str]) -> Result<String, LabError> {
+        self.git_bytes(args)
+            .map(|out| String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// [`LabRepo::git`], stdout as bytes (a file's version, `git show REV:FILE`).
+    pub fn git_bytes(&self, args: &[&str]) -> Result<Vec<u8>, LabError> {
         let seconds = FIRST_COMMIT_EPOCH + 60 * self.clock.load(Ordering::SeqCst);
         let date = format!("@{seconds} +0000");
         let shown = args.join(" ");
@@ -254,7 +282,7 @@ impl LabRepo {
                 stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
             });
         }
-        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+        Ok(output.stdout)
     }
 
     /// Advance the world's clock one minute: each commit gets its own, reproducible time.

@@ -1,7 +1,6 @@
 //! Each rule fires on a bad example and stays quiet on the article's good one (the solved shop of
 //! module 11 plus a guarded Magento upgrade).
 
-use crate::lab::module_11::content;
 use crate::plan::{Plan, PlanOptions, parse_manifests};
 use crate::rules::{Severity, check};
 
@@ -30,14 +29,51 @@ spec:
               fi
 "#;
 
+/// Module 11's shop-config files at a point of the course, as its lab and solutions make them.
+struct Shop {
+    config: String,
+    migrate: String,
+    web: String,
+    workers: String,
+    smoke_test: String,
+    application: String,
+}
+
+fn read_shop(point: &str) -> Shop {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("a temp dir: {e}"));
+    let world = crate::lab::cache::at(&dir.path().join("lab"), "module-11", point)
+        .unwrap_or_else(|e| panic!("module 11 at {point}: {e}"));
+    let file = |path: &str| world.file("shop-config", path).unwrap_or_default();
+    Shop {
+        config: file("manifests/config.yaml"),
+        migrate: file("manifests/migrate-job.yaml"),
+        web: file("manifests/web.yaml"),
+        workers: file("manifests/workers.yaml"),
+        smoke_test: file("manifests/smoke-test.yaml"),
+        application: file("argocd/shop-dev.yaml"),
+    }
+}
+
+/// The shop as the team left it (every pitfall).
+fn fresh() -> &'static Shop {
+    static SHOP: std::sync::OnceLock<Shop> = std::sync::OnceLock::new();
+    SHOP.get_or_init(|| read_shop("fresh"))
+}
+
+/// The shop once the module's steps are done (the article's good example).
+fn solved() -> &'static Shop {
+    static SHOP: std::sync::OnceLock<Shop> = std::sync::OnceLock::new();
+    SHOP.get_or_init(|| read_shop("step-4"))
+}
+
 fn good_shop() -> Vec<String> {
     vec![
-        content::CONFIG_PRESYNC.to_string(),
-        content::MIGRATE_SAFE.to_string(),
-        content::web(true),
-        content::workers(true),
-        content::SMOKE_TEST.to_string(),
-        content::application(false),
+        solved().config.clone(),
+        solved().migrate.clone(),
+        solved().web.clone(),
+        solved().workers.clone(),
+        solved().smoke_test.clone(),
+        solved().application.clone(),
         MAGENTO_GOOD.to_string(),
     ]
 }
@@ -77,11 +113,11 @@ fn the_articles_good_example_is_quiet() {
 #[test]
 fn the_shop_as_the_team_left_it_trips_every_laravel_rule() {
     let files = vec![
-        content::CONFIG_FRESH.to_string(),
-        content::MIGRATE_FRESH.to_string(),
-        content::web(false),
-        content::workers(false),
-        content::application(true),
+        fresh().config.clone(),
+        fresh().migrate.clone(),
+        fresh().web.clone(),
+        fresh().workers.clone(),
+        fresh().application.clone(),
     ];
     let rules: Vec<String> = found(&files).into_iter().map(|(r, _)| r).collect();
     for rule in [
@@ -102,7 +138,7 @@ fn the_shop_as_the_team_left_it_trips_every_laravel_rule() {
 #[test]
 fn config_in_the_sync_phase_is_too_late_for_a_presync_job() {
     assert_eq!(
-        shop_with(0, content::CONFIG_FRESH),
+        shop_with(0, &fresh().config),
         vec![
             pair("presync-config-in-sync-phase", "Job/shop-migrate"),
             pair("presync-config-in-sync-phase", "Job/shop-migrate"),
@@ -112,7 +148,9 @@ fn config_in_the_sync_phase_is_too_late_for_a_presync_job() {
 
 #[test]
 fn config_in_the_same_presync_wave_is_applied_first_and_is_fine() {
-    let same_wave = content::CONFIG_PRESYNC.replace("sync-wave: \"-1\"", "sync-wave: \"0\"");
+    let same_wave = solved()
+        .config
+        .replace("sync-wave: \"-1\"", "sync-wave: \"0\"");
     assert_eq!(shop_with(0, &same_wave), vec![]);
 }
 
@@ -140,7 +178,8 @@ spec:
 
 #[test]
 fn a_migration_that_retries_or_has_no_deadline_is_flagged() {
-    let retries = content::MIGRATE_SAFE
+    let retries = solved()
+        .migrate
         .replace("  backoffLimit: 0\n", "  backoffLimit: 3\n")
         .replace("  activeDeadlineSeconds: 900\n", "");
     assert_eq!(
@@ -154,7 +193,7 @@ fn a_migration_that_retries_or_has_no_deadline_is_flagged() {
 
 #[test]
 fn a_migration_on_another_tag_than_the_deployments_is_flagged_once() {
-    let older = content::MIGRATE_SAFE.replace("shop:1.42.0", "shop:1.41.0");
+    let older = solved().migrate.replace("shop:1.42.0", "shop:1.41.0");
     assert_eq!(
         shop_with(1, &older),
         vec![pair("migration-image-tag", "Job/shop-migrate")]
@@ -168,7 +207,7 @@ fn hook_succeeded_or_hook_failed_on_a_migration_loses_its_log() {
         "HookFailed",
         "BeforeHookCreation,HookFailed",
     ] {
-        let text = content::MIGRATE_SAFE.replace(
+        let text = solved().migrate.replace(
             "hook-delete-policy: BeforeHookCreation",
             &format!("hook-delete-policy: {policy}"),
         );
@@ -182,7 +221,7 @@ fn hook_succeeded_or_hook_failed_on_a_migration_loses_its_log() {
 
 #[test]
 fn artisan_migrate_needs_force_and_isolated() {
-    let bare = content::MIGRATE_SAFE.replace(
+    let bare = solved().migrate.replace(
         r#"["php", "artisan", "migrate", "--force", "--isolated"]"#,
         r#"["sh", "-c", "php artisan migrate && php artisan config:cache"]"#,
     );
@@ -240,7 +279,9 @@ spec:
 
 #[test]
 fn a_misspelt_hook_type_is_a_warning() {
-    let typo = content::SMOKE_TEST.replace("hook: PostSync", "hook: Postsync");
+    let typo = solved()
+        .smoke_test
+        .replace("hook: PostSync", "hook: Postsync");
     assert_eq!(
         shop_with(4, &typo),
         vec![pair("hook-type-unknown", "Job/shop-smoke-test")]
@@ -250,19 +291,19 @@ fn a_misspelt_hook_type_is_a_warning() {
 #[test]
 fn retry_without_a_presync_migration_is_quiet_and_with_limit_zero_too() {
     let mut files = good_shop();
-    files[5] = content::application(true);
+    files[5] = fresh().application.clone();
     assert_eq!(
         found(&files),
         vec![pair("retry-with-migration", "Application/shop-dev")]
     );
-    files[5] = content::application(true).replace("limit: 5", "limit: 0");
+    files[5] = fresh().application.clone().replace("limit: 5", "limit: 0");
     assert_eq!(found(&files), vec![]);
     let without_migration: Vec<String> = good_shop()
         .into_iter()
         .enumerate()
         .filter(|(i, _)| *i != 1 && *i != 5 && *i != 6)
         .map(|(_, f)| f)
-        .chain([content::application(true)])
+        .chain([fresh().application.clone()])
         .collect();
     assert_eq!(found(&without_migration), vec![]);
 }
@@ -271,8 +312,8 @@ fn retry_without_a_presync_migration_is_quiet_and_with_limit_zero_too() {
 fn workers_in_the_web_wave_are_a_note_not_a_warning() {
     let files = {
         let mut f = good_shop();
-        f[3] = content::workers(false);
-        f[2] = content::web(false);
+        f[3] = fresh().workers.clone();
+        f[2] = fresh().web.clone();
         f
     };
     let mut objects = Vec::new();
@@ -362,7 +403,23 @@ fn retry_is_read_as_argo_cd_reads_it() {
 fn the_default_retry_warning_says_to_write_limit_zero_not_to_remove_the_block() {
     let mut objects = Vec::new();
     let mut files = good_shop();
-    files[5] = content::application(false).replace("    retry:\n      limit: 0", "");
+    // The learner took the retry block out (its lines, up to the next key of syncPolicy)
+    // instead of writing `limit: 0`.
+    let mut inside = false;
+    files[5] = solved()
+        .application
+        .lines()
+        .filter(|line| {
+            if line.trim_end() == "    retry:" {
+                inside = true;
+            } else if inside && !line.starts_with("      ") {
+                inside = false;
+            }
+            !inside
+        })
+        .map(|line| format!("{line}\n"))
+        .collect();
+    assert!(!files[5].contains("retry"), "{}", files[5]);
     for (i, text) in files.iter().enumerate() {
         objects.extend(parse_manifests(&format!("f{i}.yaml"), text).unwrap_or_default());
     }
@@ -539,7 +596,7 @@ fn a_column_dropped_by_the_migration_job_gets_the_expand_contract_note() {
 #[test]
 fn the_same_object_twice_is_a_warning_on_the_copy_argo_cd_keeps() {
     let mut files = good_shop();
-    files.push(content::SMOKE_TEST.to_string());
+    files.push(solved().smoke_test.clone());
     let mut objects = Vec::new();
     for (i, text) in files.iter().enumerate() {
         objects.extend(parse_manifests(&format!("f{i}.yaml"), text).unwrap_or_default());

@@ -14,9 +14,9 @@ use crate::course::fixtures::{ModuleFixtures, State};
 use crate::course::{Course, Module};
 use crate::error::Error;
 use crate::lab::world::LabError;
+use crate::lab::world::LabWorld;
 use crate::outcome::Status;
 use crate::run::StepReport;
-use crate::selftest::world::FixtureWorld;
 
 /// Words in a check's title that claim something was done (or happened in the cluster): such a
 /// check must fail on the fresh lab. Matched as whole words, case-insensitively.
@@ -78,7 +78,7 @@ pub async fn test_fresh(
     scratch: &Path,
 ) -> Result<Vec<StateResult>, Error> {
     let lab = |e: LabError| Error::Environment(format!("cannot build a fixture world: {e}"));
-    let world = FixtureWorld::create(scratch, module, &fixtures.initial).map_err(lab)?;
+    let world = LabWorld::create(scratch, module, &fixtures.initial).map_err(lab)?;
     let track = module.manifest.tracks.default.clone();
     let mut results = Vec::new();
     for step_fixtures in &fixtures.steps {

@@ -9,7 +9,6 @@ pub mod lint;
 mod stray;
 pub mod variants;
 pub mod walk;
-pub mod world;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -21,11 +20,11 @@ use crate::course::fixtures::{Base, ModuleFixtures, State};
 use crate::course::{Course, Module, Step, placeholders};
 use crate::error::Error;
 use crate::lab::world::LabError;
+use crate::lab::world::LabWorld;
 use crate::outcome::{HintPart, Status};
 use crate::probe::cluster::Cluster;
 use crate::probe::files::PathShower;
 use crate::run::{self, StepReport, WaitPolicy};
-use world::FixtureWorld;
 
 /// What a state is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -97,7 +96,7 @@ pub async fn test_module(
     let track = module.manifest.tracks.default.clone();
     let lab = |e: LabError| Error::Environment(format!("cannot build a fixture world: {e}"));
     let mut previous =
-        FixtureWorld::create(&scratch.join("initial"), module, &fixtures.initial).map_err(lab)?;
+        LabWorld::create(&scratch.join("initial"), module, &fixtures.initial).map_err(lab)?;
     let mut states = Vec::new();
     for (index, step_fixtures) in fixtures.steps.iter().enumerate() {
         let step = module.step(&step_fixtures.step)?;
@@ -156,7 +155,7 @@ pub(crate) async fn run_on(
     course: &Arc<Course>,
     module: &Module,
     step: &Step,
-    world: &FixtureWorld,
+    world: &LabWorld,
     state: &State,
     track: &str,
 ) -> Result<StepReport, Error> {

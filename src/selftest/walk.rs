@@ -20,12 +20,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::variants::Variant;
-use super::world::FixtureWorld;
 use super::{StateKind, StateResult, run_on};
 use crate::course::fixtures::ModuleFixtures;
 use crate::course::solution::{SolutionAction, is_yaml_file};
 use crate::course::{Course, CourseSource, Module, Step};
 use crate::error::Error;
+use crate::lab::world::LabWorld;
 use crate::outcome::Status;
 use crate::run::StepReport;
 use crate::run::solution::RevertTarget;
@@ -56,7 +56,7 @@ pub async fn walk_module(
     script: ScriptWriter,
 ) -> Result<Vec<StateResult>, Error> {
     let env = |e: String| Error::Environment(format!("cannot walk the solutions: {e}"));
-    let world = FixtureWorld::create(&scratch.join("world"), module, &fixtures.initial)
+    let world = LabWorld::create(&scratch.join("world"), module, &fixtures.initial)
         .map_err(|e| env(e.to_string()))?;
     let tools = Tools::new(scratch, labcheck).map_err(|e| env(e.to_string()))?;
     let course_dir = match course.source() {
@@ -189,7 +189,7 @@ impl Tools {
 async fn run_twice(
     module: &Module,
     step: &Step,
-    world: &FixtureWorld,
+    world: &LabWorld,
     tools: &Tools,
     course_dir: Option<&str>,
     tag: &str,
@@ -235,7 +235,7 @@ async fn run_twice(
 }
 
 /// Per repo: HEAD, its upstream, `git status` and the uncommitted changes.
-fn repos_state(module: &Module, world: &FixtureWorld) -> Vec<String> {
+fn repos_state(module: &Module, world: &LabWorld) -> Vec<String> {
     module
         .manifest
         .repos
@@ -262,10 +262,10 @@ fn repos_state(module: &Module, world: &FixtureWorld) -> Vec<String> {
 /// of writing them), and the step half done. (name, description, world).
 fn learner_starts(
     step: &Step,
-    start: &FixtureWorld,
+    start: &LabWorld,
     scratch: &Path,
     index: usize,
-) -> Result<Vec<(String, String, FixtureWorld)>, crate::lab::world::LabError> {
+) -> Result<Vec<(String, String, LabWorld)>, crate::lab::world::LabError> {
     let mut files: Vec<(&str, &str)> = Vec::new();
     for action in &step.solution {
         if let SolutionAction::Set { repo, file, .. } | SolutionAction::Remove { repo, file, .. } =

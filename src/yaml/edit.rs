@@ -41,6 +41,9 @@ pub enum EditError {
     /// The document asked for is not in the file, or the file holds several and none was named.
     #[error("{0}")]
     Document(String),
+    /// A new file's text cannot be put into the file that is there already.
+    #[error("{0}")]
+    Create(String),
 }
 
 /// Where a key the edit adds goes among its siblings; at the end of its map when the sibling
@@ -123,6 +126,34 @@ pub fn remove(
         splice(t, key.start, entries[at + 1].0.start, "")
     };
     Ok(Some(out))
+}
+
+/// A new file with `text`, as `labcheck edit create` and a solution's `create:` make it:
+/// `existing` is the file's text (`None`: not there, so the file is `text`). A file that says
+/// `text` already is left alone (`None`); a YAML file (`yaml`) that differs gets each top-level
+/// key of `text` set in it, so the learner's other keys and comments stay; any other file that
+/// differs is an error, never overwritten.
+pub fn create(existing: Option<&str>, text: &str, yaml: bool) -> Result<Option<String>, EditError> {
+    let Some(before) = existing else {
+        return Ok(Some(text.to_string()));
+    };
+    if before == text {
+        return Ok(None);
+    }
+    if !yaml {
+        return Err(EditError::Create(
+            "is there already and differs; compare it with the text by hand".to_string(),
+        ));
+    }
+    let value: Value = serde_yaml::from_str(text)
+        .map_err(|e| EditError::Create(format!("the text is not YAML: {e}")))?;
+    set(
+        before,
+        None,
+        &YamlPath::from_segments(Vec::new()),
+        &value,
+        &Placement::default(),
+    )
 }
 
 /// Where the node at `path` of the file's first document starts: (line, column), from 1. For a

@@ -10,7 +10,6 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::CoursePoint;
 use labcheck::serve::{self, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
@@ -29,7 +28,7 @@ struct Case {
 }
 
 impl Case {
-    fn new(point: CoursePoint, checks: &str) -> Case {
+    fn new(point: &str, checks: &str) -> Case {
         Case {
             world: World::at(point),
             course: TestCourse::new(&[("step-1", checks)]),
@@ -109,38 +108,38 @@ const VALUE_CHECK: &str = "  - id: the-check\n    title: \"migration is on\"\n  
 
 /// A check file a course author got wrong: (what is wrong, the point, the checks, where the
 /// message must point, what it must say).
-const BROKEN_CHECK_FILES: &[(&str, CoursePoint, &str, &str, &[&str])] = &[
+const BROKEN_CHECK_FILES: &[(&str, &str, &str, &str, &[&str])] = &[
     (
         "a step file that is not yaml names its line and column",
-        CoursePoint::Fresh,
+        "fresh",
         "  - id: a\n    title: \"never closed\n    git: {repo: checkout-config}\n",
         "step-1.yaml:7:1",
         &["while scanning a quoted scalar"],
     ),
     (
         "a field of the wrong type says what was expected",
-        CoursePoint::Fresh,
+        "fresh",
         "  - id: a\n    title: \"two files\"\n    files: {repo: checkout-config, glob: \"helm/*.yaml\", min_count: many}\n",
         "step-1.yaml:6:",
         &["invalid type", "expected"],
     ),
     (
         "an unknown check kind lists the kinds there are",
-        CoursePoint::Fresh,
+        "fresh",
         "  - id: a\n    title: \"typo\"\n    gti: {repo: checkout-config, pushed: true}\n",
         "step-1.yaml:4:5",
         &["checks[0]: unknown field `gti`", "`git`", "`argocd_app`"],
     ),
     (
         "a bad regex is refused at its line",
-        CoursePoint::Fresh,
+        "fresh",
         "  - id: a\n    title: \"message\"\n    git: {repo: checkout-config, head_message: \"^checkout: (6.7\"}\n",
         "step-1.yaml:6:",
         &["head_message", "is not a valid regex", "unclosed group"],
     ),
     (
         "a reference outside the course is refused",
-        CoursePoint::Step1,
+        "step-1",
         "  - id: the-check\n    title: \"values as the reference\"\n    diff: {repo: argocd-platform, file: argocd/values.yaml, reference: {expected: ../../../../etc/passwd}, mode: text}\n",
         "step-1.yaml:6:",
         &[
@@ -150,14 +149,14 @@ const BROKEN_CHECK_FILES: &[(&str, CoursePoint, &str, &str, &[&str])] = &[
     ),
     (
         "a file outside the repo is refused",
-        CoursePoint::Fresh,
+        "fresh",
         "  - id: the-check\n    title: \"outside\"\n    yaml_value: {repo: checkout-config, file: ../argocd-platform/argocd/values.yaml, path: a, present: true}\n",
         "step-1.yaml:",
         &["`file: ../argocd-platform/argocd/values.yaml` leaves the folder"],
     ),
     (
         "a check that would read a secret value is refused",
-        CoursePoint::Fresh,
+        "fresh",
         "  - id: the-check\n    title: \"the password\"\n    object: {api: v1, kind: Secret, namespace: checkout-dev, name: db,\n             field: {path: data.password, equals: c2VjcmV0}}\n",
         "step-1.yaml:4:5",
         &["never reads Secret data", "present: true"],
@@ -167,7 +166,7 @@ const BROKEN_CHECK_FILES: &[(&str, CoursePoint, &str, &str, &[&str])] = &[
 #[test]
 fn every_broken_check_file_is_refused_at_its_file_line_and_column_saying_what_is_wrong() {
     for (what, point, checks, at, words) in BROKEN_CHECK_FILES {
-        let case = Case::new(*point, checks);
+        let case = Case::new(point, checks);
         let run = case.run(&[]);
         assert_eq!(run.code, 2, "{what}: {}", run.stderr);
         assert_course_error(&run, at, words);
@@ -176,7 +175,7 @@ fn every_broken_check_file_is_refused_at_its_file_line_and_column_saying_what_is
 
 #[test]
 fn an_unknown_key_in_module_yaml_is_refused_at_its_line() {
-    let case = Case::new(CoursePoint::Fresh, GIT_CHECK);
+    let case = Case::new("fresh", GIT_CHECK);
     let manifest = case.course_file("modules/module-t/module.yaml");
     let text = std::fs::read_to_string(&manifest).unwrap_or_default();
     std::fs::write(&manifest, format!("{text}colour: red\n")).unwrap_or_else(|e| panic!("{e}"));
@@ -190,7 +189,7 @@ fn an_unknown_key_in_module_yaml_is_refused_at_its_line() {
 
 #[test]
 fn a_step_that_does_not_exist_lists_the_steps_there_are() {
-    let case = Case::new(CoursePoint::Fresh, GIT_CHECK);
+    let case = Case::new("fresh", GIT_CHECK);
     let args: Vec<String> = [
         "--course-dir",
         &case.course.path().display().to_string(),
@@ -213,7 +212,7 @@ fn a_step_that_does_not_exist_lists_the_steps_there_are() {
 
 #[test]
 fn a_step_listed_in_module_yaml_without_its_file_is_named() {
-    let case = Case::new(CoursePoint::Fresh, GIT_CHECK);
+    let case = Case::new("fresh", GIT_CHECK);
     std::fs::remove_file(case.course_file("modules/module-t/step-1.yaml"))
         .unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
@@ -229,7 +228,7 @@ fn a_step_listed_in_module_yaml_without_its_file_is_named() {
 #[test]
 fn a_missing_reference_file_is_could_not_check_naming_it() {
     let case = Case::new(
-        CoursePoint::Step1,
+        "step-1",
         "  - id: the-check\n    title: \"values as the reference\"\n    diff: {repo: argocd-platform, file: argocd/values.yaml, reference: {expected: argocd-values.yaml}, mode: yaml}\n",
     );
     let run = case.run(&[]);
@@ -244,7 +243,7 @@ fn a_missing_reference_file_is_could_not_check_naming_it() {
 
 #[test]
 fn a_check_file_of_another_format_version_says_to_update() {
-    let case = Case::new(CoursePoint::Fresh, GIT_CHECK);
+    let case = Case::new("fresh", GIT_CHECK);
     let step = case.course_file("modules/module-t/step-1.yaml");
     let text = std::fs::read_to_string(&step).unwrap_or_default();
     std::fs::write(&step, text.replace("labcheck/v1", "labcheck/v9"))
@@ -259,7 +258,7 @@ fn a_check_file_of_another_format_version_says_to_update() {
 
 #[test]
 fn a_course_dir_without_modules_is_a_usage_error() {
-    let case = Case::new(CoursePoint::Fresh, GIT_CHECK);
+    let case = Case::new("fresh", GIT_CHECK);
     let empty = case.world.home().join("not-a-course");
     std::fs::create_dir_all(&empty).unwrap_or_else(|e| panic!("{e}"));
     let args: Vec<String> = ["list", "--course-dir", &empty.display().to_string()]
@@ -281,7 +280,7 @@ fn a_course_dir_without_modules_is_a_usage_error() {
 
 #[test]
 fn a_missing_repo_cannot_be_checked_and_says_how_to_get_it() {
-    let case = Case::new(CoursePoint::Fresh, GIT_CHECK);
+    let case = Case::new("fresh", GIT_CHECK);
     std::fs::remove_dir_all(case.repo("checkout-config")).unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
     let check = run.check("the-check");
@@ -293,7 +292,7 @@ fn a_missing_repo_cannot_be_checked_and_says_how_to_get_it() {
 
 #[test]
 fn a_folder_that_is_not_a_git_repo_cannot_be_checked() {
-    let case = Case::new(CoursePoint::Fresh, GIT_CHECK);
+    let case = Case::new("fresh", GIT_CHECK);
     std::fs::remove_dir_all(case.repo("checkout-config").join(".git"))
         .unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
@@ -309,7 +308,7 @@ fn a_folder_that_is_not_a_git_repo_cannot_be_checked() {
 
 #[test]
 fn a_corrupt_git_repo_cannot_be_checked() {
-    let case = Case::new(CoursePoint::Fresh, GIT_CHECK);
+    let case = Case::new("fresh", GIT_CHECK);
     std::fs::write(case.repo("checkout-config").join(".git/HEAD"), "garbage\n")
         .unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
@@ -324,7 +323,7 @@ fn a_corrupt_git_repo_cannot_be_checked() {
 
 #[test]
 fn a_detached_head_fails_with_a_hint_to_switch_to_main() {
-    let case = Case::new(CoursePoint::Step2, GIT_CHECK);
+    let case = Case::new("step-2", GIT_CHECK);
     case.git(
         "checkout-config",
         &["switch", "--quiet", "--detach", "HEAD~1"],
@@ -357,7 +356,7 @@ fn conflicting_branches(case: &Case) {
 
 #[test]
 fn a_rebase_stopped_by_a_conflict_fails_with_continue_or_abort() {
-    let case = Case::new(CoursePoint::Step2, GIT_CHECK);
+    let case = Case::new("step-2", GIT_CHECK);
     conflicting_branches(&case);
     assert!(
         case.world
@@ -381,7 +380,7 @@ fn a_rebase_stopped_by_a_conflict_fails_with_continue_or_abort() {
 
 #[test]
 fn a_merge_stopped_by_a_conflict_fails_with_continue_or_abort() {
-    let case = Case::new(CoursePoint::Step2, GIT_CHECK);
+    let case = Case::new("step-2", GIT_CHECK);
     conflicting_branches(&case);
     assert!(
         case.world
@@ -406,10 +405,12 @@ fn a_merge_stopped_by_a_conflict_fails_with_continue_or_abort() {
 fn shallow_clone(case: &Case) {
     let repo = case.repo("checkout-config");
     let origin = case.git("checkout-config", &["remote", "get-url", "origin"]);
+    // The lab's clones name their remote relative to themselves.
+    let origin = std::fs::canonicalize(repo.join(origin.trim())).unwrap_or_else(|e| panic!("{e}"));
     std::fs::remove_dir_all(&repo).unwrap_or_else(|e| panic!("{e}"));
     let status = Command::new("git")
         .args(["clone", "--quiet", "--depth", "1"])
-        .arg(format!("file://{}", origin.trim()))
+        .arg(format!("file://{}", origin.display()))
         .arg(&repo)
         .status()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -418,7 +419,7 @@ fn shallow_clone(case: &Case) {
 
 #[test]
 fn a_shallow_clone_passes_what_it_can_see() {
-    let case = Case::new(CoursePoint::Step2, GIT_CHECK);
+    let case = Case::new("step-2", GIT_CHECK);
     shallow_clone(&case);
     let run = case.run(&[]);
     assert_eq!(run.check("the-check")["status"], "pass", "{}", run.stdout);
@@ -428,7 +429,7 @@ fn a_shallow_clone_passes_what_it_can_see() {
 #[test]
 fn a_shallow_clone_without_the_history_a_check_needs_is_not_a_verdict() {
     let case = Case::new(
-        CoursePoint::Step2,
+        "step-2",
         "  - id: the-check\n    title: \"the fresh commit is there\"\n    git: {repo: checkout-config, has_commit: \"^checkout: migration and smoke test in dev$\"}\n  - id: older\n    title: \"an older commit is there\"\n    git: {repo: checkout-config, has_commit: \"^checkout-config: as the earlier modules left it$\"}\n",
     );
     let before = case.git("checkout-config", &["log", "--format=%s"]);
@@ -451,7 +452,7 @@ fn a_shallow_clone_without_the_history_a_check_needs_is_not_a_verdict() {
 
 #[test]
 fn no_origin_remote_fails_with_a_hint_to_add_it() {
-    let case = Case::new(CoursePoint::Step2, GIT_CHECK);
+    let case = Case::new("step-2", GIT_CHECK);
     case.git("checkout-config", &["remote", "remove", "origin"]);
     let run = case.run(&[]);
     let check = run.check("the-check");
@@ -469,7 +470,7 @@ fn no_origin_remote_fails_with_a_hint_to_add_it() {
 
 #[test]
 fn never_pushed_fails_with_a_hint_to_push_with_upstream() {
-    let case = Case::new(CoursePoint::Step2, GIT_CHECK);
+    let case = Case::new("step-2", GIT_CHECK);
     case.git("checkout-config", &["branch", "--unset-upstream"]);
     case.git(
         "checkout-config",
@@ -487,7 +488,7 @@ fn never_pushed_fails_with_a_hint_to_push_with_upstream() {
 
 #[test]
 fn an_unborn_branch_fails_with_a_hint_to_commit() {
-    let case = Case::new(CoursePoint::Fresh, GIT_CHECK);
+    let case = Case::new("fresh", GIT_CHECK);
     let repo = case.repo("checkout-config");
     std::fs::remove_dir_all(&repo).unwrap_or_else(|e| panic!("{e}"));
     std::fs::create_dir_all(&repo).unwrap_or_else(|e| panic!("{e}"));
@@ -506,7 +507,7 @@ fn an_unborn_branch_fails_with_a_hint_to_commit() {
 
 #[test]
 fn a_values_file_that_is_not_utf8_fails_naming_it() {
-    let case = Case::new(CoursePoint::Step2, VALUE_CHECK);
+    let case = Case::new("step-2", VALUE_CHECK);
     std::fs::write(
         case.repo("checkout-config").join("helm/dev.yaml"),
         b"migration:\n  enabled: \xff\xfe\n",
@@ -525,7 +526,7 @@ fn a_values_file_that_is_not_utf8_fails_naming_it() {
 
 #[test]
 fn a_symlink_out_of_the_work_dir_is_not_followed() {
-    let case = Case::new(CoursePoint::Step2, VALUE_CHECK);
+    let case = Case::new("step-2", VALUE_CHECK);
     let outside = case.world.home().join("outside.yaml");
     std::fs::write(&outside, "migration: {enabled: true}\n").unwrap_or_else(|e| panic!("{e}"));
     let file = case.repo("checkout-config").join("helm/dev.yaml");
@@ -551,7 +552,7 @@ fn a_symlink_out_of_the_work_dir_is_not_followed() {
 
 #[test]
 fn a_50_mb_values_file_is_not_read() {
-    let case = Case::new(CoursePoint::Step2, VALUE_CHECK);
+    let case = Case::new("step-2", VALUE_CHECK);
     let mut big = String::from("migration:\n  enabled: true\n");
     let line = "# padding padding padding padding padding padding padding padding padding\n";
     while big.len() < 50 * 1024 * 1024 {
@@ -575,7 +576,7 @@ fn a_50_mb_values_file_is_not_read() {
 
 #[test]
 fn a_yaml_alias_bomb_is_refused_not_expanded() {
-    let case = Case::new(CoursePoint::Step2, VALUE_CHECK);
+    let case = Case::new("step-2", VALUE_CHECK);
     let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
     for i in 1..12 {
         let p = i - 1;
@@ -599,7 +600,7 @@ fn a_yaml_alias_bomb_is_refused_not_expanded() {
 
 #[test]
 fn a_work_dir_that_does_not_exist_cannot_be_checked() {
-    let case = Case::new(CoursePoint::Fresh, GIT_CHECK);
+    let case = Case::new("fresh", GIT_CHECK);
     let run = case.run(&["--work-dir", "/nonexistent/labcheck-work"]);
     let check = run.check("the-check");
     assert_eq!(check["status"], "error", "{check:#}");
@@ -703,7 +704,7 @@ fn raw_server(answer: Option<&'static [u8]>) -> String {
 
 #[test]
 fn no_kubeconfig_at_the_given_path_says_where_it_looked() {
-    let case = Case::new(CoursePoint::Fresh, CLUSTER_CHECKS);
+    let case = Case::new("fresh", CLUSTER_CHECKS);
     let run = case.run(&["--kubeconfig", "/nonexistent/kubeconfig"]);
     let check = run.check("health-key");
     assert_eq!(check["status"], "error");
@@ -717,7 +718,7 @@ fn no_kubeconfig_at_the_given_path_says_where_it_looked() {
 
 #[test]
 fn a_malformed_kubeconfig_is_named_with_how_to_get_a_good_one() {
-    let case = Case::new(CoursePoint::Fresh, CLUSTER_CHECKS);
+    let case = Case::new("fresh", CLUSTER_CHECKS);
     let path = case.world.home().join("kubeconfig");
     std::fs::write(&path, "clusters: [this is: not: a kubeconfig\n")
         .unwrap_or_else(|e| panic!("{e}"));
@@ -737,7 +738,7 @@ fn a_malformed_kubeconfig_is_named_with_how_to_get_a_good_one() {
 
 #[test]
 fn a_closed_port_is_could_not_check_within_seconds() {
-    let case = Case::new(CoursePoint::Fresh, CLUSTER_CHECKS);
+    let case = Case::new("fresh", CLUSTER_CHECKS);
     let port = TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -753,7 +754,7 @@ fn a_closed_port_is_could_not_check_within_seconds() {
 
 #[test]
 fn a_server_that_never_answers_times_out_within_seconds() {
-    let case = Case::new(CoursePoint::Fresh, CLUSTER_CHECKS);
+    let case = Case::new("fresh", CLUSTER_CHECKS);
     let url = raw_server(None);
     let elapsed = assert_cluster_error(&case, &url, &["cannot reach the Kubernetes API"], "");
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
@@ -761,12 +762,12 @@ fn a_server_that_never_answers_times_out_within_seconds() {
 
 #[test]
 fn a_server_error_is_could_not_check() {
-    let case = Case::new(CoursePoint::Step1, CLUSTER_CHECKS);
+    let case = Case::new("step-1", CLUSTER_CHECKS);
     let rt = runtime();
     let revs = Revisions::of_world(&case.world.lab).unwrap_or_else(|e| panic!("{e}"));
     let server = serve(
         &rt,
-        cluster::solved(CoursePoint::Step1, &revs).expect("a fixture state"),
+        cluster::solved("step-1", &revs).expect("a fixture state"),
         ServeOptions {
             fail_with: Some(500),
             ..ServeOptions::default()
@@ -777,7 +778,7 @@ fn a_server_error_is_could_not_check() {
 
 #[test]
 fn expired_credentials_say_to_fetch_a_fresh_kubeconfig() {
-    let case = Case::new(CoursePoint::Step1, CLUSTER_CHECKS);
+    let case = Case::new("step-1", CLUSTER_CHECKS);
     let rt = runtime();
     let server = serve(
         &rt,
@@ -797,12 +798,12 @@ fn expired_credentials_say_to_fetch_a_fresh_kubeconfig() {
 
 #[test]
 fn forbidden_names_what_may_not_be_read_and_how_to_ask() {
-    let case = Case::new(CoursePoint::Step1, CLUSTER_CHECKS);
+    let case = Case::new("step-1", CLUSTER_CHECKS);
     let rt = runtime();
     let revs = Revisions::of_world(&case.world.lab).unwrap_or_else(|e| panic!("{e}"));
     let server = serve(
         &rt,
-        cluster::solved(CoursePoint::Step1, &revs).expect("a fixture state"),
+        cluster::solved("step-1", &revs).expect("a fixture state"),
         ServeOptions {
             fail_with: Some(403),
             ..ServeOptions::default()
@@ -813,11 +814,11 @@ fn forbidden_names_what_may_not_be_read_and_how_to_ask() {
 
 #[test]
 fn argo_cd_not_installed_is_could_not_check() {
-    let case = Case::new(CoursePoint::Step1, CLUSTER_CHECKS);
+    let case = Case::new("step-1", CLUSTER_CHECKS);
     let rt = runtime();
     let server = serve(
         &rt,
-        cluster::argo_cd_missing().expect("a fixture state"),
+        cluster::argo_cd_missing("module-10").expect("a fixture state"),
         ServeOptions::default(),
     );
     let config = kubeconfig(&case, &server.url());
@@ -834,7 +835,7 @@ fn argo_cd_not_installed_is_could_not_check() {
 
 #[test]
 fn a_server_answering_html_is_not_a_kubernetes_api() {
-    let case = Case::new(CoursePoint::Fresh, CLUSTER_CHECKS);
+    let case = Case::new("fresh", CLUSTER_CHECKS);
     let url = raw_server(Some(
         b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 27\r\nConnection: close\r\n\r\n<html>login required</html>",
     ));
@@ -843,14 +844,14 @@ fn a_server_answering_html_is_not_a_kubernetes_api() {
 
 #[test]
 fn a_server_answering_with_bytes_that_are_not_http_is_could_not_check() {
-    let case = Case::new(CoursePoint::Fresh, CLUSTER_CHECKS);
+    let case = Case::new("fresh", CLUSTER_CHECKS);
     let url = raw_server(Some(b"\x16\x03\x01 this is not HTTP at all\r\n\r\n"));
     assert_cluster_error(&case, &url, &["cannot reach the Kubernetes API"], "");
 }
 
 #[test]
 fn a_bundle_file_that_is_not_a_bundle_is_refused_with_what_it_is() {
-    let case = Case::new(CoursePoint::Fresh, CLUSTER_CHECKS);
+    let case = Case::new("fresh", CLUSTER_CHECKS);
     let path = case.world.home().join("bundle.tar.zst");
     std::fs::write(&path, "format: labcheck-snapshot/v1\n").unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&["--bundle", &path.display().to_string()]);
@@ -865,7 +866,7 @@ fn a_bundle_file_that_is_not_a_bundle_is_refused_with_what_it_is() {
 
 #[test]
 fn a_snapshot_file_that_is_not_a_snapshot_says_how_to_fix_it() {
-    let case = Case::new(CoursePoint::Fresh, CLUSTER_CHECKS);
+    let case = Case::new("fresh", CLUSTER_CHECKS);
     let path = case.world.home().join("cluster.yaml");
     std::fs::write(
         &path,
@@ -888,7 +889,7 @@ fn a_snapshot_file_that_is_not_a_snapshot_says_how_to_fix_it() {
 
 /// Step 4's solved cluster with the migration pod's log replaced by `log`.
 fn with_migrate_log(revs: &Revisions, log: &str) -> Snapshot {
-    let mut snapshot = cluster::solved(CoursePoint::Step4, revs).expect("a fixture state");
+    let mut snapshot = cluster::solved("step-4", revs).expect("a fixture state");
     let key = snapshot
         .logs
         .keys()
@@ -912,7 +913,7 @@ fn huge_log(last: &str) -> String {
 
 #[test]
 fn a_pod_log_of_many_megabytes_is_read_bounded_and_its_tail_shown() {
-    let case = Case::new(CoursePoint::Step4, LOG_CHECK);
+    let case = Case::new("step-4", LOG_CHECK);
     let rt = runtime();
     let revs = Revisions::of_world(&case.world.lab).unwrap_or_else(|e| panic!("{e}"));
 
@@ -954,7 +955,7 @@ fn a_pod_log_of_many_megabytes_is_read_bounded_and_its_tail_shown() {
 #[test]
 fn ctrl_c_while_waiting_ends_cleanly_with_exit_130() {
     let case = Case::new(
-        CoursePoint::Step4,
+        "step-4",
         "  - id: sync-failed\n    title: \"the sync of your push failed\"\n    argocd_app: {name: checkout-dev, phase: [Failed, Error]}\n",
     );
     let rt = runtime();

@@ -6,10 +6,10 @@
 use std::path::Path;
 use std::time::Duration;
 
+use crate::harness::MODULE;
 use labcheck::bundle::Bundle;
 use labcheck::lab::cluster::{self as lab_cluster, Revisions};
 use labcheck::lab::fixtures;
-use labcheck::lab::world::{LabWorld, MODULE};
 use labcheck::serve::ServeOptions;
 use serde_json::{Value, json};
 
@@ -26,7 +26,9 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
     let root = tempfile::tempdir().expect("a temp dir");
     let home = root.path().join("home");
     std::fs::create_dir_all(&home).expect("home");
-    let world = LabWorld::in_state(&root.path().join("lab"), "step-4", "solved").expect("lab");
+    let world =
+        labcheck::lab::cache::in_state(&root.path().join("lab"), "module-10", "step-4", "solved")
+            .expect("lab");
     let revs = Revisions::of_world(&world).expect("revisions");
     let fixture = fixtures::state(MODULE, "step-4", "solved").expect("a fixture state");
     let cluster = lab_cluster::of_state(fixture, &revs)

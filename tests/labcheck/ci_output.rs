@@ -2,12 +2,11 @@
 //! report, and the exit codes a pipeline acts on.
 
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::CoursePoint;
 
 use crate::harness::{Run, World, labcheck};
 
 /// Write the cluster of `point` for `world` and return the `--snapshot` path.
-pub(crate) fn cluster_file(world: &World, point: CoursePoint) -> String {
+pub(crate) fn cluster_file(world: &World, point: &str) -> String {
     let revs = Revisions::of_world(&world.lab).expect("pushed revisions");
     let path = world.home().join("cluster.yaml");
     let snapshot = cluster::solved(point, &revs).expect("a fixture state");
@@ -31,8 +30,8 @@ fn unescape(xml: &str) -> String {
 #[test]
 fn a_failing_step_in_junit_has_one_failure_per_failed_check_with_its_hint() {
     // The learner did steps 1–3 and runs step 4 before doing it.
-    let world = World::at(CoursePoint::Step3);
-    let snapshot = cluster_file(&world, CoursePoint::Step3);
+    let world = World::at("step-3");
+    let snapshot = cluster_file(&world, "step-3");
     let base = ["module-10", "step-4", "--no-wait", "--snapshot", &snapshot];
 
     let json_run = run(&world, &[&base[..], &["--format", "json"]].concat());
@@ -102,8 +101,8 @@ fn a_failing_step_in_junit_has_one_failure_per_failed_check_with_its_hint() {
 
 #[test]
 fn a_module_run_gives_one_junit_and_one_tap_document_with_every_step() {
-    let world = World::at(CoursePoint::Step2);
-    let snapshot = cluster_file(&world, CoursePoint::Step2);
+    let world = World::at("step-2");
+    let snapshot = cluster_file(&world, "step-2");
     let base = ["module-10", "--no-wait", "--snapshot", &snapshot];
     let steps = run(&world, &[&base[..], &["--format", "json"]].concat()).json()["steps"]
         .as_array()
@@ -145,7 +144,7 @@ fn a_module_run_gives_one_junit_and_one_tap_document_with_every_step() {
 #[test]
 fn an_unreachable_cluster_is_a_junit_error_never_a_failure() {
     // Step 2 done in git, but no kubeconfig on this machine: the cluster checks cannot look.
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let run = run(
         &world,
         &["module-10", "step-2", "--no-wait", "--format", "junit"],
@@ -162,7 +161,7 @@ fn an_unreachable_cluster_is_a_junit_error_never_a_failure() {
 
 #[test]
 fn output_needs_a_machine_format_and_a_folder_that_exists() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let human = run(&world, &["module-10", "step-1", "--output", "report.xml"]);
     assert_eq!(human.code, 2);
     assert!(
@@ -196,7 +195,7 @@ fn output_needs_a_machine_format_and_a_folder_that_exists() {
 
 #[test]
 fn docs_ci_documents_every_format_and_exit_code_the_help_offers() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let help = run(&world, &["--help"]).stdout;
     let doc = include_str!("../../docs/ci.md");
     let formats: Vec<&str> = help

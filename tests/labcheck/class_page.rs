@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::harness::MODULE;
 use fantoccini::{Client, ClientBuilder};
 use labcheck::lab::cluster::{self as lab_cluster, Revisions};
 use labcheck::lab::fixtures;
-use labcheck::lab::world::{LabWorld, MODULE};
 use serde_json::{Value, json};
 
 use crate::fleet::{Class, Did, Learner, mixed};
@@ -151,7 +151,8 @@ fn mark(status: &str) -> &'static str {
 /// as a cluster that goes away does), with a Secret holding [`PLANTED`].
 fn serve_erin(class: &Class, root: &Path) -> Spawned {
     let at = root.join("erin");
-    let world = LabWorld::in_state(&at, "step-4", "solved").expect("erin's lab");
+    let world =
+        labcheck::lab::cache::in_state(&at, "module-10", "step-4", "solved").expect("erin's lab");
     let revs = Revisions::of_world(&world).expect("revisions");
     let fixture = fixtures::state(MODULE, "step-4", "solved").expect("a fixture state");
     let cluster = lab_cluster::of_state(fixture, &revs)

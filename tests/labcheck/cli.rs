@@ -1,7 +1,5 @@
 //! The command line itself: tracks, unknown names, exit codes, help that tells the truth.
 
-use labcheck::lab::world::CoursePoint;
-
 use crate::harness::{World, labcheck};
 
 /// A course with two tracks, where one check only applies to `kind`.
@@ -38,7 +36,7 @@ checks:
 
 #[test]
 fn a_check_of_another_track_is_skipped_and_does_not_fail_the_step() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let course = two_track_course();
     let course_dir = course.path().display().to_string();
     let on_kind = labcheck(
@@ -88,7 +86,7 @@ fn a_check_of_another_track_is_skipped_and_does_not_fail_the_step() {
 
 #[test]
 fn an_unknown_track_step_or_module_is_a_usage_error_that_lists_the_choices() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let track = labcheck(world.home(), &["module-10", "step-1", "--track", "mars"]);
     assert_eq!(track.code, 2);
     assert!(
@@ -121,7 +119,7 @@ fn an_unknown_track_step_or_module_is_a_usage_error_that_lists_the_choices() {
 
 #[test]
 fn a_bad_wait_in_a_check_file_points_at_the_check_that_holds_it() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let course = crate::harness::TestCourse::new(&[(
         "step-1",
         "  - id: slow\n    title: slow\n    wait: soon\n    git: { repo: argocd-platform, pushed: true }\n",
@@ -150,7 +148,7 @@ fn a_bad_wait_in_a_check_file_points_at_the_check_that_holds_it() {
 
 #[test]
 fn list_shows_every_step_and_stage_of_module_10() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let run = labcheck(world.home(), &["list"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     for step in ["step-1", "step-5", "break-it/break", "break-it/fix"] {
@@ -160,7 +158,7 @@ fn list_shows_every_step_and_stage_of_module_10() {
 
 #[test]
 fn help_names_the_exit_codes_the_readme_documents() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let run = labcheck(world.home(), &["--help"]);
     assert_eq!(run.code, 0);
     assert!(

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::{CoursePoint, LabWorld};
+use labcheck::lab::world::LabWorld;
 use labcheck::serve::{self, RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
@@ -126,7 +126,7 @@ struct Lab {
 }
 
 impl Lab {
-    fn at(point: CoursePoint) -> Lab {
+    fn at(point: &str) -> Lab {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("no temp dir: {e}"));
         let course = dir.path().join("course");
         let module = course.join("modules").join("m10");
@@ -144,7 +144,7 @@ impl Lab {
         ] {
             std::fs::write(module.join(name), text).unwrap_or_else(|e| panic!("{e}"));
         }
-        let world = LabWorld::at(&dir.path().join("lab"), point)
+        let world = labcheck::lab::cache::at(&dir.path().join("lab"), "module-10", point)
             .unwrap_or_else(|e| panic!("lab world at {point}: {e}"));
         let revs = Revisions::of_world(&world).unwrap_or_else(|e| panic!("{e}"));
         Lab { dir, world, revs }
@@ -207,13 +207,13 @@ fn text<'a>(check: &'a Value, field: &str) -> &'a str {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_step_done_right_passes_against_its_solved_cluster() {
     for (point, step) in [
-        (CoursePoint::Step1, "step-1"),
-        (CoursePoint::Step2, "step-2"),
-        (CoursePoint::Step3, "step-3"),
-        (CoursePoint::Step4, "step-4"),
-        (CoursePoint::Step5, "step-5"),
-        (CoursePoint::BreakIt, "break"),
-        (CoursePoint::BreakItFixed, "fix"),
+        ("step-1", "step-1"),
+        ("step-2", "step-2"),
+        ("step-3", "step-3"),
+        ("step-4", "step-4"),
+        ("step-5", "step-5"),
+        ("break-it/break", "break"),
+        ("break-it/fix", "fix"),
     ] {
         let lab = Lab::at(point);
         let (code, report, server) = lab
@@ -230,11 +230,11 @@ async fn every_step_done_right_passes_against_its_solved_cluster() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let (code, report, _server) = lab
         .check(
             "step-4",
-            cluster::not_seen_yet(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
+            cluster::state("step-4-not-seen-yet", &lab.revs).expect("a fixture state"),
         )
         .await;
     assert_eq!(code, 1);
@@ -242,8 +242,10 @@ async fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
     assert_eq!(app["status"], "fail");
     let expected = format!(
         "Argo CD is still at {}, you pushed {}",
-        &lab.revs.checkout_before[..7],
-        &lab.revs.checkout[..7]
+        &lab.revs
+            .previous("checkout-config")
+            .expect("a previous push")[..7],
+        &lab.revs.pushed("checkout-config").expect("a push")[..7]
     );
     assert_eq!(text(app, "summary"), expected);
     assert!(text(app, "hint").contains("argocd app get checkout-dev --refresh"));
@@ -252,7 +254,7 @@ async fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_left_by_the_previous_sync_neither_passes_nor_fails_step_4_on_its_state() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let (code, report, _server) = lab
         .check(
             "step-4",
@@ -281,7 +283,7 @@ async fn a_job_left_by_the_previous_sync_neither_passes_nor_fails_step_4_on_its_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sync_still_running_fails_without_waiting_when_told_not_to() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let (code, report, _server) = lab
         .check(
             "step-4",
@@ -303,11 +305,11 @@ async fn sync_still_running_fails_without_waiting_when_told_not_to() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn waiting_sees_the_running_sync_end_in_presync_failure() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let timeline = cluster::then(
         cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"),
         Duration::from_secs(2),
-        cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
+        cluster::solved("step-4", &lab.revs).expect("a fixture state"),
     );
     let server = start(timeline, ServeOptions::default()).await;
     let kubeconfig = lab.kubeconfig(&server);
@@ -331,7 +333,7 @@ async fn waiting_sees_the_running_sync_end_in_presync_failure() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hooks_switched_on_but_never_synced_fails_with_a_hint_to_sync() {
-    let lab = Lab::at(CoursePoint::Step2);
+    let lab = Lab::at("step-2");
     let (code, report, _server) = lab
         .check(
             "step-2",
@@ -354,7 +356,7 @@ async fn hooks_switched_on_but_never_synced_fails_with_a_hint_to_sync() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_syncfail_hook_that_never_ran_fails_the_break_stage() {
-    let lab = Lab::at(CoursePoint::BreakIt);
+    let lab = Lab::at("break-it/break");
     let (code, report, _server) = lab
         .check(
             "break",
@@ -375,11 +377,11 @@ async fn a_syncfail_hook_that_never_ran_fails_the_break_stage() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postsync_failed_while_healthy_names_the_smoke_test_and_shows_its_log() {
     // The learner runs the fix stage before fixing anything.
-    let lab = Lab::at(CoursePoint::BreakIt);
+    let lab = Lab::at("break-it/break");
     let (code, report, _server) = lab
         .check(
             "fix",
-            cluster::solved(CoursePoint::BreakIt, &lab.revs).expect("a fixture state"),
+            cluster::solved("break-it/break", &lab.revs).expect("a fixture state"),
         )
         .await;
     assert_eq!(code, 1);
@@ -409,7 +411,7 @@ async fn postsync_failed_while_healthy_names_the_smoke_test_and_shows_its_log() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pod_that_cannot_find_its_configmap_is_named_in_the_diagnosis() {
-    let lab = Lab::at(CoursePoint::Step5);
+    let lab = Lab::at("step-5");
     let (code, report, _server) = lab
         .check(
             "step-5",
@@ -428,11 +430,11 @@ async fn a_pod_that_cannot_find_its_configmap_is_named_in_the_diagnosis() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_object_is_fetched_once_however_many_checks_read_it() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let (_, report, server) = lab
         .check(
             "step-4",
-            cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
+            cluster::solved("step-4", &lab.revs).expect("a fixture state"),
         )
         .await;
     assert_eq!(report["status"], "pass", "{report:#}");
@@ -453,9 +455,9 @@ async fn each_object_is_fetched_once_however_many_checks_read_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_snapshot_file_is_read_like_a_cluster() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let file = lab.dir.path().join("step-4.yaml");
-    let yaml = cluster::solved(CoursePoint::Step4, &lab.revs)
+    let yaml = cluster::solved("step-4", &lab.revs)
         .expect("a fixture state")
         .to_yaml()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -469,11 +471,11 @@ async fn a_snapshot_file_is_read_like_a_cluster() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cluster_without_argo_cd_cannot_be_checked() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let (code, report, _server) = lab
         .check(
             "step-4",
-            cluster::argo_cd_missing().expect("a fixture state"),
+            cluster::argo_cd_missing("module-10").expect("a fixture state"),
         )
         .await;
     let app = check(&report, "sync-failed");
@@ -490,7 +492,7 @@ async fn a_cluster_without_argo_cd_cannot_be_checked() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_kubeconfig_anywhere_is_an_error_saying_where_it_looked() {
-    let lab = Lab::at(CoursePoint::Step1);
+    let lab = Lab::at("step-1");
     let (code, report, _) = lab.run("step-1", &["--no-wait"]).await;
     let key = check(&report, "health-key");
     assert_eq!(key["status"], "error");
@@ -504,7 +506,7 @@ async fn no_kubeconfig_anywhere_is_an_error_saying_where_it_looked() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_context_is_an_error_listing_the_ones_there_are() {
-    let lab = Lab::at(CoursePoint::Step1);
+    let lab = Lab::at("step-1");
     let server = start(Snapshot::new(), ServeOptions::default()).await;
     let kubeconfig = lab.kubeconfig(&server);
     let (code, report, _) = lab
@@ -530,7 +532,7 @@ async fn an_unknown_context_is_an_error_listing_the_ones_there_are() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_port_is_an_error_within_seconds() {
-    let lab = Lab::at(CoursePoint::Step1);
+    let lab = Lab::at("step-1");
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
         listener
@@ -559,14 +561,14 @@ async fn a_closed_port_is_an_error_within_seconds() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forbidden_names_the_verb_and_the_resource() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let options = ServeOptions {
         fail_with: Some(403),
         fail_resources: vec!["jobs".to_string()],
         ..ServeOptions::default()
     };
     let server = start(
-        cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
+        cluster::solved("step-4", &lab.revs).expect("a fixture state"),
         options,
     )
     .await;
@@ -593,13 +595,13 @@ async fn forbidden_names_the_verb_and_the_resource() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_error_is_an_error_not_a_verdict() {
-    let lab = Lab::at(CoursePoint::Step1);
+    let lab = Lab::at("step-1");
     let options = ServeOptions {
         fail_with: Some(500),
         ..ServeOptions::default()
     };
     let server = start(
-        cluster::solved(CoursePoint::Step1, &lab.revs).expect("a fixture state"),
+        cluster::solved("step-1", &lab.revs).expect("a fixture state"),
         options,
     )
     .await;
@@ -618,11 +620,11 @@ async fn a_server_error_is_an_error_not_a_verdict() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn step_1_without_the_health_key_fails() {
-    let lab = Lab::at(CoursePoint::Step1);
+    let lab = Lab::at("step-1");
     let (code, report, _server) = lab
         .check(
             "step-1",
-            cluster::solved(CoursePoint::Fresh, &lab.revs).expect("a fixture state"),
+            cluster::solved("fresh", &lab.revs).expect("a fixture state"),
         )
         .await;
     let key = check(&report, "health-key");
@@ -655,7 +657,7 @@ async fn run_module_10(lab: &Lab, step: &str, snapshot: Snapshot) -> (i32, Value
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn module_10_step_4_before_argo_cd_synced_fails_only_its_cluster_checks() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let (code, report) = run_module_10(
         &lab,
         "step-4",
@@ -690,9 +692,9 @@ async fn module_10_step_4_before_argo_cd_synced_fails_only_its_cluster_checks() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_captured_snapshot_replays_the_cluster_it_was_taken_from() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let server = start(
-        cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
+        cluster::solved("step-4", &lab.revs).expect("a fixture state"),
         ServeOptions::default(),
     )
     .await;

@@ -17,22 +17,22 @@ fn course_test(home: &Path, args: &[&str]) -> crate::harness::Run {
         .run()
 }
 
-/// The demo and the tests build their worlds from the fixtures through `lab`; `course test`
-/// builds its own. They must be the same worlds, to the commit: same files, same messages, same
+/// The demo and the tests build a world at a point by running the solutions up to it (and copy it
+/// from this run's built worlds); `course test` applies each step's fixture `solved:` state on
+/// its own world. They must be the same worlds, to the commit: same files, same messages, same
 /// clock, so a test's SHAs are the ones the course test vouched for.
 #[test]
 fn the_lab_world_is_the_world_the_course_test_builds_to_the_commit() {
     use labcheck::course::Course;
     use labcheck::course::fixtures::ModuleFixtures;
     use labcheck::course::placeholders::Revision;
-    use labcheck::lab::world::{CoursePoint, LabWorld, REPOS};
-    use labcheck::selftest::world::FixtureWorld;
+    use labcheck::lab::world::LabWorld;
 
     let scratch = tempfile::tempdir().expect("a temp dir");
     let course = Course::embedded().expect("the built-in course");
     let module = course.module("module-10").expect("module 10");
     let fixtures = ModuleFixtures::load(&course, module).expect("its fixtures");
-    let course_test = FixtureWorld::create(
+    let course_test = LabWorld::create(
         &scratch.path().join("course-test"),
         module,
         &fixtures.initial,
@@ -43,9 +43,11 @@ fn the_lab_world_is_the_world_the_course_test_builds_to_the_commit() {
             .apply(&step.solved.changes)
             .expect("the step's solved changes");
     }
-    let lab = LabWorld::at(&scratch.path().join("lab"), CoursePoint::BreakItFixed)
+    let lab = labcheck::lab::cache::at(&scratch.path().join("lab"), "module-10", "break-it/fix")
         .expect("the lab world");
-    for repo in REPOS {
+    let repos: Vec<&str> = lab.repo_names().collect();
+    assert_eq!(repos.len(), 3, "{repos:?}");
+    for repo in repos {
         let head = course_test.revision(Revision::Head, repo).expect("a HEAD");
         assert_eq!(
             lab.repo(repo).and_then(|r| r.head_sha()).expect("a HEAD"),
@@ -161,12 +163,13 @@ fn course_test_passes_on_module_10_as_shipped() {
 }
 
 #[test]
-fn instructor_who_points_a_solved_state_at_the_typo_sees_course_test_fail() {
+fn instructor_who_puts_the_typo_into_the_solution_sees_course_test_fail() {
+    // The solved state is the solution applied: a slip in the solution fails it, and the walk.
     let course = CourseCopy::new().step_1_only();
     course.edit(
-        "modules/module-10/fixtures/step-1.yaml",
-        "write: argocd/values.yaml, from: files/platform-values-step-1.yaml }\n    - { repo: argocd-platform, commit",
-        "write: argocd/values.yaml, from: files/platform-values-typo.yaml }\n    - { repo: argocd-platform, commit",
+        "modules/module-10/step-1.yaml",
+        "          hs.status = obj.status.health.status\n",
+        "          hs.status = obj.status.health\n",
     );
     let run = course.run(&["course", "test", "module-10"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
@@ -183,11 +186,29 @@ fn instructor_who_points_a_solved_state_at_the_typo_sees_course_test_fail() {
     );
     assert!(
         // Six fixture states, the solved one again beside a learner's stray files, and the
-        // walk's eight (before, the lab's files and six learner variants), which run the
-        // solution, not the fixture.
-        run.stdout.contains("15 states, 11 as declared, 4 not"),
+        // walk's eight (before, the lab's files and six learner variants): every state built on
+        // the solution fails; the typo variant, the fresh lab and the walk's "before" hold.
+        run.stdout.contains("15 states, 3 as declared, 12 not"),
         "{}",
         run.stdout
+    );
+}
+
+#[test]
+fn instructor_who_lists_changes_under_solved_is_told_the_solution_is_the_solved_state() {
+    let course = CourseCopy::new().step_1_only();
+    course.edit(
+        "modules/module-10/fixtures/step-1.yaml",
+        "solved:\n",
+        "solved:\n  changes:\n    - { repo: argocd-platform, push: true }\n",
+    );
+    let run = course.run(&["course", "lint"]);
+    assert_ne!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        said.contains("fixtures/step-1.yaml")
+            && said.contains("the solved state is the step's own `solution:`"),
+        "{said}"
     );
 }
 

@@ -9,8 +9,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::module_11::{Point, ShopWorld};
-use labcheck::lab::world::CoursePoint;
 use labcheck::serve::ServeOptions;
 
 use crate::harness::{Labcheck, World, kubeconfig_at, runtime, serve_on};
@@ -233,11 +231,12 @@ fn argv(command: &str, home: &Path) -> Vec<String> {
 
 #[test]
 fn every_documented_command_runs_in_the_fixture_lab_and_exits_as_documented() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let home = world.home().to_path_buf();
     // Module 11's shop-config beside module 10's repos, for `labcheck plan`.
     let shop = tempfile::tempdir().expect("a temp dir");
-    let shop_world = ShopWorld::at(shop.path(), Point::Fresh).expect("the shop world");
+    let shop_world =
+        labcheck::lab::cache::at(shop.path(), "module-11", "fresh").expect("the shop world");
     std::fs::rename(
         shop_world.work_dir().join("shop-config"),
         home.join("work/shop-config"),
@@ -245,7 +244,7 @@ fn every_documented_command_runs_in_the_fixture_lab_and_exits_as_documented() {
     .expect("shop-config moves into ~/work");
     // The cluster as step 4 left it, served as the learner's ~/.kube/config.
     let revs = Revisions::of_world(&world.lab).expect("pushed revisions");
-    let snapshot = cluster::solved(CoursePoint::Step4, &revs).expect("a fixture state");
+    let snapshot = cluster::solved("step-4", &revs).expect("a fixture state");
     let rt = runtime();
     let server = serve_on(&rt, snapshot, ServeOptions::default());
     kubeconfig_at(&home.join(".kube/config"), &server.url(), "lab");

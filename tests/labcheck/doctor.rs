@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::{CoursePoint, LabWorld};
 use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::{Value, json};
@@ -47,9 +46,9 @@ impl Machine {
     }
 
     /// The course's set-up done: the lab's repos at `point`, git's identity, the argocd CLI.
-    fn ready(point: CoursePoint) -> (Machine, Revisions) {
+    fn ready(point: &str) -> (Machine, Revisions) {
         let mut machine = Machine::bare();
-        let world = LabWorld::at(&machine.home.path().join("lab"), point)
+        let world = labcheck::lab::cache::at(&machine.home.path().join("lab"), "module-10", point)
             .unwrap_or_else(|e| panic!("lab world: {e}"));
         let revs = Revisions::of_world(&world).unwrap_or_else(|e| panic!("{e}"));
         machine.work_dir = world.work_dir();
@@ -146,7 +145,7 @@ fn field<'a>(report: &'a Value, id: &str, name: &str) -> &'a str {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_on_a_cluster_without_argo_cd_names_each_missing_part_with_its_fix() {
     let machine = Machine::bare();
-    let server = serve(cluster::argo_cd_missing().expect("a fixture state")).await;
+    let server = serve(cluster::argo_cd_missing("module-10").expect("a fixture state")).await;
     let kubeconfig = machine.kubeconfig(&server);
     let kubeconfig = kubeconfig.to_string_lossy();
     let run = machine
@@ -200,9 +199,9 @@ async fn doctor_on_a_cluster_without_argo_cd_names_each_missing_part_with_its_fi
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_passes_once_the_course_set_up_is_done_and_writes_junit_for_ci() {
-    let (machine, revs) = Machine::ready(CoursePoint::Step1);
+    let (machine, revs) = Machine::ready("step-1");
     let server = serve(with_argo_cd(
-        cluster::solved(CoursePoint::Step1, &revs).expect("a fixture state"),
+        cluster::solved("step-1", &revs).expect("a fixture state"),
         1,
     ))
     .await;
@@ -260,22 +259,22 @@ async fn doctor_passes_once_the_course_set_up_is_done_and_writes_junit_for_ci() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_finds_a_controller_not_ready_and_an_application_not_created_yet() {
-    let (machine, revs) = Machine::ready(CoursePoint::Fresh);
+    let (machine, revs) = Machine::ready("fresh");
     // Argo CD installed, its controller still starting, nothing of the platform synced yet: its
     // namespace and CRD as the fresh lab's cluster has them, no Application.
-    let fresh = cluster::solved(CoursePoint::Fresh, &revs).expect("a fixture state");
+    let fresh = cluster::solved("fresh", &revs).expect("a fixture state");
     let installed = fresh.objects.iter().filter(|o| {
         (o["kind"] == "Namespace" && o["metadata"]["name"] == "argocd")
             || (o["kind"] == "CustomResourceDefinition"
                 && o["metadata"]["name"] == "applications.argoproj.io")
     });
-    let mut without_apps = cluster::argo_cd_missing().expect("a fixture state");
+    let mut without_apps = cluster::argo_cd_missing("module-10").expect("a fixture state");
     for object in installed {
         without_apps = without_apps.with_object(object.clone());
     }
     assert_eq!(
         without_apps.objects.len(),
-        cluster::argo_cd_missing()
+        cluster::argo_cd_missing("module-10")
             .expect("a fixture state")
             .objects
             .len()

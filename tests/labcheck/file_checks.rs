@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use labcheck::lab::content;
+use crate::harness::lab_file;
 
 use crate::harness::Labcheck;
 
@@ -133,11 +133,11 @@ fn solved_world() -> World {
     world
         .work_file(
             "argocd-gitops/platform/argocd/values.yaml",
-            &content::platform_values_solved(),
+            &lab_file("step-1", "argocd-platform", "argocd/values.yaml"),
         )
         .work_file(
             "argocd-platform/argocd/values.yaml",
-            &content::platform_values_solved(),
+            &lab_file("step-1", "argocd-platform", "argocd/values.yaml"),
         );
     world
 }
@@ -159,7 +159,7 @@ fn changed_value_fails_with_the_diff() {
     let world = solved_world();
     world.work_file(
         "argocd-platform/argocd/values.yaml",
-        &content::platform_values_solved()
+        &lab_file("step-1", "argocd-platform", "argocd/values.yaml")
             .replace("hs.status = \"Progressing\"", "hs.status = \"Healthy\""),
     );
     diff_step(&world, "text");
@@ -196,7 +196,7 @@ fn forgotten_health_block_fails_naming_the_missing_lines() {
     let world = solved_world();
     world.work_file(
         "argocd-platform/argocd/values.yaml",
-        content::PLATFORM_VALUES_FRESH,
+        &lab_file("fresh", "argocd-platform", "argocd/values.yaml"),
     );
     diff_step(&world, "text");
     let run = world.run();
@@ -212,7 +212,7 @@ fn forgotten_health_block_fails_naming_the_missing_lines() {
 #[test]
 fn reordered_keys_and_comments_pass_in_yaml_mode_but_fail_in_text_mode() {
     let world = solved_world();
-    let reordered = content::platform_values_solved()
+    let reordered = lab_file("step-1", "argocd-platform", "argocd/values.yaml")
         .replace("# Argo CD, installed", "# My notes. Argo CD, installed")
         .replace("server:\n  replicas: 1\n", "")
         .replacen("configs:\n", "server:\n  replicas: 1\nconfigs:\n", 1);
@@ -232,7 +232,7 @@ fn missing_values_file_fails_with_a_hint_naming_the_full_path() {
     world
         .work_file(
             "argocd-gitops/platform/argocd/values.yaml",
-            &content::platform_values_solved(),
+            &lab_file("step-1", "argocd-platform", "argocd/values.yaml"),
         )
         .work_file("argocd-platform/README.md", "platform repo\n");
     diff_step(&world, "yaml");
@@ -252,7 +252,7 @@ fn reference_repo_not_cloned_is_could_not_check_with_how_to_get_it() {
     let world = World::new();
     world.work_file(
         "argocd-platform/argocd/values.yaml",
-        &content::platform_values_solved(),
+        &lab_file("step-1", "argocd-platform", "argocd/values.yaml"),
     );
     diff_step(&world, "yaml");
     let run = world.run();
@@ -267,12 +267,31 @@ fn reference_repo_not_cloned_is_could_not_check_with_how_to_get_it() {
     );
 }
 
+/// The lines step 1's solution adds to argocd/values.yaml, in one block.
+fn step_1_block() -> String {
+    let before = lab_file("fresh", "argocd-platform", "argocd/values.yaml");
+    let after = lab_file("step-1", "argocd-platform", "argocd/values.yaml");
+    let (old, new): (Vec<&str>, Vec<&str>) = (
+        before.split_inclusive('\n').collect(),
+        after.split_inclusive('\n').collect(),
+    );
+    let same_start = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let same_end = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    assert_eq!(same_start + same_end, old.len(), "step 1 only adds lines");
+    new[same_start..new.len() - same_end].concat()
+}
+
 #[test]
 fn values_matching_the_course_reference_file_pass_and_a_missing_key_is_named() {
     let world = World::new();
     world.course_file(
         "expected/kind/module-t/argocd-values.yaml",
-        &format!("configs:\n  cm:\n{}", content::PLATFORM_HEALTH_BLOCK),
+        &format!("configs:\n  cm:\n{}", step_1_block()),
     );
     world.step(
         r#"  - id: health-check-present
@@ -286,14 +305,14 @@ fn values_matching_the_course_reference_file_pass_and_a_missing_key_is_named() {
     );
     world.work_file(
         "argocd-platform/argocd/values.yaml",
-        &content::platform_values_solved(),
+        &lab_file("step-1", "argocd-platform", "argocd/values.yaml"),
     );
     let run = world.run();
     assert_eq!(run.check("status"), "pass", "{}", run.json);
 
     world.work_file(
         "argocd-platform/argocd/values.yaml",
-        content::PLATFORM_VALUES_FRESH,
+        &lab_file("fresh", "argocd-platform", "argocd/values.yaml"),
     );
     let run = world.run();
     assert_eq!(run.check("status"), "fail");
@@ -320,7 +339,7 @@ fn migration_switched_on_passes() {
     let world = World::new();
     world.step(MIGRATION_ENABLED).work_file(
         "checkout-config/helm/dev.yaml",
-        &content::checkout_dev_hooks_on(),
+        &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
     );
     let run = world.run();
     assert_eq!(run.code, 0, "{}", run.json);
@@ -330,9 +349,10 @@ fn migration_switched_on_passes() {
 #[test]
 fn migration_not_added_fails_with_a_hint_to_set_it() {
     let world = World::new();
-    world
-        .step(MIGRATION_ENABLED)
-        .work_file("checkout-config/helm/dev.yaml", content::CHECKOUT_DEV_FRESH);
+    world.step(MIGRATION_ENABLED).work_file(
+        "checkout-config/helm/dev.yaml",
+        &lab_file("fresh", "checkout-config", "helm/dev.yaml"),
+    );
     let run = world.run();
     assert_eq!(run.code, 1);
     assert_eq!(run.check("status"), "fail");
@@ -391,11 +411,11 @@ fn projects_and_namespaces_with_negative_waves_pass() {
         .step(SYNC_WAVES)
         .work_file(
             "argocd-platform/apps/projects.yaml",
-            content::PLATFORM_APP_PROJECTS,
+            &lab_file("fresh", "argocd-platform", "apps/projects.yaml"),
         )
         .work_file(
             "argocd-platform/apps/namespaces.yaml",
-            content::PLATFORM_APP_NAMESPACES,
+            &lab_file("fresh", "argocd-platform", "apps/namespaces.yaml"),
         );
     let run = world.run();
     assert_eq!(run.code, 0, "{}", run.json);
@@ -409,11 +429,11 @@ fn a_wave_removed_from_namespaces_fails_naming_that_file() {
         .step(SYNC_WAVES)
         .work_file(
             "argocd-platform/apps/projects.yaml",
-            content::PLATFORM_APP_PROJECTS,
+            &lab_file("fresh", "argocd-platform", "apps/projects.yaml"),
         )
         .work_file(
             "argocd-platform/apps/namespaces.yaml",
-            &content::PLATFORM_APP_NAMESPACES
+            &lab_file("fresh", "argocd-platform", "apps/namespaces.yaml")
                 .replace("    argocd.argoproj.io/sync-wave: \"-1\"\n", ""),
         );
     let run = world.run();
@@ -429,7 +449,7 @@ fn no_matching_file_is_a_failure_not_a_vacuous_pass() {
     let world = World::new();
     world.step(SYNC_WAVES).work_file(
         "argocd-platform/apps/checkout.yaml",
-        content::PLATFORM_APP_CHECKOUT,
+        &lab_file("fresh", "argocd-platform", "apps/checkout-dev.yaml"),
     );
     let run = world.run();
     assert_eq!(run.check("status"), "fail");

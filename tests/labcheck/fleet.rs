@@ -5,10 +5,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::harness::MODULE;
 use labcheck::course::Course;
 use labcheck::lab::cluster::{self as lab_cluster, Revisions};
 use labcheck::lab::fixtures;
-use labcheck::lab::world::{LabWorld, MODULE};
 use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 
@@ -78,7 +78,7 @@ impl Class {
                 root.join("elsewhere").join(learner.name)
             };
             let (step, state) = learner.did.fixture_state();
-            let world = LabWorld::in_state(&at, step, state).expect("lab");
+            let world = labcheck::lab::cache::in_state(&at, MODULE, step, state).expect("lab");
             let revs = Revisions::of_world(&world).expect("revisions");
             let fixture = fixtures::state(MODULE, step, state).expect("a fixture state");
             let cluster = lab_cluster::of_state(fixture, &revs).expect("a fixture state");

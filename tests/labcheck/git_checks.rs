@@ -1,7 +1,6 @@
 //! The `git` check kind on real lab worlds: what a learner did, and what labcheck says.
 
-use labcheck::lab::content::{self, messages};
-use labcheck::lab::world::CoursePoint;
+use crate::harness::{lab_commit, lab_file};
 
 use crate::harness::{TestCourse, World, files_with_bytes};
 
@@ -43,7 +42,7 @@ const SOLVED_STEP_5: &str = r#"  - id: on-main
 
 #[test]
 fn reverting_the_broken_release_and_pushing_passes_every_git_condition() {
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let course = TestCourse::new(&[("step-1", SOLVED_STEP_5)]);
     let run = run_json(&world, &course);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
@@ -79,7 +78,7 @@ fn committed_but_not_pushed_fails_with_a_hint_to_push() {
 
 #[test]
 fn pulled_nothing_after_a_teammate_pushed_fails_with_a_hint_to_pull() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let repo = world.repo("checkout-config");
     repo.git(&["reset", "--quiet", "--hard", "HEAD~1"]).unwrap();
     let run = run_json(
@@ -106,10 +105,13 @@ fn pulled_nothing_after_a_teammate_pushed_fails_with_a_hint_to_pull() {
 
 #[test]
 fn editing_without_committing_fails_on_the_tracked_change_only_and_adds_it_by_name() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let repo = world.repo("checkout-config");
-    repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())
-        .unwrap();
+    repo.write(
+        "helm/dev.yaml",
+        &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
+    )
+    .unwrap();
     for i in 0..6 {
         repo.write(&format!("scratch-{i}.txt"), "x\n").unwrap();
     }
@@ -133,7 +135,7 @@ fn editing_without_committing_fails_on_the_tracked_change_only_and_adds_it_by_na
 
 #[test]
 fn staged_files_count_and_more_than_five_are_all_in_the_detail() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let repo = world.repo("checkout-config");
     for i in 0..6 {
         repo.write(&format!("scratch-{i}.txt"), "x\n").unwrap();
@@ -168,7 +170,7 @@ fn staged_files_count_and_more_than_five_are_all_in_the_detail() {
 
 #[test]
 fn working_on_another_branch_fails_with_a_hint_to_switch_to_main() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     world
         .repo("checkout-config")
         .git(&["switch", "--quiet", "-c", "my-fix"])
@@ -191,7 +193,7 @@ fn working_on_another_branch_fails_with_a_hint_to_switch_to_main() {
 
 #[test]
 fn a_detached_head_fails_with_a_hint_to_switch_to_main() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let repo = world.repo("checkout-config");
     repo.git(&["switch", "--quiet", "--detach", "HEAD~1"])
         .unwrap();
@@ -219,7 +221,7 @@ fn a_detached_head_fails_with_a_hint_to_switch_to_main() {
 
 #[test]
 fn a_revert_stopped_by_a_conflict_fails_with_continue_or_abort() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let repo = world.repo("checkout-config");
     repo.git(&["revert", "--no-commit", "HEAD"]).unwrap();
     let run = run_json(
@@ -248,7 +250,7 @@ const UNDOES_STEP_4: &str =
 
 #[test]
 fn not_reverting_yet_fails_with_a_hint_to_revert_the_release_commit() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let release = world.repo("checkout-config").head_sha().unwrap();
     let run = run_json(&world, &one_check("checkout-config", UNDOES_STEP_4));
     let check = run.check("the-check");
@@ -264,13 +266,13 @@ fn not_reverting_yet_fails_with_a_hint_to_revert_the_release_commit() {
 
 #[test]
 fn a_commit_that_only_says_revert_is_not_a_revert() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let repo = world.repo("checkout-config");
     let bad = repo.head_sha().unwrap();
     repo.write("notes.txt", "we should revert\n").unwrap();
     repo.commit_all(&format!(
         "Revert \"{}\"\n\nThis reverts commit {bad}.",
-        messages::STEP_4
+        &lab_commit("step-4", "checkout-config")
     ))
     .unwrap();
     repo.push().unwrap();
@@ -315,7 +317,7 @@ fn a_step_commit_made_but_not_pushed_fails_has_commit_with_a_hint_to_push() {
 
 #[test]
 fn a_step_never_committed_fails_has_commit_with_the_course_commit_command() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let course = one_check(
         "checkout-config",
         "      has_commit: \"^checkout: migration and smoke test in dev$\"\n",
@@ -332,7 +334,7 @@ fn a_step_never_committed_fails_has_commit_with_the_course_commit_command() {
 fn touched_passes_once_the_change_is_pushed_and_not_before() {
     let touched =
         "      touched: { path: helm/dev.yaml, since: \"^checkout: migration and smoke test\" }\n";
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let check = run_json(&world, &one_check("checkout-config", touched)).check("the-check");
     assert_eq!(check["status"], "fail");
     assert!(
@@ -344,12 +346,16 @@ fn touched_passes_once_the_change_is_pushed_and_not_before() {
     );
 
     let repo = world.repo("checkout-config");
-    repo.write("helm/dev.yaml", &content::checkout_dev_broken_migration())
-        .unwrap();
+    repo.write(
+        "helm/dev.yaml",
+        &lab_file("step-4", "checkout-config", "helm/dev.yaml"),
+    )
+    .unwrap();
     let check = run_json(&world, &one_check("checkout-config", touched)).check("the-check");
     assert_eq!(check["actual"], "changed, not committed", "{check:#}");
 
-    repo.commit_all(messages::STEP_4).unwrap();
+    repo.commit_all(&lab_commit("step-4", "checkout-config"))
+        .unwrap();
     let check = run_json(&world, &one_check("checkout-config", touched)).check("the-check");
     assert_eq!(check["actual"], "committed, not pushed", "{check:#}");
     assert_eq!(check["hint"], "cd ~/work/checkout-config && git push");
@@ -361,7 +367,7 @@ fn touched_passes_once_the_change_is_pushed_and_not_before() {
 
 #[test]
 fn a_missing_repo_cannot_be_checked_and_says_how_to_get_it() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     std::fs::remove_dir_all(world.repo("checkout-config").path()).unwrap();
     let run = run_json(
         &world,
@@ -383,7 +389,7 @@ fn a_missing_repo_cannot_be_checked_and_says_how_to_get_it() {
 
 #[test]
 fn a_plain_folder_where_the_repo_should_be_cannot_be_checked() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let path = world.repo("checkout-config").path().to_path_buf();
     std::fs::remove_dir_all(&path).unwrap();
     std::fs::create_dir_all(path.join("helm")).unwrap();
@@ -399,7 +405,7 @@ fn a_plain_folder_where_the_repo_should_be_cannot_be_checked() {
 
 #[test]
 fn a_work_dir_outside_home_is_shown_as_its_real_path() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let elsewhere = tempfile::tempdir().unwrap();
     let work = world.lab.work_dir();
     let course = one_check("checkout-config", "      branch: dev\n");
@@ -425,7 +431,7 @@ fn a_work_dir_outside_home_is_shown_as_its_real_path() {
 
 #[test]
 fn the_json_report_carries_the_contract_fields() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     world
         .repo("checkout-config")
         .write("helm/dev.yaml", "x: 1\n")
@@ -446,7 +452,7 @@ fn the_json_report_carries_the_contract_fields() {
 
 #[test]
 fn a_bad_regex_in_a_check_file_is_a_course_error_with_its_position() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let course = one_check(
         "checkout-config",
         "      head_message: \"checkout: (6.7.0\"\n",
@@ -463,12 +469,15 @@ fn a_bad_regex_in_a_check_file_is_a_course_error_with_its_position() {
 
 #[test]
 fn checking_leaves_the_repos_byte_identical() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let repo = world.repo("checkout-config");
     // Same bytes, newer mtime: a stat-dirty index entry that `git status` would refresh and write.
     std::thread::sleep(std::time::Duration::from_millis(1100));
-    repo.write("helm/dev.yaml", &content::checkout_dev_broken_migration())
-        .unwrap();
+    repo.write(
+        "helm/dev.yaml",
+        &lab_file("step-4", "checkout-config", "helm/dev.yaml"),
+    )
+    .unwrap();
     repo.write("untracked.txt", "mine\n").unwrap();
     let before = files_with_bytes(&world.lab.work_dir());
     let course = TestCourse::new(&[("step-1", SOLVED_STEP_5)]);
@@ -479,7 +488,7 @@ fn checking_leaves_the_repos_byte_identical() {
 
 #[test]
 fn the_human_report_of_a_failing_git_step() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let course = TestCourse::new(&[("step-1", SOLVED_STEP_5)]);
     let run = world.labcheck(&course, &["module-t", "step-1"]);
     assert_eq!(run.code, 1);
@@ -490,7 +499,7 @@ fn the_human_report_of_a_failing_git_step() {
 
 #[test]
 fn touched_without_since_looks_only_at_the_pushed_tip() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let values = one_check(
         "argocd-platform",
         "      touched: { path: argocd/values.yaml }\n",
@@ -529,7 +538,7 @@ fn git_in(dir: &std::path::Path, args: &[&str]) -> String {
 
 #[test]
 fn a_clean_sparse_checkout_is_clean() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let platform = world.repo("argocd-platform");
     git_in(platform.path(), &["sparse-checkout", "set", "argocd"]);
     assert!(!platform.path().join("apps").exists(), "apps/ is left out");
@@ -558,7 +567,7 @@ fn a_clean_sparse_checkout_is_clean() {
 
 #[test]
 fn a_deleted_tree_object_is_could_not_check_with_git_fsck_advice() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let repo = world.repo("checkout-config");
     let tree = git_in(repo.path(), &["rev-parse", "HEAD^{tree}"]);
     let tree = tree.trim();
@@ -590,7 +599,7 @@ fn a_deleted_tree_object_is_could_not_check_with_git_fsck_advice() {
 
 #[test]
 fn a_deleted_file_object_in_history_is_could_not_check_not_a_verdict() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let repo = world.repo("checkout-config");
     // The step-2 version of helm/dev.yaml, which only history holds now.
     let blob = git_in(repo.path(), &["rev-parse", "HEAD~1:helm/dev.yaml"]);
@@ -620,10 +629,13 @@ fn a_deleted_file_object_in_history_is_could_not_check_not_a_verdict() {
 
 #[test]
 fn a_bare_repo_in_the_work_dir_is_told_to_work_in_a_clone() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let work = world.lab.work_dir();
     let repo = work.join("checkout-config");
     let remote = git_in(&repo, &["remote", "get-url", "origin"]);
+    // The lab's clones name their remote relative to themselves.
+    let remote = std::fs::canonicalize(repo.join(remote.trim())).unwrap();
+    let remote = remote.display().to_string();
     std::fs::remove_dir_all(&repo).unwrap();
     git_in(
         &work,
@@ -656,7 +668,7 @@ fn a_bare_repo_in_the_work_dir_is_told_to_work_in_a_clone() {
 
 #[test]
 fn a_git_file_whose_gitdir_is_gone_says_so() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let repo = world.lab.work_dir().join("checkout-config");
     std::fs::remove_dir_all(repo.join(".git")).unwrap();
     std::fs::write(
@@ -683,7 +695,7 @@ fn a_git_file_whose_gitdir_is_gone_says_so() {
 
 #[test]
 fn a_literal_tilde_in_work_dir_is_a_usage_error_with_the_fix() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let run = run_json_with(
         &world,
         &one_check("checkout-config", "      clean: true\n"),
@@ -699,7 +711,7 @@ fn a_literal_tilde_in_work_dir_is_a_usage_error_with_the_fix() {
 
 #[test]
 fn a_dirty_submodule_is_named_with_the_commands_to_run_inside_it() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let repo = world.repo("checkout-config");
     let gitops = world.lab.work_dir().join("argocd-gitops");
     git_in(
@@ -754,12 +766,15 @@ fn run_json_with(world: &World, course: &TestCourse, extra: &[&str]) -> crate::h
 #[test]
 fn a_work_dir_with_a_space_gets_hints_that_paste_and_run() {
     let root = tempfile::tempdir().unwrap();
-    let lab = labcheck::lab::world::LabWorld::at(&root.path().join("my lab"), CoursePoint::Step1)
-        .unwrap();
+    let lab = labcheck::lab::cache::at(&root.path().join("my lab"), "module-10", "step-1").unwrap();
     let repo = lab.repo("checkout-config").unwrap();
-    repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())
+    repo.write(
+        "helm/dev.yaml",
+        &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
+    )
+    .unwrap();
+    repo.commit_all(&lab_commit("step-2", "checkout-config"))
         .unwrap();
-    repo.commit_all(messages::STEP_2).unwrap();
     let course = one_check("checkout-config", "      pushed: true\n");
     let home = tempfile::tempdir().unwrap();
     let work = lab.work_dir();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use labcheck::lab::world::{CoursePoint, LabWorld};
+use labcheck::lab::world::LabWorld;
 use labcheck::serve::{RunningServer, ServeOptions};
 
 /// What one run of labcheck printed and returned.
@@ -455,6 +455,9 @@ pub fn labcheck_with_env(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Ru
         .run()
 }
 
+/// The module most tests run: the course's module 10.
+pub const MODULE: &str = "module-10";
+
 /// A lab world in a temp dir that doubles as `HOME`, so `~/work` is its work dir.
 pub struct World {
     _dir: tempfile::TempDir,
@@ -462,10 +465,18 @@ pub struct World {
 }
 
 impl World {
-    /// The world with every step up to `point` done.
-    pub fn at(point: CoursePoint) -> World {
+    /// Module 10 with every step up to and including `point` done (`fresh`: none; a step or stage
+    /// name as the course lists it: `step-4`, `break-it/break`), copied from this test run's
+    /// built worlds.
+    pub fn at(point: &str) -> World {
+        World::of(MODULE, point)
+    }
+
+    /// [`World::at`] for another module of the course.
+    pub fn of(module: &str, point: &str) -> World {
         let dir = tempfile::tempdir().expect("a temp dir");
-        let lab = LabWorld::at(dir.path(), point).expect("the lab world builds");
+        let lab = labcheck::lab::cache::at(dir.path(), module, point)
+            .unwrap_or_else(|e| panic!("the lab world of {module} at {point} builds: {e}"));
         World { _dir: dir, lab }
     }
 
@@ -473,7 +484,8 @@ impl World {
     /// course test` builds it.
     pub fn in_state(step: &str, state: &str) -> World {
         let dir = tempfile::tempdir().expect("a temp dir");
-        let lab = LabWorld::in_state(dir.path(), step, state).expect("the lab world builds");
+        let lab = labcheck::lab::cache::in_state(dir.path(), MODULE, step, state)
+            .unwrap_or_else(|e| panic!("the lab world of {step} {state} builds: {e}"));
         World { _dir: dir, lab }
     }
 
@@ -484,7 +496,7 @@ impl World {
 
     /// One of the learner's clones.
     pub fn repo(&self, name: &str) -> labcheck::lab::world::LabRepo {
-        self.lab.repo(name).expect("a module 10 repo")
+        self.lab.repo(name).expect("a repo of the module")
     }
 
     /// Run labcheck in this world with the test course `course`.
@@ -493,6 +505,36 @@ impl World {
         all.extend_from_slice(args);
         labcheck(self.home(), &all)
     }
+}
+
+/// Module 10's points in course order: `fresh`, then every step and stage the course lists.
+pub fn points() -> Vec<String> {
+    let course = labcheck::lab::fixtures::course().expect("the built-in course");
+    let module = course.module(MODULE).expect("module 10");
+    std::iter::once("fresh")
+        .chain(module.step_names())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The text of `path` in module 10's repo `repo` once every step up to `point` is done, as the
+/// course's own lab files and solutions make it: what a test that edits a repo by hand writes.
+pub fn lab_file(point: &str, repo: &str, path: &str) -> String {
+    labcheck::lab::cache::file_at(MODULE, point, repo, path)
+        .unwrap_or_else(|e| panic!("{repo}/{path} at {point}: {e}"))
+}
+
+/// The message of the commit that `point`'s solution made in module 10's repo `repo`.
+pub fn lab_commit(point: &str, repo: &str) -> String {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let world = labcheck::lab::cache::at(dir.path(), MODULE, point)
+        .unwrap_or_else(|e| panic!("the lab world at {point} builds: {e}"));
+    let clone = world.repo(repo).expect("a repo of the module");
+    clone
+        .git(&["log", "-1", "--format=%s"])
+        .expect("a commit")
+        .trim()
+        .to_string()
 }
 
 /// The repos module 10 works with, as a test course's module.yaml lists them.

@@ -2,7 +2,6 @@
 //! the check's own alone where the course has none for it), and paths in the learner's own work
 //! dir, shell-quoted. Real lab worlds; the cluster served from module 10's fixture states.
 
-use labcheck::lab::world::CoursePoint;
 use labcheck::snapshot::Snapshot;
 
 use crate::harness::{Run, World, labcheck};
@@ -53,7 +52,7 @@ fn degraded_by_the_deployment(mut snapshot: Snapshot) -> Snapshot {
 /// shows, never its generic "refresh and wait" line nor "sync it" (neither changes the state).
 #[test]
 fn an_app_degraded_after_a_failed_sync_gets_the_courses_text_for_that_cause_at_step_5() {
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let mut snapshot = degraded_by_the_deployment(fixture(&world, "step-5-degraded.yaml"));
     app_of(&mut snapshot)["status"]["operationState"]["phase"] = serde_json::json!("Failed");
     let run = check_with(&world, &snapshot, "step-5");
@@ -90,7 +89,7 @@ fn an_app_degraded_after_a_failed_sync_gets_the_courses_text_for_that_cause_at_s
 /// "sync, then wait" is not shown; its text for a Degraded app is.
 #[test]
 fn an_app_degraded_after_the_failed_sync_of_the_break_never_says_sync_again() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let snapshot = degraded_by_the_deployment(fixture(&world, "break-it-solved.yaml"));
     let run = check_with(&world, &snapshot, "break-it/break");
     let id = "sync-failed-app-healthy";
@@ -112,7 +111,7 @@ fn an_app_degraded_after_the_failed_sync_of_the_break_never_says_sync_again() {
 /// state-aware hint shows alone, without the course's generic "wait" default.
 #[test]
 fn a_cause_the_course_has_no_text_for_shows_the_checks_own_hint_alone() {
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let run = check_with(&world, &fixture(&world, "step-5-degraded.yaml"), "step-5");
     assert_eq!(
         text(&run, "synced-healthy", "cause"),
@@ -131,7 +130,7 @@ fn a_cause_the_course_has_no_text_for_shows_the_checks_own_hint_alone() {
 /// their own path, quoted so that it pastes: a shell runs the `cd` and lands in their repo.
 #[test]
 fn a_work_dir_elsewhere_gets_the_hints_cd_with_its_own_path_quoted() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let elsewhere = world.home().join("my labs");
     std::fs::rename(world.lab.work_dir(), &elsewhere).expect("the work dir moved");
     let values = elsewhere.join("checkout-config/helm/dev.yaml");
@@ -171,7 +170,7 @@ fn a_work_dir_elsewhere_gets_the_hints_cd_with_its_own_path_quoted() {
 /// `-v` names where each part of a hint came from: the course file and key, or the check.
 #[test]
 fn verbose_names_the_course_file_and_key_of_each_hint_part() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let run = labcheck(world.home(), &["module-10", "step-2", "-v", "--no-wait"]);
     // The check's own hint is named as the check's.
     assert!(
@@ -194,7 +193,7 @@ fn verbose_names_the_course_file_and_key_of_each_hint_part() {
 /// the empty commit and never push, so it is not shown; the check's own `git push` is.
 #[test]
 fn committed_but_not_pushed_is_told_to_push_not_to_commit_again() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let repo = world.repo("checkout-config");
     let values = world.lab.work_dir().join("checkout-config/helm/dev.yaml");
     let before = std::fs::read_to_string(&values).expect("helm/dev.yaml");
@@ -224,7 +223,7 @@ fn committed_but_not_pushed_is_told_to_push_not_to_commit_again() {
 /// (Helm reads only the last). Without the key the course's "add" text stands.
 #[test]
 fn a_value_already_there_with_another_value_is_changed_never_added_twice() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let repo = world.repo("checkout-config");
     let values = world.lab.work_dir().join("checkout-config/helm/dev.yaml");
     let before = std::fs::read_to_string(&values).expect("helm/dev.yaml");
@@ -301,7 +300,7 @@ fn a_value_already_there_with_another_value_is_changed_never_added_twice() {
 /// `health_deployment.go`), and the course's text for that cause shows, never "sync again".
 #[test]
 fn the_break_named_with_the_deployment_that_is_not_healthy_and_why() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     struct Case {
         health: &'static str,
         deployment_status: serde_json::Value,

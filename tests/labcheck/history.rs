@@ -3,8 +3,7 @@
 //! as a process) or by hand, and nothing at all was done yet. No cluster is given, so the cluster
 //! checks report "could not check"; these tests look at the repo-side checks.
 
-use labcheck::lab::content;
-use labcheck::lab::world::CoursePoint;
+use crate::harness::lab_file;
 use serde_json::Value;
 
 use crate::harness::{Run, World, labcheck};
@@ -28,10 +27,13 @@ fn shas_named(hint: &str) -> Vec<String> {
 
 /// Step 3 done; then step 4's change committed under the learner's own message, and pushed.
 fn released_as(message: &str) -> (World, String) {
-    let world = World::at(CoursePoint::Step3);
+    let world = World::at("step-3");
     let repo = world.repo("checkout-config");
-    repo.write("helm/dev.yaml", &content::checkout_dev_broken_migration())
-        .unwrap();
+    repo.write(
+        "helm/dev.yaml",
+        &lab_file("step-4", "checkout-config", "helm/dev.yaml"),
+    )
+    .unwrap();
     repo.commit_all(message).unwrap();
     repo.push().unwrap();
     let sha = repo.head_sha().unwrap();
@@ -70,8 +72,11 @@ fn a_release_committed_as_wip_then_git_reverted_passes_step_5s_repo_checks() {
 fn a_release_undone_by_hand_passes_with_a_note_that_git_revert_is_the_course_s_way() {
     let (world, release) = released_as("checkout: 6.7.0 with a broken migration");
     let repo = world.repo("checkout-config");
-    repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())
-        .unwrap();
+    repo.write(
+        "helm/dev.yaml",
+        &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
+    )
+    .unwrap();
     repo.commit_all("back to 6.7.1").unwrap();
     repo.push().unwrap();
     let run = step(&world, "step-5");
@@ -92,7 +97,7 @@ fn undone_by_hand_with_a_comment_passes_and_says_diff_still_prints_lines() {
     let repo = world.repo("checkout-config");
     let text_with_comment = format!(
         "# back to the good release\n{}",
-        content::checkout_dev_hooks_on()
+        lab_file("step-2", "checkout-config", "helm/dev.yaml")
     );
     repo.write("helm/dev.yaml", &text_with_comment).unwrap();
     repo.commit_all("undo").unwrap();
@@ -152,13 +157,16 @@ fn a_commit_after_the_release_is_never_named_as_the_one_to_revert() {
 
 #[test]
 fn reverting_the_wrong_commit_fails_and_names_only_the_release() {
-    let world = World::at(CoursePoint::Step3);
+    let world = World::at("step-3");
     let repo = world.repo("checkout-config");
     repo.write("NOTES.md", "release notes\n").unwrap();
     repo.commit_all("notes").unwrap();
     let notes = repo.head_sha().unwrap();
-    repo.write("helm/dev.yaml", &content::checkout_dev_broken_migration())
-        .unwrap();
+    repo.write(
+        "helm/dev.yaml",
+        &lab_file("step-4", "checkout-config", "helm/dev.yaml"),
+    )
+    .unwrap();
     repo.commit_all("checkout: 6.7.0 with a broken migration")
         .unwrap();
     let release = repo.head_sha().unwrap();
@@ -179,8 +187,11 @@ fn reverting_the_wrong_commit_fails_and_names_only_the_release() {
 fn a_revert_left_uncommitted_is_told_to_commit_not_to_revert_again() {
     let (world, release) = released_as("checkout: 6.7.0 with a broken migration");
     let repo = world.repo("checkout-config");
-    repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())
-        .unwrap();
+    repo.write(
+        "helm/dev.yaml",
+        &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
+    )
+    .unwrap();
     let run = step(&world, "step-5");
     let check = run.check("head-is-revert");
     assert_eq!(check["status"], "fail", "{check:#}");
@@ -207,8 +218,12 @@ fn a_revert_left_uncommitted_is_told_to_commit_not_to_revert_again() {
 fn partly_undone_names_what_is_left_of_the_release() {
     let (world, release) = released_as("checkout: 6.7.0 with a broken migration");
     let repo = world.repo("checkout-config");
-    let without_fail = content::checkout_dev_broken_migration().replace("  fail: true\n", "");
-    assert_ne!(without_fail, content::checkout_dev_broken_migration());
+    let without_fail =
+        lab_file("step-4", "checkout-config", "helm/dev.yaml").replace("  fail: true\n", "");
+    assert_ne!(
+        without_fail,
+        lab_file("step-4", "checkout-config", "helm/dev.yaml")
+    );
     repo.write("helm/dev.yaml", &without_fail).unwrap();
     repo.commit_all("no more fail").unwrap();
     let run = step(&world, "step-5");
@@ -256,7 +271,7 @@ fn partly_undone_names_what_is_left_of_the_release() {
 
 #[test]
 fn on_a_fresh_lab_step_5_gives_no_tick_for_what_never_happened() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let run = step(&world, "step-5");
     assert_eq!(run.code, 1, "{}", run.stdout);
     for id in [
@@ -285,7 +300,7 @@ fn on_a_fresh_lab_step_5_gives_no_tick_for_what_never_happened() {
 
 #[test]
 fn on_a_fresh_lab_step_4_s_push_check_fails_because_nothing_was_committed() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let run = step(&world, "step-4");
     let check = run.check("release-pushed");
     assert_eq!(check["status"], "fail", "{check:#}");
@@ -299,10 +314,13 @@ fn on_a_fresh_lab_step_4_s_push_check_fails_because_nothing_was_committed() {
 
 #[test]
 fn the_break_committed_under_any_message_and_reverted_passes_the_fix_stage_s_repo_checks() {
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let repo = world.repo("checkout-config");
-    repo.write("helm/dev.yaml", &content::checkout_dev_smoke_test_503())
-        .unwrap();
+    repo.write(
+        "helm/dev.yaml",
+        &lab_file("break-it/break", "checkout-config", "helm/dev.yaml"),
+    )
+    .unwrap();
     // A message with none of the words the old pattern looked for.
     repo.commit_all("try it").unwrap();
     repo.push().unwrap();
@@ -322,7 +340,7 @@ fn the_break_committed_under_any_message_and_reverted_passes_the_fix_stage_s_rep
 #[test]
 fn the_fix_stage_never_names_step_2_s_smoke_test_commit() {
     // Step 5 done: the history holds step 2's "migration and smoke test" commit, and no break.
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let run = step(&world, "break-it/fix");
     let check = run.check("head-is-revert");
     assert_eq!(check["status"], "fail", "{check:#}");
@@ -342,9 +360,12 @@ fn the_fix_stage_never_names_step_2_s_smoke_test_commit() {
 /// course's hint.
 #[test]
 fn a_flat_dotted_key_is_explained_below_the_course_s_hint() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let repo = world.repo("checkout-config");
-    let flat = format!("{}migration.enabled: true\n", content::CHECKOUT_DEV_FRESH);
+    let flat = format!(
+        "{}migration.enabled: true\n",
+        &lab_file("fresh", "checkout-config", "helm/dev.yaml")
+    );
     repo.write("helm/dev.yaml", &flat).unwrap();
     let run = step(&world, "step-2");
     let check = run.check("migration-enabled");

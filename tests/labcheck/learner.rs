@@ -4,8 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use labcheck::lab::content;
-use labcheck::lab::world::CoursePoint;
+use crate::harness::lab_file;
 
 use crate::harness::{Labcheck, REPOS_YAML, Run, TestCourse, World, labcheck};
 
@@ -41,7 +40,7 @@ fn progress_file(home: &Path) -> std::path::PathBuf {
 
 #[test]
 fn a_step_the_learner_passed_shows_on_the_course_map_with_its_date() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
     let check = run_in(&world, &course, &["module-t", "step-1"]);
     assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
@@ -69,7 +68,7 @@ fn a_step_the_learner_passed_shows_on_the_course_map_with_its_date() {
 
 #[test]
 fn next_checks_the_first_step_not_yet_passed() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
     run_in(&world, &course, &["module-t", "step-1"]);
     let next = run_in(&world, &course, &["next", "--no-wait"]);
@@ -89,7 +88,7 @@ fn next_checks_the_first_step_not_yet_passed() {
 
 #[test]
 fn a_corrupted_progress_file_loses_only_its_broken_lines() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
     let file = progress_file(world.home());
     std::fs::create_dir_all(file.parent().expect("a parent")).expect("state dir");
@@ -124,7 +123,7 @@ fn a_corrupted_progress_file_loses_only_its_broken_lines() {
 
 #[test]
 fn failing_the_same_check_again_raises_its_hint_until_the_exact_command() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let course = course_with(&[("step-1", PUSHED_WITH_LEVELS)]);
     let first = run_in(&world, &course, &["module-t", "step-1"]);
     assert!(
@@ -165,7 +164,7 @@ fn failing_the_same_check_again_raises_its_hint_until_the_exact_command() {
 
 #[test]
 fn hint_for_a_check_that_does_not_exist_names_the_ones_that_do() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let course = course_with(&[("step-1", PUSHED_WITH_LEVELS)]);
     let run = run_in(&world, &course, &["hint", "module-t", "step-1", "pushd"]);
     assert_eq!(run.code, 2);
@@ -212,7 +211,7 @@ stages:
 
 #[test]
 fn fixing_without_ever_breaking_is_told_to_do_the_break_first() {
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let course = break_it_course();
     let run = run_in(&world, &course, &["module-t", "break-it/fix"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
@@ -232,7 +231,7 @@ fn fixing_without_ever_breaking_is_told_to_do_the_break_first() {
 
 #[test]
 fn a_fix_after_the_break_and_its_revert_in_history_passes() {
-    let world = World::at(CoursePoint::BreakItFixed);
+    let world = World::at("break-it/fix");
     let course = break_it_course();
     let run = run_in(&world, &course, &["module-t", "break-it/fix"]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
@@ -246,14 +245,17 @@ fn a_fix_after_the_break_and_its_revert_in_history_passes() {
 
 #[test]
 fn a_fix_by_hand_counts_when_labcheck_saw_the_break_pass() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let course = break_it_course();
     let broke = run_in(&world, &course, &["module-t", "break-it/break"]);
     assert_eq!(broke.code, 0, "{}", broke.stdout);
     // Undone by editing the file, not with git revert: the history alone would not show it.
     let repo = world.repo("checkout-config");
-    repo.write("helm/dev.yaml", &content::checkout_dev_hooks_on())
-        .expect("edit");
+    repo.write(
+        "helm/dev.yaml",
+        &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
+    )
+    .expect("edit");
     let run = run_in(
         &world,
         &course,
@@ -390,7 +392,7 @@ fn completions_and_the_man_page_know_the_modules_and_steps() {
 
 #[test]
 fn watch_without_a_terminal_prints_lines_and_ends_with_the_next_step() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
     let run = run_in(&world, &course, &["module-t", "step-1", "--watch"]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
@@ -417,7 +419,7 @@ fn watch_without_a_terminal_prints_lines_and_ends_with_the_next_step() {
 
 #[test]
 fn watching_a_step_a_declared_later_step_replaced_ends_saying_so_never_done() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     // Step 1 fails now and declares that step 2, which passes, replaces what it looks at: the
     // watch cannot wait for step 1 to pass, and must not call it done.
     let course = course_with(&[("step-1", PUSHED_WITH_LEVELS), ("step-2", SMOKE_503)]);
@@ -443,7 +445,7 @@ fn watching_a_step_a_declared_later_step_replaced_ends_saying_so_never_done() {
 fn watching_in_a_terminal_turns_a_check_green_when_the_learner_saves_the_file() {
     use expectrl::Expect;
 
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
     let mut session = Labcheck::new(world.home())
         .arg("--course-dir")
@@ -462,7 +464,10 @@ fn watching_in_a_terminal_turns_a_check_green_when_the_learner_saves_the_file() 
 
     world
         .repo("checkout-config")
-        .write("helm/dev.yaml", &content::checkout_dev_smoke_test_503())
+        .write(
+            "helm/dev.yaml",
+            &lab_file("break-it/break", "checkout-config", "helm/dev.yaml"),
+        )
         .expect("the learner saves the file");
 
     // No key is sent: the file event alone re-checks, the step passes and watch mode ends.
@@ -480,7 +485,7 @@ fn watching_in_a_terminal_turns_a_check_green_when_the_learner_saves_the_file() 
 fn q_stops_watching() {
     use expectrl::Expect;
 
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let course = course_with(&[("step-1", SMOKE_503)]);
     let mut session = Labcheck::new(world.home())
         .arg("--course-dir")
@@ -549,7 +554,7 @@ fn run_with_env(home: &Path, course: &TestCourse, env: &[(&str, &Path)], args: &
 
 #[test]
 fn progress_is_kept_per_work_dir_and_names_it() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let course = course_with(&[("step-1", SMOKE_503)]);
     let run = run_in(&world, &course, &["module-t", "step-1"]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
@@ -567,8 +572,8 @@ fn progress_is_kept_per_work_dir_and_names_it() {
 /// `--work-dir`: their own progress is untouched, and nothing is written for the learners.
 #[test]
 fn an_instructor_checking_two_learners_writes_no_progress_at_all() {
-    let alice = World::at(CoursePoint::BreakIt);
-    let bob = World::at(CoursePoint::Step5);
+    let alice = World::at("break-it/break");
+    let bob = World::at("step-5");
     let course = course_with(&[("step-1", SMOKE_503)]);
     let instructor = tempfile::tempdir().expect("the instructor's home");
     let own_work = instructor.path().join("work");
@@ -606,8 +611,8 @@ fn an_instructor_checking_two_learners_writes_no_progress_at_all() {
 /// break, seen by labcheck, is no evidence for the second one's fix.
 #[test]
 fn one_learner_s_break_never_counts_for_another_learner_s_fix() {
-    let first = World::at(CoursePoint::BreakIt);
-    let second = World::at(CoursePoint::Step5);
+    let first = World::at("break-it/break");
+    let second = World::at("step-5");
     let course = break_it_course();
     let home = tempfile::tempdir().expect("a shared home");
     let first_dir = first.lab.work_dir();
@@ -654,7 +659,7 @@ fn one_learner_s_break_never_counts_for_another_learner_s_fix() {
 
 #[test]
 fn reset_forgets_one_step_and_asks_scripts_for_yes() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
     run_in(&world, &course, &["module-t", "step-1"]);
     run_in(&world, &course, &["module-t", "step-2"]);
@@ -691,7 +696,7 @@ fn reset_forgets_one_step_and_asks_scripts_for_yes() {
 fn reset_on_a_terminal_asks_and_forgets_only_on_yes() {
     use expectrl::Expect;
 
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
     run_in(&world, &course, &["module-t", "step-1"]);
     let file = progress_of(world.home(), &world.lab.work_dir());
@@ -734,7 +739,7 @@ fn reset_on_a_terminal_asks_and_forgets_only_on_yes() {
 
 #[test]
 fn next_never_resumes_at_a_step_a_later_passing_step_replaced() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     // Step 1 declares step 2 replaces what it looks at, and fails now; step 2 passes.
     let transient = format!(
         "format: labcheck/v1\ntitle: \"Test step-1\"\nreplaced_by: [step-2]\nchecks:\n{PUSHED_WITH_LEVELS}"
@@ -782,7 +787,7 @@ fn next_never_resumes_at_a_step_a_later_passing_step_replaced() {
 
 #[test]
 fn an_older_single_progress_file_becomes_the_own_work_dir_s() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
     let legacy = progress_file(world.home());
     std::fs::create_dir_all(legacy.parent().expect("state dir")).expect("state dir");

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::{CoursePoint, LabWorld};
+use labcheck::lab::world::LabWorld;
 use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::{Changes, Snapshot, WithLogs};
 use serde_json::{Value, json};
@@ -283,7 +283,8 @@ async fn kubectl_logs_follow_prints_the_lines_as_they_come_and_exits_when_the_co
 /// A learner's work repos at step 4, in a temp dir that is also their HOME.
 fn lab() -> (tempfile::TempDir, LabWorld, Revisions) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let world = LabWorld::at(&dir.path().join("lab"), CoursePoint::Step4).expect("the lab");
+    let world =
+        labcheck::lab::cache::at(&dir.path().join("lab"), "module-10", "step-4").expect("the lab");
     let revs = Revisions::of_world(&world).expect("revisions");
     (dir, world, revs)
 }
@@ -296,7 +297,7 @@ async fn waiting_follows_the_migration_log_and_never_reads_it_again_after_the_po
     let timeline = cluster::then(
         cluster::state("step-4-sync-running", &revs).expect("a fixture state"),
         Duration::from_secs(2),
-        cluster::solved(CoursePoint::Step4, &revs).expect("a fixture state"),
+        cluster::solved("step-4", &revs).expect("a fixture state"),
     );
     let server = crate::harness::serve(timeline, ServeOptions::default()).await;
     let kubeconfig: PathBuf = kubeconfig_at(&dir.path().join("kubeconfig"), &server.url(), "lab");

@@ -17,6 +17,7 @@ mod hints;
 mod history;
 mod kubectl;
 mod lab_chart;
+mod lab_world;
 mod layers;
 mod learner;
 mod log_follow;

@@ -1,7 +1,5 @@
 //! Module 10's real check files against lab worlds: what a learner did → what labcheck says.
 
-use labcheck::lab::world::CoursePoint;
-
 use crate::harness::{World, labcheck};
 
 /// Run a module 10 step from the built-in course in `world`, JSON out, no waiting.
@@ -31,7 +29,7 @@ fn statuses_of_kinds(run: &crate::harness::Run, kinds: &[&str]) -> Vec<(String, 
 
 #[test]
 fn step_1_done_passes_every_repo_and_file_check() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let run = step(&world, "step-1", &[]);
     let kinds = ["git", "yaml_value", "files", "diff"];
     let repo_checks = statuses_of_kinds(&run, &kinds);
@@ -135,7 +133,7 @@ fn step_1_with_a_slip_in_the_lua_block_shows_the_slip_once_and_never_says_add_th
 
 #[test]
 fn step_1_before_anything_was_done_fails_with_the_block_to_add() {
-    let world = World::at(CoursePoint::Fresh);
+    let world = World::at("fresh");
     let run = step(&world, "step-1", &[]);
     let added = run.check("health-check-added");
     assert_eq!(added["status"], "fail", "{}", run.stdout);
@@ -152,7 +150,7 @@ fn step_1_before_anything_was_done_fails_with_the_block_to_add() {
 
 #[test]
 fn step_2_values_not_edited_yet_fail_with_the_key_to_add() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     let run = step(&world, "step-2", &[]);
     for id in ["migration-enabled", "smoke-test-enabled"] {
         let check = run.check(id);
@@ -169,7 +167,7 @@ fn step_2_values_not_edited_yet_fail_with_the_key_to_add() {
 
 #[test]
 fn step_4_and_5_repo_checks_follow_the_release_and_its_revert() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let run = step(&world, "step-4", &[]);
     for id in ["tag-670", "migration-fails", "release-pushed"] {
         assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
@@ -177,10 +175,7 @@ fn step_4_and_5_repo_checks_follow_the_release_and_its_revert() {
     let before_revert = step(&world, "step-5", &[]);
     assert_eq!(before_revert.check("head-is-revert")["status"], "fail");
 
-    world
-        .lab
-        .do_step(CoursePoint::Step5)
-        .expect("revert and push");
+    world.lab.do_step("step-5").expect("revert and push");
     let run = step(&world, "step-5", &[]);
     for id in [
         "head-is-revert",
@@ -194,7 +189,7 @@ fn step_4_and_5_repo_checks_follow_the_release_and_its_revert() {
 
 #[test]
 fn break_it_stages_follow_the_break_and_the_fix() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let run = step(&world, "break-it/break", &[]);
     for id in ["smoke-path-503", "break-pushed"] {
         assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
@@ -206,10 +201,7 @@ fn break_it_stages_follow_the_break_and_the_fix() {
     assert_eq!(first["status"], "fail", "{first:#}");
     assert_eq!(first["cause"], "break-not-undone", "{first:#}");
 
-    world
-        .lab
-        .do_step(CoursePoint::BreakItFixed)
-        .expect("revert");
+    world.lab.do_step("break-it/fix").expect("revert");
     let run = step(&world, "break-it/fix", &[]);
     for id in [
         "head-is-revert",
@@ -223,7 +215,7 @@ fn break_it_stages_follow_the_break_and_the_fix() {
 
 #[test]
 fn a_missing_work_repo_is_could_not_check_with_how_to_get_it() {
-    let world = World::at(CoursePoint::Step1);
+    let world = World::at("step-1");
     std::fs::remove_dir_all(world.lab.work_dir().join("argocd-gitops")).expect("remove");
     let run = step(&world, "step-1", &[]);
     let diff = run.check("same-as-reference");
@@ -240,7 +232,7 @@ fn a_missing_work_repo_is_could_not_check_with_how_to_get_it() {
 #[test]
 fn the_fix_stage_does_not_pass_for_a_learner_who_never_did_the_break() {
     // Step 5 done: HEAD is a revert (of the broken release), but the smoke test was never broken.
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let run = step(&world, "break-it/fix", &[]);
     let revert = run.check("head-is-revert");
     assert_eq!(revert["status"], "fail", "{}", run.stdout);

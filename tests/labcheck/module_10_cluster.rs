@@ -3,24 +3,15 @@
 //! broken states learners meet, with the check and hint that name the cause.
 
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::CoursePoint;
 use labcheck::serve::{self, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::json;
 
 use crate::harness::{Run, World, labcheck};
 
-/// The step (or stage) a course point completes.
-fn step_of(point: CoursePoint) -> &'static str {
-    match point {
-        CoursePoint::Fresh | CoursePoint::Step1 => "step-1",
-        CoursePoint::Step2 => "step-2",
-        CoursePoint::Step3 => "step-3",
-        CoursePoint::Step4 => "step-4",
-        CoursePoint::Step5 => "step-5",
-        CoursePoint::BreakIt => "break-it/break",
-        CoursePoint::BreakItFixed => "break-it/fix",
-    }
+/// The step (or stage) a course point completes; the fresh lab is checked as step 1.
+fn step_of(point: &str) -> &str {
+    if point == "fresh" { "step-1" } else { point }
 }
 
 pub(crate) fn revisions(world: &World) -> Revisions {
@@ -63,13 +54,13 @@ pub(crate) fn status(run: &Run, id: &str) -> String {
 #[test]
 fn every_step_and_stage_passes_on_its_solved_state() {
     for point in [
-        CoursePoint::Step1,
-        CoursePoint::Step2,
-        CoursePoint::Step3,
-        CoursePoint::Step4,
-        CoursePoint::Step5,
-        CoursePoint::BreakIt,
-        CoursePoint::BreakItFixed,
+        "step-1",
+        "step-2",
+        "step-3",
+        "step-4",
+        "step-5",
+        "break-it/break",
+        "break-it/fix",
     ] {
         let world = World::at(point);
         let snapshot = cluster::solved(point, &revisions(&world)).expect("a fixture state");
@@ -87,10 +78,10 @@ fn every_step_and_stage_passes_on_its_solved_state() {
 
 #[test]
 fn pushed_but_argo_cd_has_not_seen_it_fails_step_2_with_a_hint_to_refresh() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let run = check_with(
         &world,
-        &cluster::not_seen_yet(CoursePoint::Step2, &revisions(&world)).expect("a fixture state"),
+        &cluster::state("step-2-not-seen-yet", &revisions(&world)).expect("a fixture state"),
         "step-2",
     );
     assert_eq!(status(&run, "config-pushed"), "pass");
@@ -106,7 +97,7 @@ fn pushed_but_argo_cd_has_not_seen_it_fails_step_2_with_a_hint_to_refresh() {
 
 #[test]
 fn synced_but_no_sync_ran_the_hooks_fails_step_2_with_a_hint_to_sync() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let run = check_with(
         &world,
         &cluster::state("step-2-hooks-never-synced", &revisions(&world)).expect("a fixture state"),
@@ -125,7 +116,7 @@ fn synced_but_no_sync_ran_the_hooks_fails_step_2_with_a_hint_to_sync() {
 
 #[test]
 fn a_sync_still_running_fails_step_4_as_in_progress_with_a_hint_to_wait() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let run = check_with(
         &world,
         &cluster::state("step-4-sync-running", &revisions(&world)).expect("a fixture state"),
@@ -141,7 +132,7 @@ fn a_sync_still_running_fails_step_4_as_in_progress_with_a_hint_to_wait() {
 #[test]
 fn jobs_left_by_step_2s_sync_neither_pass_nor_fail_step_4_on_their_own() {
     // Argo CD saw the push but the sync has not started: the Jobs in the cluster are step 2's.
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let run = check_with(
         &world,
         &cluster::state("step-4-seen-not-synced", &revisions(&world)).expect("a fixture state"),
@@ -162,9 +153,8 @@ fn jobs_left_by_step_2s_sync_neither_pass_nor_fail_step_4_on_their_own() {
 
 #[test]
 fn the_presync_failure_is_found_in_the_hook_entry_not_in_the_generic_message() {
-    let world = World::at(CoursePoint::Step4);
-    let snapshot =
-        cluster::solved(CoursePoint::Step4, &revisions(&world)).expect("a fixture state");
+    let world = World::at("step-4");
+    let snapshot = cluster::solved("step-4", &revisions(&world)).expect("a fixture state");
     let yaml = snapshot.to_yaml().expect("yaml");
     assert!(yaml.contains("one or more synchronization tasks completed unsuccessfully"));
     let run = check_with(&world, &snapshot, "step-4");
@@ -178,11 +168,11 @@ fn the_presync_failure_is_found_in_the_hook_entry_not_in_the_generic_message() {
 
 #[test]
 fn a_postsync_failure_while_healthy_passes_the_break_stage_but_not_without_syncfail() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let revs = revisions(&world);
     let broke = check_with(
         &world,
-        &cluster::solved(CoursePoint::BreakIt, &revs).expect("a fixture state"),
+        &cluster::solved("break-it/break", &revs).expect("a fixture state"),
         "break-it/break",
     );
     assert_eq!(broke.json()["status"], "pass", "{}", broke.stdout);
@@ -203,10 +193,10 @@ fn a_postsync_failure_while_healthy_passes_the_break_stage_but_not_without_syncf
 
 #[test]
 fn the_fix_stage_fails_while_argo_cd_still_shows_the_broken_sync() {
-    let world = World::at(CoursePoint::BreakItFixed);
+    let world = World::at("break-it/fix");
     let run = check_with(
         &world,
-        &cluster::not_seen_yet(CoursePoint::BreakItFixed, &revisions(&world))
+        &cluster::state("break-it-fixed-not-seen-yet", &revisions(&world))
             .expect("a fixture state"),
         "break-it/fix",
     );
@@ -222,10 +212,10 @@ fn the_fix_stage_fails_while_argo_cd_still_shows_the_broken_sync() {
 
 #[test]
 fn without_argo_cd_the_cluster_checks_could_not_check_and_exit_3() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let run = check_with(
         &world,
-        &cluster::argo_cd_missing().expect("a fixture state"),
+        &cluster::argo_cd_missing("module-10").expect("a fixture state"),
         "step-2",
     );
     let app = run.check("app-synced");
@@ -238,7 +228,7 @@ fn without_argo_cd_the_cluster_checks_could_not_check_and_exit_3() {
 
 #[test]
 fn an_unreachable_cluster_is_could_not_check_within_seconds() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     // A port nothing listens on: bind, read the port, close.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -272,9 +262,8 @@ fn an_unreachable_cluster_is_could_not_check_within_seconds() {
 
 #[test]
 fn forbidden_names_the_verb_and_resource_and_reads_nothing_twice() {
-    let world = World::at(CoursePoint::Step4);
-    let snapshot =
-        cluster::solved(CoursePoint::Step4, &revisions(&world)).expect("a fixture state");
+    let world = World::at("step-4");
+    let snapshot = cluster::solved("step-4", &revisions(&world)).expect("a fixture state");
     let runtime = crate::harness::runtime();
     let options = ServeOptions {
         fail_with: Some(403),
@@ -339,9 +328,8 @@ fn human(world: &World, snapshot: &Snapshot, step: &str) -> String {
 
 #[test]
 fn the_human_report_of_a_passing_step_4() {
-    let world = World::at(CoursePoint::Step4);
-    let snapshot =
-        cluster::solved(CoursePoint::Step4, &revisions(&world)).expect("a fixture state");
+    let world = World::at("step-4");
+    let snapshot = cluster::solved("step-4", &revisions(&world)).expect("a fixture state");
     insta::assert_snapshot!(human(&world, &snapshot, "step-4"));
 }
 
@@ -354,9 +342,8 @@ fn the_human_report_of_step_2_committed_but_not_pushed() {
 
 #[test]
 fn after_the_whole_module_steps_whose_state_was_replaced_are_skipped_not_failed() {
-    let world = World::at(CoursePoint::BreakItFixed);
-    let snapshot =
-        cluster::solved(CoursePoint::BreakItFixed, &revisions(&world)).expect("a fixture state");
+    let world = World::at("break-it/fix");
+    let snapshot = cluster::solved("break-it/fix", &revisions(&world)).expect("a fixture state");
     let path = world.home().join("cluster.yaml");
     std::fs::write(&path, snapshot.to_yaml().expect("yaml")).expect("write");
     let path = path.display().to_string();
@@ -413,7 +400,7 @@ fn step_2s_sync_still_running_is_in_progress_never_replaced_by_step_3_reading_it
     // The learner pushed step 2 and started the sync; its PostSync smoke test is still running.
     // Step 3 only reads that sync: it builds on step 2 and replaces nothing, so step 2 is judged
     // on what is there now — in progress, a fail with exit 1, never "replaced" and exit 0.
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let snapshot =
         cluster::state("step-2-sync-running", &revisions(&world)).expect("a fixture state");
     let alone = check_with(&world, &snapshot, "step-2");
@@ -454,9 +441,12 @@ pub(crate) fn fixture(world: &World, file: &str) -> Snapshot {
     let text = labcheck::course::placeholders::substitute(&path, &text, |kind, repo| {
         use labcheck::course::placeholders::Revision;
         Ok(match (kind, repo) {
-            (_, "argocd-platform") => revs.platform.clone(),
-            (Revision::Previous, _) => revs.checkout_before.clone(),
-            _ => revs.checkout.clone(),
+            (_, "argocd-platform") => revs.pushed("argocd-platform").expect("a push").to_string(),
+            (Revision::Previous, _) => revs
+                .previous("checkout-config")
+                .expect("a previous push")
+                .to_string(),
+            _ => revs.pushed("checkout-config").expect("a push").to_string(),
         })
     })
     .expect("placeholders");
@@ -485,7 +475,7 @@ pub(crate) fn app_of(snapshot: &mut Snapshot) -> &mut serde_json::Value {
 
 #[test]
 fn a_retrying_sync_is_named_retrying_with_its_attempt_never_failed_or_done() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let run = check_with(&world, &fixture(&world, "step-4-retrying.yaml"), "step-4");
     for id in [
         "sync-failed",
@@ -515,7 +505,7 @@ fn a_retrying_sync_is_named_retrying_with_its_attempt_never_failed_or_done() {
 /// shape of the gitops-engine that deleted it (`Succeeded`/`Deleted`, later `Failed`/`Terminated`).
 #[test]
 fn a_sync_ended_by_terminate_op_or_the_timeout_is_named_so_never_a_delete_policy() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let cases = [
         (
             "Operation terminated",
@@ -566,7 +556,7 @@ fn a_sync_ended_by_terminate_op_or_the_timeout_is_named_so_never_a_delete_policy
 
 #[test]
 fn both_hooks_logs_are_read_and_missing_pods_fail_with_the_kubectl_logs_command() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     let solved = check_with(&world, &fixture(&world, "step-4-solved.yaml"), "step-4");
     assert_eq!(
         status(&solved, "migration-logged-failure"),
@@ -599,7 +589,7 @@ fn both_hooks_logs_are_read_and_missing_pods_fail_with_the_kubectl_logs_command(
 
 #[test]
 fn a_configmap_in_wave_0_fails_step_3_on_its_wave_though_the_order_holds() {
-    let world = World::at(CoursePoint::Step3);
+    let world = World::at("step-3");
     let run = check_with(
         &world,
         &fixture(&world, "step-3-configmap-wave-0.yaml"),
@@ -624,7 +614,7 @@ fn a_configmap_in_wave_0_fails_step_3_on_its_wave_though_the_order_holds() {
 
 #[test]
 fn degraded_after_a_failed_sync_names_the_crash_loop_and_does_not_say_wait_or_sync() {
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let run = check_with(&world, &fixture(&world, "step-5-degraded.yaml"), "step-5");
     assert_eq!(status(&run, "synced-healthy"), "fail", "{}", run.stdout);
     assert_eq!(cause(&run, "synced-healthy"), "pod-stuck:CrashLoopBackOff");
@@ -653,7 +643,7 @@ fn says_change_git_not_wait_or_sync(run: &Run) {
 /// check stays "not seen yet", still in progress, and never tells them to change git again.
 #[test]
 fn degraded_on_an_older_revision_after_the_learner_pushed_the_fix_says_refresh_not_change_git() {
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let snapshot = fixture(&world, "step-5-degraded.yaml");
     let repo = world.lab.repo("checkout-config").expect("checkout-config");
     let values = world.lab.work_dir().join("checkout-config/helm/dev.yaml");
@@ -676,7 +666,7 @@ fn degraded_on_an_older_revision_after_the_learner_pushed_the_fix_says_refresh_n
 /// it and never says wait or sync.
 #[test]
 fn degraded_by_a_rollout_past_its_deadline_names_the_deployment_and_does_not_say_wait_or_sync() {
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let mut snapshot = fixture(&world, "step-5-degraded.yaml");
     snapshot.objects.retain(|o| o["kind"] != "Pod");
     let deployment = snapshot
@@ -710,7 +700,7 @@ fn degraded_by_a_rollout_past_its_deadline_names_the_deployment_and_does_not_say
 
 #[test]
 fn the_syncfail_job_of_an_earlier_failure_never_passes_the_break_stage() {
-    let world = World::at(CoursePoint::BreakIt);
+    let world = World::at("break-it/break");
     let run = check_with(
         &world,
         &fixture(&world, "break-it-syncfail-never-ran.yaml"),
@@ -783,12 +773,16 @@ fn multi_source(world: &World, values_first: bool, values_rev: &str) -> Snapshot
 
 #[test]
 fn a_multi_source_app_passes_step_5_in_either_source_order_and_fails_at_an_older_values_commit() {
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let revs = revisions(&world);
     for values_first in [false, true] {
         let run = check_with(
             &world,
-            &multi_source(&world, values_first, &revs.checkout),
+            &multi_source(
+                &world,
+                values_first,
+                revs.pushed("checkout-config").expect("a push"),
+            ),
             "step-5",
         );
         for id in ["synced-healthy", "sync-succeeded"] {
@@ -801,19 +795,26 @@ fn a_multi_source_app_passes_step_5_in_either_source_order_and_fails_at_an_older
         }
         let behind = check_with(
             &world,
-            &multi_source(&world, values_first, &revs.checkout_before),
+            &multi_source(
+                &world,
+                values_first,
+                revs.previous("checkout-config").expect("a previous push"),
+            ),
             "step-5",
         );
         assert_eq!(status(&behind, "synced-healthy"), "fail");
         assert_eq!(cause(&behind, "synced-healthy"), "not-seen-yet");
         let summary = field(&behind, "synced-healthy", "summary");
-        assert!(summary.contains(&revs.checkout_before[..7]), "{summary}");
+        assert!(
+            summary.contains(&revs.previous("checkout-config").expect("a previous push")[..7]),
+            "{summary}"
+        );
     }
 }
 
 #[test]
 fn an_app_in_another_namespace_is_named_where_it_is() {
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let mut snapshot = fixture(&world, "step-5-solved.yaml");
     app_of(&mut snapshot)["metadata"]["namespace"] = serde_json::json!("team-checkout");
     let run = check_with(&world, &snapshot, "step-5");
@@ -831,7 +832,7 @@ fn an_app_in_another_namespace_is_named_where_it_is() {
 
 #[test]
 fn pushed_to_a_feature_branch_names_the_branch_argo_cd_follows() {
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let snapshot = fixture(&world, "step-5-solved.yaml");
     let repo = world.repo("checkout-config");
     for args in [
@@ -870,8 +871,8 @@ fn with_sidecar_first(snapshot: &mut Snapshot, sidecar: serde_json::Value, app: 
 
 #[test]
 fn a_sidecar_added_first_never_stands_in_for_the_app_s_container() {
-    let world = World::at(CoursePoint::Step4);
-    let solved = cluster::solved(CoursePoint::Step4, &revisions(&world)).expect("a fixture state");
+    let world = World::at("step-4");
+    let solved = cluster::solved("step-4", &revisions(&world)).expect("a fixture state");
     let proxy =
         serde_json::json!({"name": "istio-proxy", "image": "docker.io/istio/proxyv2:1.24.0"});
     // A mesh injected its proxy first: the app still runs 6.7.1, and step 4 still passes.

@@ -2,18 +2,12 @@
 //! once the learner did it, fails before with the rule's fix as the hint, and the cluster step is
 //! could-not-check without a cluster.
 
-use labcheck::lab::module_11::Point;
-
 use crate::plan::shop;
 
 #[test]
 fn every_file_step_passes_once_the_learner_did_it() {
-    for (point, step) in [
-        (Point::Step1, "step-1"),
-        (Point::Step2, "step-2"),
-        (Point::Step3, "step-3"),
-        (Point::Step4, "step-4"),
-    ] {
+    for step in ["step-1", "step-2", "step-3", "step-4"] {
+        let point = step;
         let s = shop(point);
         let run = s.run(&["module-11", step, "--format", "json"]);
         assert_eq!(run.code, 0, "{step} at {point}: {}", run.stdout);
@@ -22,7 +16,7 @@ fn every_file_step_passes_once_the_learner_did_it() {
 
 #[test]
 fn the_unsafe_migration_hook_fails_step_1_with_the_first_fix() {
-    let s = shop(Point::Fresh);
+    let s = shop("fresh");
     let run = s.run(&["module-11", "step-1", "--format", "json"]);
     assert_eq!(run.code, 1);
     let check = run.check("migration-job-safe");
@@ -44,7 +38,7 @@ fn the_unsafe_migration_hook_fails_step_1_with_the_first_fix() {
 
 #[test]
 fn config_left_in_the_sync_phase_fails_step_2_naming_create_container_config_error() {
-    let s = shop(Point::Step1);
+    let s = shop("step-1");
     let run = s.run(&["module-11", "step-2", "--format", "json"]);
     assert_eq!(run.code, 1);
     let check = run.check("config-before-migration");
@@ -69,12 +63,16 @@ fn config_left_in_the_sync_phase_fails_step_2_naming_create_container_config_err
 
 #[test]
 fn workers_left_in_the_web_wave_fail_step_3_with_the_wave_to_set() {
-    let s = shop(Point::Step3);
+    let s = shop("step-3");
     s.world
-        .repo()
+        .repo(crate::plan::REPO)
+        .expect("shop-config")
         .write(
             "manifests/workers.yaml",
-            &labcheck::lab::module_11::content::workers(false),
+            &crate::plan::shop("fresh")
+                .world
+                .file(crate::plan::REPO, "manifests/workers.yaml")
+                .expect("workers.yaml"),
         )
         .expect("edit");
     let run = s.run(&["module-11", "step-3", "--format", "json"]);
@@ -97,7 +95,7 @@ fn workers_left_in_the_web_wave_fail_step_3_with_the_wave_to_set() {
 
 #[test]
 fn a_missing_manifests_folder_fails_and_a_missing_repo_cannot_be_checked() {
-    let s = shop(Point::Step4);
+    let s = shop("step-4");
     std::fs::remove_dir_all(s.world.work_dir().join("shop-config/argocd")).expect("rm");
     let run = s.run(&["module-11", "step-4", "--format", "json"]);
     assert_eq!(run.check("no-retry")["status"], "fail");
@@ -114,7 +112,7 @@ fn a_missing_manifests_folder_fails_and_a_missing_repo_cannot_be_checked() {
 
 #[test]
 fn the_sync_step_without_a_cluster_is_could_not_check_never_a_pass() {
-    let s = shop(Point::Step4);
+    let s = shop("step-4");
     let run = s.run(&["module-11", "step-5", "--format", "json", "--no-wait"]);
     assert_eq!(run.code, 3, "{}", run.stdout);
     for check in run.json()["checks"].as_array().expect("checks") {

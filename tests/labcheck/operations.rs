@@ -7,7 +7,6 @@
 //! (`gitops-engine/pkg/sync/sync_context.go:1770-1776`).
 
 use labcheck::lab::cluster;
-use labcheck::lab::world::CoursePoint;
 use labcheck::snapshot::Snapshot;
 use serde_json::{Value, json};
 
@@ -56,7 +55,7 @@ fn plain_entries() -> Vec<Value> {
 /// `request` (merged over `{revision}`) ending in `phase` with `resources`, and `history` as given.
 fn state_with(
     world: &World,
-    point: CoursePoint,
+    point: &str,
     request: Value,
     resources: Vec<Value>,
     history: Option<Value>,
@@ -64,7 +63,7 @@ fn state_with(
     let revs = revisions(world);
     let mut snapshot = cluster::solved(point, &revs).expect("a fixture state");
     let app = app_of(&mut snapshot);
-    let mut sync = json!({"revision": revs.checkout});
+    let mut sync = json!({"revision": revs.pushed("checkout-config").expect("a push")});
     if let (Some(sync), Some(extra)) = (sync.as_object_mut(), request.as_object()) {
         for (k, v) in extra {
             sync.insert(k.clone(), v.clone());
@@ -74,7 +73,7 @@ fn state_with(
         "phase": "Succeeded", "message": "successfully synced (all tasks run)",
         "startedAt": "2026-05-02T11:00:00Z", "finishedAt": "2026-05-02T11:00:05Z",
         "operation": {"initiatedBy": {"username": "admin"}, "retry": {}, "sync": sync},
-        "syncResult": {"revision": revs.checkout, "resources": resources}});
+        "syncResult": {"revision": revs.pushed("checkout-config").expect("a push"), "resources": resources}});
     if let Some(history) = history {
         app["status"]["history"] = history;
     }
@@ -84,7 +83,7 @@ fn state_with(
 /// The solved history with only the entry of the revision before the push: no sync of the push
 /// has succeeded.
 fn history_without_the_push(world: &World) -> Value {
-    json!([{"id": 1, "revision": revisions(world).checkout_before, "initiatedBy": {"username": "admin"},
+    json!([{"id": 1, "revision": revisions(world).previous("checkout-config").expect("a previous push"), "initiatedBy": {"username": "admin"},
             "deployStartedAt": "2026-05-02T09:30:00Z", "deployedAt": "2026-05-02T09:30:40Z"}])
 }
 
@@ -94,12 +93,12 @@ fn exit_and_json(run: &Run) -> (i32, String) {
 
 #[test]
 fn after_an_apply_strategy_sync_step_3_fails_saying_no_hooks_ran_not_cannot_tell() {
-    let world = World::at(CoursePoint::Step3);
+    let world = World::at("step-3");
     // `argocd app sync checkout-dev --strategy apply` after the full sync of the push: it wrote
     // history too (controller/sync.go:483), the solved history keeps the full sync.
     let snapshot = state_with(
         &world,
-        CoursePoint::Step3,
+        "step-3",
         json!({"syncStrategy": {"apply": {}}}),
         plain_entries(),
         None,
@@ -121,16 +120,10 @@ fn after_an_apply_strategy_sync_step_3_fails_saying_no_hooks_ran_not_cannot_tell
 
 #[test]
 fn after_an_apply_strategy_sync_step_2s_jobs_count_when_the_sync_of_the_push_made_them() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let apply = json!({"syncStrategy": {"apply": {}}});
     // The solved history has the full sync of the push that created the Jobs: they count.
-    let kept = state_with(
-        &world,
-        CoursePoint::Step2,
-        apply.clone(),
-        plain_entries(),
-        None,
-    );
+    let kept = state_with(&world, "step-2", apply.clone(), plain_entries(), None);
     let run = check_with(&world, &kept, "step-2");
     for id in [
         "sync-ran",
@@ -141,12 +134,12 @@ fn after_an_apply_strategy_sync_step_2s_jobs_count_when_the_sync_of_the_push_mad
     }
     // Neighbour: the sync that made the Jobs (10:00:00) was of the revision before the push, so
     // they are not of a sync of the push.
-    let before = json!([{"id": 2, "revision": revisions(&world).checkout_before,
+    let before = json!([{"id": 2, "revision": revisions(&world).previous("checkout-config").expect("a previous push"),
         "initiatedBy": {"username": "admin"},
         "deployStartedAt": "2026-05-02T10:00:00Z", "deployedAt": "2026-05-02T10:00:40Z"}]);
     let old = state_with(
         &world,
-        CoursePoint::Step2,
+        "step-2",
         apply.clone(),
         plain_entries(),
         Some(before),
@@ -173,7 +166,7 @@ fn after_an_apply_strategy_sync_step_2s_jobs_count_when_the_sync_of_the_push_mad
     // earlier sync's, never "could not check".
     let unknown = state_with(
         &world,
-        CoursePoint::Step2,
+        "step-2",
         apply,
         plain_entries(),
         Some(history_without_the_push(&world)),
@@ -230,10 +223,10 @@ fn dry_run_entries() -> Vec<Value> {
 
 #[test]
 fn a_dry_run_of_the_push_passes_nothing_in_step_2_or_3() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let snapshot = state_with(
         &world,
-        CoursePoint::Step2,
+        "step-2",
         json!({"dryRun": true}),
         dry_run_entries(),
         Some(history_without_the_push(&world)),
@@ -245,10 +238,10 @@ fn a_dry_run_of_the_push_passes_nothing_in_step_2_or_3() {
     for id in ["migrate-job-complete", "smoke-test-job-complete"] {
         assert_ne!(status(&run, id), "pass", "{id}: {}", run.stdout);
     }
-    let world = World::at(CoursePoint::Step3);
+    let world = World::at("step-3");
     let snapshot = state_with(
         &world,
-        CoursePoint::Step3,
+        "step-3",
         json!({"dryRun": true}),
         dry_run_entries(),
         Some(history_without_the_push(&world)),
@@ -260,11 +253,11 @@ fn a_dry_run_of_the_push_passes_nothing_in_step_2_or_3() {
 
 #[test]
 fn a_dry_run_after_the_real_sync_keeps_its_success_and_its_jobs_but_not_its_order() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     // The solved history holds the real sync of the push (10:00:00), which made the Jobs.
     let snapshot = state_with(
         &world,
-        CoursePoint::Step2,
+        "step-2",
         json!({"dryRun": true}),
         dry_run_entries(),
         None,
@@ -282,10 +275,10 @@ fn a_dry_run_after_the_real_sync_keeps_its_success_and_its_jobs_but_not_its_orde
         "{}",
         run.stdout
     );
-    let world = World::at(CoursePoint::Step3);
+    let world = World::at("step-3");
     let snapshot = state_with(
         &world,
-        CoursePoint::Step3,
+        "step-3",
         json!({"dryRun": true}),
         dry_run_entries(),
         None,
@@ -298,26 +291,20 @@ fn a_dry_run_after_the_real_sync_keeps_its_success_and_its_jobs_but_not_its_orde
 #[test]
 fn a_self_heal_after_the_sync_of_the_push_could_not_check_the_order_but_a_sync_of_one_resource_fails()
  {
-    let world = World::at(CoursePoint::Step3);
+    let world = World::at("step-3");
     let heal = json!({"autoHealAttemptsCount": 1,
         "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]});
-    let healed = state_with(
-        &world,
-        CoursePoint::Step3,
-        heal,
-        plain_entries()[1..].to_vec(),
-        None,
-    );
+    let healed = state_with(&world, "step-3", heal, plain_entries()[1..].to_vec(), None);
     let run = check_with(&world, &healed, "step-3");
     assert_eq!(status(&run, "last-sync-order"), "error", "{}", run.stdout);
     assert_eq!(cause(&run, "last-sync-order"), "selective-sync");
     assert!(field(&run, "last-sync-order", "summary").contains("a self-heal"));
     // Neighbour: the learner synced one resource by hand, and no sync of the push ever succeeded.
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let one = json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]});
     let by_hand = state_with(
         &world,
-        CoursePoint::Step2,
+        "step-2",
         one,
         plain_entries()[1..].to_vec(),
         Some(history_without_the_push(&world)),
@@ -330,9 +317,9 @@ fn a_self_heal_after_the_sync_of_the_push_could_not_check_the_order_but_a_sync_o
 
 #[test]
 fn a_sync_of_local_files_passes_nothing() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let local = json!({"manifests": ["apiVersion: v1\nkind: ConfigMap\nmetadata: {name: checkout-config}\n"]});
-    let snapshot = state_with(&world, CoursePoint::Step2, local, plain_entries(), None);
+    let snapshot = state_with(&world, "step-2", local, plain_entries(), None);
     let run = check_with(&world, &snapshot, "step-2");
     assert_eq!(status(&run, "sync-ran"), "fail", "{}", run.stdout);
     assert_eq!(cause(&run, "sync-ran"), "local-sync");
@@ -341,19 +328,19 @@ fn a_sync_of_local_files_passes_nothing() {
 #[test]
 fn step_5_synced_and_healthy_at_the_revert_passes_while_the_broken_sync_retries_and_the_sync_check_names_it()
  {
-    let world = World::at(CoursePoint::Step5);
+    let world = World::at("step-5");
     let revs = revisions(&world);
-    let mut snapshot = cluster::solved(CoursePoint::Step5, &revs).expect("a fixture state");
+    let mut snapshot = cluster::solved("step-5", &revs).expect("a fixture state");
     let app = app_of(&mut snapshot);
     // The sync of the broken release between attempts (facts-2 §3.2); the revert's manifests equal
     // what runs, as the broken sync stopped in PreSync (hooks are not compared).
     app["operation"] = json!({"initiatedBy": {"automated": true}, "retry": {"limit": 5},
-                             "sync": {"revision": revs.checkout_before}});
+                             "sync": {"revision": revs.previous("checkout-config").expect("a previous push")}});
     app["status"]["operationState"] = json!({
         "phase": "Running", "retryCount": 2, "startedAt": "2026-05-02T10:20:00Z", "finishedAt": "2026-05-02T10:21:10Z",
         "message": "one or more synchronization tasks completed unsuccessfully. Retrying attempt #2 at 10:21AM.",
-        "operation": {"initiatedBy": {"automated": true}, "retry": {"limit": 5}, "sync": {"revision": revs.checkout_before}},
-        "syncResult": {"revision": revs.checkout_before, "resources": [
+        "operation": {"initiatedBy": {"automated": true}, "retry": {"limit": 5}, "sync": {"revision": revs.previous("checkout-config").expect("a previous push")}},
+        "syncResult": {"revision": revs.previous("checkout-config").expect("a previous push"), "resources": [
             entry("Job", "checkout-migrate", "PreSync", true, "Failed", "Job has reached the specified backoff limit")]}});
     let run = check_with(&world, &snapshot, "step-5");
     assert_eq!(status(&run, "synced-healthy"), "pass", "{}", run.stdout);
@@ -361,7 +348,8 @@ fn step_5_synced_and_healthy_at_the_revert_passes_while_the_broken_sync_retries_
     assert_eq!(cause(&run, "sync-succeeded"), "retrying-other-revision");
     let summary = field(&run, "sync-succeeded", "summary");
     assert!(
-        summary.contains(&revs.checkout_before[..7]) && summary.contains("retry 2 of 5"),
+        summary.contains(&revs.previous("checkout-config").expect("a previous push")[..7])
+            && summary.contains("retry 2 of 5"),
         "{summary}"
     );
     let hint = hint(&run, "sync-succeeded");

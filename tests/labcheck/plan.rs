@@ -1,20 +1,24 @@
 //! `labcheck plan` on the real binary: module 11's shop-config as the team left it and as the
 //! learner fixes it, rendered Helm output on stdin, broken manifests.
 
-use labcheck::lab::module_11::{Point, REPO, ShopWorld};
+use labcheck::lab::world::LabWorld;
 use serde_json::Value;
 
 use crate::harness::{Labcheck, Run, labcheck};
 
+/// Module 11's work repo.
+pub const REPO: &str = "shop-config";
+
 pub struct Shop {
     _dir: tempfile::TempDir,
-    pub world: ShopWorld,
+    pub world: LabWorld,
 }
 
-/// Module 11's world at `point`, in a temp dir that doubles as HOME.
-pub fn shop(point: Point) -> Shop {
+/// Module 11's world with every step up to `point` done, in a temp dir that doubles as HOME.
+pub fn shop(point: &str) -> Shop {
     let dir = tempfile::tempdir().expect("a temp dir");
-    let world = ShopWorld::at(dir.path(), point).expect("the shop world builds");
+    let world = labcheck::lab::cache::at(dir.path(), "module-11", point)
+        .unwrap_or_else(|e| panic!("module 11 at {point} builds: {e}"));
     Shop { _dir: dir, world }
 }
 
@@ -75,7 +79,7 @@ fn steps(json: &Value) -> Vec<String> {
 
 #[test]
 fn the_fixed_shop_is_planned_in_argo_cds_order_with_waits_between_waves() {
-    let s = shop(Point::Step4);
+    let s = shop("step-4");
     let run = s.run(&["plan", &s.dir("manifests")]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     insta::assert_snapshot!(s.stable(&run.stdout));
@@ -143,7 +147,7 @@ fn a_presync_job_a_wave_minus_one_configmap_two_deployment_waves_and_a_postsync_
 
 #[test]
 fn rules_on_the_shop_as_the_team_left_it_exit_1_and_name_each_pitfall() {
-    let s = shop(Point::Fresh);
+    let s = shop("fresh");
     let run = s.run(&[
         "plan",
         "--rules",
@@ -193,7 +197,7 @@ fn rules_on_the_shop_as_the_team_left_it_exit_1_and_name_each_pitfall() {
 
 #[test]
 fn rules_on_the_fixed_shop_find_nothing_and_exit_0() {
-    let s = shop(Point::Step4);
+    let s = shop("step-4");
     let run = s.run(&["plan", "--rules", &s.dir("manifests"), &s.dir("argocd")]);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(
@@ -205,7 +209,7 @@ fn rules_on_the_fixed_shop_find_nothing_and_exit_0() {
 
 #[test]
 fn without_rules_the_plan_of_the_bad_shop_still_exits_0() {
-    let s = shop(Point::Fresh);
+    let s = shop("fresh");
     let run = s.run(&["plan", &s.dir("manifests")]);
     assert_eq!(run.code, 0);
     assert!(!run.stdout.contains("Rules:"));
@@ -235,9 +239,10 @@ fn rendered_helm_output_on_stdin_translates_helm_hooks() {
 
 #[test]
 fn a_broken_manifest_exits_2_naming_file_and_line() {
-    let s = shop(Point::Step4);
+    let s = shop("step-4");
     s.world
-        .repo()
+        .repo(crate::plan::REPO)
+        .expect("shop-config")
         .write("manifests/web.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: shop-web\n  annotations:\n    argocd.argoproj.io/sync-wave: 0\n")
         .expect("edit");
     let run = s.run(&["plan", &s.dir("manifests")]);
@@ -257,7 +262,7 @@ fn a_broken_manifest_exits_2_naming_file_and_line() {
 
 #[test]
 fn pruned_objects_go_highest_wave_first() {
-    let s = shop(Point::Step4);
+    let s = shop("step-4");
     let live = tempfile::tempdir().expect("a temp dir");
     std::fs::write(
         live.path().join("old.yaml"),

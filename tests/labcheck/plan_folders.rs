@@ -496,12 +496,11 @@ fn an_app_of_apps_is_followed_to_its_childrens_folders_in_this_repo() {
 
 #[test]
 fn the_courses_own_plan_calls_give_argo_cds_order_with_the_application_applied() {
-    use labcheck::lab::module_11::Point;
-    let s = crate::plan::shop(Point::Step4);
+    let s = crate::plan::shop("step-4");
     let dir = |sub: &str| {
         s.world
             .work_dir()
-            .join(labcheck::lab::module_11::REPO)
+            .join(crate::plan::REPO)
             .join(sub)
             .display()
             .to_string()

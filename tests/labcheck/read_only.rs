@@ -4,11 +4,14 @@
 //! byte under HOME, the remotes included) must be the same after the runs as before.
 
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::CoursePoint;
 use labcheck::serve::ServeOptions;
 use labcheck::snapshot::Snapshot;
 
-use crate::harness::{World, files_with_bytes, kubeconfig_at, labcheck, runtime, serve_on};
+use labcheck::lab::fixtures;
+
+use crate::harness::{
+    MODULE, World, files_with_bytes, kubeconfig_at, labcheck, points, runtime, serve_on,
+};
 
 /// Every step and stage of module 10, one by one, then the whole module in one run.
 const RUNS: &[&[&str]] = &[
@@ -22,19 +25,29 @@ const RUNS: &[&[&str]] = &[
     &["module-10"],
 ];
 
-/// The cluster states to check `point` against: every state the course's fixtures declare for
-/// it, and at the start a cluster without Argo CD.
-fn states(point: CoursePoint, revs: &Revisions) -> Vec<(String, Snapshot)> {
-    let mut states: Vec<(String, Snapshot)> = cluster::states_at(point)
-        .expect("the fixtures list their states")
-        .into_iter()
-        .map(|name| {
-            let snapshot = cluster::state(&name, revs).expect("a fixture state");
-            (name, snapshot)
-        })
-        .collect();
-    if point == CoursePoint::Fresh {
-        let missing = cluster::argo_cd_missing().expect("a fixture state");
+/// The cluster states to check `point` against: every cluster the course's fixtures declare for
+/// its step (solved and broken), and at the start the fresh lab's and a cluster without Argo CD.
+fn states(point: &str, revs: &Revisions) -> Vec<(String, Snapshot)> {
+    let declared: Vec<&labcheck::course::fixtures::State> = if point == "fresh" {
+        vec![
+            &fixtures::module(MODULE)
+                .expect("module 10's fixtures")
+                .fresh,
+        ]
+    } else {
+        let step = fixtures::step(MODULE, point).expect("the step's fixtures");
+        std::iter::once(&step.solved).chain(&step.broken).collect()
+    };
+    let mut states: Vec<(String, Snapshot)> = Vec::new();
+    for state in declared {
+        if states.iter().any(|(name, _)| *name == state.cluster_file) {
+            continue;
+        }
+        let snapshot = cluster::of_state(state, revs).expect("a fixture state");
+        states.push((state.cluster_file.clone(), snapshot));
+    }
+    if point == "fresh" {
+        let missing = cluster::argo_cd_missing("module-10").expect("a fixture state");
         states.push(("no Argo CD".to_string(), missing));
     }
     states
@@ -44,7 +57,8 @@ fn states(point: CoursePoint, revs: &Revisions) -> Vec<(String, Snapshot)> {
 fn checking_every_step_against_worlds_and_served_clusters_writes_nothing() {
     let runtime = runtime();
     let mut requests_seen = 0;
-    for point in CoursePoint::ALL {
+    for point in points() {
+        let point = point.as_str();
         let world = World::at(point);
         let revs = Revisions::of_world(&world.lab).unwrap_or_else(|e| panic!("{e}"));
         for (state, snapshot) in states(point, &revs) {

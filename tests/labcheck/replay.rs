@@ -3,10 +3,10 @@
 //! world and its cluster go away, and `labcheck MODULE STEP --bundle FILE` gives every check the
 //! status and cause the live run gave it, and the same exit code.
 
+use crate::harness::MODULE;
 use labcheck::course::fixtures::State;
 use labcheck::lab::cluster::{self as lab_cluster, Revisions};
 use labcheck::lab::fixtures;
-use labcheck::lab::world::{CoursePoint, LabWorld, MODULE};
 use labcheck::serve::ServeOptions;
 
 use crate::harness::{Labcheck, kubeconfig_at, runtime, serve_on, verdicts};
@@ -42,9 +42,9 @@ fn every_module_10_fixture_state_replays_from_its_bundle_to_the_live_verdicts() 
         std::fs::create_dir_all(&home).expect("home");
         let lab = at.join("lab");
         let world = if fresh {
-            LabWorld::at(&lab, CoursePoint::Fresh)
+            labcheck::lab::cache::at(&lab, "module-10", "fresh")
         } else {
-            LabWorld::in_state(&lab, step, name)
+            labcheck::lab::cache::in_state(&lab, MODULE, step, name)
         }
         .expect("the state's world");
         let revs = Revisions::of_world(&world).expect("revisions");
@@ -129,7 +129,7 @@ fn what_could_not_be_read_replays_as_it_was() {
         let home = at.join("home");
         std::fs::create_dir_all(&home).expect("home");
         let lab = at.join("lab");
-        let world = LabWorld::in_state(&lab, step, "solved").expect("a world");
+        let world = labcheck::lab::cache::in_state(&lab, MODULE, step, "solved").expect("a world");
         let revs = Revisions::of_world(&world).expect("revisions");
         let state = fixtures::state(MODULE, step, "solved").expect("the state");
         let snapshot = lab_cluster::of_state(state, &revs).expect("the state's cluster");

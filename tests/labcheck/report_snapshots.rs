@@ -5,9 +5,10 @@
 
 use std::path::Path;
 
+use crate::harness::MODULE;
 use labcheck::lab::cluster::{self, Revisions};
 use labcheck::lab::fixtures;
-use labcheck::lab::world::{LabWorld, MODULE};
+use labcheck::lab::world::LabWorld;
 use labcheck::snapshot::Snapshot;
 
 use crate::harness::Labcheck;
@@ -62,8 +63,8 @@ impl Learner {
     /// The repos of `state` of `step`, the cluster `snapshot` (no cluster yet).
     fn world(step: &str, state: &str) -> Learner {
         let dir = tempfile::tempdir().expect("a temp dir");
-        let world =
-            LabWorld::in_state(&dir.path().join("lab"), step, state).expect("the lab world");
+        let world = labcheck::lab::cache::in_state(&dir.path().join("lab"), MODULE, step, state)
+            .expect("the lab world");
         Learner { dir, world }
     }
 
@@ -115,6 +116,6 @@ fn step_2_committed_but_not_pushed_in_every_format() {
 #[test]
 fn step_5_on_a_cluster_without_argo_cd_could_not_be_checked_in_every_format() {
     let learner = Learner::world("step-5", "solved");
-    learner.serve(&cluster::argo_cd_missing().expect("a cluster without Argo CD"));
+    learner.serve(&cluster::argo_cd_missing("module-10").expect("a cluster without Argo CD"));
     learner.assert_reports("learner_step_5_no_argo_cd", "step-5", 3);
 }

@@ -4,8 +4,6 @@
 
 use std::time::Duration;
 
-use labcheck::lab::world::CoursePoint;
-
 use crate::ci_output::cluster_file;
 use crate::harness::{Labcheck, Run, World, files_with_bytes, labcheck, labcheck_with_env, prove};
 
@@ -28,8 +26,8 @@ fn prove_counts(report: &str) -> Option<(usize, usize)> {
 #[test]
 fn prove_reads_a_learners_tap_and_fails_exactly_the_steps_the_report_fails() {
     // Steps 1–2 done: a module run has steps that pass and steps that do not.
-    let world = World::at(CoursePoint::Step2);
-    let snapshot = cluster_file(&world, CoursePoint::Step2);
+    let world = World::at("step-2");
+    let snapshot = cluster_file(&world, "step-2");
     let base = ["module-10", "--no-wait", "--snapshot", &snapshot];
     let json = run(&world, &[&base[..], &["-o", "json"]].concat()).json();
     let statuses: Vec<String> = json["steps"]
@@ -76,8 +74,8 @@ fn prove_reads_a_learners_tap_and_fails_exactly_the_steps_the_report_fails() {
 
 #[test]
 fn prove_passes_a_step_the_learner_did() {
-    let world = World::at(CoursePoint::Step4);
-    let snapshot = cluster_file(&world, CoursePoint::Step4);
+    let world = World::at("step-4");
+    let snapshot = cluster_file(&world, "step-4");
     let tap = run(
         &world,
         &[
@@ -99,8 +97,8 @@ fn prove_passes_a_step_the_learner_did() {
 
 #[test]
 fn one_run_writes_every_report_asked_for_and_prints_the_human_report() {
-    let world = World::at(CoursePoint::Step3);
-    let snapshot = cluster_file(&world, CoursePoint::Step3);
+    let world = World::at("step-3");
+    let snapshot = cluster_file(&world, "step-3");
     let base = ["module-10", "step-4", "--no-wait", "--snapshot", &snapshot];
     let json = run(&world, &[&base[..], &["-o", "json"]].concat()).json();
     std::fs::create_dir_all(world.home().join("reports")).expect("reports folder");
@@ -158,8 +156,8 @@ fn one_run_writes_every_report_asked_for_and_prints_the_human_report() {
 
 #[test]
 fn output_still_writes_the_o_document_and_a_format_name_there_gets_did_you_mean() {
-    let world = World::at(CoursePoint::Step3);
-    let snapshot = cluster_file(&world, CoursePoint::Step3);
+    let world = World::at("step-3");
+    let snapshot = cluster_file(&world, "step-3");
     let base = ["module-10", "step-4", "--no-wait", "--snapshot", &snapshot];
     let kept = run(
         &world,
@@ -200,7 +198,7 @@ fn output_still_writes_the_o_document_and_a_format_name_there_gets_did_you_mean(
 
 #[test]
 fn commands_that_cannot_give_a_format_refuse_it_before_anything_runs() {
-    let world = World::at(CoursePoint::Step3);
+    let world = World::at("step-3");
     let cases: &[(&[&str], &str)] = &[
         (
             &["module-10", "step-4", "--watch", "-o", "json"],
@@ -288,8 +286,8 @@ fn commands_that_cannot_give_a_format_refuse_it_before_anything_runs() {
 fn quiet_shows_only_what_did_not_pass() {
     // Step 4 committed and pushed, Argo CD not synced yet: its repo checks pass, its cluster
     // checks fail.
-    let world = World::at(CoursePoint::Step4);
-    let snapshot = cluster_file(&world, CoursePoint::Step3);
+    let world = World::at("step-4");
+    let snapshot = cluster_file(&world, "step-3");
     let base = ["module-10", "step-4", "--no-wait", "--snapshot", &snapshot];
     let full = run(&world, &base);
     let quiet = run(&world, &[&base[..], &["-q"]].concat());
@@ -309,8 +307,8 @@ fn quiet_shows_only_what_did_not_pass() {
     }
     insta::assert_snapshot!("quiet_failing_step", quiet.stdout);
 
-    let done = World::at(CoursePoint::Step4);
-    let snapshot = cluster_file(&done, CoursePoint::Step4);
+    let done = World::at("step-4");
+    let snapshot = cluster_file(&done, "step-4");
     let passed = run(
         &done,
         &[
@@ -328,8 +326,8 @@ fn quiet_shows_only_what_did_not_pass() {
 
 #[test]
 fn verbose_says_what_was_read_with_timings_on_stderr() {
-    let world = World::at(CoursePoint::Step3);
-    let snapshot = cluster_file(&world, CoursePoint::Step3);
+    let world = World::at("step-3");
+    let snapshot = cluster_file(&world, "step-3");
     let base = ["module-10", "step-4", "--no-wait", "--snapshot", &snapshot];
     // JSON: a machine report leaves progress (and so hint levels) alone between the two runs.
     let plain = run(&world, &[&base[..], &["-o", "json"]].concat());
@@ -363,8 +361,8 @@ fn verbose_says_what_was_read_with_timings_on_stderr() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn request_timeout_bounds_each_request_to_a_slow_cluster() {
     // Step 4 done: only the cluster's answers decide.
-    let world = World::at(CoursePoint::Step4);
-    let snapshot = cluster_file(&world, CoursePoint::Step4);
+    let world = World::at("step-4");
+    let snapshot = cluster_file(&world, "step-4");
     let kubeconfig = world.home().join("slow-kubeconfig");
     let mut server = Labcheck::new(world.home())
         .args([
@@ -456,8 +454,8 @@ fn has_colour(text: &str) -> bool {
 fn colour_and_marks_follow_the_environment_ci_logs_and_terminals_set() {
     // Step 4 committed and pushed, Argo CD not synced yet: its repo checks pass, its cluster
     // checks fail.
-    let world = World::at(CoursePoint::Step4);
-    let snapshot = cluster_file(&world, CoursePoint::Step3);
+    let world = World::at("step-4");
+    let snapshot = cluster_file(&world, "step-3");
     let base = ["module-10", "step-4", "--no-wait", "--snapshot", &snapshot];
     let with_never = [&base[..], &["--color", "never"]].concat();
     let piped: &[(&[&str], Env, bool)] = &[
@@ -502,7 +500,7 @@ fn colour_and_marks_follow_the_environment_ci_logs_and_terminals_set() {
 
 #[test]
 fn a_misspelt_module_step_or_check_gets_did_you_mean() {
-    let world = World::at(CoursePoint::Step3);
+    let world = World::at("step-3");
     let cases: &[(&[&str], &str)] = &[
         (
             &["module10", "step-4"],

@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
+use crate::harness::MODULE;
 use labcheck::lab::cluster::{self as lab_cluster, Revisions};
 use labcheck::lab::fixtures;
-use labcheck::lab::world::{LabWorld, MODULE};
 use labcheck::serve::ServeOptions;
 use labcheck::snapshot::Snapshot;
 use serde_json::{Value, json};
@@ -114,7 +114,8 @@ fn a_snapshot_holds_the_custom_resources_a_step_reads_and_serves_them_again() {
 
     let home = root.path().join("home");
     std::fs::create_dir_all(&home).expect("home");
-    let world = LabWorld::in_state(&home, "step-4", "solved").expect("a world");
+    let world =
+        labcheck::lab::cache::in_state(&home, "module-10", "step-4", "solved").expect("a world");
     let revs = Revisions::of_world(&world).expect("revisions");
     let state = fixtures::state(MODULE, "step-4", "solved").expect("the state");
     let cluster = lab_cluster::of_state(state, &revs)

@@ -5,7 +5,6 @@
 
 use labcheck::checks::git::stray::adds_everything;
 use labcheck::lab::cluster;
-use labcheck::lab::world::CoursePoint;
 
 use crate::harness::{TestCourse, World, labcheck};
 use crate::module_10_cluster::{check_with, revisions};
@@ -50,9 +49,9 @@ fn no_hint_adds_everything(run: &crate::harness::Run) {
 
 #[test]
 fn a_done_step_4_with_a_dotenv_swap_files_and_ignored_files_passes_with_a_note() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     keep_as_a_learner(&world);
-    let snapshot = cluster::solved(CoursePoint::Step4, &revisions(&world)).expect("fixture");
+    let snapshot = cluster::solved("step-4", &revisions(&world)).expect("fixture");
     let run = check_with(&world, &snapshot, "step-4");
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(!run.stdout.contains(PASSWORD), "{}", run.stdout);
@@ -82,9 +81,9 @@ fn a_done_step_4_with_a_dotenv_swap_files_and_ignored_files_passes_with_a_note()
 
 #[test]
 fn the_human_report_of_a_done_step_4_in_a_learners_clone() {
-    let world = World::at(CoursePoint::Step4);
+    let world = World::at("step-4");
     keep_as_a_learner(&world);
-    let snapshot = cluster::solved(CoursePoint::Step4, &revisions(&world)).expect("fixture");
+    let snapshot = cluster::solved("step-4", &revisions(&world)).expect("fixture");
     let path = world.home().join("cluster.yaml");
     std::fs::write(&path, snapshot.to_yaml().expect("yaml")).expect("write snapshot");
     let run = labcheck(
@@ -105,7 +104,7 @@ fn the_human_report_of_a_done_step_4_in_a_learners_clone() {
 /// and nothing else, and the note says the `.env` stays out of git.
 #[test]
 fn step_4_edited_not_committed_beside_a_dotenv_is_told_to_add_its_file_by_name() {
-    let world = World::at(CoursePoint::Step3);
+    let world = World::at("step-3");
     keep_as_a_learner(&world);
     let values = world.lab.work_dir().join("checkout-config/helm/dev.yaml");
     let text = std::fs::read_to_string(&values).unwrap();
@@ -144,7 +143,7 @@ fn step_4_edited_not_committed_beside_a_dotenv_is_told_to_add_its_file_by_name()
 /// not committed) and the hint adds that one file.
 #[test]
 fn a_new_file_the_step_names_left_untracked_fails_clean_and_is_added_by_name() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     keep_as_a_learner(&world);
     world
         .repo("checkout-config")
@@ -174,7 +173,7 @@ fn a_new_file_the_step_names_left_untracked_fails_clean_and_is_added_by_name() {
 /// and the `.env` inside the folder is still told to stay out of git.
 #[test]
 fn a_new_file_in_a_new_folder_beside_a_dotenv_is_added_alone() {
-    let world = World::at(CoursePoint::Step2);
+    let world = World::at("step-2");
     let repo = world.repo("checkout-config");
     repo.write("smoke/test.yaml", "smokeTest:\n  enabled: true\n")
         .unwrap();
@@ -210,7 +209,7 @@ fn a_new_file_in_a_new_folder_beside_a_dotenv_is_added_alone() {
 /// telling how to unstage it, never `git add -- .env`.
 #[test]
 fn a_staged_dotenv_is_never_committed_by_the_hint_and_is_told_how_to_unstage() {
-    let world = World::at(CoursePoint::Step3);
+    let world = World::at("step-3");
     keep_as_a_learner(&world);
     let repo = world.repo("checkout-config");
     let values = world.lab.work_dir().join("checkout-config/helm/dev.yaml");

@@ -2,7 +2,6 @@
 //! §3): the crash-looping pod with its last exit, a rollout still going in Argo CD's words.
 
 use labcheck::lab::cluster;
-use labcheck::lab::world::CoursePoint;
 use serde_json::json;
 
 use crate::harness::World;
@@ -10,9 +9,9 @@ use crate::module_10_cluster::{app_of, cause, check_with, field, fixture, revisi
 
 #[test]
 fn the_break_it_fix_stage_names_a_crash_loop_with_its_last_exit_as_step_5_does() {
-    let world = World::at(CoursePoint::BreakItFixed);
+    let world = World::at("break-it/fix");
     let mut snapshot =
-        cluster::solved(CoursePoint::BreakItFixed, &revisions(&world)).expect("a fixture state");
+        cluster::solved("break-it/fix", &revisions(&world)).expect("a fixture state");
     // The crash-looping pod of step 5's Degraded state (written from kubelet's status), in the
     // fix stage's cluster; the app Degraded as Argo CD aggregates it.
     let degraded = fixture(&world, "step-5-degraded.yaml");
@@ -43,9 +42,8 @@ fn the_break_it_fix_stage_names_a_crash_loop_with_its_last_exit_as_step_5_does()
 
 #[test]
 fn a_rollout_still_going_is_named_and_still_waited_for() {
-    let world = World::at(CoursePoint::Step5);
-    let mut snapshot =
-        cluster::solved(CoursePoint::Step5, &revisions(&world)).expect("a fixture state");
+    let world = World::at("step-5");
+    let mut snapshot = cluster::solved("step-5", &revisions(&world)).expect("a fixture state");
     // Mid-rollout, as the Deployment controller writes it: the new ReplicaSet's pod is up, the
     // old one is still terminating.
     let deployment = snapshot

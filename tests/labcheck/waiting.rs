@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::{CoursePoint, LabWorld};
+use labcheck::lab::world::LabWorld;
 use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
@@ -24,9 +24,9 @@ struct Lab {
 }
 
 impl Lab {
-    fn at(point: CoursePoint) -> Lab {
+    fn at(point: &str) -> Lab {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("no temp dir: {e}"));
-        let world = LabWorld::at(&dir.path().join("lab"), point)
+        let world = labcheck::lab::cache::at(&dir.path().join("lab"), "module-10", point)
             .unwrap_or_else(|e| panic!("lab world at {point}: {e}"));
         let revs = Revisions::of_world(&world).unwrap_or_else(|e| panic!("{e}"));
         Lab { dir, world, revs }
@@ -84,9 +84,8 @@ async fn a_sync_of_your_commit_that_finished_failed_ends_the_wait_at_once() {
     // Step 5 asks for a Succeeded sync of the learner's HEAD; their HEAD (step 4's commit) was
     // synced and Failed. That changes only with a new push or sync, so `--wait 20s` must not
     // wait. (Step 2 would not do here: step 4 passing replaced it.)
-    let lab = Lab::at(CoursePoint::Step4);
-    let server =
-        start(cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state")).await;
+    let lab = Lab::at("step-4");
+    let server = start(cluster::solved("step-4", &lab.revs).expect("a fixture state")).await;
     let kubeconfig = lab.kubeconfig(&server);
     let ran = lab
         .run(
@@ -118,7 +117,7 @@ async fn a_sync_of_your_commit_that_finished_failed_ends_the_wait_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_snapshot_file_cannot_change_so_a_running_sync_in_it_is_not_waited_for() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let file = lab
         .snapshot_file(&cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"));
     let ran = lab
@@ -149,7 +148,7 @@ async fn a_snapshot_file_cannot_change_so_a_running_sync_in_it_is_not_waited_for
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sync_still_running_at_the_limit_is_a_named_timeout_in_every_format() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let server =
         start(cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state")).await;
     let kubeconfig = lab.kubeconfig(&server);
@@ -240,12 +239,12 @@ async fn a_sync_still_running_at_the_limit_is_a_named_timeout_in_every_format() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sync_ending_is_seen_through_the_watch_and_logged_as_a_state_change() {
-    let lab = Lab::at(CoursePoint::Step4);
+    let lab = Lab::at("step-4");
     let ends_after = Duration::from_secs(2);
     let timeline = cluster::then(
         cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"),
         ends_after,
-        cluster::solved(CoursePoint::Step4, &lab.revs).expect("a fixture state"),
+        cluster::solved("step-4", &lab.revs).expect("a fixture state"),
     );
     let server = start(timeline).await;
     let kubeconfig = lab.kubeconfig(&server);

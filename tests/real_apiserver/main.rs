@@ -39,11 +39,10 @@ pub struct Step4Done {
 /// Build step 4's world and load its solved cluster into `plane`.
 pub fn step_4_done(plane: &plane::Plane) -> Step4Done {
     use labcheck::lab::cluster::{self, Revisions};
-    use labcheck::lab::world::{CoursePoint, LabWorld};
     let dir = tempfile::tempdir().expect("a temp dir");
-    let world = LabWorld::at(dir.path(), CoursePoint::Step4).expect("the lab world");
+    let world = labcheck::lab::cache::at(dir.path(), "module-10", "step-4").expect("the lab world");
     let revs = Revisions::of_world(&world).expect("revisions");
-    let snapshot = cluster::solved(CoursePoint::Step4, &revs).expect("step 4's solved cluster");
+    let snapshot = cluster::solved("step-4", &revs).expect("step 4's solved cluster");
     let loaded = plane::block_on(loader::load(plane, &snapshot)).expect("loaded");
     Step4Done {
         dir,

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use labcheck::checks::Context;
 use labcheck::course::fixtures::{Base, ModuleFixtures, State};
 use labcheck::course::{Course, Module, Step, placeholders};
+use labcheck::lab::world::LabWorld;
 use labcheck::probe::cluster::{Cluster, ClusterOptions};
 use labcheck::probe::files::PathShower;
 use labcheck::run::{self, StepReport, WaitPolicy};
-use labcheck::selftest::world::FixtureWorld;
 use labcheck::snapshot::Snapshot;
 
 use crate::plane::{block_on, plane};
@@ -27,7 +27,7 @@ pub(crate) struct Case {
     pub(crate) state: String,
     /// The step's solved state (else a broken variant).
     pub(crate) solved: bool,
-    pub(crate) world: FixtureWorld,
+    pub(crate) world: LabWorld,
     pub(crate) cluster_file: String,
     pub(crate) cluster_text: String,
 }
@@ -35,10 +35,10 @@ pub(crate) struct Case {
 /// Every state of `module`, as `labcheck course test` builds them (`selftest::test_module`).
 pub(crate) fn cases(module: &Module, course: &Course, scratch: &Path) -> Vec<Case> {
     let fixtures = ModuleFixtures::load(course, module).expect("the module's fixtures");
-    let mut previous = FixtureWorld::create(&scratch.join("initial"), module, &fixtures.initial)
+    let mut previous = LabWorld::create(&scratch.join("initial"), module, &fixtures.initial)
         .expect("the initial world");
     let mut cases = Vec::new();
-    let mut add = |world: FixtureWorld, step: &str, state: &State, solved: bool| {
+    let mut add = |world: LabWorld, step: &str, state: &State, solved: bool| {
         let text =
             placeholders::substitute(&state.cluster_file, &state.cluster_text, |rev, repo| {
                 world.revision(rev, repo)

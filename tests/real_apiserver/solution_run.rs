@@ -11,7 +11,6 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::{CoursePoint, LabWorld};
 
 use crate::plane::{block_on, plane};
 
@@ -35,12 +34,10 @@ fn step_4s_solution_runs_against_the_real_server_and_then_the_step_passes_there(
     let plane = plane();
     let _state = crate::state_lock();
     let dir = tempfile::tempdir().expect("a temp dir");
-    let world = LabWorld::at(dir.path(), CoursePoint::Step3).expect("step 3's world");
-    let before = cluster::solved(
-        CoursePoint::Step3,
-        &Revisions::of_world(&world).expect("revisions"),
-    )
-    .expect("step 3's cluster");
+    let world =
+        labcheck::lab::cache::at(dir.path(), "module-10", "step-3").expect("step 3's world");
+    let before = cluster::solved("step-3", &Revisions::of_world(&world).expect("revisions"))
+        .expect("step 3's cluster");
     block_on(crate::loader::load(plane, &before)).expect("step 3's cluster loaded");
 
     let bin = dir.path().join("bin");
@@ -104,7 +101,7 @@ fn step_4s_solution_runs_against_the_real_server_and_then_the_step_passes_there(
         std::thread::sleep(Duration::from_millis(50));
     }
     let revs = Revisions::of_world(&world).expect("the pushed revisions");
-    let after = cluster::solved(CoursePoint::Step4, &revs).expect("step 4's cluster");
+    let after = cluster::solved("step-4", &revs).expect("step 4's cluster");
     block_on(crate::loader::load(plane, &after)).expect("the sync written");
     std::fs::write(&synced, "").expect("the marker");
     let output = bash.wait_with_output().expect("the script ends");

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use labcheck::checks::Context;
 use labcheck::course::Course;
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::{CoursePoint, LabWorld};
+use labcheck::lab::world::LabWorld;
 use labcheck::outcome::Status;
 use labcheck::probe::cluster::{Cluster, ClusterOptions};
 use labcheck::probe::files::PathShower;
@@ -42,10 +42,10 @@ struct SyncRunning {
 
 fn sync_running() -> SyncRunning {
     let dir = tempfile::tempdir().expect("a temp dir");
-    let world = LabWorld::at(dir.path(), CoursePoint::Step4).expect("the lab world");
+    let world = labcheck::lab::cache::at(dir.path(), "module-10", "step-4").expect("the lab world");
     let revs = Revisions::of_world(&world).expect("revisions");
     let running = cluster::state("step-4-sync-running", &revs).expect("a fixture state");
-    let solved = cluster::solved(CoursePoint::Step4, &revs).expect("a fixture state");
+    let solved = cluster::solved("step-4", &revs).expect("a fixture state");
     let loaded = block_on(crate::loader::load(plane(), &running)).expect("loaded");
     SyncRunning {
         _dir: dir,

@@ -6,12 +6,12 @@ use git2::{ErrorClass, ErrorCode};
 use regex::Regex;
 
 use super::*;
-use crate::lab::world::{CoursePoint, LabRepo, LabWorld};
+use crate::lab::world::{LabRepo, LabWorld};
 use std::process::Command;
 
-fn world(point: CoursePoint) -> (tempfile::TempDir, LabWorld) {
+fn world(point: &str) -> (tempfile::TempDir, LabWorld) {
     let dir = tempfile::tempdir().unwrap();
-    let world = LabWorld::at(&dir.path().join("lab"), point).unwrap();
+    let world = crate::lab::cache::at(&dir.path().join("lab"), "module-10", point).unwrap();
     (dir, world)
 }
 
@@ -21,7 +21,7 @@ fn snapshot(repo: &LabRepo) -> RepoSnapshot {
 
 #[test]
 fn a_fresh_clone_is_on_main_clean_and_level_with_origin() {
-    let (_dir, world) = world(CoursePoint::Fresh);
+    let (_dir, world) = world("fresh");
     let repo = world.repo("checkout-config").unwrap();
     let snap = snapshot(&repo);
     assert_eq!(snap.branch.as_deref(), Some("main"));
@@ -40,7 +40,7 @@ fn a_fresh_clone_is_on_main_clean_and_level_with_origin() {
 
 #[test]
 fn committed_but_not_pushed_is_one_ahead() {
-    let (_dir, world) = world(CoursePoint::Step2);
+    let (_dir, world) = world("step-2");
     let repo = world.repo("checkout-config").unwrap();
     repo.write("helm/dev.yaml", "image:\n  tag: \"6.7.0\"\n")
         .unwrap();
@@ -52,7 +52,7 @@ fn committed_but_not_pushed_is_one_ahead() {
 
 #[test]
 fn reset_behind_then_committed_again_has_diverged() {
-    let (_dir, world) = world(CoursePoint::Step4);
+    let (_dir, world) = world("step-4");
     let repo = world.repo("checkout-config").unwrap();
     repo.git(&["reset", "--quiet", "--hard", "HEAD~1"]).unwrap();
     assert_eq!(
@@ -69,7 +69,7 @@ fn reset_behind_then_committed_again_has_diverged() {
 
 #[test]
 fn status_splits_changed_and_staged_paths_from_untracked_files_like_porcelain_uall() {
-    let (_dir, world) = world(CoursePoint::Fresh);
+    let (_dir, world) = world("fresh");
     let repo = world.repo("argocd-platform").unwrap();
     repo.write("argocd/values.yaml", "changed: true\n").unwrap();
     repo.write("apps/new.yaml", "staged: true\n").unwrap();
@@ -95,7 +95,7 @@ fn status_splits_changed_and_staged_paths_from_untracked_files_like_porcelain_ua
 
 #[test]
 fn detached_head_has_no_branch_and_a_fresh_repo_no_head() {
-    let (dir, world) = world(CoursePoint::Step2);
+    let (dir, world) = world("step-2");
     let repo = world.repo("checkout-config").unwrap();
     repo.git(&["switch", "--quiet", "--detach", "HEAD~1"])
         .unwrap();
@@ -121,7 +121,7 @@ fn detached_head_has_no_branch_and_a_fresh_repo_no_head() {
 
 #[test]
 fn a_revert_left_half_done_is_reported_as_an_operation() {
-    let (_dir, world) = world(CoursePoint::Step4);
+    let (_dir, world) = world("step-4");
     let repo = world.repo("checkout-config").unwrap();
     repo.git(&["revert", "--no-commit", "HEAD"]).unwrap();
     assert_eq!(snapshot(&repo).operation.as_deref(), Some("revert"));
@@ -150,7 +150,7 @@ fn a_repo_owned_by_another_user_gets_the_safe_directory_fix() {
 /// by another user is refused by libgit2 the way git refuses it.
 #[test]
 fn a_real_repo_owned_by_another_user_is_not_owned() {
-    let (_dir, world) = world(CoursePoint::Fresh);
+    let (_dir, world) = world("fresh");
     let repo = world.repo("checkout-config").unwrap();
     let chowned = Command::new("chown")
         .args(["-R", "4242:4242"])
@@ -185,7 +185,7 @@ fn missing_and_plain_folders_are_told_apart() {
 
 #[test]
 fn git_revert_of_the_step_4_commit_is_detected_as_a_revert() {
-    let (_dir, world) = world(CoursePoint::Step5);
+    let (_dir, world) = world("step-5");
     let reader = RepoReader::open(world.repo("checkout-config").unwrap().path()).unwrap();
     let head = reader.snapshot().unwrap().head.unwrap();
     // HEAD's own message ("Revert \"checkout: 6.7.0 …\"") matches too: search below it.
@@ -203,7 +203,7 @@ fn git_revert_of_the_step_4_commit_is_detected_as_a_revert() {
 
 #[test]
 fn a_revert_message_without_the_change_is_not_a_revert() {
-    let (_dir, world) = world(CoursePoint::Step4);
+    let (_dir, world) = world("step-4");
     let repo = world.repo("checkout-config").unwrap();
     let target = repo.head_sha().unwrap();
     repo.write("notes.txt", "reverted, honest\n").unwrap();
@@ -225,12 +225,13 @@ fn a_revert_message_without_the_change_is_not_a_revert() {
 
 #[test]
 fn undoing_by_hand_restores_the_files_but_is_not_a_revert_commit() {
-    let (_dir, world) = world(CoursePoint::Step4);
+    let (_dir, world) = world("step-4");
     let repo = world.repo("checkout-config").unwrap();
     let target = repo.head_sha().unwrap();
     repo.write(
         "helm/dev.yaml",
-        &crate::lab::content::checkout_dev_hooks_on(),
+        &crate::lab::cache::file_at("module-10", "step-2", "checkout-config", "helm/dev.yaml")
+            .unwrap(),
     )
     .unwrap();
     repo.commit_all("back to 6.7.1").unwrap();
@@ -245,7 +246,7 @@ fn undoing_by_hand_restores_the_files_but_is_not_a_revert_commit() {
 
 #[test]
 fn commits_touching_a_path_stop_at_the_since_commit() {
-    let (_dir, world) = world(CoursePoint::Step4);
+    let (_dir, world) = world("step-4");
     let repo = world.repo("checkout-config").unwrap();
     let reader = RepoReader::open(repo.path()).unwrap();
     let tip = repo.upstream_sha().unwrap();
@@ -269,16 +270,24 @@ fn commits_touching_a_path_stop_at_the_since_commit() {
     );
     assert_eq!(
         reader.read_blob(&tip, "helm/dev.yaml").unwrap(),
-        Some(crate::lab::content::checkout_dev_broken_migration().into_bytes())
+        Some(
+            crate::lab::cache::file_at("module-10", "step-4", "checkout-config", "helm/dev.yaml")
+                .unwrap()
+                .into_bytes()
+        )
     );
     assert_eq!(reader.read_blob(&tip, "helm/none.yaml").unwrap(), None);
 }
 
 #[test]
 fn the_same_course_point_always_has_the_same_shas() {
-    let (_a, one) = world(CoursePoint::Step5);
-    let (_b, two) = world(CoursePoint::Step5);
-    for name in crate::lab::world::REPOS {
+    // One world copied from this process's built worlds, one built from scratch.
+    let (_a, one) = world("step-5");
+    let scratch = tempfile::tempdir().unwrap();
+    let two = LabWorld::at(&scratch.path().join("lab"), "module-10", "step-5").unwrap();
+    let names: Vec<&str> = one.repo_names().collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    for name in names {
         assert_eq!(
             one.repo(name).unwrap().head_sha().unwrap(),
             two.repo(name).unwrap().head_sha().unwrap(),
@@ -289,13 +298,14 @@ fn the_same_course_point_always_has_the_same_shas() {
 
 #[test]
 fn reading_a_dirty_repo_leaves_its_git_folder_byte_identical() {
-    let (_dir, world) = world(CoursePoint::Step2);
+    let (_dir, world) = world("step-2");
     let repo = world.repo("checkout-config").unwrap();
     // Same content, new mtime: the index entry is stat-dirty, which tempts a refresh.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     repo.write(
         "helm/dev.yaml",
-        &crate::lab::content::checkout_dev_hooks_on(),
+        &crate::lab::cache::file_at("module-10", "step-2", "checkout-config", "helm/dev.yaml")
+            .unwrap(),
     )
     .unwrap();
     repo.write("untracked.txt", "x\n").unwrap();
@@ -326,7 +336,7 @@ fn tree_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 #[test]
 fn the_log_the_touching_commits_and_what_came_after_are_one_walk_of_the_same_history() {
     // Step 5's lab: the learner committed, pushed, broke the release and reverted it.
-    let (_dir, world) = world(CoursePoint::Step5);
+    let (_dir, world) = world("step-5");
     let repo = world.repo("checkout-config").unwrap();
     let reader = RepoReader::open(repo.path()).unwrap();
     let tip = repo.upstream_sha().unwrap();
@@ -372,7 +382,7 @@ fn the_log_the_touching_commits_and_what_came_after_are_one_walk_of_the_same_his
 
 #[test]
 fn a_shallow_clone_is_said_to_be_shallow_by_every_walk_that_needs_the_cut_off_part() {
-    let (dir, world) = world(CoursePoint::Step5);
+    let (dir, world) = world("step-5");
     let repo = world.repo("checkout-config").unwrap();
     let shallow = dir.path().join("shallow");
     // `--depth` over a plain path is ignored: git clones shallow only over a URL.

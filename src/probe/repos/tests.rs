@@ -9,7 +9,6 @@ use globset::Glob;
 use regex::Regex;
 
 use super::{ContentTest, Repos};
-use crate::lab::world::{CoursePoint, LabWorld};
 use crate::probe::files::{FileError, PathShower};
 use crate::probe::git::GitProbeError;
 use crate::probe::tape::{Mode, Tape, noting_misses_sync};
@@ -79,8 +78,8 @@ fn ask_everything(repos: &Repos, dir: &Path) -> Vec<String> {
 
 fn lab() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let world =
-        LabWorld::at(&dir.path().join("lab"), CoursePoint::Step5).unwrap_or_else(|e| panic!("{e}"));
+    let world = crate::lab::cache::at(&dir.path().join("lab"), "module-10", "step-5")
+        .unwrap_or_else(|e| panic!("{e}"));
     let work = world.work_dir();
     (dir, work)
 }

@@ -437,3 +437,60 @@ fn remove_takes_out_the_key_and_only_its_lines() {
         }
     }
 }
+
+/// (what, the file there, whether it is YAML, the file after or a word of the error).
+type CreateCase<'a> = (
+    &'a str,
+    Option<&'a str>,
+    bool,
+    Result<Option<&'a str>, &'a str>,
+);
+
+#[test]
+fn create_writes_a_new_file_and_merges_into_a_yaml_file_that_is_there() {
+    let text = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: smoke\n";
+    let cases: &[CreateCase] = &[
+        ("not there: the text", None, true, Ok(Some(text))),
+        (
+            "there with the text: nothing changes",
+            Some(text),
+            true,
+            Ok(None),
+        ),
+        (
+            "a YAML file with more: the learner's keys and comments stay",
+            Some(
+                "# mine\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: smoke\n  labels: {a: b}\n",
+            ),
+            true,
+            Ok(None),
+        ),
+        (
+            "a YAML file that differs: the text's keys are set in it",
+            Some("# mine\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: old   # was\n"),
+            true,
+            Ok(Some(
+                "# mine\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: smoke   # was\n",
+            )),
+        ),
+        (
+            "another file that differs: never overwritten",
+            Some("notes\n"),
+            false,
+            Err("is there already and differs"),
+        ),
+    ];
+    for (what, existing, yaml, want) in cases {
+        let got = create(*existing, text, *yaml);
+        match (got, want) {
+            (Ok(got), Ok(want)) => assert_eq!(got.as_deref(), *want, "{what}"),
+            (Err(e), Err(want)) => assert!(e.to_string().contains(want), "{what}: {e}"),
+            (got, want) => panic!("{what}: got {got:?}, want {want:?}"),
+        }
+    }
+    assert!(
+        create(Some("a: 1\n"), "a: [1\n", true)
+            .is_err_and(|e| e.to_string().contains("the text is not YAML")),
+        "a text that is not YAML"
+    );
+}

@@ -12,7 +12,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::CoursePoint;
+
 use labcheck::serve::{Misbehave, RunningServer, ServeOptions};
 use serde_json::json;
 
@@ -25,7 +25,7 @@ use crate::harness::{StdoutTo as Out, files_with_bytes};
 /// One hostile input.
 struct Row {
     name: &'static str,
-    point: CoursePoint,
+    point: &'static str,
     checks: &'static str,
     /// Prepares the world (before the hash is taken) and returns the extra arguments.
     setup: fn(&mut Env) -> Vec<String>,
@@ -92,7 +92,7 @@ impl Env {
     }
 
     /// Serve the solved cluster at the row's point with `options`; its URL.
-    fn served(&mut self, point: CoursePoint, options: ServeOptions) -> String {
+    fn served(&mut self, point: &'static str, options: ServeOptions) -> String {
         let revs = Revisions::of_world(&self.case.world.lab).unwrap_or_else(|e| panic!("{e}"));
         let server = serve(
             &self.rt,
@@ -130,7 +130,7 @@ impl Env {
         ));
     }
 
-    fn misbehaving(&mut self, point: CoursePoint, misbehave: Misbehave) -> Vec<String> {
+    fn misbehaving(&mut self, point: &'static str, misbehave: Misbehave) -> Vec<String> {
         let url = self.served(
             point,
             ServeOptions {
@@ -186,7 +186,7 @@ fn rows() -> Vec<Row> {
         // ---- Writes: never into a work repo, only over a regular file
         row(
             "output inside a work repo",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 vec![
@@ -202,7 +202,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "output over a repo's .git/HEAD",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 vec![
@@ -216,7 +216,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "output through a symlink into a repo",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 #[cfg(unix)]
@@ -233,7 +233,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "output over a FIFO",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 env.fifo(&env.home().join("report.fifo"));
@@ -252,7 +252,7 @@ fn rows() -> Vec<Row> {
         // ---- Files that are not regular files never block a read
         row(
             "the progress file is a FIFO",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 env.fifo(&env.home().join(".local/state/labcheck/progress"));
@@ -267,7 +267,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a learner's values file is a FIFO",
-            CoursePoint::Step2,
+            "step-2",
             VALUE_CHECK,
             |env| {
                 env.fifo(&env.work("checkout-config/helm/dev.yaml"));
@@ -279,7 +279,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a step file is a FIFO",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 env.fifo(&env.course("modules/module-t/step-1.yaml"));
@@ -294,13 +294,13 @@ fn rows() -> Vec<Row> {
             never_says: &[TOKEN, "SeCrEtToKeN"],
             ..row(
                 "an exec plugin that fails after printing a token",
-                CoursePoint::Step1,
+                "step-1",
                 CLUSTER_CHECKS,
                 |env| {
                     let plugin = env.script("plugin-fails", &format!(
                     "echo '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"{TOKEN}\"}}}}'\necho \"refresh failed: token {TOKEN} expired\" >&2\nexit 1\n"
                 ));
-                    let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                    let url = env.served("step-1", ServeOptions::default());
                     env.kubeconfig(&exec_kubeconfig(&url, &plugin))
                 },
                 3,
@@ -316,13 +316,13 @@ fn rows() -> Vec<Row> {
             never_says: &[TOKEN, "SeCrEtToKeN"],
             ..row(
                 "an exec plugin that answers with a token",
-                CoursePoint::Step1,
+                "step-1",
                 CLUSTER_CHECKS,
                 |env| {
                     let plugin = env.script("plugin-ok", &format!(
                     "echo '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"{TOKEN}\"}}}}'\n"
                 ));
-                    let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                    let url = env.served("step-1", ServeOptions::default());
                     env.kubeconfig(&exec_kubeconfig(&url, &plugin))
                 },
                 0,
@@ -332,11 +332,11 @@ fn rows() -> Vec<Row> {
         },
         row(
             "an exec plugin that never returns",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
                 let plugin = env.script("plugin-hangs", "sleep 30\n");
-                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let url = env.served("step-1", ServeOptions::default());
                 env.kubeconfig(&exec_kubeconfig(&url, &plugin))
             },
             3,
@@ -347,7 +347,7 @@ fn rows() -> Vec<Row> {
             never_says: &["aHVudGVyMg==", "hunter2"],
             ..row(
                 "a ConfigMap path answered with a Secret",
-                CoursePoint::Step1,
+                "step-1",
                 CLUSTER_CHECKS,
                 |env| {
                     let secret = json!({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
@@ -355,7 +355,7 @@ fn rows() -> Vec<Row> {
                         "kubectl.kubernetes.io/last-applied-configuration": "{\"data\":{\"password\":\"aHVudGVyMg==\"}}"}},
                     "data": {"password": "aHVudGVyMg==", "resource.customizations.health.argoproj.io_Application": "aHVudGVyMg=="}});
                     env.misbehaving(
-                        CoursePoint::Step1,
+                        "step-1",
                         Misbehave::Substitute {
                             plural: "configmaps".into(),
                             object: secret,
@@ -372,7 +372,7 @@ fn rows() -> Vec<Row> {
         // ---- Hangs and time bounds
         row(
             "a check file nested 100 000 levels deep",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 let deep = format!(
@@ -389,7 +389,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a values file nested 100 000 levels deep",
-            CoursePoint::Step2,
+            "step-2",
             VALUE_CHECK,
             |env| {
                 let deep = format!(
@@ -406,10 +406,10 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a log endpoint that never ends",
-            CoursePoint::Step4,
+            "step-4",
             LOG_CHECK,
             |env| {
-                let mut args = env.misbehaving(CoursePoint::Step4, Misbehave::EndlessLogs);
+                let mut args = env.misbehaving("step-4", Misbehave::EndlessLogs);
                 args.extend(["--request-timeout".to_string(), "3s".to_string()]);
                 args
             },
@@ -423,10 +423,10 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a log that never ends but already shows the line",
-            CoursePoint::Step4,
+            "step-4",
             LOG_STREAM_CHECK,
             |env| {
-                let mut args = env.misbehaving(CoursePoint::Step4, Misbehave::EndlessLogs);
+                let mut args = env.misbehaving("step-4", Misbehave::EndlessLogs);
                 args.extend(["--request-timeout".to_string(), "3s".to_string()]);
                 args
             },
@@ -438,11 +438,11 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "429 with a Retry-After longer than the request may take",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
                 env.misbehaving(
-                    CoursePoint::Step1,
+                    "step-1",
                     Misbehave::RateLimit {
                         retry_after_secs: 30,
                     },
@@ -458,11 +458,11 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "429 with a Retry-After longer than --request-timeout",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
                 let mut args = env.misbehaving(
-                    CoursePoint::Step1,
+                    "step-1",
                     Misbehave::RateLimit {
                         retry_after_secs: 5,
                     },
@@ -478,11 +478,11 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "429 with a short Retry-After is retried, as kubectl does",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
                 let mut args = env.misbehaving(
-                    CoursePoint::Step1,
+                    "step-1",
                     Misbehave::BusyFor {
                         code: 429,
                         retry_after_secs: 1,
@@ -502,11 +502,11 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "503 with a Retry-After while the API server starts is retried",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
                 let mut args = env.misbehaving(
-                    CoursePoint::Step1,
+                    "step-1",
                     Misbehave::BusyFor {
                         code: 503,
                         retry_after_secs: 1,
@@ -525,11 +525,11 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "429 with Retry-After 0 for ever stops after kubectl's 10 retries",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
                 env.misbehaving(
-                    CoursePoint::Step1,
+                    "step-1",
                     Misbehave::RateLimit {
                         retry_after_secs: 0,
                     },
@@ -546,11 +546,11 @@ fn rows() -> Vec<Row> {
             never_says: &["retried"],
             ..row(
                 "500 without Retry-After is not retried",
-                CoursePoint::Step1,
+                "step-1",
                 CLUSTER_CHECKS,
                 |env| {
                     let url = env.served(
-                        CoursePoint::Step1,
+                        "step-1",
                         ServeOptions {
                             fail_with: Some(500),
                             ..ServeOptions::default()
@@ -567,11 +567,11 @@ fn rows() -> Vec<Row> {
         },
         row(
             "a body that trickles in a byte a second",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
                 let mut args = env.misbehaving(
-                    CoursePoint::Step1,
+                    "step-1",
                     Misbehave::Trickle {
                         every: Duration::from_secs(1),
                     },
@@ -588,11 +588,11 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "301 to another address",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
                 env.misbehaving(
-                    CoursePoint::Step1,
+                    "step-1",
                     Misbehave::Redirect {
                         location: "https://elsewhere.example:6443/".into(),
                     },
@@ -608,9 +608,9 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a body that stalls half way",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
-            |env| env.misbehaving(CoursePoint::Step1, Misbehave::StallBody),
+            |env| env.misbehaving("step-1", Misbehave::StallBody),
             3,
             &["began answering GET", "and then stopped: no byte for 4 s"],
             secs(25),
@@ -618,7 +618,7 @@ fn rows() -> Vec<Row> {
         // ---- Paths and trust
         row(
             "a repo path leaving the work dir",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 let repos = crate::harness::REPOS_YAML.replace(
@@ -637,7 +637,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a steps entry leaving the course folder",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 module_yaml(
@@ -657,7 +657,7 @@ fn rows() -> Vec<Row> {
         // ---- Check files: BOM, tab, merge key, alias bomb, duplicate key, non-UTF-8
         row(
             "a check file with a UTF-8 BOM",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 let text = format!("\u{feff}{STEP_HEAD}checks:\n{GIT_CHECK}");
@@ -670,7 +670,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a tab indenting a check file",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 step_yaml(env, format!("{STEP_HEAD}checks:\n\t- id: a\n").as_bytes());
@@ -682,7 +682,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a merge key in a check file",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 step_yaml(
@@ -697,7 +697,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "an alias bomb in a check file",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 let mut text = format!("{STEP_HEAD}checks:\n");
@@ -720,7 +720,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a duplicate key in a check file",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 step_yaml(
@@ -735,7 +735,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a duplicate key in a flow map of a check file",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 step_yaml(
@@ -750,7 +750,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a duplicate key deep in module.yaml",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 let head =
@@ -767,7 +767,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a byte that is not UTF-8 in a check file",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 let mut text = format!("{STEP_HEAD}checks:\n").into_bytes();
@@ -782,7 +782,7 @@ fn rows() -> Vec<Row> {
         // ---- Course files
         row(
             "a duplicate check id",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 step_yaml(
@@ -797,7 +797,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "an empty steps list",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 module_yaml(env, crate::harness::REPOS_YAML, "steps: []\n");
@@ -809,7 +809,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a step named quiz",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 module_yaml(env, crate::harness::REPOS_YAML, "steps: [step-1, quiz]\n");
@@ -825,7 +825,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a step named Quiz in another case",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 module_yaml(env, crate::harness::REPOS_YAML, "steps: [step-1, Quiz]\n");
@@ -839,7 +839,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a step named quiz.yaml with its extension",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 module_yaml(
@@ -857,7 +857,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a step listed with its file's extension",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 module_yaml(env, crate::harness::REPOS_YAML, "steps: [step-1.yaml]\n");
@@ -872,7 +872,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a quiz: that names a step's file",
-            CoursePoint::Step1,
+            "step-1",
             GIT_CHECK,
             |env| {
                 module_yaml(
@@ -891,7 +891,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a reference path that is a folder",
-            CoursePoint::Step1,
+            "step-1",
             DIFF_CHECK,
             |env| {
                 std::fs::create_dir_all(env.course("expected/kind/module-t/values"))
@@ -907,7 +907,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a reference in a repo that is a folder",
-            CoursePoint::Step1,
+            "step-1",
             DIFF_REPO_CHECK,
             |_| vec![],
             3,
@@ -919,7 +919,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a reference that is a named pipe",
-            CoursePoint::Step1,
+            "step-1",
             DIFF_CHECK,
             |env| {
                 env.fifo(&env.course("expected/kind/module-t/values"));
@@ -933,13 +933,13 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a ConfigMap whose data is a list",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
                 let listed = json!({"apiVersion": "v1", "kind": "ConfigMap",
                 "metadata": {"name": "argocd-cm", "namespace": "argocd"}, "data": ["a", "b"]});
                 env.misbehaving(
-                    CoursePoint::Step1,
+                    "step-1",
                     Misbehave::Substitute {
                         plural: "configmaps".into(),
                         object: listed,
@@ -955,10 +955,10 @@ fn rows() -> Vec<Row> {
         // ---- kubeconfig as kubectl reads it
         row(
             "proxy-url is honoured",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
-                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let url = env.served("step-1", ServeOptions::default());
                 let target = url.trim_start_matches("http://").to_string();
                 let proxy = connect_proxy(target);
                 let text = labcheck::serve::kubeconfig("http://cluster.invalid:6443", "lab").replace(
@@ -973,10 +973,10 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "proxy-url socks5 is honoured",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
-                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let url = env.served("step-1", ServeOptions::default());
                 let target = url.trim_start_matches("http://").to_string();
                 let proxy = socks5_proxy(target);
                 env.kubeconfig(&proxied_kubeconfig(&format!("socks5://{proxy}")))
@@ -987,7 +987,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "proxy-url socks5h is refused with what to write",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| env.kubeconfig(&proxied_kubeconfig("socks5h://learner:pw@127.0.0.1:1080")),
             3,
@@ -1001,7 +1001,7 @@ fn rows() -> Vec<Row> {
             never_says: &["learner:pw", "pw@"],
             ..row(
                 "proxy-url without a scheme",
-                CoursePoint::Step1,
+                "step-1",
                 CLUSTER_CHECKS,
                 |env| env.kubeconfig(&proxied_kubeconfig("127.0.0.1:3128")),
                 3,
@@ -1016,7 +1016,7 @@ fn rows() -> Vec<Row> {
             never_says: &["learner:pw", "pw@"],
             ..row(
                 "proxy-url pointing at no proxy",
-                CoursePoint::Step1,
+                "step-1",
                 CLUSTER_CHECKS,
                 |env| env.kubeconfig(&proxied_kubeconfig("http://learner:pw@127.0.0.1:9")),
                 3,
@@ -1029,10 +1029,10 @@ fn rows() -> Vec<Row> {
         },
         row(
             "two contexts with one name",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
-                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let url = env.served("step-1", ServeOptions::default());
                 let text = format!(
                     "apiVersion: v1\nkind: Config\nclusters:\n- name: a\n  cluster: {{server: \"{url}\"}}\n- name: b\n  cluster: {{server: \"http://127.0.0.1:9\"}}\ncontexts:\n- name: lab\n  context: {{cluster: a, user: u}}\n- name: lab\n  context: {{cluster: b, user: u}}\ncurrent-context: lab\nusers:\n- name: u\n  user: {{}}\n"
                 );
@@ -1048,10 +1048,10 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "two clusters with one name",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
-                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let url = env.served("step-1", ServeOptions::default());
                 let text = format!(
                     "apiVersion: v1\nkind: Config\nclusters:\n- name: a\n  cluster: {{server: \"{url}\"}}\n- name: a\n  cluster: {{server: \"http://127.0.0.1:9\"}}\ncontexts:\n- name: lab\n  context: {{cluster: a, user: u}}\ncurrent-context: lab\nusers:\n- name: u\n  user: {{}}\n"
                 );
@@ -1063,12 +1063,12 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "two contexts with one name in two KUBECONFIG files: the first is used",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
                 // kubectl merges KUBECONFIG's files and the first file to name a context wins;
                 // the second `lab` points at a dead port and must not be used.
-                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let url = env.served("step-1", ServeOptions::default());
                 env.kubeconfigs(&url, "http://127.0.0.1:9");
                 vec![]
             },
@@ -1078,10 +1078,10 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "two contexts with one name in two KUBECONFIG files: the second is named",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
-                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let url = env.served("step-1", ServeOptions::default());
                 env.kubeconfigs("http://127.0.0.1:9", &url);
                 vec![]
             },
@@ -1094,10 +1094,10 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "no current-context",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
-                let url = env.served(CoursePoint::Step1, ServeOptions::default());
+                let url = env.served("step-1", ServeOptions::default());
                 let text = format!(
                     "apiVersion: v1\nkind: Config\nclusters:\n- name: a\n  cluster: {{server: \"{url}\"}}\ncontexts:\n- name: kind-course\n  context: {{cluster: a, user: u}}\n- name: kind-other\n  context: {{cluster: a, user: u}}\nusers:\n- name: u\n  user: {{}}\n"
                 );
@@ -1112,7 +1112,7 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "a certificate signed by an unknown CA",
-            CoursePoint::Step1,
+            "step-1",
             CLUSTER_CHECKS,
             |env| {
                 let (url, other_ca) = tls_server(env);
@@ -1133,7 +1133,7 @@ fn rows() -> Vec<Row> {
             out: Out::DevFull,
             ..row(
                 "stdout is /dev/full",
-                CoursePoint::Step1,
+                "step-1",
                 GIT_CHECK,
                 |_| vec![],
                 3,
@@ -1149,7 +1149,7 @@ fn rows() -> Vec<Row> {
             never_says: &["panicked", "Broken pipe", "standard output"],
             ..row(
                 "stdout is a closed pipe",
-                CoursePoint::Step1,
+                "step-1",
                 GIT_CHECK,
                 |_| vec![],
                 0,
