@@ -48,6 +48,11 @@ pub struct TestArgs {
     /// Test only this module (default: every module).
     pub module: Option<String>,
 
+    /// Test only this step, exercise or stage of MODULE (e.g. `step-4`, `break-it/fix`): its
+    /// states and its walk; the steps before it are built from their solutions, not judged.
+    #[arg(requires = "module")]
+    pub step: Option<String>,
+
     #[command(flatten)]
     pub options: CourseOptions,
 }
@@ -120,8 +125,15 @@ async fn run_test(args: &TestArgs) -> Result<u8, Error> {
     for module in modules {
         let dir = scratch.path().join(&module.manifest.module);
         results.push(
-            selftest::test_module(&course, module, &dir, &labcheck, report::solution::script)
-                .await?,
+            selftest::test_module(
+                &course,
+                module,
+                selftest::Only(args.step.as_deref()),
+                &dir,
+                &labcheck,
+                report::solution::script,
+            )
+            .await?,
         );
     }
     emit(&match args.options.output.format {

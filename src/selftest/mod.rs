@@ -83,27 +83,77 @@ impl ModuleResult {
     }
 }
 
+/// Which steps of a module `course test` tests: all, or one step, exercise or stage (an
+/// exercise selects its stages). The steps before it are still built, from their solutions.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Only<'a>(pub Option<&'a str>);
+
+impl Only<'_> {
+    /// Whether the fixtures' step (or `exercise/stage`) `name` is tested.
+    pub fn selects(&self, name: &str) -> bool {
+        match self.0 {
+            None => true,
+            Some(only) => {
+                name == only || name.strip_prefix(only).is_some_and(|r| r.starts_with('/'))
+            }
+        }
+    }
+
+    /// Whether every step selected comes before the fixtures' step at `index`.
+    pub(crate) fn is_past(&self, fixtures: &ModuleFixtures, index: usize) -> bool {
+        fixtures.steps[..index]
+            .iter()
+            .any(|s| self.selects(&s.step))
+            && !self.selects(&fixtures.steps[index].step)
+    }
+
+    /// A name the module's fixtures have no step for is an error naming the ones they have.
+    fn check(&self, module: &Module, fixtures: &ModuleFixtures) -> Result<(), Error> {
+        match self.0 {
+            Some(only) if !fixtures.steps.iter().any(|s| self.selects(&s.step)) => {
+                let names: Vec<&str> = fixtures.steps.iter().map(|s| s.step.as_str()).collect();
+                Err(Error::Usage(format!(
+                    "{} has no step {only} to test; its steps: {}",
+                    module.manifest.module,
+                    names.join(", ")
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Build and run every state of `module` in folders under `scratch`; the walk's scripts, worded
 /// by `script` (the one `labcheck solution` prints), call `labcheck` (this binary) for their edits.
 pub async fn test_module(
     course: &Arc<Course>,
     module: &Module,
+    only: Only<'_>,
     scratch: &Path,
     labcheck: &Path,
     script: walk::ScriptWriter,
 ) -> Result<ModuleResult, Error> {
     let fixtures = ModuleFixtures::load(course, module)?;
+    only.check(module, &fixtures)?;
     let track = module.manifest.tracks.default.clone();
     let lab = |e: LabError| Error::Environment(format!("cannot build a fixture world: {e}"));
     let mut previous =
         LabWorld::create(&scratch.join("initial"), module, &fixtures.initial).map_err(lab)?;
     let mut states = Vec::new();
     for (index, step_fixtures) in fixtures.steps.iter().enumerate() {
+        if only.is_past(&fixtures, index) {
+            break;
+        }
         let step = module.step(&step_fixtures.step)?;
         let solved = previous
             .copy_to(&scratch.join(format!("{index:02}-solved")))
             .map_err(lab)?;
         solved.apply(&step_fixtures.solved.changes).map_err(lab)?;
+        if !only.selects(&step_fixtures.step) {
+            // A step before the one asked for: its solved state is only the next one's start.
+            previous = solved;
+            continue;
+        }
         let report = run_on(course, module, step, &solved, &step_fixtures.solved, &track).await?;
         states.push(judge(&step_fixtures.solved, &report));
         // The same solved state in a clone kept as learners keep theirs (stray files).
@@ -131,11 +181,13 @@ pub async fn test_module(
         }
         previous = solved;
     }
-    states.extend(fresh::test_fresh(course, module, &fixtures, &scratch.join("fresh")).await?);
+    let fresh = fresh::test_fresh(course, module, &fixtures, &scratch.join("fresh")).await?;
+    states.extend(fresh.into_iter().filter(|s| only.selects(&s.step)));
     states.extend(
         walk::walk_module(
             course,
             module,
+            only,
             &fixtures,
             &scratch.join("walk"),
             labcheck,

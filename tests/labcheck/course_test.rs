@@ -116,18 +116,14 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-#[test]
-fn course_test_passes_on_module_10_as_shipped() {
-    let home = tempfile::tempdir().expect("a temp dir");
-    let run = course_test(
-        home.path(),
-        &["course", "test", "module-10", "--format", "json"],
-    );
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    let json = run.json();
+/// Module 10 as shipped, in the whole course's run: every step and stage has its solved state
+/// and at least two broken variants, and step 4's not-pushed variant fails on the push check.
+fn module_10_as_shipped(json: &serde_json::Value) {
     assert_eq!(json["status"], "pass");
-    let states = json["modules"][0]["states"]
+    let states = json["modules"]
         .as_array()
+        .and_then(|modules| modules.iter().find(|m| m["module"] == "module-10"))
+        .and_then(|m| m["states"].as_array())
         .cloned()
         .unwrap_or_default();
     for step in [
@@ -508,10 +504,11 @@ fn walk_states(json: &serde_json::Value) -> Vec<(String, String, String, Vec<Str
 }
 
 #[test]
-fn course_test_walks_every_solution_of_both_modules_for_real() {
+fn course_test_passes_on_the_shipped_course_and_walks_every_solution_for_real() {
     let home = tempfile::tempdir().expect("a temp dir");
     let run = course_test(home.path(), &["course", "test", "--format", "json"]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    module_10_as_shipped(&run.json());
     let walked = walk_states(&run.json());
     let course = labcheck::course::Course::embedded().expect("the course loads");
     for module in &course.modules {
@@ -557,7 +554,7 @@ fn a_solution_that_forgets_to_push_fails_the_walk_on_the_push_check() {
         "  - run: { repo: checkout-config, command: [git, push, -q] }\n  - argocd: [app, get, checkout-dev, --refresh]",
         "  - argocd: [app, get, checkout-dev, --refresh]",
     );
-    let run = course.run(&["course", "test", "module-10", "--format", "json"]);
+    let run = course.run(&["course", "test", "module-10", "step-4", "--format", "json"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let walked = walk_states(&run.json());
     let bad: Vec<_> = walked
@@ -586,7 +583,7 @@ fn a_solution_that_sets_a_misspelt_path_fails_the_walk_on_the_check_that_reads_i
         "path: migration.fail, value: true",
         "path: migration.fails, value: true",
     );
-    let run = course.run(&["course", "test", "module-10", "--format", "json"]);
+    let run = course.run(&["course", "test", "module-10", "step-4", "--format", "json"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let walked = walk_states(&run.json());
     let step_4 = walked
@@ -613,7 +610,7 @@ fn a_solution_that_reverts_head_by_hand_is_caught_undoing_itself_on_its_second_r
         "  - revert: { repo: checkout-config, change: { file: helm/dev.yaml, path: migration.fail, equals: true } }",
         "  - run: { repo: checkout-config, command: [git, revert, --no-edit, HEAD] }",
     );
-    let run = course.run(&["course", "test", "module-10", "--format", "json"]);
+    let run = course.run(&["course", "test", "module-10", "step-5", "--format", "json"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let walked = walk_states(&run.json());
     let step_5 = walked
@@ -722,7 +719,7 @@ fn a_broken_state_must_fail_for_the_cause_it_declares() {
         "sync-failed: \"sync-phase:Running\"",
         "sync-failed: retrying",
     );
-    let run = course.run(&["course", "test", "module-10"]);
+    let run = course.run(&["course", "test", "module-10", "step-4"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert!(
         run.stdout.contains(
@@ -771,4 +768,65 @@ fn course_lint_refuses_a_hint_or_solution_that_adds_everything() {
         assert!(all.contains("adds everything"), "{to}: {all}");
         assert!(at.is_match(&all), "{to}: {all}");
     }
+}
+
+/// An instructor who changed step 4 tests only step 4: its states, its fresh state and its walk;
+/// nothing of another step is judged, and a step the module does not have is a usage error.
+#[test]
+fn instructor_tests_only_the_step_they_changed() {
+    let home = tempfile::tempdir().expect("a temp dir");
+    let run = course_test(
+        home.path(),
+        &["course", "test", "module-10", "step-4", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let json = run.json();
+    let states = json["modules"][0]["states"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let steps: std::collections::BTreeSet<&str> =
+        states.iter().filter_map(|s| s["step"].as_str()).collect();
+    assert_eq!(
+        steps,
+        std::collections::BTreeSet::from(["step-4"]),
+        "{json:#}"
+    );
+    for kind in ["solved", "broken", "walk"] {
+        assert!(states.iter().any(|s| s["kind"] == kind), "{kind}: {json:#}");
+    }
+
+    let stages = course_test(
+        home.path(),
+        &[
+            "course",
+            "test",
+            "module-10",
+            "break-it",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(stages.code, 0, "{}{}", stages.stdout, stages.stderr);
+    let stage_names: std::collections::BTreeSet<String> = stages.json()["modules"][0]["states"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|s| s["step"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(
+        stage_names,
+        ["break-it/break", "break-it/fix"].map(String::from).into()
+    );
+
+    let unknown = course_test(home.path(), &["course", "test", "module-10", "step-9"]);
+    assert_eq!(unknown.code, 2, "{}{}", unknown.stdout, unknown.stderr);
+    assert!(
+        unknown
+            .stderr
+            .contains("module-10 has no step step-9 to test; its steps: step-1"),
+        "{}",
+        unknown.stderr
+    );
 }
