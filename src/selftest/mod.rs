@@ -301,3 +301,26 @@ pub fn judge(state: &State, report: &StepReport) -> StateResult {
         problems,
     }
 }
+
+#[cfg(test)]
+mod only_tests {
+    use super::Only;
+
+    #[test]
+    fn one_step_exercise_or_stage_selects_exactly_its_own_states() {
+        let cases = [
+            (None, "step-4", true),
+            (Some("step-4"), "step-4", true),
+            (Some("step-4"), "step-40", false),
+            (Some("step-4"), "step-1", false),
+            (Some("break-it"), "break-it/break", true),
+            (Some("break-it"), "break-it/fix", true),
+            (Some("break-it"), "break-its/fix", false),
+            (Some("break-it/fix"), "break-it/fix", true),
+            (Some("break-it/fix"), "break-it/break", false),
+        ];
+        for (only, name, selected) in cases {
+            assert_eq!(Only(only).selects(name), selected, "{only:?} {name}");
+        }
+    }
+}
