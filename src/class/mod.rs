@@ -3,7 +3,7 @@
 //! --kubeconfigs …`, `class serve`) loads the course once and seats every learner ([`Seat`]: their
 //! copy of the steps with their names, their cluster, their work repos); [`Class::run`] runs every
 //! seat once through the learner's own runner, as many at once as the [`gate`] lets in, and
-//! [`causes`] groups the failures. The live page follows the same seats ([`follow`], through the
+//! [`causes`] groups the failures. The live page follows the same seats ([`follow`](mod@follow), through the
 //! runner's one follow loop, the loop of `--watch`) into a [`Room`] that [`server`] serves.
 //! Results are data here; the reporters print them (`report::matrix`, `report::class_page`).
 

@@ -1,6 +1,6 @@
 //! The instructor's room: every learner's latest run and what is known about it (is their
 //! cluster answering, since when their runs say what they say), and a counter that moves on each
-//! change for the page's events. The followers ([`super::follow`]) fill it; the page reads it.
+//! change for the page's events. The followers ([`super::follow`](mod@super::follow)) fill it; the page reads it.
 
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};

@@ -3,7 +3,7 @@
 //! checks the templates against what the steps read and seats every learner ([`Seat`]: their
 //! copy of the steps, their cluster, their work repos); [`Class::run`] then runs each seat
 //! through the learner's own runner and groups the failures by cause, and the live page follows
-//! the same seats ([`super::follow`]). The command line only turns flags into a [`ClassSession`]
+//! the same seats ([`super::follow`](mod@super::follow)). The command line only turns flags into a [`ClassSession`]
 //! and prints what comes back.
 //!
 //! Why not a [`Session`](crate::run::Session) per learner: a learner's session loads the course and

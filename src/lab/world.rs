@@ -1,7 +1,7 @@
 //! A lab world: a module's work repos in a folder at any point of the course, built from the
 //! course's files alone, the way a learner builds them: the fresh lab's files
 //! (`modules/<module>/lab/<repo>/`) committed and pushed, then the `solution:` of every step up to
-//! the point run on them in process ([`super::solve`]: the same edits `labcheck edit` makes, real
+//! the point run on them in process (`lab::solve`: the same edits `labcheck edit` makes, real
 //! `git add -- FILE`, commit, push and revert). Any module of any course works; its repos are the
 //! `repos:` of its module.yaml.
 //!
