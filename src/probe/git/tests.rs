@@ -386,8 +386,15 @@ fn a_shallow_clone_is_said_to_be_shallow_by_every_walk_that_needs_the_cut_off_pa
     let repo = world.repo("checkout-config").unwrap();
     let shallow = dir.path().join("shallow");
     // `--depth` over a plain path is ignored: git clones shallow only over a URL.
+    // The lab's remotes are paths relative to the clone (a copied world keeps working).
     let origin = repo.git(&["remote", "get-url", "origin"]).unwrap();
-    let origin = format!("file://{}", origin.trim().trim_start_matches("file://"));
+    let origin = world
+        .work_dir()
+        .join("checkout-config")
+        .join(origin.trim().trim_start_matches("file://"))
+        .canonicalize()
+        .unwrap();
+    let origin = format!("file://{}", origin.display());
     let status = Command::new("git")
         .args(["clone", "--quiet", "--depth", "1", &origin])
         .arg(&shallow)
