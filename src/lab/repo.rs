@@ -84,6 +84,19 @@ pub fn new_root(root: &Path) -> Result<Arc<AtomicU64>, LabError> {
     Ok(Arc::new(AtomicU64::new(0)))
 }
 
+/// The git environment of the lab's learner: no user or system config, a fixed identity, the C
+/// locale, so the same steps make the same commits wherever they run (the lab builder and the
+/// course walk's scripts alike).
+pub const LEARNER_GIT_ENV: [(&str, &str); 7] = [
+    ("GIT_CONFIG_GLOBAL", "/dev/null"),
+    ("GIT_CONFIG_NOSYSTEM", "1"),
+    ("GIT_AUTHOR_NAME", "Course Learner"),
+    ("GIT_AUTHOR_EMAIL", "learner@course.local"),
+    ("GIT_COMMITTER_NAME", "Course Learner"),
+    ("GIT_COMMITTER_EMAIL", "learner@course.local"),
+    ("LC_ALL", "C"),
+];
+
 /// One of the learner's clones, driven with the real `git` CLI.
 #[derive(Debug, Clone)]
 pub struct LabRepo {
@@ -256,15 +269,9 @@ impl LabRepo {
             .current_dir(&self.path)
             // The learner's own configuration and any git environment the tests run in must not
             // change what the world looks like.
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "Course Learner")
-            .env("GIT_AUTHOR_EMAIL", "learner@course.local")
-            .env("GIT_COMMITTER_NAME", "Course Learner")
-            .env("GIT_COMMITTER_EMAIL", "learner@course.local")
+            .envs(LEARNER_GIT_ENV)
             .env("GIT_AUTHOR_DATE", &date)
             .env("GIT_COMMITTER_DATE", &date)
-            .env("LC_ALL", "C")
             .env_remove("GIT_DIR")
             .env_remove("GIT_WORK_TREE")
             .env_remove("GIT_INDEX_FILE")
