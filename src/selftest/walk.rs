@@ -310,11 +310,18 @@ fn learner_starts(
         let mut repos: Vec<&str> = files.iter().map(|(r, _)| *r).collect();
         repos.dedup();
         for repo in repos {
-            let clone = world.repo(repo)?;
-            if !clone.git(&["status", "--porcelain"])?.trim().is_empty() {
-                clone.commit_all("my own way of writing the files")?;
-                clone.push()?;
+            // The files this variant rewrote, by name: never whatever else the tree holds.
+            let rewritten: Vec<&str> = files
+                .iter()
+                .filter(|(r, f)| *r == repo && changed.contains(&format!("{r}/{f}")))
+                .map(|(_, f)| *f)
+                .collect();
+            if rewritten.is_empty() {
+                continue;
             }
+            let clone = world.repo(repo)?;
+            clone.commit_paths(&rewritten, "my own way of writing the files")?;
+            clone.push()?;
         }
         starts.push((
             variant.name().to_string(),
