@@ -74,28 +74,27 @@ fn words(part: &HintPart) -> String {
     }
 }
 
-/// The kind JSON names a part by (a contract: only ever added to).
-fn kind(part: &HintPart) -> &'static str {
+/// The kind JSON names a part by (a contract: only ever added to), and what `-v` says a part
+/// is: both named in one place, so a new part gets both.
+fn kind_and_words(part: &HintPart) -> (&'static str, &'static str) {
     match part {
-        HintPart::First { .. } => "first",
-        HintPart::Course { .. } => "course",
+        HintPart::First { .. } => ("first", "first"),
+        HintPart::Course { .. } => ("course", "the course's words"),
         HintPart::Check { .. } | HintPart::Wait { .. } | HintPart::WaitingWillNotFix { .. } => {
-            "check"
+            ("check", "what the check saw")
         }
-        HintPart::Cause { .. } => "cause",
+        HintPart::Cause { .. } => ("cause", "the cause's hint"),
     }
+}
+
+/// The kind JSON names a part by.
+fn kind(part: &HintPart) -> &'static str {
+    kind_and_words(part).0
 }
 
 /// What `-v` says a part is.
 pub fn kind_in_words(part: &HintPart) -> &'static str {
-    match part {
-        HintPart::First { .. } => "first",
-        HintPart::Course { .. } => "the course's words",
-        HintPart::Check { .. } | HintPart::Wait { .. } | HintPart::WaitingWillNotFix { .. } => {
-            "what the check saw"
-        }
-        HintPart::Cause { .. } => "the cause's hint",
-    }
+    kind_and_words(part).1
 }
 
 /// Where a part came from: the course file and key, the check kind, the cause table, or the
