@@ -9,7 +9,7 @@ use std::fmt::Write;
 use owo_colors::OwoColorize;
 
 use super::Styles;
-use crate::plan::{AppHealth, Plan, Task, WAVE_DELAY_SECONDS, Wait, unawaited_in_one_step};
+use crate::plan::{AppHealth, Object, Plan, Task, WAVE_DELAY_SECONDS, Wait, unawaited_in_one_step};
 use crate::rules::{Finding, Severity};
 
 fn bold(styles: Styles, text: &str) -> String {
@@ -26,6 +26,22 @@ fn dim(styles: Styles, text: &str) -> String {
     } else {
         text.to_string()
     }
+}
+
+/// A section's title line, bold.
+fn heading(out: &mut String, styles: Styles, title: &str) {
+    let _ = writeln!(out, "{}", bold(styles, title));
+}
+
+/// An object's line under a section: its reference, what the section says of it, and (dimmed)
+/// where it was read.
+fn object_line(out: &mut String, styles: Styles, object: &Object, says: &str) {
+    let _ = writeln!(
+        out,
+        "      {:<34}  {says}  {}",
+        object.reference(),
+        dim(styles, &object.source.to_string())
+    );
 }
 
 fn severity(styles: Styles, s: Severity) -> String {
@@ -170,17 +186,14 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
         .iter()
         .map(|o| o.source.file.as_str())
         .collect();
-    let _ = writeln!(
-        out,
-        "{}",
-        bold(
-            styles,
-            &format!(
-                "Sync plan: {} object(s) from {} file(s), in the order Argo CD applies them",
-                plan.objects.len(),
-                files.len()
-            )
-        )
+    heading(
+        &mut out,
+        styles,
+        &format!(
+            "Sync plan: {} object(s) from {} file(s), in the order Argo CD applies them",
+            plan.objects.len(),
+            files.len()
+        ),
     );
     for (i, step) in plan.steps.iter().enumerate() {
         let _ = writeln!(
@@ -241,17 +254,14 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
         let _ = writeln!(out, "{} {note}", bold(styles, "Note:"));
     }
     if !plan.not_taken.is_empty() {
-        let _ = writeln!(
-            out,
-            "{}",
-            bold(
-                styles,
-                if plan.app.is_some() {
-                    "Other Applications in the input (this plan is not for them):"
-                } else {
-                    "Applications in the input (this plan is for none of them, so no Application's settings apply):"
-                }
-            )
+        heading(
+            &mut out,
+            styles,
+            if plan.app.is_some() {
+                "Other Applications in the input (this plan is not for them):"
+            } else {
+                "Applications in the input (this plan is for none of them, so no Application's settings apply):"
+            },
         );
         for n in &plan.not_taken {
             let _ = writeln!(
@@ -265,24 +275,15 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
         }
     }
     if !plan.skipped_files.is_empty() {
-        let _ = writeln!(
-            out,
-            "{}",
-            bold(styles, "Not read (as Argo CD reads a folder):")
-        );
+        heading(&mut out, styles, "Not read (as Argo CD reads a folder):");
         for (file, why) in &plan.skipped_files {
             let _ = writeln!(out, "      {file}  {}", dim(styles, why));
         }
     }
     if !plan.context.is_empty() {
-        let _ = writeln!(out, "{}", bold(styles, "Read, but not part of this sync:"));
+        heading(&mut out, styles, "Read, but not part of this sync:");
         for (o, why) in &plan.context {
-            let _ = writeln!(
-                out,
-                "      {:<34}  {why}  {}",
-                o.reference(),
-                dim(styles, &o.source.to_string())
-            );
+            object_line(&mut out, styles, o, why);
         }
     }
     for duplicate in &plan.duplicates {
@@ -305,45 +306,29 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
         );
     }
     if !plan.on_failure.is_empty() {
-        let _ = writeln!(
-            out,
-            "{}",
-            bold(
-                styles,
-                "Only if the sync fails (SyncFail hooks, in this order):"
-            )
+        heading(
+            &mut out,
+            styles,
+            "Only if the sync fails (SyncFail hooks, in this order):",
         );
         for task in &plan.on_failure {
             let _ = writeln!(out, "{}", task_line(plan, task, styles));
         }
     }
     if !plan.on_deletion.is_empty() {
-        let _ = writeln!(
-            out,
-            "{}",
-            bold(styles, "Only when the Application is deleted:")
-        );
+        heading(&mut out, styles, "Only when the Application is deleted:");
         for (index, hook) in &plan.on_deletion {
-            let o = &plan.objects[*index];
-            let _ = writeln!(
-                out,
-                "      {:<34}  {}  {}",
-                o.reference(),
-                hook.as_str(),
-                dim(styles, &o.source.to_string())
-            );
+            object_line(&mut out, styles, &plan.objects[*index], hook.as_str());
         }
     }
     if !plan.not_applied.is_empty() {
-        let _ = writeln!(out, "{}", bold(styles, "Never applied by a sync:"));
+        heading(&mut out, styles, "Never applied by a sync:");
         for skipped in &plan.not_applied {
-            let o = &plan.objects[skipped.object];
-            let _ = writeln!(
-                out,
-                "      {:<34}  {}  {}",
-                o.reference(),
-                skipped.why,
-                dim(styles, &o.source.to_string())
+            object_line(
+                &mut out,
+                styles,
+                &plan.objects[skipped.object],
+                &skipped.why,
             );
         }
     }
@@ -355,18 +340,15 @@ pub fn render_human(plan: &Plan, findings: Option<&[Finding]>, styles: Styles) -
         out.push('\n');
         match &child.outcome {
             Ok((plan, findings)) => {
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    bold(
-                        styles,
-                        &format!(
-                            "Child Application {} ({}) syncs {}:",
-                            child.name,
-                            child.source,
-                            child.folder.as_deref().unwrap_or("")
-                        )
-                    )
+                heading(
+                    &mut out,
+                    styles,
+                    &format!(
+                        "Child Application {} ({}) syncs {}:",
+                        child.name,
+                        child.source,
+                        child.folder.as_deref().unwrap_or("")
+                    ),
                 );
                 out.push_str(&render_human(plan, findings.as_deref(), styles));
             }
@@ -394,16 +376,13 @@ pub fn render_findings(findings: &[Finding], styles: Styles) -> String {
         .count();
     let notes = findings.len() - warnings;
     if findings.is_empty() {
-        let _ = writeln!(out, "{}", bold(styles, "Rules: nothing found"));
+        heading(&mut out, styles, "Rules: nothing found");
         return out;
     }
-    let _ = writeln!(
-        out,
-        "{}",
-        bold(
-            styles,
-            &format!("Rules: {warnings} warning(s), {notes} note(s)")
-        )
+    heading(
+        &mut out,
+        styles,
+        &format!("Rules: {warnings} warning(s), {notes} note(s)"),
     );
     for f in findings {
         let _ = writeln!(
