@@ -136,6 +136,58 @@ fn csv(text: Option<&String>) -> Vec<&str> {
     words
 }
 
+/// The values a table gives the words of an annotation, in the annotation's order; words the
+/// table does not hold are passed over (gitops-engine ignores them).
+fn words_as<T: Copy>(text: Option<&String>, table: &[(&str, T)]) -> Vec<T> {
+    csv(text)
+        .into_iter()
+        .filter_map(|word| table.iter().find(|(w, _)| *w == word).map(|(_, v)| *v))
+        .collect()
+}
+
+/// The hook types of `argocd.argoproj.io/hook`'s words.
+const HOOK_TYPES: &[(&str, HookType)] = &[
+    ("PreSync", HookType::Phase(Phase::PreSync)),
+    ("Sync", HookType::Phase(Phase::Sync)),
+    ("PostSync", HookType::Phase(Phase::PostSync)),
+    ("SyncFail", HookType::Phase(Phase::SyncFail)),
+    ("Skip", HookType::Skip),
+];
+
+/// The hook types gitops-engine maps `helm.sh/hook`'s words to.
+const HELM_HOOK_TYPES: &[(&str, HookType)] = &[
+    ("pre-install", HookType::Phase(Phase::PreSync)),
+    ("pre-upgrade", HookType::Phase(Phase::PreSync)),
+    ("post-install", HookType::Phase(Phase::PostSync)),
+    ("post-upgrade", HookType::Phase(Phase::PostSync)),
+];
+
+/// The deletion hooks of `argocd.argoproj.io/hook`'s words.
+const DELETION_HOOKS: &[(&str, DeletionHook)] = &[
+    ("PreDelete", DeletionHook::PreDelete),
+    ("PostDelete", DeletionHook::PostDelete),
+];
+
+/// The deletion hooks of `helm.sh/hook`'s words.
+const HELM_DELETION_HOOKS: &[(&str, DeletionHook)] = &[
+    ("pre-delete", DeletionHook::PreDelete),
+    ("post-delete", DeletionHook::PostDelete),
+];
+
+/// The delete policies of `argocd.argoproj.io/hook-delete-policy`'s words.
+const DELETE_POLICIES: &[(&str, DeletePolicy)] = &[
+    ("BeforeHookCreation", DeletePolicy::BeforeHookCreation),
+    ("HookSucceeded", DeletePolicy::HookSucceeded),
+    ("HookFailed", DeletePolicy::HookFailed),
+];
+
+/// The delete policies of `helm.sh/hook-delete-policy`'s words.
+const HELM_DELETE_POLICIES: &[(&str, DeletePolicy)] = &[
+    ("before-hook-creation", DeletePolicy::BeforeHookCreation),
+    ("hook-succeeded", DeletePolicy::HookSucceeded),
+    ("hook-failed", DeletePolicy::HookFailed),
+];
+
 /// Go's `strconv.Atoi`: an optional sign and decimal digits, within 64 bits.
 fn atoi(text: &str) -> Option<i64> {
     let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
@@ -168,26 +220,9 @@ impl Object {
     /// those of `helm.sh/hook` translated (`pre-install`/`pre-upgrade` → PreSync,
     /// `post-install`/`post-upgrade` → PostSync).
     pub fn hook_types(&self) -> Vec<HookType> {
-        let mut types = Vec::new();
-        for word in csv(self.annotations.get(HOOK)) {
-            let t = match word {
-                "PreSync" => HookType::Phase(Phase::PreSync),
-                "Sync" => HookType::Phase(Phase::Sync),
-                "PostSync" => HookType::Phase(Phase::PostSync),
-                "SyncFail" => HookType::Phase(Phase::SyncFail),
-                "Skip" => HookType::Skip,
-                _ => continue,
-            };
-            types.push(t);
-        }
+        let types = words_as(self.annotations.get(HOOK), HOOK_TYPES);
         if types.is_empty() {
-            for word in csv(self.annotations.get(HELM_HOOK)) {
-                match word {
-                    "pre-install" | "pre-upgrade" => types.push(HookType::Phase(Phase::PreSync)),
-                    "post-install" | "post-upgrade" => types.push(HookType::Phase(Phase::PostSync)),
-                    _ => {}
-                }
-            }
+            return words_as(self.annotations.get(HELM_HOOK), HELM_HOOK_TYPES);
         }
         types
     }
@@ -233,22 +268,12 @@ impl Object {
     /// Hooks Argo CD runs only when the Application is deleted (`PreDelete`, `PostDelete`, or Helm's
     /// `pre-delete`/`post-delete`).
     pub fn deletion_hooks(&self) -> Vec<DeletionHook> {
-        let mut found = Vec::new();
-        for word in csv(self.annotations.get(HOOK)) {
-            match word {
-                "PreDelete" => found.push(DeletionHook::PreDelete),
-                "PostDelete" => found.push(DeletionHook::PostDelete),
-                _ => {}
-            }
-        }
+        let mut found = words_as(self.annotations.get(HOOK), DELETION_HOOKS);
         if !self.annotations.contains_key(HOOK) || found.is_empty() {
-            for word in csv(self.annotations.get(HELM_HOOK)) {
-                match word {
-                    "pre-delete" => found.push(DeletionHook::PreDelete),
-                    "post-delete" => found.push(DeletionHook::PostDelete),
-                    _ => {}
-                }
-            }
+            found.extend(words_as(
+                self.annotations.get(HELM_HOOK),
+                HELM_DELETION_HOOKS,
+            ));
         }
         found.sort();
         found.dedup();
@@ -287,23 +312,11 @@ impl Object {
 
     /// Delete policies of a hook: Argo CD's and Helm's together; `BeforeHookCreation` when none.
     pub fn delete_policies(&self) -> Vec<DeletePolicy> {
-        let mut policies = Vec::new();
-        for word in csv(self.annotations.get(HOOK_DELETE_POLICY)) {
-            match word {
-                "BeforeHookCreation" => policies.push(DeletePolicy::BeforeHookCreation),
-                "HookSucceeded" => policies.push(DeletePolicy::HookSucceeded),
-                "HookFailed" => policies.push(DeletePolicy::HookFailed),
-                _ => {}
-            }
-        }
-        for word in csv(self.annotations.get(HELM_HOOK_DELETE_POLICY)) {
-            match word {
-                "before-hook-creation" => policies.push(DeletePolicy::BeforeHookCreation),
-                "hook-succeeded" => policies.push(DeletePolicy::HookSucceeded),
-                "hook-failed" => policies.push(DeletePolicy::HookFailed),
-                _ => {}
-            }
-        }
+        let mut policies = words_as(self.annotations.get(HOOK_DELETE_POLICY), DELETE_POLICIES);
+        policies.extend(words_as(
+            self.annotations.get(HELM_HOOK_DELETE_POLICY),
+            HELM_DELETE_POLICIES,
+        ));
         policies.sort();
         policies.dedup();
         if policies.is_empty() {
