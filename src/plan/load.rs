@@ -290,6 +290,15 @@ fn collect(document: &Value, source: &Source, out: &mut Vec<Object>) -> Result<(
         line: source.line,
         field,
     };
+    // A metadata value Kubernetes wants as text, written as something else.
+    let not_text = |path: String, key: &str, value: &Value| LoadError::NotText {
+        file: source.file.clone(),
+        line: source.line,
+        path,
+        key: key.to_string(),
+        what: describe(value),
+        shown: scalar_text(value),
+    };
     let kind = text("kind").ok_or_else(|| missing("kind"))?;
     // kubectl unpacks `kind: List` (and `…List`) into its items.
     if kind.ends_with("List")
@@ -317,14 +326,7 @@ fn collect(document: &Value, source: &Source, out: &mut Vec<Object>) -> Result<(
         if let Some(value) = metadata.get(key).map(untag)
             && !matches!(value, Value::String(_) | Value::Null)
         {
-            return Err(LoadError::NotText {
-                file: source.file.clone(),
-                line: source.line,
-                path: format!("metadata.{key}"),
-                key: key.to_string(),
-                what: describe(value),
-                shown: scalar_text(value),
-            });
+            return Err(not_text(format!("metadata.{key}"), key, value));
         }
     }
     let (name, generate_name) = match (meta_text("name"), meta_text("generateName")) {
@@ -346,15 +348,11 @@ fn collect(document: &Value, source: &Source, out: &mut Vec<Object>) -> Result<(
                     annotations.insert(key.to_string(), String::new());
                 }
                 other => {
-                    let shown = scalar_text(other);
-                    return Err(LoadError::NotText {
-                        file: source.file.clone(),
-                        line: source.line,
-                        path: format!("metadata.annotations[\"{key}\"]"),
-                        key: key.to_string(),
-                        what: describe(other),
-                        shown,
-                    });
+                    return Err(not_text(
+                        format!("metadata.annotations[\"{key}\"]"),
+                        key,
+                        other,
+                    ));
                 }
             }
         }
