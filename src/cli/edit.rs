@@ -100,33 +100,25 @@ pub fn run(args: &EditArgs) -> Result<u8, Error> {
             let before = read_or_empty(file)?;
             let after = edit::set(&before, set.target.document, &path, &value, &place)
                 .map_err(|e| refused(file, &e))?;
-            match after {
-                Some(after) => {
-                    write(file, &after)?;
-                    format!("{}: set `{path}`\n", file.display())
-                }
-                None => format!(
-                    "{}: `{path}` is already so; nothing to change\n",
-                    file.display()
-                ),
-            }
+            write_edit(
+                file,
+                after,
+                &format!("set `{path}`"),
+                &format!("`{path}` is already so; nothing to change"),
+            )?
         }
         EditCommand::Remove(remove) => {
             let path = parse_path(&remove.target.path)?;
             let file = &remove.target.file;
             let before = read_or_empty(file)?;
-            match edit::remove(&before, remove.target.document, &path)
-                .map_err(|e| refused(file, &e))?
-            {
-                Some(after) => {
-                    write(file, &after)?;
-                    format!("{}: removed `{path}`\n", file.display())
-                }
-                None => format!(
-                    "{}: there is no `{path}`; nothing to remove\n",
-                    file.display()
-                ),
-            }
+            let after = edit::remove(&before, remove.target.document, &path)
+                .map_err(|e| refused(file, &e))?;
+            write_edit(
+                file,
+                after,
+                &format!("removed `{path}`"),
+                &format!("there is no `{path}`; nothing to remove"),
+            )?
         }
         EditCommand::Create(create) => {
             let text = read_stdin()?;
@@ -136,6 +128,23 @@ pub fn run(args: &EditArgs) -> Result<u8, Error> {
     };
     emit(&said);
     Ok(exit::PASS)
+}
+
+/// Write the edited text when the edit changed the file; say what was done, or why nothing was.
+fn write_edit(
+    file: &Path,
+    after: Option<String>,
+    done: &str,
+    nothing: &str,
+) -> Result<String, Error> {
+    let said = match after {
+        Some(after) => {
+            write(file, &after)?;
+            done
+        }
+        None => nothing,
+    };
+    Ok(format!("{}: {said}\n", file.display()))
 }
 
 fn create_file(file: &Path, text: &str) -> Result<String, Error> {
