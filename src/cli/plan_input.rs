@@ -373,19 +373,16 @@ fn sync_of(
                     )));
                 }
                 match explicit.first().copied() {
-                    Some("helm") => {
+                    Some(key @ ("helm" | "kustomize")) => {
+                        let tool = if key == "helm" {
+                            Tool::Helm
+                        } else {
+                            Tool::Kustomize
+                        };
                         return Err(render_first(
                             &folder,
-                            &Tool::Helm,
-                            "its Application has `helm:`",
-                            with(),
-                        ));
-                    }
-                    Some("kustomize") => {
-                        return Err(render_first(
-                            &folder,
-                            &Tool::Kustomize,
-                            "its Application has `kustomize:`",
+                            &tool,
+                            &format!("its Application has `{key}:`"),
                             with(),
                         ));
                     }
