@@ -279,6 +279,21 @@ pub(super) fn not_taken(
     found
 }
 
+/// The Applications in a file a flag names (`--app FILE`, `--follow FILE`).
+fn apps_in_file(file: &str) -> Result<Vec<AppSettings>, Error> {
+    let mut stdin_read = true;
+    let mut apps = Vec::new();
+    for (shown, text) in read_path(file, &mut stdin_read)? {
+        apps.extend(
+            parse_manifests(&shown, &text)
+                .map_err(|e| usage(e.to_string()))?
+                .iter()
+                .filter_map(AppSettings::of),
+        );
+    }
+    Ok(apps)
+}
+
 /// The Application named by `--app` (a file holding one, or a name among the inputs), else the
 /// one among the inputs whose source path is a folder given.
 pub(super) fn find_app(
@@ -288,16 +303,7 @@ pub(super) fn find_app(
 ) -> Result<Option<AppSettings>, Error> {
     if let Some(arg) = app_arg {
         if Path::new(arg).is_file() {
-            let mut stdin_read = true;
-            let mut found = Vec::new();
-            for (shown, text) in read_path(arg, &mut stdin_read)? {
-                found.extend(
-                    parse_manifests(&shown, &text)
-                        .map_err(|e| usage(e.to_string()))?
-                        .iter()
-                        .filter_map(AppSettings::of),
-                );
-            }
+            let mut found = apps_in_file(arg)?;
             return match found.len() {
                 1 => Ok(found.pop()),
                 0 => Err(usage(format!("{arg} holds no Application"))),
@@ -355,16 +361,7 @@ pub fn root_app(paths: &[String]) -> Result<Option<RootApp>, Error> {
     if file == "-" || !given.is_file() {
         return Ok(None);
     }
-    let mut stdin_read = true;
-    let mut apps = Vec::new();
-    for (shown, text) in read_path(file, &mut stdin_read)? {
-        apps.extend(
-            parse_manifests(&shown, &text)
-                .map_err(|e| usage(e.to_string()))?
-                .iter()
-                .filter_map(AppSettings::of),
-        );
-    }
+    let apps = apps_in_file(file)?;
     let [app] = apps.as_slice() else {
         return Ok(None);
     };
