@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{ClusterArgs, emit, output};
+use super::{ClusterArgs, SetupArgs, emit, output};
 use crate::bundle;
 use crate::error::{Error, exit};
 use crate::run::Session;
@@ -21,31 +21,20 @@ pub struct BundleArgs {
     /// Where to write the bundle (a zstd-compressed tar, e.g. bundle.tar.zst).
     #[arg(short = 'o', long = "out", value_name = "FILE")]
     pub out: PathBuf,
-    /// Your course track (defaults to the module's default, e.g. kind).
-    #[arg(long)]
-    pub track: Option<String>,
-    /// Folder holding your work repos.
-    #[arg(long, env = "LABCHECK_WORK_DIR", value_name = "DIR")]
-    pub work_dir: Option<PathBuf>,
-    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
-    #[arg(long, value_name = "DIR")]
-    pub course_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub setup: SetupArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }
 
 /// Make the bundle (`bundle::open`) and write it where no work repo is.
 pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
-    let run_args = super::RunArgs {
-        work_dir: args.work_dir.clone(),
-        ..super::RunArgs::default()
-    };
-    let work_dir = super::work_dir(&run_args)?;
+    let work_dir = args.setup.work()?.path;
     let opened = bundle::open(Session {
-        course_dir: args.course_dir.clone(),
+        course_dir: args.setup.course.course_dir.clone(),
         module: args.module.clone(),
         step: args.step.clone(),
-        track: args.track.clone(),
+        track: args.setup.track.clone(),
         work_dir: work_dir.clone(),
         cluster: args.cluster.options(),
         argocd_namespace: args.cluster.argocd_namespace.clone(),

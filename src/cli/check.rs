@@ -7,7 +7,6 @@ use super::{RunArgs, exit_code, fleet, warn};
 use crate::error::Error;
 use crate::probe::files::PathShower;
 use crate::progress::Learner;
-use crate::progress::workdir::WorkDir;
 use crate::report::{self, Styles};
 use crate::run::{self, Session};
 
@@ -16,10 +15,10 @@ impl RunArgs {
     /// `work_dir`.
     pub fn session(&self, module: &str, step: Option<&str>, work_dir: PathBuf) -> Session {
         Session {
-            course_dir: self.course_dir.clone(),
+            course_dir: self.setup.course.course_dir.clone(),
             module: module.to_string(),
             step: step.map(str::to_string),
-            track: self.track.clone(),
+            track: self.setup.track.clone(),
             work_dir,
             cluster: self.cluster.options(),
             argocd_namespace: self.cluster.argocd_namespace.clone(),
@@ -46,7 +45,7 @@ pub async fn check(args: &RunArgs, module: &str, step: Option<&str>) -> Result<u
     // next time). A machine report (CI, a script) reads the same progress but never moves it, so
     // asking twice gives the same document; a run on someone else's work dir (`--work-dir` of a
     // learner) reads what is kept for that folder and writes nothing.
-    let work = WorkDir::resolve(args.work_dir.as_deref())?;
+    let work = args.setup.work()?;
     let session = Session {
         remember: !args.report.asked_for_more_than_human() && work.own,
         ..args.session(module, step, work.path.clone())

@@ -1,12 +1,11 @@
 //! `labcheck course test|lint`: the course's self-test and lint, for instructors and CI.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
-use super::emit;
 use super::output::HumanOrJsonArgs;
+use super::{CourseDirArg, emit};
 use crate::course::Course;
 use crate::error::{Error, exit};
 use crate::report::{self, HumanOrJson, Styles};
@@ -33,9 +32,8 @@ pub enum CourseCommand {
 /// Where the course is and how to report.
 #[derive(Debug, Args, Clone)]
 pub struct CourseOptions {
-    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
-    #[arg(long, value_name = "DIR")]
-    pub course_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub course: CourseDirArg,
 
     /// `-o human|json` and `--color`.
     #[command(flatten)]
@@ -70,7 +68,7 @@ pub struct LintArgs {
 }
 
 fn load(options: &CourseOptions) -> Result<Course, Error> {
-    match &options.course_dir {
+    match &options.course.course_dir {
         Some(dir) => Course::from_dir(dir),
         None => Course::embedded(),
     }

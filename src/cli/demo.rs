@@ -197,7 +197,7 @@ fn lab_session(
     std::fs::write(&path, text)
         .map_err(|e| Error::Environment(format!("cannot write {}: {e}", path.display())))?;
     let mut args = run.clone();
-    args.course_dir = None;
+    args.setup.course.course_dir = None;
     args.no_wait = true;
     args.wait = None;
     args.cluster.snapshot = Some(path);

@@ -1,11 +1,9 @@
 //! `labcheck doctor [MODULE]`: is this machine and cluster ready for a module? Parses, calls
 //! [`crate::doctor`], hands the result to the reporters.
 
-use std::path::PathBuf;
-
 use clap::Args;
 
-use super::{ClusterArgs, RunArgs, exit_code, load_course, output, work_dir};
+use super::{ClusterArgs, SetupArgs, exit_code, output};
 use crate::doctor::{self, Audience, Setup};
 use crate::error::Error;
 use crate::report::{self, ColorChoice, Styles};
@@ -17,17 +15,8 @@ pub struct DoctorArgs {
     /// every module needs.
     pub module: Option<String>,
 
-    /// Folder holding your work repos.
-    #[arg(long, env = "LABCHECK_WORK_DIR", value_name = "DIR")]
-    pub work_dir: Option<PathBuf>,
-
-    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
-    #[arg(long, value_name = "DIR")]
-    pub course_dir: Option<PathBuf>,
-
-    /// Your course track (defaults to the module's default, e.g. kind).
-    #[arg(long)]
-    pub track: Option<String>,
+    #[command(flatten)]
+    pub setup: SetupArgs,
 
     /// Whose needs to check: a learner's machine, or CI that does the steps with
     /// `labcheck solution … | bash` (adds bash and awk; a git identity may come from the environment).
@@ -50,19 +39,18 @@ pub struct DoctorArgs {
 pub async fn run(args: &DoctorArgs) -> Result<u8, Error> {
     let outputs = args.report.outputs()?;
     let styles = Styles::decide(args.color);
-    let run_args = RunArgs {
-        work_dir: args.work_dir.clone(),
-        course_dir: args.course_dir.clone(),
-        ..RunArgs::default()
-    };
-    let course = load_course(&run_args)?;
+    let course = args.setup.course.load()?;
     let module = match &args.module {
         Some(name) => Some(course.module(name)?.clone()),
         None => None,
     };
     let track = match &module {
-        Some(m) => m.track(args.track.as_deref())?.to_string(),
-        None => args.track.clone().unwrap_or_else(|| "any".to_string()),
+        Some(m) => m.track(args.setup.track.as_deref())?.to_string(),
+        None => args
+            .setup
+            .track
+            .clone()
+            .unwrap_or_else(|| "any".to_string()),
     };
     let tools = match &module {
         Some(m) => m.manifest.needs.tools.clone(),
@@ -77,7 +65,7 @@ pub async fn run(args: &DoctorArgs) -> Result<u8, Error> {
     let setup = Setup {
         module,
         tools,
-        work_dir: work_dir(&run_args)?,
+        work_dir: args.setup.work()?.path,
         cluster: args.cluster.options(),
         argocd_namespace,
         path: std::env::var_os("PATH").unwrap_or_default(),

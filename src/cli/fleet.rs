@@ -68,10 +68,10 @@ impl RunArgs {
             Learners::Nobody
         };
         ClassSession {
-            course_dir: self.course_dir.clone(),
+            course_dir: self.setup.course.course_dir.clone(),
             module: module.to_string(),
             step: step.map(str::to_string),
-            track: self.track.clone(),
+            track: self.setup.track.clone(),
             argocd_namespace: self.cluster.argocd_namespace.clone(),
             policy: self.wait_policy(),
             roster: Roster {

@@ -1,14 +1,12 @@
 //! `labcheck hint MODULE STEP [CHECK]`: the next, more explicit hint level, on demand.
 
 use std::fmt::Write;
-use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{emit, save, warn};
+use super::{CourseDirArg, emit, save, warn};
 use crate::error::{Error, exit};
 use crate::progress::Learner;
-use crate::run;
 
 /// `labcheck hint` options.
 #[derive(Debug, Args, Clone)]
@@ -25,14 +23,13 @@ pub struct HintArgs {
     #[arg(index = 3)]
     pub check: Option<String>,
 
-    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
-    #[arg(long, value_name = "DIR")]
-    pub course_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub course: CourseDirArg,
 }
 
 /// Show the next hint level and remember it was shown.
 pub fn run(args: &HintArgs) -> Result<u8, Error> {
-    let course = run::session::load_course(args.course_dir.as_deref())?;
+    let course = args.course.load()?;
     let module = course.module(&args.module)?;
     let step = module.step(&args.step)?;
     let mut learner = Learner::load();

@@ -173,17 +173,8 @@ pub struct LearnerArgs {
 /// Options shared by every command that runs checks.
 #[derive(Debug, Args, Clone, Default)]
 pub struct RunArgs {
-    /// Your course track (defaults to the module's default, e.g. kind).
-    #[arg(long)]
-    pub track: Option<String>,
-
-    /// Folder holding your work repos.
-    #[arg(long, env = "LABCHECK_WORK_DIR", value_name = "DIR")]
-    pub work_dir: Option<PathBuf>,
-
-    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
-    #[arg(long, value_name = "DIR")]
-    pub course_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub setup: SetupArgs,
 
     #[command(flatten)]
     pub report: output::ReportArgs,
@@ -220,6 +211,45 @@ pub struct RunArgs {
 
     #[command(flatten, next_help_heading = "Whole class (instructors)")]
     pub fleet: fleet::FleetArgs,
+}
+
+/// `--course-dir`, for every command that reads the course.
+#[derive(Debug, Args, Clone, Default)]
+pub struct CourseDirArg {
+    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
+    #[arg(long, value_name = "DIR")]
+    pub course_dir: Option<PathBuf>,
+}
+
+impl CourseDirArg {
+    /// The course in that folder, else the built-in one.
+    pub fn load(&self) -> Result<Course, Error> {
+        run::session::load_course(self.course_dir.as_deref())
+    }
+}
+
+/// `--track`, `--work-dir` and `--course-dir`: on which track whose work is checked, against
+/// which course. Every command that checks a learner's steps has them.
+#[derive(Debug, Args, Clone, Default)]
+pub struct SetupArgs {
+    /// Your course track (defaults to the module's default, e.g. kind).
+    #[arg(long)]
+    pub track: Option<String>,
+
+    /// Folder holding your work repos.
+    #[arg(long, env = "LABCHECK_WORK_DIR", value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub course: CourseDirArg,
+}
+
+impl SetupArgs {
+    /// The work dir: `--work-dir` (or `$LABCHECK_WORK_DIR`), else `~/work` as the course sets it
+    /// up.
+    pub fn work(&self) -> Result<WorkDir, Error> {
+        WorkDir::resolve(self.work_dir.as_deref())
+    }
 }
 
 /// How to reach the cluster.
@@ -278,9 +308,8 @@ impl ClusterArgs {
 /// `labcheck list` options.
 #[derive(Debug, Args, Clone)]
 pub struct ListArgs {
-    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
-    #[arg(long, value_name = "DIR")]
-    pub course_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub course: CourseDirArg,
 }
 
 /// Commands besides checking a step.
@@ -367,7 +396,7 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
     match cli.command {
         Some(Command::Demo(demo_args)) => demo::demo(&demo_args).await,
         Some(Command::List(list_args)) => {
-            let course = run::session::load_course(list_args.course_dir.as_deref())?;
+            let course = list_args.course.load()?;
             emit(&report::course::list(&course));
             Ok(exit::PASS)
         }
@@ -434,15 +463,6 @@ async fn dispatch(cli: Cli) -> Result<u8, Error> {
             check(&cli.run, module, step).await
         }
     }
-}
-
-pub(crate) fn load_course(args: &RunArgs) -> Result<Course, Error> {
-    run::session::load_course(args.course_dir.as_deref())
-}
-
-/// The work dir: `--work-dir` (or `$LABCHECK_WORK_DIR`), else `~/work` as the course sets it up.
-pub(crate) fn work_dir(args: &RunArgs) -> Result<PathBuf, Error> {
-    Ok(WorkDir::resolve(args.work_dir.as_deref())?.path)
 }
 
 /// Print warnings about the learner's own files (progress, profile) to stderr.

@@ -2,10 +2,9 @@
 
 use clap::Args;
 
-use super::{RunArgs, check, emit, load_course, watch};
+use super::{RunArgs, check, emit, watch};
 use crate::error::{Error, exit};
 use crate::progress::Learner;
-use crate::progress::workdir::WorkDir;
 use crate::report;
 
 /// `labcheck next` options.
@@ -29,8 +28,8 @@ pub struct NextArgs {
 /// Find the first unfinished step and check (or watch) it. A step that a later step the course
 /// declares replaces it (`replaced_by:`) passed is not unfinished: nothing left can show it either way.
 pub async fn run(args: &NextArgs) -> Result<u8, Error> {
-    let course = load_course(&args.run)?;
-    let work = WorkDir::resolve(args.run.work_dir.as_deref())?;
+    let course = args.run.setup.course.load()?;
+    let work = args.run.setup.work()?;
     let learner = Learner::load_for(&work);
     let modules: Vec<String> = match &args.module {
         Some(name) => vec![course.module(name)?.manifest.module.clone()],

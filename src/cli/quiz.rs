@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 
-use super::{LearnerArgs, RunArgs, emit, load_course, save, warn};
+use super::{LearnerArgs, RunArgs, emit, save, warn};
 use crate::error::{Error, exit};
 use crate::progress::{Learner, QuizResult};
 use crate::quiz::{self, grade, parse_answers};
@@ -14,7 +14,7 @@ pub async fn run(
     module_name: &str,
     learner_args: &LearnerArgs,
 ) -> Result<u8, Error> {
-    let course = load_course(args)?;
+    let course = args.setup.course.load()?;
     let module = course.module(module_name)?;
     let Some(quiz) = &module.quiz else {
         return Err(Error::Usage(format!(

@@ -26,10 +26,10 @@ pub async fn run(
     let session = bundle::replay(
         file,
         Session {
-            course_dir: args.course_dir.clone(),
+            course_dir: args.setup.course.course_dir.clone(),
             module: module.to_string(),
             step: step.map(str::to_string),
-            track: args.track.clone(),
+            track: args.setup.track.clone(),
             argocd_namespace: args.cluster.argocd_namespace.clone(),
             log_reads: args.verbose,
             ..Session::default()
@@ -55,7 +55,7 @@ pub async fn run(
 fn refuse_other_sources(args: &RunArgs) -> Result<(), Error> {
     let cluster = &args.cluster;
     // `--work-dir` may come from $LABCHECK_WORK_DIR, which a replay simply does not use.
-    let work_dir_given = args.work_dir.as_ref().is_some_and(|dir| {
+    let work_dir_given = args.setup.work_dir.as_ref().is_some_and(|dir| {
         std::env::var_os("LABCHECK_WORK_DIR").is_none_or(|env| env != dir.as_os_str())
     });
     let clash = [

@@ -7,11 +7,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{emit, warn};
+use super::{CourseDirArg, emit, warn};
 use crate::error::{Error, exit};
 use crate::progress::Progress;
 use crate::progress::workdir::WorkDir;
-use crate::run;
 
 /// `labcheck reset` options.
 #[derive(Debug, Args, Clone)]
@@ -30,14 +29,13 @@ pub struct ResetArgs {
     #[arg(long, value_name = "DIR")]
     pub work_dir: Option<PathBuf>,
 
-    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
-    #[arg(long, value_name = "DIR")]
-    pub course_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub course: CourseDirArg,
 }
 
 /// Forget what was asked; 0 when done (or nothing to forget), 1 when the learner said no.
 pub fn run(args: &ResetArgs) -> Result<u8, Error> {
-    let course = run::session::load_course(args.course_dir.as_deref())?;
+    let course = args.course.load()?;
     // Names are checked against the course, so a typo never silently forgets nothing.
     if let Some(module) = &args.module {
         let module = course.module(module)?;

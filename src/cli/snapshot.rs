@@ -20,28 +20,20 @@ use crate::probe::tape::{Mode, Tape};
 use crate::progress::workdir::WorkDir;
 use crate::run::{Session, WaitPolicy};
 
-use super::{ClusterArgs, emit};
+use super::{ClusterArgs, SetupArgs, emit};
 
 /// Arguments of `labcheck snapshot`.
 #[derive(Debug, Args, Clone)]
 pub struct SnapshotArgs {
-    /// The module whose checks say what to capture, e.g. module-10.
+    /// The module whose checks say what to capture, e.g. module-10 (some read the cluster after
+    /// your work repos, so --work-dir counts too).
     pub module: String,
     /// Where to write the snapshot (YAML).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
 
-    /// Read the course from this folder instead of the built-in one.
-    #[arg(long, value_name = "DIR")]
-    pub course_dir: Option<PathBuf>,
-
-    /// Your course track (defaults to the module's default, e.g. kind).
-    #[arg(long)]
-    pub track: Option<String>,
-
-    /// Folder holding your work repos (some checks read the cluster after the repos).
-    #[arg(long, env = "LABCHECK_WORK_DIR", value_name = "DIR")]
-    pub work_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub setup: SetupArgs,
 
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -55,7 +47,7 @@ pub async fn run(args: &SnapshotArgs) -> Result<u8, Error> {
                 .to_string(),
         ));
     }
-    let course = crate::run::session::load_course(args.course_dir.as_deref())?;
+    let course = args.setup.course.load()?;
     let module = course.module(&args.module)?;
     let live = Cluster::connect(&args.cluster.options()).await;
     if let Some(reason) = live.unavailable_reason() {
@@ -65,16 +57,16 @@ pub async fn run(args: &SnapshotArgs) -> Result<u8, Error> {
     }
     // Without a work dir here (no HOME), the repo checks cannot look; the cluster is still read
     // by every check that reads it.
-    let work_dir = match &args.work_dir {
+    let work_dir = match &args.setup.work_dir {
         Some(given) => WorkDir::resolve(Some(given))?.path,
         None => WorkDir::resolve(None).map(|w| w.path).unwrap_or_default(),
     };
     let tape = Arc::new(Tape::default());
     let session = Session {
-        course_dir: args.course_dir.clone(),
+        course_dir: args.setup.course.course_dir.clone(),
         module: args.module.clone(),
         step: None,
-        track: args.track.clone(),
+        track: args.setup.track.clone(),
         work_dir,
         paths: crate::probe::files::PathShower::from_env(),
         cluster: args.cluster.options(),

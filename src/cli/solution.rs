@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::emit;
+use super::{CourseDirArg, emit};
 use crate::error::{Error, exit};
 use crate::progress::workdir::WorkDir;
 use crate::report;
@@ -29,14 +29,13 @@ pub struct SolutionArgs {
     #[arg(long, env = "LABCHECK_WORK_DIR", value_name = "DIR")]
     pub work_dir: Option<PathBuf>,
 
-    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
-    #[arg(long, value_name = "DIR")]
-    pub course_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub course: CourseDirArg,
 }
 
 /// Print the script.
 pub fn run(args: &SolutionArgs) -> Result<u8, Error> {
-    let course = run::session::load_course(args.course_dir.as_deref())?;
+    let course = args.course.load()?;
     let module = course.module(&args.module)?;
     let Some(name) = &args.step else {
         let names: String = module
@@ -58,6 +57,7 @@ pub fn run(args: &SolutionArgs) -> Result<u8, Error> {
     let work_dir = std::path::absolute(&work_dir).unwrap_or(work_dir);
     let reverts = run::solution::revert_targets(module, step, &work_dir);
     let course_dir = args
+        .course
         .course_dir
         .as_deref()
         .map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));

@@ -1,13 +1,10 @@
 //! `labcheck track [NAME]`: show the course track, or switch to another (saved in the profile).
 
-use std::path::PathBuf;
-
 use clap::Args;
 
-use super::{emit, warn};
+use super::{CourseDirArg, emit, warn};
 use crate::error::{Error, exit};
 use crate::progress::Learner;
-use crate::run;
 
 /// `labcheck track` options.
 #[derive(Debug, Args, Clone)]
@@ -15,14 +12,13 @@ pub struct TrackArgs {
     /// The track to switch to; shows the current one when left out.
     pub name: Option<String>,
 
-    /// Read the course from this folder (modules/ and expected/) instead of the built-in one.
-    #[arg(long, value_name = "DIR")]
-    pub course_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub course: CourseDirArg,
 }
 
 /// Show or switch the track.
 pub fn run(args: &TrackArgs) -> Result<u8, Error> {
-    let course = run::session::load_course(args.course_dir.as_deref())?;
+    let course = args.course.load()?;
     let mut learner = Learner::load();
     warn(&learner.warnings);
     if let Some(name) = &args.name {

@@ -9,7 +9,6 @@ use std::io::IsTerminal;
 use super::{RunArgs, emit, exit_code, warn};
 use crate::error::{Error, exit};
 use crate::progress::Learner;
-use crate::progress::workdir::WorkDir;
 use crate::report::{self, Styles, human};
 use crate::run::Session;
 use crate::run::watched::Watch;
@@ -22,7 +21,7 @@ pub async fn run(
     step: Option<&str>,
     recheck: bool,
 ) -> Result<u8, Error> {
-    let work = WorkDir::resolve(args.work_dir.as_deref())?;
+    let work = args.setup.work()?;
     let mut learner = Learner::load_for(&work);
     warn(&learner.warnings);
     // Only the runner's own work dir is their progress (see progress::workdir).
