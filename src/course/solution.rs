@@ -22,6 +22,7 @@
 use serde::{Deserialize, Deserializer, de};
 
 use crate::checks::change::ChangeSpec;
+use crate::yaml::edit::Placement;
 use crate::yaml::path::YamlPath;
 
 /// The word that ends a here-document in the printed script; a text may not hold it as a line.
@@ -95,22 +96,15 @@ pub struct YamlEdit {
     pub path: YamlPath,
     /// Which document, from 0; without it the file must hold one.
     pub document: Option<usize>,
-    /// A key the edit adds goes right after this sibling key (else at the end of its map).
-    pub after: Option<String>,
-    /// … or right before this one.
-    pub before: Option<String>,
-    /// Comment lines written above a key the edit adds.
-    pub comment: Option<String>,
+    /// Where a key the edit adds goes (`after:` or `before:` a sibling, else at the end of its
+    /// map), with the comment lines written above it.
+    pub placement: Placement,
 }
 
 impl YamlEdit {
     /// Where a key the edit adds goes, as `yaml::edit` takes it.
-    pub fn placement(&self) -> crate::yaml::edit::Placement {
-        crate::yaml::edit::Placement {
-            after: self.after.clone(),
-            before: self.before.clone(),
-            comment: self.comment.clone(),
-        }
+    pub fn placement(&self) -> Placement {
+        self.placement.clone()
     }
 }
 
@@ -229,7 +223,9 @@ impl SolutionAction {
                     edit.path
                 ));
             }
-            SolutionAction::Set { edit, .. } if edit.after.is_some() && edit.before.is_some() => {
+            SolutionAction::Set { edit, .. }
+                if edit.placement.after.is_some() && edit.placement.before.is_some() =>
+            {
                 problems.push("give `after:` or `before:`, not both".to_string());
             }
             SolutionAction::Create { file, text, .. } if is_yaml_file(file) => {
@@ -400,9 +396,11 @@ impl<'de> Deserialize<'de> for SolutionAction {
                 edit: YamlEdit {
                     path: s.path,
                     document: s.document,
-                    after: s.after,
-                    before: s.before,
-                    comment: s.comment,
+                    placement: Placement {
+                        after: s.after,
+                        before: s.before,
+                        comment: s.comment,
+                    },
                 },
                 value: s.value,
             });
@@ -414,9 +412,7 @@ impl<'de> Deserialize<'de> for SolutionAction {
                 edit: YamlEdit {
                     path: r.path,
                     document: r.document,
-                    after: None,
-                    before: None,
-                    comment: None,
+                    placement: Placement::default(),
                 },
             });
         }

@@ -64,7 +64,7 @@ fn edit_file(repo: &LabRepo, action: &SolutionAction) -> Result<(), LabError> {
             edit.document,
             &edit.path,
             value,
-            &edit.placement(),
+            &edit.placement,
         )
         .map_err(refused)?,
         SolutionAction::Remove { edit, .. } => edit::remove(

@@ -188,14 +188,15 @@ pub fn script(
                 if let Some(n) = edit.document {
                     let _ = write!(line, " --document {n}");
                 }
-                if let Some(after) = &edit.after {
-                    let _ = write!(line, " --after {}", quote(after));
-                }
-                if let Some(before) = &edit.before {
-                    let _ = write!(line, " --before {}", quote(before));
-                }
-                if let Some(comment) = &edit.comment {
-                    let _ = write!(line, " --comment {}", quote(comment.trim_end()));
+                let place = &edit.placement;
+                for (flag, given) in [
+                    ("--after", place.after.as_deref()),
+                    ("--before", place.before.as_deref()),
+                    ("--comment", place.comment.as_deref().map(str::trim_end)),
+                ] {
+                    if let Some(given) = given {
+                        let _ = write!(line, " {flag} {}", quote(given));
+                    }
                 }
                 let yaml = serde_yaml::to_string(value).unwrap_or_default();
                 if yaml.trim_end().contains('\n') {
