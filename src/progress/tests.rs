@@ -17,14 +17,9 @@ fn report(step: &str, checks: &[(&str, Status)]) -> StepReport {
 }
 
 fn check_with_levels(levels: &[&str]) -> CheckSpec {
-    let text = format!(
-        "id: pushed\ntitle: pushed\nhint: [{}]\ngit: {{ repo: r, pushed: true }}\n",
-        levels
-            .iter()
-            .map(|l| format!("\"{l}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    // `{:?}` of a list of plain words is a YAML flow list of quoted strings.
+    let text =
+        format!("id: pushed\ntitle: pushed\nhint: {levels:?}\ngit: {{ repo: r, pushed: true }}\n");
     crate::course::parse_yaml("t.yaml", &text).expect("a check")
 }
 
@@ -144,34 +139,24 @@ fn failed_with(cause: crate::outcome::CauseId, pending: bool) -> StepReport {
 
 #[test]
 fn the_hint_level_rises_only_while_the_same_cause_stays_and_not_while_pending() {
+    use crate::outcome::CauseId;
     let check = check_with_levels(&["nudge", "where", "command"]);
     let mut progress = Progress::in_memory();
-    // A sync still running is not the learner stuck: no rise.
-    progress.record_run(
-        &[failed_with(crate::outcome::CauseId::Retrying, true)],
-        now(),
-    );
-    progress.record_run(
-        &[failed_with(crate::outcome::CauseId::Retrying, true)],
-        now(),
-    );
-    assert_eq!(progress.hint_level("module-10", "step-4", &check), 1);
-    progress.record_run(
-        &[failed_with(crate::outcome::CauseId::NotPushed, false)],
-        now(),
-    );
-    assert_eq!(progress.hint_level("module-10", "step-4", &check), 2);
-    progress.record_run(
-        &[failed_with(crate::outcome::CauseId::NotPushed, false)],
-        now(),
-    );
-    assert_eq!(progress.hint_level("module-10", "step-4", &check), 3);
-    // The learner pushed; now Argo CD has not seen it: a new cause starts the ladder again.
-    progress.record_run(
-        &[failed_with(crate::outcome::CauseId::NotSeenYet, false)],
-        now(),
-    );
-    assert_eq!(progress.hint_level("module-10", "step-4", &check), 2);
+    // Each run's failing cause, whether it is still in progress, and the level shown after it.
+    let runs = [
+        // A sync still running is not the learner stuck: no rise.
+        (CauseId::Retrying, true, 1),
+        (CauseId::Retrying, true, 1),
+        (CauseId::NotPushed, false, 2),
+        (CauseId::NotPushed, false, 3),
+        // The learner pushed; now Argo CD has not seen it: a new cause starts the ladder again.
+        (CauseId::NotSeenYet, false, 2),
+    ];
+    for (run, (cause, pending, level)) in runs.into_iter().enumerate() {
+        progress.record_run(&[failed_with(cause, pending)], now());
+        let shown = progress.hint_level("module-10", "step-4", &check);
+        assert_eq!(shown, level, "after run {}", run + 1);
+    }
     // And it survives a save and a load.
     let text = progress.to_text();
     assert!(
