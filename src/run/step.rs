@@ -399,17 +399,23 @@ mod tests {
             .collect()
     }
 
+    /// The chain's outcomes once blocked checks are pointed at their cause, when the commits do
+    /// not undo the release, the sync passed on its own and the push's own check said `push`.
+    fn pointed_with_push(push: Outcome) -> Vec<Outcome> {
+        let mut outcomes = vec![
+            Outcome::fail("no revert of the release"),
+            push,
+            Outcome::pass("Synced"),
+        ];
+        point_blocked_checks_at_their_cause(&chain(), &mut outcomes);
+        outcomes
+    }
+
     #[test]
     fn a_check_after_an_event_that_happened_but_waits_says_what_it_waits_for() {
         // The revert is pushed (its check passed on its own), but it counts only after the commits
         // undo the release, which failed: the check after it must not say the push did not happen.
-        let specs = chain();
-        let mut outcomes = vec![
-            Outcome::fail("no revert of the release"),
-            Outcome::pass("pushed"),
-            Outcome::pass("Synced"),
-        ];
-        point_blocked_checks_at_their_cause(&specs, &mut outcomes);
+        let outcomes = pointed_with_push(Outcome::pass("pushed"));
         assert!(
             outcomes[1].summary.contains("which has not happened"),
             "{}",
@@ -431,12 +437,7 @@ mod tests {
         );
         assert_eq!(synced.cause, Some(Cause::about(CauseId::BlockedBy, "made")));
         // Neighbour: the push itself did not happen: then it says so.
-        let mut outcomes = vec![
-            Outcome::fail("no revert of the release"),
-            Outcome::fail("not pushed"),
-            Outcome::pass("Synced"),
-        ];
-        point_blocked_checks_at_their_cause(&specs, &mut outcomes);
+        let outcomes = pointed_with_push(Outcome::fail("not pushed"));
         assert!(
             outcomes[2]
                 .summary
