@@ -253,47 +253,46 @@ fn set_edits_only_the_lines_the_path_resolves_to() {
 #[test]
 fn a_new_key_goes_after_or_before_the_sibling_named_with_its_comment() {
     let values = "configs:\n  cm:\n    # Banner lines\n    ui.bannercontent: \"x\"\n    ui.bannerpermanent: \"true\"\n    timeout.reconciliation: 60s\n  params: {}\n";
-    let place = Placement {
-        after: Some("ui.bannerpermanent".to_string()),
-        before: None,
-        comment: Some("Module 10: a health status.".to_string()),
-    };
-    let got = set(
-        values,
-        None,
-        &path("configs.cm[\"resource.customizations.health.argoproj.io_Application\"]"),
-        &Value::String("hs = {}\nreturn hs\n".to_string()),
-        &place,
-    )
-    .expect("edits");
-    assert_eq!(
-        got.as_deref(),
-        Some(
-            "configs:\n  cm:\n    # Banner lines\n    ui.bannercontent: \"x\"\n    ui.bannerpermanent: \"true\"\n    # Module 10: a health status.\n    resource.customizations.health.argoproj.io_Application: |\n      hs = {}\n      return hs\n    timeout.reconciliation: 60s\n  params: {}\n"
-        )
-    );
-    let before = Placement {
-        before: Some("ui.bannercontent".to_string()),
-        ..Placement::default()
-    };
-    let got = set(values, None, &path("configs.cm.first"), &yaml("1"), &before).expect("edits");
-    assert_eq!(
-        got.as_deref(),
-        Some(
-            "configs:\n  cm:\n    first: 1\n    # Banner lines\n    ui.bannercontent: \"x\"\n    ui.bannerpermanent: \"true\"\n    timeout.reconciliation: 60s\n  params: {}\n"
-        )
-    );
-    // The sibling is not in the learner's file: the key goes at the end of its map.
-    let missing = Placement {
-        after: Some("not.there".to_string()),
-        ..Placement::default()
-    };
-    let got = set(values, None, &path("configs.cm.last"), &yaml("1"), &missing).expect("edits");
-    assert!(
-        got.as_deref()
-            .is_some_and(|t| t.contains("    timeout.reconciliation: 60s\n    last: 1\n  params")),
-        "{got:?}"
-    );
+    let named = |key: &str| Some(key.to_string());
+    // (what the course asks, where the key goes, the path, the value, the file after the edit)
+    let cases = [
+        (
+            "after a sibling, with its comment",
+            Placement {
+                after: named("ui.bannerpermanent"),
+                before: None,
+                comment: named("Module 10: a health status."),
+            },
+            "configs.cm[\"resource.customizations.health.argoproj.io_Application\"]",
+            Value::String("hs = {}\nreturn hs\n".to_string()),
+            "configs:\n  cm:\n    # Banner lines\n    ui.bannercontent: \"x\"\n    ui.bannerpermanent: \"true\"\n    # Module 10: a health status.\n    resource.customizations.health.argoproj.io_Application: |\n      hs = {}\n      return hs\n    timeout.reconciliation: 60s\n  params: {}\n",
+        ),
+        (
+            "before a sibling: above the comment lines that belong to it",
+            Placement {
+                before: named("ui.bannercontent"),
+                ..Placement::default()
+            },
+            "configs.cm.first",
+            yaml("1"),
+            "configs:\n  cm:\n    first: 1\n    # Banner lines\n    ui.bannercontent: \"x\"\n    ui.bannerpermanent: \"true\"\n    timeout.reconciliation: 60s\n  params: {}\n",
+        ),
+        (
+            "the sibling is not in the learner's file: the key goes at the end of its map",
+            Placement {
+                after: named("not.there"),
+                ..Placement::default()
+            },
+            "configs.cm.last",
+            yaml("1"),
+            "configs:\n  cm:\n    # Banner lines\n    ui.bannercontent: \"x\"\n    ui.bannerpermanent: \"true\"\n    timeout.reconciliation: 60s\n    last: 1\n  params: {}\n",
+        ),
+    ];
+    for (what, place, at, value, want) in cases {
+        let got =
+            set(values, None, &path(at), &value, &place).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(got.as_deref(), Some(want), "{what}");
+    }
 }
 
 #[test]
