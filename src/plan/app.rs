@@ -181,13 +181,12 @@ pub fn same_path(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::parse_manifests;
+    use crate::plan::tests::objects;
 
     #[test]
     fn an_applications_sources_options_and_namespace_are_read_as_argo_cd_reads_them() {
         let text = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec:\n  source:\n    repoURL: http://git/x.git\n    path: ./manifests/\n    directory: {recurse: true, exclude: 'dev/*'}\n  destination: {namespace: shop}\n  syncPolicy:\n    automated: {enabled: false}\n    syncOptions: [CreateNamespace=true, ' PruneLast=true']\n";
-        let objects = parse_manifests("app.yaml", text).unwrap_or_default();
-        let app = objects
+        let app = objects(text)
             .first()
             .and_then(AppSettings::of)
             .expect("an Application");

@@ -373,12 +373,12 @@ fn collect(document: &Value, source: &Source, out: &mut Vec<Object>) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::tests::objects;
 
     #[test]
     fn every_document_keeps_its_file_and_line() {
         let text = "# Source: shop/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n# Source: shop/templates/job.yaml\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: b\n---\n";
-        let objects = parse_manifests("out.yaml", text).unwrap_or_default();
-        let found: Vec<(String, usize)> = objects
+        let found: Vec<(String, usize)> = objects(text)
             .iter()
             .map(|o| (o.reference(), o.source.line))
             .collect();
@@ -391,8 +391,7 @@ mod tests {
     #[test]
     fn a_list_is_unpacked() {
         let text = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Secret, metadata: {name: s}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n";
-        let objects = parse_manifests("l.yaml", text).unwrap_or_default();
-        assert_eq!(objects.len(), 2);
+        assert_eq!(objects(text).len(), 2);
     }
 
     #[test]

@@ -3,7 +3,9 @@
 
 use super::*;
 
-fn objects(yaml: &str) -> Vec<Object> {
+/// The objects of a manifest text; a text that does not load fails the test with its error
+/// (the plan's tests in every file read their manifests through it).
+pub(super) fn objects(yaml: &str) -> Vec<Object> {
     match parse_manifests("t.yaml", yaml) {
         Ok(objects) => objects,
         Err(e) => panic!("{e}"),
