@@ -507,6 +507,16 @@ mod tests {
         .unwrap_or_else(|e| panic!("server: {e}"))
     }
 
+    /// A cluster over [`served`]'s server (the Job completing `after` it starts) that has read
+    /// the Job once, as a check does.
+    async fn job_read(after: Duration) -> (crate::serve::RunningServer, Cluster) {
+        let server = served(after).await;
+        let cluster = Cluster::over_http(&server.url(), "test".to_string(), None);
+        let job = cluster.job("checkout-dev", "checkout-migrate").await;
+        assert!(matches!(job, Ok(Some(_))), "{job:?}");
+        (server, cluster)
+    }
+
     fn succeeded(cluster: &Cluster) -> Option<i32> {
         let path = ApiPath::new("batch/v1", "jobs")
             .in_namespace("checkout-dev")
@@ -522,10 +532,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_job_completing_reaches_the_cache_through_the_stream_without_another_get() {
-        let server = served(Duration::from_millis(800)).await;
-        let cluster = Cluster::over_http(&server.url(), "test".to_string(), None);
-        let job = cluster.job("checkout-dev", "checkout-migrate").await;
-        assert!(matches!(job, Ok(Some(_))), "{job:?}");
+        let (server, cluster) = job_read(Duration::from_millis(800)).await;
         let started = std::time::Instant::now();
         let mut seen = cluster.generation();
         while succeeded(&cluster) != Some(1) {
@@ -594,10 +601,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_list_that_says_what_the_checks_read_wakes_nobody_and_the_change_after_it_does() {
-        let server = served(Duration::from_millis(1500)).await;
-        let cluster = Cluster::over_http(&server.url(), "test".to_string(), None);
-        let job = cluster.job("checkout-dev", "checkout-migrate").await;
-        assert!(matches!(job, Ok(Some(_))), "{job:?}");
+        let (server, cluster) = job_read(Duration::from_millis(1500)).await;
         let seen = cluster.generation();
         let start = std::time::Instant::now();
         let after_list = cluster
