@@ -293,31 +293,31 @@ mod tests {
         }
     }
 
+    /// The error reading `relative` in `repo` gives; a read that succeeds fails the test.
+    fn refusal(repo: &Path, relative: &str) -> FileError {
+        match read_repo_file(repo, relative, &PathShower::new(None)) {
+            Err(error) => error,
+            Ok(text) => panic!("{relative} was read: {text:?}"),
+        }
+    }
+
     #[test]
     fn paths_that_leave_the_repo_are_refused() {
         let dir = world();
         let repo = dir.path().join("r");
         write(&repo.join("a.yaml"), b"a: 1");
         write(&dir.path().join("secret.txt"), b"s");
-        let shower = PathShower::new(None);
         for relative in ["../secret.txt", "/etc/passwd", "a/../../secret.txt"] {
-            assert!(
-                matches!(
-                    read_repo_file(&repo, relative, &shower),
-                    Err(FileError::OutsideRepo { .. })
-                ),
-                "{relative}"
-            );
+            let error = refusal(&repo, relative);
+            assert!(matches!(error, FileError::OutsideRepo { .. }), "{error:?}");
         }
         #[cfg(unix)]
         {
             if std::os::unix::fs::symlink(dir.path().join("secret.txt"), repo.join("link.yaml"))
                 .is_ok()
             {
-                assert!(matches!(
-                    read_repo_file(&repo, "link.yaml", &shower),
-                    Err(FileError::OutsideRepo { .. })
-                ));
+                let error = refusal(&repo, "link.yaml");
+                assert!(matches!(error, FileError::OutsideRepo { .. }), "{error:?}");
             }
         }
     }
@@ -327,17 +327,15 @@ mod tests {
         let dir = world();
         let repo = dir.path().join("r");
         write(&repo.join("bin.yaml"), b"a: 1\nb: \xff\n");
-        let shower = PathShower::new(None);
-        match read_repo_file(&repo, "bin.yaml", &shower) {
-            Err(FileError::NotUtf8 { line, .. }) => assert_eq!(line, 2),
-            other => panic!("{other:?}"),
-        }
+        let error = refusal(&repo, "bin.yaml");
+        assert!(
+            matches!(error, FileError::NotUtf8 { line: 2, .. }),
+            "{error:?}"
+        );
         let big = vec![b'#'; (MAX_FILE_BYTES + 1) as usize];
         write(&repo.join("big.yaml"), &big);
-        assert!(matches!(
-            read_repo_file(&repo, "big.yaml", &shower),
-            Err(FileError::TooLarge { .. })
-        ));
+        let error = refusal(&repo, "big.yaml");
+        assert!(matches!(error, FileError::TooLarge { .. }), "{error:?}");
     }
 
     #[test]
