@@ -157,8 +157,7 @@ impl LogsSpec {
                 .with_hint(format!("once the Job is there, read its log: `{command}`"));
             return match (app, &self.app) {
                 (Some(app), Some(name)) if app.operation_running() => outcome
-                    .with_hint_to_wait(format!("the sync of {name} is still running: wait for it"))
-                    .still_in_progress(),
+                    .still_moving(format!("the sync of {name} is still running: wait for it")),
                 (Some(app), Some(_)) => match cluster_common::sync_entry(app, "Job", &self.job) {
                     Some(entry) => outcome.with_diagnosis(format!(
                         "the last sync ran {} ({}), and the Job is gone with its log: {}",

@@ -215,15 +215,13 @@ impl<'a> Verdict<'a> {
         .with_expected(format!("a sync of {}", short(want)))
         .with_cause(Cause::new(CauseId::SyncNotOfPush));
         ControlFlow::Break(self.with_chain(if self.running {
-            outcome.with_hint_to_wait(running_hint(name)).still_in_progress()
+            outcome.still_moving(running_hint(name))
         } else if auto_sync_pending(self.app) {
             // Auto-sync starts a sync of an OutOfSync app's target on its own
             // (`controller/appcontroller.go:2589-2597` skips only a revision already tried).
-            outcome
-                .with_hint_to_wait(format!(
-                    "auto-sync starts the sync of your push on its own: wait (`argocd app wait {name}`), or start it: `argocd app sync {name}`"
-                ))
-                .still_in_progress()
+            outcome.still_moving(format!(
+                "auto-sync starts the sync of your push on its own: wait (`argocd app wait {name}`), or start it: `argocd app sync {name}`"
+            ))
         } else {
             outcome.with_hint(format!("start the sync: `argocd app sync {name}`"))
         }))
@@ -293,7 +291,7 @@ impl<'a> Verdict<'a> {
         let name = self.name;
         let outcome = outcome.with_cause(Cause::about(CauseId::SyncStatus, now));
         let outcome = match (want, self.running) {
-            (_, true) => outcome.still_in_progress().with_hint_to_wait(running_hint(name)),
+            (_, true) => outcome.still_moving(running_hint(name)),
             (Some("Synced"), false) => {
                 outcome.with_hint(format!("sync it: `argocd app sync {name}`"))
             }
@@ -333,14 +331,12 @@ impl<'a> Verdict<'a> {
             outcome = outcome.with_diagnosis(s.clone());
         }
         if self.running {
-            outcome = outcome.with_hint_to_wait(running_hint(name)).still_in_progress();
+            outcome = outcome.still_moving(running_hint(name));
         } else if now == "Progressing" {
             // `enrich` takes the wait back when a pod shows waiting will not help.
-            outcome = outcome
-                .with_hint_to_wait(format!(
-                    "it is still rolling out: wait (`argocd app wait {name} --health`)"
-                ))
-                .still_in_progress();
+            outcome = outcome.still_moving(format!(
+                "it is still rolling out: wait (`argocd app wait {name} --health`)"
+            ));
         }
         ControlFlow::Break(outcome)
     }
