@@ -327,6 +327,12 @@ impl Outcome {
         self
     }
 
+    /// The diagnosis, empty when there is none (what a test of a check reads).
+    #[cfg(test)]
+    pub fn diagnosis_text(&self) -> &str {
+        self.diagnosis.as_deref().unwrap_or_default()
+    }
+
     /// The texts of the parts the check itself gave, one a line (what a test of a check reads).
     pub fn own_hint(&self) -> Option<String> {
         let texts: Vec<&str> = self

@@ -434,12 +434,7 @@ mod tests {
         let outcome = spec(JobExpect::Complete, None, Some("checkout-dev"))
             .decide(None, Some(&app("2026-05-02T10:14:58Z", "Succeeded")));
         assert_eq!(outcome.status, Status::Fail);
-        assert!(
-            outcome
-                .diagnosis
-                .unwrap_or_default()
-                .contains("delete policy")
-        );
+        assert!(outcome.diagnosis_text().contains("delete policy"));
     }
 
     #[test]

@@ -182,12 +182,7 @@ fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
             .unwrap_or_default()
             .contains("argocd app get checkout-dev --refresh")
     );
-    assert!(
-        outcome
-            .diagnosis
-            .unwrap_or_default()
-            .contains("Argo CD saw it [BROKEN: at 3f2a1c0]")
-    );
+    assert!(outcome.diagnosis_text().contains("Argo CD saw it [BROKEN: at 3f2a1c0]"));
 }
 
 #[test]
@@ -315,12 +310,7 @@ fn syncfail_hook_that_never_ran_fails_the_break_stage() {
         outcome.summary,
         "the last sync of checkout-dev did not run Job checkout-sync-failed (SyncFail)"
     );
-    assert!(
-        outcome
-            .diagnosis
-            .unwrap_or_default()
-            .contains("No SyncFail hook ran.")
-    );
+    assert!(outcome.diagnosis_text().contains("No SyncFail hook ran."));
 }
 
 #[test]
