@@ -1,5 +1,8 @@
 //! labcheck's one integration-test binary: real lab worlds, a served Kubernetes API, the real binary.
 
+#[path = "../common/scratch.rs"]
+mod scratch;
+
 mod bad_input;
 mod bundle;
 mod ci_output;

@@ -2,6 +2,9 @@
 //! modules by `scripts/kube-testbin.sh`), one plane per test process, shared by its tests.
 //! Tests that load a cluster state take [`state_lock`]: a state is the whole cluster.
 
+#[path = "../common/scratch.rs"]
+mod scratch;
+
 mod api;
 mod audit;
 mod captures;
