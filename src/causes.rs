@@ -387,6 +387,11 @@ impl Cause {
         self.id == id
     }
 
+    /// Whether this is `id` about `object`, or about any object when `object` is `None`.
+    pub fn is_about(&self, id: CauseId, object: Option<&str>) -> bool {
+        self.is(id) && object.is_none_or(|object| self.object() == Some(object))
+    }
+
     /// The object it is about, if any.
     pub fn object(&self) -> Option<&str> {
         self.text.split_once(':').map(|(_, object)| object)
@@ -463,6 +468,33 @@ mod tests {
             assert_eq!(
                 serde_json::to_string(&cause).unwrap(),
                 format!("\"{text}\"")
+            );
+        }
+    }
+
+    #[test]
+    fn a_cause_is_about_the_object_named_or_any_when_none_is() {
+        let migrate = Cause::about(CauseId::HookResult, "checkout-migrate");
+        let bare = CauseId::HookResult.cause();
+        let cases = [
+            // (the cause a check gave, the id and object asked about, is it?)
+            (&migrate, CauseId::HookResult, None, true),
+            (
+                &migrate,
+                CauseId::HookResult,
+                Some("checkout-migrate"),
+                true,
+            ),
+            (&migrate, CauseId::HookResult, Some("smoke-test"), false),
+            (&migrate, CauseId::JobFailed, None, false),
+            (&bare, CauseId::HookResult, None, true),
+            (&bare, CauseId::HookResult, Some("checkout-migrate"), false),
+        ];
+        for (cause, id, object, is) in cases {
+            assert_eq!(
+                cause.is_about(id, object),
+                is,
+                "{cause} about {id:?} {object:?}"
             );
         }
     }

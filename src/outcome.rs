@@ -327,6 +327,12 @@ impl Outcome {
         self
     }
 
+    /// The diagnosis, empty when there is none (what a test of a check reads).
+    #[cfg(test)]
+    pub fn diagnosis_text(&self) -> &str {
+        self.diagnosis.as_deref().unwrap_or_default()
+    }
+
     /// The texts of the parts the check itself gave, one a line (what a test of a check reads).
     pub fn own_hint(&self) -> Option<String> {
         let texts: Vec<&str> = self
@@ -406,6 +412,13 @@ impl Outcome {
     pub fn still_in_progress(mut self) -> Self {
         self.pending = true;
         self
+    }
+
+    /// A failure still in progress whose next action is to wait for what is still moving
+    /// (`wait` says what and how): [`Outcome::still_in_progress`] with
+    /// [`Outcome::with_hint_to_wait`].
+    pub fn still_moving(self, wait: impl Into<String>) -> Self {
+        self.with_hint_to_wait(wait).still_in_progress()
     }
 
     /// Whether waiting may still change this failure: the check says it is in progress, and its
@@ -500,6 +513,18 @@ mod tests {
             .with_hint_to_wait("wait for the sync");
         assert_eq!(outcome.own_hint().as_deref(), Some("wait for the sync"));
         assert_eq!(outcome.hints.len(), 1);
+    }
+
+    #[test]
+    fn a_failure_still_moving_is_pending_and_its_next_action_is_to_wait() {
+        let outcome = Outcome::fail("x")
+            .with_hint("git push")
+            .still_moving("wait for the sync");
+        assert!(outcome.pending);
+        assert!(matches!(
+            outcome.hints.as_slice(),
+            [HintPart::Wait { text }] if text == "wait for the sync"
+        ));
     }
 
     #[test]

@@ -28,11 +28,7 @@ impl CanFail {
 
     /// Whether `cause`, as a check gave it, is this one.
     pub fn matches(&self, cause: &Cause) -> bool {
-        cause.is(self.id)
-            && self
-                .object
-                .as_deref()
-                .is_none_or(|object| cause.object() == Some(object))
+        cause.is_about(self.id, self.object.as_deref())
     }
 
     /// Whether labcheck has a hint for this cause whatever the course says: the kind's own, or

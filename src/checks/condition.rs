@@ -414,18 +414,25 @@ mod tests {
         YamlPath::parse(path).ok()?.lookup(doc)
     }
 
+    /// `condition` tested on what the values file `values` holds at `path`.
+    fn tested(values: &str, condition_text: &str, path: &str) -> ConditionResult {
+        condition(condition_text).test(at(&helm(values), path))
+    }
+
     #[test]
     fn equals_true_holds_for_enabled_true() {
-        let doc = helm("migration:\n  enabled: true   # module 10\n");
-        let r = condition("equals: true").test(at(&doc, "migration.enabled"));
+        let r = tested(
+            "migration:\n  enabled: true   # module 10\n",
+            "equals: true",
+            "migration.enabled",
+        );
         assert!(r.holds, "{r:?}");
         assert_eq!((r.expected.as_str(), r.actual.as_str()), ("true", "true"));
     }
 
     #[test]
     fn missing_key_fails_and_says_missing() {
-        let doc = helm("migration: {}\n");
-        let r = condition("equals: true").test(at(&doc, "migration.enabled"));
+        let r = tested("migration: {}\n", "equals: true", "migration.enabled");
         assert!(!r.holds);
         assert_eq!(r.actual, "missing");
     }
@@ -464,8 +471,7 @@ mod tests {
 
     #[test]
     fn unquoted_tag_6_7_fails_equals_text_with_a_hint_to_quote_it() {
-        let doc = helm("image:\n  tag: 6.7\n");
-        let r = condition("equals: \"6.7\"").test(at(&doc, "image.tag"));
+        let r = tested("image:\n  tag: 6.7\n", "equals: \"6.7\"", "image.tag");
         assert!(!r.holds);
         assert_eq!(r.actual, "6.7");
         assert_eq!(r.expected, "\"6.7\"");

@@ -122,6 +122,13 @@ impl Context {
             .unwrap_or(name);
         self.work_dir.join(dir)
     }
+
+    /// Where work repo `name` lives on this machine, and that folder as hints show it.
+    pub fn repo_dir_shown(&self, name: &str) -> (PathBuf, String) {
+        let dir = self.repo_dir(name);
+        let shown = self.paths.show(&dir);
+        (dir, shown)
+    }
 }
 
 /// The summary of every check of work repos in a run without them.

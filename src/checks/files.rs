@@ -11,7 +11,6 @@ use crate::checks::condition::PathCondition;
 use crate::checks::yaml_value::{file_error_outcome, parse_learner_yaml, read_learner_file};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{DetailKind, Outcome, Status};
-use crate::probe::files::PathShower;
 use crate::yaml::fields::{FromText, deserialize_via};
 use crate::yaml::pattern::Pattern;
 
@@ -103,11 +102,12 @@ impl FilesSpec {
 
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
-        let shower = &ctx.paths;
-        let repo_dir = ctx.repo_dir(&self.repo);
-        let repo_shown = shower.show(&repo_dir);
+        let (repo_dir, repo_shown) = ctx.repo_dir_shown(&self.repo);
         let glob = self.glob.as_str();
-        let matched = match ctx.repo_probe.glob(&repo_dir, &self.glob.matcher, shower) {
+        let matched = match ctx
+            .repo_probe
+            .glob(&repo_dir, &self.glob.matcher, &ctx.paths)
+        {
             Ok(matched) => matched,
             Err(error) => return file_error_outcome(ctx, &self.repo, &error, &repo_shown),
         };
@@ -132,7 +132,7 @@ impl FilesSpec {
         let mut offenders = Vec::new();
         let mut unreadable: Option<Outcome> = None;
         for relative in &matched {
-            match self.inspect(ctx, relative, shower) {
+            match self.inspect(ctx, relative) {
                 Ok(None) => {}
                 Ok(Some(offender)) => offenders.push(offender),
                 Err(outcome) if outcome.status == Status::Fail => {
@@ -199,13 +199,8 @@ impl FilesSpec {
     }
 
     /// `Ok(None)`: the file satisfies the check. `Err`: it could not be read (an outcome saying why).
-    fn inspect(
-        &self,
-        ctx: &Context,
-        relative: &str,
-        shower: &PathShower,
-    ) -> Result<Option<Offender>, Box<Outcome>> {
-        let (shown, text) = read_learner_file(ctx, &self.repo, relative, shower)?;
+    fn inspect(&self, ctx: &Context, relative: &str) -> Result<Option<Offender>, Box<Outcome>> {
+        let (shown, text) = read_learner_file(ctx, &self.repo, relative, &ctx.paths)?;
         if let Some(pattern) = &self.contains
             && !pattern.is_match(&text)
         {

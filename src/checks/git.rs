@@ -352,23 +352,12 @@ impl GitSpec {
         reader: &Reader,
     ) -> Result<Result<Vec<String>, Box<Outcome>>, GitProbeError> {
         // Each condition asked for, in the fixed order; the first that fails ends the check.
-        type Condition<'a> = Box<dyn Fn() -> Result<Verdict, GitProbeError> + 'a>;
         let conditions: Vec<Condition<'_>> = [
-            self.head_message
-                .as_ref()
-                .map(|p| Box::new(move || Ok(repo.head_message(p))) as Condition<'_>),
-            self.made
-                .as_ref()
-                .map(|c| Box::new(move || repo.made(reader, c)) as Condition<'_>),
-            self.undoes
-                .as_ref()
-                .map(|c| Box::new(move || repo.undoes(reader, c)) as Condition<'_>),
-            self.has_commit
-                .as_ref()
-                .map(|p| Box::new(move || repo.has_commit(reader, p)) as Condition<'_>),
-            self.touched
-                .as_ref()
-                .map(|t| Box::new(move || repo.touched(reader, t)) as Condition<'_>),
+            asked(&self.head_message, move |p| Ok(repo.head_message(p))),
+            asked(&self.made, move |c| repo.made(reader, c)),
+            asked(&self.undoes, move |c| repo.undoes(reader, c)),
+            asked(&self.has_commit, move |p| repo.has_commit(reader, p)),
+            asked(&self.touched, move |t| repo.touched(reader, t)),
         ]
         .into_iter()
         .flatten()
@@ -382,6 +371,19 @@ impl GitSpec {
         }
         Ok(Ok(passed))
     }
+}
+
+/// A condition of the check that reads history, run only when the ones before it held.
+type Condition<'a> = Box<dyn Fn() -> Result<Verdict, GitProbeError> + 'a>;
+
+/// `run` on the spec's `field`, as a condition, when the check asks for it.
+fn asked<'a, T>(
+    field: &'a Option<T>,
+    run: impl Fn(&'a T) -> Result<Verdict, GitProbeError> + 'a,
+) -> Option<Condition<'a>> {
+    field
+        .as_ref()
+        .map(|value| Box::new(move || run(value)) as Condition<'a>)
 }
 
 impl KindReads for GitSpec {

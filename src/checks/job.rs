@@ -224,12 +224,12 @@ impl JobSpec {
                 Outcome::pass(format!("{who} is running ({})", completions(job)))
             }
             (JobState::Running, JobExpect::Complete | JobExpect::Failed) => {
-                fail(format!("{who} is still running ({})", completions(job)))
-                    .with_hint_to_wait(format!(
+                fail(format!("{who} is still running ({})", completions(job))).still_moving(
+                    format!(
                         "wait for it: `kubectl -n {} get job {} -w`",
                         self.namespace, self.name
-                    ))
-                    .still_in_progress()
+                    ),
+                )
             }
             (JobState::Failed { reason, message }, _) => fail(format!("{who} failed"))
                 .with_diagnosis(format!(
@@ -266,11 +266,9 @@ impl JobSpec {
         }
         let outcome = outcome.with_cause(Cause::about(CauseId::JobMissing, &self.name));
         if app.operation_running() {
-            return outcome
-                .with_hint_to_wait(format!(
-                    "the sync of {app_name} is still running and has not created it yet: wait (`argocd app wait {app_name}`)"
-                ))
-                .still_in_progress();
+            return outcome.still_moving(format!(
+                "the sync of {app_name} is still running and has not created it yet: wait (`argocd app wait {app_name}`)"
+            ));
         }
         let failed = app
             .last_operation()
@@ -436,12 +434,7 @@ mod tests {
         let outcome = spec(JobExpect::Complete, None, Some("checkout-dev"))
             .decide(None, Some(&app("2026-05-02T10:14:58Z", "Succeeded")));
         assert_eq!(outcome.status, Status::Fail);
-        assert!(
-            outcome
-                .diagnosis
-                .unwrap_or_default()
-                .contains("delete policy")
-        );
+        assert!(outcome.diagnosis_text().contains("delete policy"));
     }
 
     #[test]

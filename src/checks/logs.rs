@@ -157,8 +157,7 @@ impl LogsSpec {
                 .with_hint(format!("once the Job is there, read its log: `{command}`"));
             return match (app, &self.app) {
                 (Some(app), Some(name)) if app.operation_running() => outcome
-                    .with_hint_to_wait(format!("the sync of {name} is still running: wait for it"))
-                    .still_in_progress(),
+                    .still_moving(format!("the sync of {name} is still running: wait for it")),
                 (Some(app), Some(_)) => match cluster_common::sync_entry(app, "Job", &self.job) {
                     Some(entry) => outcome.with_diagnosis(format!(
                         "the last sync ran {} ({}), and the Job is gone with its log: {}",
@@ -211,13 +210,8 @@ impl LogsSpec {
                 return outcome;
             }
         };
-        if self.expect.holds(text) {
-            let line = self.evidence(text);
-            return Outcome::pass(format!(
-                "the log of pod {pod_name} (Job {}) {}{line}",
-                self.job,
-                self.expect.describe()
-            ));
+        if let Some(pass) = self.passed(&pod_name, text, "") {
+            return pass;
         }
         if skipped > 0 {
             // The part not read may hold it: no verdict either way.
@@ -266,19 +260,29 @@ impl LogsSpec {
             .unwrap_or_default()
     }
 
+    /// The pass, when `text` holds what is expected: the summary names the line that holds it,
+    /// then `how_read` (how the log was read, when not to its end).
+    fn passed(&self, pod_name: &str, text: &str, how_read: &str) -> Option<Outcome> {
+        self.expect.holds(text).then(|| {
+            Outcome::pass(format!(
+                "the log of pod {pod_name} (Job {}) {}{}{how_read}",
+                self.job,
+                self.expect.describe(),
+                self.evidence(text)
+            ))
+        })
+    }
+
     /// A log that was still coming when the read's time was up (it streams on, as a followed
     /// log does): what was read passes if it holds what is expected; otherwise the part not
     /// read may, so there is no verdict.
     fn decide_unended(&self, pod_name: &str, text: &str, skipped: u64, within: &str) -> Outcome {
         let command = format!("kubectl -n {} logs job/{}", self.namespace, self.job);
         let read = text.len() as u64 + skipped;
-        if self.expect.holds(text) {
-            let line = self.evidence(text);
-            return Outcome::pass(format!(
-                "the log of pod {pod_name} (Job {}) {}{line} (the log did not end within {within}; this was in the {read} bytes read)",
-                self.job,
-                self.expect.describe()
-            ));
+        let how_read =
+            format!(" (the log did not end within {within}; this was in the {read} bytes read)");
+        if let Some(pass) = self.passed(pod_name, text, &how_read) {
+            return pass;
         }
         // An API server flushes an unfollowed log only as its buffer fills: a log that writes
         // little may reach nobody before the bound.

@@ -107,15 +107,13 @@ impl ManifestsSpec {
 
     /// Decide the check.
     pub async fn evaluate(&self, ctx: &Context) -> Outcome {
-        let shower = &ctx.paths;
-        let repo_dir = ctx.repo_dir(&self.repo);
-        let repo_shown = shower.show(&repo_dir);
+        let (repo_dir, repo_shown) = ctx.repo_dir_shown(&self.repo);
         let mut objects = Vec::new();
         for path in &self.paths {
             let shown_path = format!("{repo_shown}/{}", path.trim_end_matches('/'));
             // A folder is read as Argo CD's repo server reads it (no subfolders, the skip
             // marker, YAML that is not an object left out), as `labcheck plan` does.
-            let found = match ctx.repo_probe.manifests(&repo_dir, path, shower) {
+            let found = match ctx.repo_probe.manifests(&repo_dir, path, &ctx.paths) {
                 Ok(found) => found,
                 Err(error) => return file_error_outcome(ctx, &self.repo, &error, &shown_path),
             };

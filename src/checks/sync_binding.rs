@@ -196,11 +196,9 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
             ))
             .with_cause(Cause::about(CauseId::JobNotAHookOfSync, &name));
             Some(if app.operation_running() {
-                outcome
-                    .with_hint_to_wait(format!(
-                        "the sync is still running: wait (`argocd app wait {app_name}`)"
-                    ))
-                    .still_in_progress()
+                outcome.still_moving(format!(
+                    "the sync is still running: wait (`argocd app wait {app_name}`)"
+                ))
             } else {
                 outcome.with_diagnosis(format!(
                     "the sync's result does not list {name}: it was created some other way (by hand?), so it says nothing about the sync"
@@ -308,11 +306,9 @@ fn earlier_sync(
     .with_actual(format!("a Job created {created}"))
     .with_cause(Cause::about(CauseId::JobFromEarlierSync, name));
     if app.operation_running() {
-        return outcome
-            .with_hint_to_wait(format!(
-                "the sync is still running and has not re-created {name} yet: wait for it (`argocd app wait {app_name}`)"
-            ))
-            .still_in_progress();
+        return outcome.still_moving(format!(
+            "the sync is still running and has not re-created {name} yet: wait for it (`argocd app wait {app_name}`)"
+        ));
     }
     let ran = app
         .sync_results()
@@ -354,11 +350,10 @@ pub fn retrying_outcome(app_name: &str, attempt: i64, limit: Option<i64>) -> Out
         "the sync of {app_name} failed an attempt and is retrying (retry {attempt}{of}): nothing is final yet"
     ))
     .with_actual(format!("retrying, attempt {attempt}{of}"))
-    .with_hint_to_wait(format!(
+    .with_cause(Cause::new(CauseId::Retrying))
+    .still_moving(format!(
         "Argo CD refuses a new sync while it retries: wait for it (`argocd app wait {app_name}`), or stop the retries (`argocd app terminate-op {app_name}`) and then sync"
     ))
-    .with_cause(Cause::new(CauseId::Retrying))
-    .still_in_progress()
 }
 
 /// The operation was ended before it finished, by `argocd app terminate-op` or by the
@@ -400,11 +395,9 @@ pub fn terminated_outcome(app: &Application, app_name: &str) -> Outcome {
     };
     let outcome = Outcome::fail(summary).with_cause(Cause::new(cause));
     if app.operation_running() {
-        return outcome
-            .with_hint_to_wait(format!(
-                "it is stopping: wait (`argocd app wait {app_name}`), then start the sync again"
-            ))
-            .still_in_progress();
+        return outcome.still_moving(format!(
+            "it is stopping: wait (`argocd app wait {app_name}`), then start the sync again"
+        ));
     }
     match termination {
         Termination::ByUser => outcome.with_hint(format!(

@@ -306,25 +306,22 @@ mod tests {
     use crate::outcome::Status;
     use serde_json::json;
 
-    fn at(text: &str) -> Timestamp {
-        text.parse().expect("a timestamp")
+    /// The clock check of a question asked at `asked` (this machine's clock), answered at
+    /// `answered`, and stamped `server` by the API server: times of day on 2026-05-02, UTC.
+    fn clocks(asked: &str, answered: &str, server: &str) -> Outcome {
+        let at = |time: &str| -> Timestamp {
+            format!("2026-05-02T{time}Z").parse().expect("a timestamp")
+        };
+        clock_outcome(at(asked), at(answered), at(server))
     }
 
     #[test]
     fn clocks_a_few_seconds_apart_pass_and_two_minutes_fail_with_the_direction() {
-        let close = clock_outcome(
-            at("2026-05-02T10:00:00.100Z"),
-            at("2026-05-02T10:00:00.300Z"),
-            at("2026-05-02T10:00:00Z"),
-        );
+        let close = clocks("10:00:00.100", "10:00:00.300", "10:00:00");
         assert_eq!(close.status, Status::Pass, "{close:?}");
         assert_eq!(close.summary, "the clocks agree (within a second)");
 
-        let ahead = clock_outcome(
-            at("2026-05-02T10:02:05.100Z"),
-            at("2026-05-02T10:02:05.300Z"),
-            at("2026-05-02T10:00:00Z"),
-        );
+        let ahead = clocks("10:02:05.100", "10:02:05.300", "10:00:00");
         assert_eq!(ahead.status, Status::Fail);
         assert!(
             ahead
@@ -335,22 +332,14 @@ mod tests {
         );
         assert!(ahead.own_hint().is_some());
 
-        let behind = clock_outcome(
-            at("2026-05-02T09:59:00Z"),
-            at("2026-05-02T09:59:00.200Z"),
-            at("2026-05-02T10:00:00Z"),
-        );
+        let behind = clocks("09:59:00", "09:59:00.200", "10:00:00");
         assert!(behind.summary.contains("behind"), "{}", behind.summary);
     }
 
     #[test]
     fn a_slow_answer_widens_what_counts_as_agreeing() {
         // 40 s between question and answer: the server's stamp may be anywhere in between.
-        let slow = clock_outcome(
-            at("2026-05-02T10:00:00Z"),
-            at("2026-05-02T10:00:40Z"),
-            at("2026-05-02T10:00:39Z"),
-        );
+        let slow = clocks("10:00:00", "10:00:40", "10:00:39");
         assert_eq!(slow.status, Status::Pass, "{slow:?}");
     }
 

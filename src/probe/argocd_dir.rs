@@ -339,22 +339,20 @@ mod tests {
         let dir = tempfile::tempdir().expect("a temp dir");
         write(dir.path(), "Chart.yaml", "name: x\n");
         write(dir.path(), "sub/kustomization.yaml", "resources: []\n");
-        let found = read_folder(
-            dir.path(),
-            &DirectorySettings::default(),
-            &PathShower::new(None),
-        )
-        .expect("read");
-        assert_eq!(found.tool.map(|(t, _)| t), Some(Tool::Helm));
+        let tool = || {
+            read_folder(
+                dir.path(),
+                &DirectorySettings::default(),
+                &PathShower::new(None),
+            )
+            .expect("read")
+            .tool
+            .map(|(t, _)| t)
+        };
+        assert_eq!(tool(), Some(Tool::Helm));
         write(dir.path(), "kustomization.yml", "resources: []\n");
-        let found = read_folder(
-            dir.path(),
-            &DirectorySettings::default(),
-            &PathShower::new(None),
-        )
-        .expect("read");
         // Both: the later in walk order wins (`discovery.go:62-67`).
-        assert_eq!(found.tool.map(|(t, _)| t), Some(Tool::Kustomize));
+        assert_eq!(tool(), Some(Tool::Kustomize));
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod server;
 mod streamed;
 pub mod tape;
 mod target;
+mod tasks;
 mod transport;
 mod waiting;
 pub mod watch;

@@ -2,7 +2,7 @@
 //! folder (sorted, `.git` skipped), with the bounds and the stay-inside rule of [`super::files`].
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
 
@@ -15,24 +15,17 @@ pub fn read_manifests(
     relative: &str,
     shower: &PathShower,
 ) -> Result<Vec<(String, String)>, FileError> {
-    let trimmed = relative.trim_end_matches('/');
-    let target = under(root, trimmed);
     if !root.is_dir() {
         return Err(FileError::RepoMissing {
             shown: shower.show(root),
         });
     }
-    if !target.is_dir() {
-        let text = files::read_repo_file(root, trimmed, shower)?;
-        return Ok(vec![(trimmed.to_string(), text)]);
+    let at = Under::new(root, relative);
+    if !at.target.is_dir() {
+        let text = files::read_repo_file(root, at.trimmed, shower)?;
+        return Ok(vec![(at.trimmed.to_string(), text)]);
     }
-    let prefix = glob_prefix(root, &target, trimmed);
-    read_matching(
-        root,
-        &target,
-        &[format!("{prefix}**/*.{{yaml,yml,json}}")],
-        shower,
-    )
+    at.read_matching(&["**/*.{yaml,yml,json}"], shower)
 }
 
 /// Migration files under a folder, for the `expand-contract` rule: every `.sql` file, and the
@@ -43,54 +36,69 @@ pub fn read_migration_sources(
     relative: &str,
     shower: &PathShower,
 ) -> Result<Vec<(String, String)>, FileError> {
-    let trimmed = relative.trim_end_matches('/');
-    let target = under(root, trimmed);
-    if !target.is_dir() {
+    let at = Under::new(root, relative);
+    if !at.target.is_dir() {
         return Ok(Vec::new());
     }
-    let prefix = glob_prefix(root, &target, trimmed);
-    read_matching(
-        root,
-        &target,
+    at.read_matching(
         &[
-            format!("{prefix}**/*.sql"),
-            format!("{prefix}**/migrations/**/*.{{php,rb,py}}"),
-            format!("{prefix}**/db/migrate/**/*.rb"),
+            "**/*.sql",
+            "**/migrations/**/*.{php,rb,py}",
+            "**/db/migrate/**/*.rb",
         ],
         shower,
     )
 }
 
-/// Every file under `root` that one of `patterns` (made for the folder `target`) matches, read
-/// once each, as (path relative to `root`, text): a pattern's files in its sorted order, the
-/// patterns in the order given.
-fn read_matching(
-    root: &Path,
-    target: &Path,
-    patterns: &[String],
-    shower: &PathShower,
-) -> Result<Vec<(String, String)>, FileError> {
-    let mut seen = BTreeSet::new();
-    let mut found = Vec::new();
-    for pattern in patterns {
-        let glob = compile_glob(pattern, target, shower)?;
-        for rel in files::glob_repo_files(root, &glob, shower)? {
-            if seen.insert(rel.clone()) {
-                let text = files::read_repo_file(root, &rel, shower)?;
-                found.push((rel, text));
-            }
-        }
-    }
-    Ok(found)
+/// A path a reader was given under a repo's `root`: as given without a trailing `/`, and the
+/// folder or file it names (`root` itself for an empty path or `.`).
+struct Under<'a> {
+    root: &'a Path,
+    trimmed: &'a str,
+    target: PathBuf,
 }
 
-/// The glob text that stands for the folder `target` (`trimmed` under `root`): empty for `root`
-/// itself, else the folder's path, escaped, and a `/`.
-fn glob_prefix(root: &Path, target: &Path, trimmed: &str) -> String {
-    if target == root {
-        String::new()
-    } else {
-        format!("{}/", globset_escape(trimmed))
+impl<'a> Under<'a> {
+    fn new(root: &'a Path, relative: &'a str) -> Self {
+        let trimmed = relative.trim_end_matches('/');
+        let target = match trimmed {
+            "" | "." => root.to_path_buf(),
+            _ => root.join(trimmed),
+        };
+        Under {
+            root,
+            trimmed,
+            target,
+        }
+    }
+
+    /// Every file in the folder that one of `patterns` (relative to the folder) matches, read
+    /// once each, as (path relative to `root`, text): a pattern's files in its sorted order, the
+    /// patterns in the order given.
+    fn read_matching(
+        &self,
+        patterns: &[&str],
+        shower: &PathShower,
+    ) -> Result<Vec<(String, String)>, FileError> {
+        // The glob text that stands for the folder: empty for `root` itself, else the folder's
+        // path, escaped, and a `/`.
+        let prefix = if self.target == self.root {
+            String::new()
+        } else {
+            format!("{}/", globset_escape(self.trimmed))
+        };
+        let mut seen = BTreeSet::new();
+        let mut found = Vec::new();
+        for pattern in patterns {
+            let glob = compile_glob(&format!("{prefix}{pattern}"), &self.target, shower)?;
+            for rel in files::glob_repo_files(self.root, &glob, shower)? {
+                if seen.insert(rel.clone()) {
+                    let text = files::read_repo_file(self.root, &rel, shower)?;
+                    found.push((rel, text));
+                }
+            }
+        }
+        Ok(found)
     }
 }
 
@@ -120,12 +128,4 @@ fn globset_escape(text: &str) -> String {
         out.push(c);
     }
     out
-}
-
-/// `relative` under `root`; an empty path or `.` is `root` itself.
-fn under(root: &Path, relative: &str) -> std::path::PathBuf {
-    match relative.trim_end_matches('/') {
-        "" | "." => root.to_path_buf(),
-        trimmed => root.join(trimmed),
-    }
 }

@@ -14,14 +14,12 @@ use serde::{Deserialize, Serialize};
 
 use super::argocd_dir::{DirectorySettings, read_folder};
 use super::files::{self, FileError, PathShower};
-use super::git::{
-    CommitInfo, GitProbeError, OriginView, RecordedGitError, RepoReader, RepoSnapshot,
-    RevertFinding,
-};
+use super::git::{CommitInfo, GitProbeError, OriginView, RepoReader, RepoSnapshot, RevertFinding};
 use super::tape::{Mode, Question};
 
 mod recorded;
 pub use recorded::RecordedFileError;
+use recorded::TapedError;
 
 /// A test of one version of a file that a history question carries (`newest_change`): what it
 /// decides, and a key naming it on a tape (the same test always gives the same key).
@@ -137,19 +135,17 @@ impl Repos {
         }
     }
 
-    fn ask<T, E, K, R>(
+    /// `live`'s answer about the repo at `dir`, as the mode says: read, read and kept on the
+    /// tape, or the tape's answer to `question`.
+    fn ask<T, E>(
         &self,
         dir: &Path,
         question: Question,
         live: impl FnOnce() -> Result<T, E>,
-        keep: impl Fn(&E) -> K,
-        replay: impl FnOnce(R) -> E,
-        missing: impl FnOnce(String) -> E,
     ) -> Result<T, E>
     where
         T: Serialize + DeserializeOwned,
-        K: Serialize,
-        R: DeserializeOwned,
+        E: TapedError,
     {
         match &self.mode {
             Mode::Live => live(),
@@ -157,57 +153,24 @@ impl Repos {
                 let answer = live();
                 let kept = match &answer {
                     Ok(value) => Kept::Ok(value),
-                    Err(e) => Kept::Err(keep(e)),
+                    Err(e) => Kept::Err(e.keep()),
                 };
                 tape.record(&self.area(dir), &question, &kept);
                 answer
             }
-            Mode::Replay(tape) => match tape.answer::<Replayed<T, R>>(&self.area(dir), &question) {
-                Some(Replayed::Ok(value)) => Ok(value),
-                Some(Replayed::Err(kept)) => Err(replay(kept)),
-                None => Err(missing(question.0)),
-            },
+            Mode::Replay(tape) => {
+                match tape.answer::<Replayed<T, E::Kept>>(&self.area(dir), &question) {
+                    Some(Replayed::Ok(value)) => Ok(value),
+                    Some(Replayed::Err(kept)) => Err(E::replay(kept, dir)),
+                    None => Err(E::not_in_bundle(question.0, dir)),
+                }
+            }
         }
-    }
-
-    fn ask_git<T: Serialize + DeserializeOwned>(
-        &self,
-        dir: &Path,
-        question: Question,
-        live: impl FnOnce() -> Result<T, GitProbeError>,
-    ) -> Result<T, GitProbeError> {
-        self.ask(
-            dir,
-            question,
-            live,
-            RecordedGitError::of,
-            |kept: RecordedGitError| kept.replay(dir),
-            |question| GitProbeError::NotInBundle {
-                path: dir.to_path_buf(),
-                question,
-            },
-        )
-    }
-
-    fn ask_file<T: Serialize + DeserializeOwned>(
-        &self,
-        dir: &Path,
-        question: Question,
-        live: impl FnOnce() -> Result<T, FileError>,
-    ) -> Result<T, FileError> {
-        self.ask(
-            dir,
-            question,
-            live,
-            RecordedFileError::of,
-            RecordedFileError::replay,
-            |question| FileError::NotInBundle { question },
-        )
     }
 
     /// The state of the repo at `dir`: branch, HEAD, upstream, dirty paths, operation.
     pub fn snapshot(&self, dir: &Path) -> Result<RepoSnapshot, GitProbeError> {
-        self.ask_git(dir, Question::new("snapshot", &[]), || {
+        self.ask(dir, Question::new("snapshot", &[]), || {
             self.with_repo(dir, RepoReader::snapshot)
         })
         .map(|mut snapshot| {
@@ -219,7 +182,7 @@ impl Repos {
     /// The repo at `dir`, open for history questions.
     pub fn open(&self, dir: &Path) -> Result<Reader, GitProbeError> {
         let mut live = None;
-        self.ask_git(dir, Question::new("open", &[]), || {
+        self.ask(dir, Question::new("open", &[]), || {
             live = Some(self.opened(dir)?);
             Ok(())
         })?;
@@ -246,7 +209,7 @@ impl Repos {
     }
 
     fn origin_view_now(&self, dir: &Path, sha: &str) -> Result<OriginView, GitProbeError> {
-        self.ask_git(dir, Question::new("origin_view", &[sha]), || {
+        self.ask(dir, Question::new("origin_view", &[sha]), || {
             self.with_repo(dir, |reader| super::git::origin_view(reader, sha))
         })
     }
@@ -258,7 +221,7 @@ impl Repos {
         relative: &str,
         shower: &PathShower,
     ) -> Result<String, FileError> {
-        self.ask_file(dir, Question::new("read_file", &[relative]), || {
+        self.ask(dir, Question::new("read_file", &[relative]), || {
             files::read_repo_file(dir, relative, shower)
         })
     }
@@ -270,7 +233,7 @@ impl Repos {
         glob: &GlobMatcher,
         shower: &PathShower,
     ) -> Result<Vec<String>, FileError> {
-        self.ask_file(dir, Question::new("glob", &[glob.glob().glob()]), || {
+        self.ask(dir, Question::new("glob", &[glob.glob().glob()]), || {
             files::glob_repo_files(dir, glob, shower)
         })
     }
@@ -282,7 +245,7 @@ impl Repos {
         path: &str,
         shower: &PathShower,
     ) -> Result<Manifests, FileError> {
-        self.ask_file(dir, Question::new("manifests", &[path]), || {
+        self.ask(dir, Question::new("manifests", &[path]), || {
             let folder = dir.join(path.trim_end_matches('/'));
             if folder.is_dir() {
                 let found = read_folder(&folder, &DirectorySettings::default(), shower)?;
@@ -322,15 +285,14 @@ impl Reader {
         question: Question,
         live: impl FnOnce(&RepoReader) -> Result<T, GitProbeError>,
     ) -> Result<T, GitProbeError> {
-        self.repos
-            .ask_git(&self.dir, question, || match &self.live {
-                Some(reader) => live(&lock(reader)),
-                // Not reached: a reader without its repo exists only in a replay, which never asks it.
-                None => Err(GitProbeError::NotInBundle {
-                    path: self.dir.clone(),
-                    question: "open".to_string(),
-                }),
-            })
+        self.repos.ask(&self.dir, question, || match &self.live {
+            Some(reader) => live(&lock(reader)),
+            // Not reached: a reader without its repo exists only in a replay, which never asks it.
+            None => Err(GitProbeError::NotInBundle {
+                path: self.dir.clone(),
+                question: "open".to_string(),
+            }),
+        })
     }
 
     /// [`RepoReader::newest_matching`].

@@ -68,7 +68,6 @@ pub(super) fn injected(
 /// The misbehaviour `ServeOptions::misbehave` asks for, if it applies to this request.
 pub(super) fn misbehaving(shared: &Shared, path: &ResourcePath) -> Option<Response> {
     use super::Misbehave;
-    let body = |stream| axum::body::Body::from_stream(stream);
     match shared.options.misbehave.as_ref()? {
         Misbehave::RateLimit { retry_after_secs } => {
             let mut response = status::other(
@@ -113,14 +112,7 @@ pub(super) fn misbehaving(shared: &Shared, path: &ResourcePath) -> Option<Respon
                     n + 1,
                 ))
             });
-            Some(
-                (
-                    StatusCode::OK,
-                    [(header::CONTENT_TYPE, "application/json")],
-                    body(futures::StreamExt::boxed(bytes)),
-                )
-                    .into_response(),
-            )
+            Some(streamed("application/json", bytes))
         }
         Misbehave::Redirect { location } => Some(
             (
@@ -137,14 +129,7 @@ pub(super) fn misbehaving(shared: &Shared, path: &ResourcePath) -> Option<Respon
                 ))
             });
             let stream = futures::StreamExt::chain(first, futures::stream::pending());
-            Some(
-                (
-                    StatusCode::OK,
-                    [(header::CONTENT_TYPE, "application/json")],
-                    body(futures::StreamExt::boxed(stream)),
-                )
-                    .into_response(),
-            )
+            Some(streamed("application/json", stream))
         }
         Misbehave::EndlessLogs if path.subresource == Some("log") => {
             let lines = futures::stream::unfold(0u64, |n| async move {
@@ -155,14 +140,7 @@ pub(super) fn misbehaving(shared: &Shared, path: &ResourcePath) -> Option<Respon
                     n + 1,
                 ))
             });
-            Some(
-                (
-                    StatusCode::OK,
-                    [(header::CONTENT_TYPE, "text/plain")],
-                    body(futures::StreamExt::boxed(lines)),
-                )
-                    .into_response(),
-            )
+            Some(streamed("text/plain", lines))
         }
         Misbehave::Substitute { plural, object }
             if plural == path.plural && path.name.is_some() =>
@@ -171,4 +149,17 @@ pub(super) fn misbehaving(shared: &Shared, path: &ResourcePath) -> Option<Respon
         }
         _ => None,
     }
+}
+
+/// A 200 answer of `content_type` whose body is `chunks`, each sent as it comes.
+fn streamed(
+    content_type: &'static str,
+    chunks: impl futures::Stream<Item = Result<axum::body::Bytes, std::io::Error>> + Send + 'static,
+) -> Response {
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, content_type)],
+        axum::body::Body::from_stream(chunks),
+    )
+        .into_response()
 }

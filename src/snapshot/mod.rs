@@ -379,15 +379,6 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_top_level_key_is_an_error_not_ignored() {
-        let error = refusal("format: labcheck-snapshot/v1\nobject: []\n");
-        assert!(
-            error.starts_with("<snapshot>:2:1: unknown field `object`"),
-            "{error}"
-        );
-    }
-
-    #[test]
     fn json_snapshots_load_too() {
         let text = r#"{"format": "labcheck-snapshot/v1", "objects": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "argocd"}}]}"#;
         let snapshot = Snapshot::from_yaml_str(text).expect("JSON is YAML");
@@ -395,12 +386,29 @@ mod tests {
     }
 
     #[test]
-    fn another_format_is_refused_with_the_one_expected() {
-        let error = refusal("format: labcheck-snapshot/v2\n");
-        assert!(
-            error.contains("reads `format: labcheck-snapshot/v1`"),
-            "{error}"
-        );
+    fn a_snapshot_labcheck_cannot_read_is_refused_saying_where_and_why() {
+        let cases = [
+            // (what the author wrote, the snapshot, how the error starts, what it says after)
+            (
+                "an unknown top-level key is an error, not ignored",
+                "format: labcheck-snapshot/v1\nobject: []\n",
+                "<snapshot>:2:1: unknown field `object`",
+                "",
+            ),
+            (
+                "another format is refused with the one expected",
+                "format: labcheck-snapshot/v2\n",
+                "<snapshot>: ",
+                "reads `format: labcheck-snapshot/v1`",
+            ),
+        ];
+        for (what, text, starts, says) in cases {
+            let error = refusal(text);
+            assert!(
+                error.starts_with(starts) && error.contains(says),
+                "{what}: {error}"
+            );
+        }
     }
 
     #[test]

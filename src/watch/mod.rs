@@ -274,6 +274,12 @@ mod tests {
         matches!(got, Ok(Some(Trigger::RepoChanged)))
     }
 
+    /// The learner at `dir` edits their values file to hold `tag`.
+    fn edit(dir: &std::path::Path, tag: &str) {
+        std::fs::write(dir.join("helm/dev.yaml"), format!("tag: {tag}\n"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+
     #[tokio::test]
     async fn one_shared_watcher_wakes_only_the_learner_whose_repo_changed() {
         let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -304,11 +310,7 @@ mod tests {
                 Duration::from_millis(50)
             })
             .await;
-            std::fs::write(
-                ana_dir.join("helm/dev.yaml"),
-                format!("tag: {force_poll}\n"),
-            )
-            .unwrap_or_else(|e| panic!("{e}"));
+            edit(&ana_dir, &force_poll.to_string());
             assert!(
                 woke(&mut ana, within).await,
                 "ana's edit (poll: {force_poll})"
@@ -317,11 +319,7 @@ mod tests {
                 !woke(&mut bob, Duration::from_millis(300)).await,
                 "bob changed nothing"
             );
-            std::fs::write(
-                bob_dir.join("helm/dev.yaml"),
-                format!("tag: b{force_poll}\n"),
-            )
-            .unwrap_or_else(|e| panic!("{e}"));
+            edit(&bob_dir, &format!("b{force_poll}"));
             assert!(
                 woke(&mut bob, within).await,
                 "bob's edit (poll: {force_poll})"

@@ -70,9 +70,7 @@ impl Verdict<'_> {
         .with_actual(now)
         .with_cause(Cause::about(CauseId::SyncPhase, now));
         ControlFlow::Break(self.with_story(if self.running {
-            outcome
-                .with_hint_to_wait(running_hint(self.name))
-                .still_in_progress()
+            outcome.still_moving(running_hint(self.name))
         } else {
             outcome
         }))
@@ -120,7 +118,7 @@ impl Verdict<'_> {
                 .with_actual(format!("not among its {} entries", entries.len()))
                 .with_cause(Cause::about(CauseId::HookNotRun, &hook.name));
             return ControlFlow::Break(self.with_story(if self.running {
-                outcome.with_hint_to_wait(running_hint(name)).still_in_progress()
+                outcome.still_moving(running_hint(name))
             } else if phase == Some("SyncFail") && matches!(op_phase, Some("Failed" | "Error")) {
                 // The sync did fail and still ran no SyncFail hook: syncing again runs none either.
                 outcome

@@ -41,11 +41,9 @@ pub(super) fn retrying_other_revision(
     .with_actual(format!("retries of the sync of {shown}"))
     .with_cause(Cause::new(CauseId::RetryingOtherRevision));
     if refresh {
-        return outcome
-            .with_hint_to_wait(format!(
-                "its retries take the latest revision (`retry.refresh`), so the next attempt syncs your push: wait (`argocd app wait {name}`)"
-            ))
-            .still_in_progress();
+        return outcome.still_moving(format!(
+            "its retries take the latest revision (`retry.refresh`), so the next attempt syncs your push: wait (`argocd app wait {name}`)"
+        ));
     }
     let outcome = outcome.with_hint(format!(
         "Argo CD retries {shown} and refuses another sync until the retries end: stop them (`argocd app terminate-op {name}`), then sync your commit (`argocd app sync {name}`)"

@@ -123,6 +123,21 @@ pub(super) fn presync_failed(revision: &str) -> Value {
     )
 }
 
+/// A sync of `revision` between attempts: its migration failed, and Argo CD retries the sync
+/// (attempt 2 of 5) after a back-off.
+pub(super) fn retrying(revision: &str) -> Value {
+    let mut state = op(
+        "Running",
+        "one or more synchronization tasks completed unsuccessfully. Retrying attempt #2 at 10:16AM.",
+        revision,
+        entries(&[MIGRATE_FAILED]),
+    );
+    state["retryCount"] = json!(2);
+    state["finishedAt"] = json!("2026-05-02T10:16:10Z");
+    state["operation"]["retry"] = json!({"limit": 5});
+    state
+}
+
 fn postsync_failed(revision: &str, sync_fail_ran: bool) -> Value {
     let mut resources = entries(&[MIGRATE_OK, CONFIG_UNCHANGED, DEPLOY_UNCHANGED, SMOKE_FAILED]);
     if sync_fail_ran {
@@ -167,12 +182,7 @@ fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
             .unwrap_or_default()
             .contains("argocd app get checkout-dev --refresh")
     );
-    assert!(
-        outcome
-            .diagnosis
-            .unwrap_or_default()
-            .contains("Argo CD saw it [BROKEN: at 3f2a1c0]")
-    );
+    assert!(outcome.diagnosis_text().contains("Argo CD saw it [BROKEN: at 3f2a1c0]"));
 }
 
 #[test]
@@ -300,12 +310,7 @@ fn syncfail_hook_that_never_ran_fails_the_break_stage() {
         outcome.summary,
         "the last sync of checkout-dev did not run Job checkout-sync-failed (SyncFail)"
     );
-    assert!(
-        outcome
-            .diagnosis
-            .unwrap_or_default()
-            .contains("No SyncFail hook ran.")
-    );
+    assert!(outcome.diagnosis_text().contains("No SyncFail hook ran."));
 }
 
 #[test]
@@ -485,17 +490,8 @@ fn a_retrying_sync_is_still_going_not_failed() {
         "{name: checkout-dev, revision_of: checkout-config, phase: [Failed, Error],
                    hook: {kind: Job, name: checkout-migrate, phase: PreSync, result: Failed}}",
     );
-    let mut state = op(
-        "Running",
-        "one or more synchronization tasks completed unsuccessfully. Retrying attempt #2 at 10:16AM.",
-        PUSHED,
-        entries(&[MIGRATE_FAILED]),
-    );
-    state["retryCount"] = json!(2);
-    state["finishedAt"] = json!("2026-05-02T10:16:10Z");
-    state["operation"]["retry"] = json!({"limit": 5});
     let outcome = s.decide(
-        &app("OutOfSync", "Healthy", PUSHED, Some(state)),
+        &app("OutOfSync", "Healthy", PUSHED, Some(retrying(PUSHED))),
         Some(&pushed()),
     );
     assert_eq!(outcome.status, Status::Fail);

@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::tests::rows::*;
-use super::tests::{OLD, PUSHED, app, entries, op, pushed, spec, succeeded_sync};
+use super::tests::{OLD, PUSHED, app, entries, op, pushed, retrying, spec, succeeded_sync};
 use crate::outcome::{Cause, CauseId, Outcome, Status};
 use crate::probe::cluster::argocd::Application;
 
@@ -207,15 +207,8 @@ fn a_sync_of_another_revision_is_named_and_auto_sync_is_waited_for() {
 
 /// An older sync (of OLD) between attempts: the window after a failed attempt (facts-2 §3.2).
 fn older_sync_retrying(refresh: bool) -> Application {
-    let mut state = op(
-        "Running",
-        "one or more synchronization tasks completed unsuccessfully. Retrying attempt #2 at 10:16AM.",
-        OLD,
-        entries(&[MIGRATE_FAILED]),
-    );
-    state["retryCount"] = json!(2);
-    state["finishedAt"] = json!("2026-05-02T10:16:10Z");
-    state["operation"]["retry"] = json!({"limit": 5, "refresh": refresh});
+    let mut state = retrying(OLD);
+    state["operation"]["retry"]["refresh"] = json!(refresh);
     // The learner reverted: the push's manifests equal what runs (hooks are not compared).
     let mut app = app("Synced", "Healthy", PUSHED, Some(state));
     app.operation = Some(json!({"sync": {"revision": OLD}}));

@@ -215,15 +215,13 @@ impl<'a> Verdict<'a> {
         .with_expected(format!("a sync of {}", short(want)))
         .with_cause(Cause::new(CauseId::SyncNotOfPush));
         ControlFlow::Break(self.with_chain(if self.running {
-            outcome.with_hint_to_wait(running_hint(name)).still_in_progress()
+            outcome.still_moving(running_hint(name))
         } else if auto_sync_pending(self.app) {
             // Auto-sync starts a sync of an OutOfSync app's target on its own
             // (`controller/appcontroller.go:2589-2597` skips only a revision already tried).
-            outcome
-                .with_hint_to_wait(format!(
-                    "auto-sync starts the sync of your push on its own: wait (`argocd app wait {name}`), or start it: `argocd app sync {name}`"
-                ))
-                .still_in_progress()
+            outcome.still_moving(format!(
+                "auto-sync starts the sync of your push on its own: wait (`argocd app wait {name}`), or start it: `argocd app sync {name}`"
+            ))
         } else {
             outcome.with_hint(format!("start the sync: `argocd app sync {name}`"))
         }))
@@ -262,24 +260,41 @@ impl<'a> Verdict<'a> {
         self.operation_shape()
     }
 
+    /// A status gate's comparison of the status the course wants (none: the gate is open) with
+    /// the one the Application has (`Unknown` when it has none): `None` when they agree (the
+    /// status is seen), else the failure that says both, and the status the Application has.
+    fn status_differs(
+        &mut self,
+        want: Option<&str>,
+        now: Option<&'a str>,
+    ) -> Option<(Outcome, &'a str)> {
+        let want = want?;
+        let now = now.unwrap_or("Unknown");
+        if now == want {
+            self.seen.push(now.to_string());
+            return None;
+        }
+        let outcome = Outcome::fail(format!("{} is {now}, expected {want}", self.name))
+            .with_expected(want)
+            .with_actual(now);
+        Some((outcome, now))
+    }
+
     /// Gate: `sync:` — the Application's sync status.
     fn sync_status(&mut self) -> Gate {
-        let Some(want) = &self.spec.sync else {
+        let (spec, app) = (self.spec, self.app);
+        let want = spec.sync.as_deref();
+        let Some((outcome, now)) = self.status_differs(want, app.status.sync.status.as_deref())
+        else {
             return ControlFlow::Continue(());
         };
         let name = self.name;
-        let now = self.app.status.sync.status.as_deref().unwrap_or("Unknown");
-        if now == want {
-            self.seen.push(now.to_string());
-            return ControlFlow::Continue(());
-        }
-        let outcome = Outcome::fail(format!("{name} is {now}, expected {want}"))
-            .with_expected(want.clone())
-            .with_actual(now)
-            .with_cause(Cause::about(CauseId::SyncStatus, now));
-        let outcome = match (want.as_str(), self.running) {
-            (_, true) => outcome.still_in_progress().with_hint_to_wait(running_hint(name)),
-            ("Synced", false) => outcome.with_hint(format!("sync it: `argocd app sync {name}`")),
+        let outcome = outcome.with_cause(Cause::about(CauseId::SyncStatus, now));
+        let outcome = match (want, self.running) {
+            (_, true) => outcome.still_moving(running_hint(name)),
+            (Some("Synced"), false) => {
+                outcome.with_hint(format!("sync it: `argocd app sync {name}`"))
+            }
             _ => outcome,
         };
         ControlFlow::Break(self.with_story(outcome))
@@ -287,19 +302,13 @@ impl<'a> Verdict<'a> {
 
     /// Gate: `health:` — the Application's health, naming what is not healthy.
     fn health(&mut self) -> Gate {
-        let Some(want) = &self.spec.health else {
+        let (spec, app) = (self.spec, self.app);
+        let now = app.status.health.status.as_deref();
+        let Some((mut outcome, now)) = self.status_differs(spec.health.as_deref(), now) else {
             return ControlFlow::Continue(());
         };
         let name = self.name;
-        let now = self.app.status.health.status.as_deref().unwrap_or("Unknown");
-        if now == want {
-            self.seen.push(now.to_string());
-            return ControlFlow::Continue(());
-        }
-        let mut outcome = Outcome::fail(format!("{name} is {now}, expected {want}"))
-            .with_expected(want.clone())
-            .with_actual(now);
-        let unhealthy = unhealthy_resources(self.app);
+        let unhealthy = unhealthy_resources(app);
         outcome = match unhealthy.first() {
             Some((first, _)) => outcome.with_cause(Cause::about(
                 if now == "Degraded" {
@@ -322,14 +331,12 @@ impl<'a> Verdict<'a> {
             outcome = outcome.with_diagnosis(s.clone());
         }
         if self.running {
-            outcome = outcome.with_hint_to_wait(running_hint(name)).still_in_progress();
+            outcome = outcome.still_moving(running_hint(name));
         } else if now == "Progressing" {
             // `enrich` takes the wait back when a pod shows waiting will not help.
-            outcome = outcome
-                .with_hint_to_wait(format!(
-                    "it is still rolling out: wait (`argocd app wait {name} --health`)"
-                ))
-                .still_in_progress();
+            outcome = outcome.still_moving(format!(
+                "it is still rolling out: wait (`argocd app wait {name} --health`)"
+            ));
         }
         ControlFlow::Break(outcome)
     }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::outcome::Status;
 
 fn files<'a>(reference: &'a str, learner: &'a str) -> Files<'a> {
     Files {
@@ -20,13 +21,10 @@ const REFERENCE: &str = "configs:\n  cm:\n    # banner\n    ui.bannerpermanent: 
 
 #[test]
 fn same_text_passes_and_a_changed_value_fails_with_the_diff() {
-    assert_eq!(
-        files(REFERENCE, REFERENCE).compare_text(false).status,
-        crate::outcome::Status::Pass
-    );
+    assert_eq!(files(REFERENCE, REFERENCE).compare_text(false).status, Status::Pass);
     let changed = REFERENCE.replace("replicas: 1", "replicas: 2");
     let outcome = files(REFERENCE, &changed).compare_text(false);
-    assert_eq!(outcome.status, crate::outcome::Status::Fail);
+    assert_eq!(outcome.status, Status::Fail);
     assert!(
         outcome.summary.ends_with(": line 7 differs"),
         "{}",
@@ -43,19 +41,10 @@ fn whitespace_mode_ignores_trailing_spaces_blank_lines_and_crlf() {
     let noisy = REFERENCE
         .replace('\n', "  \r\n")
         .replace("server:", "\nserver:");
-    assert_eq!(
-        files(REFERENCE, &noisy).compare_text(true).status,
-        crate::outcome::Status::Pass
-    );
-    assert_eq!(
-        files(REFERENCE, &noisy).compare_text(false).status,
-        crate::outcome::Status::Fail
-    );
+    assert_eq!(files(REFERENCE, &noisy).compare_text(true).status, Status::Pass);
+    assert_eq!(files(REFERENCE, &noisy).compare_text(false).status, Status::Fail);
     let indented = REFERENCE.replace("  replicas", "    replicas");
-    assert_eq!(
-        files(REFERENCE, &indented).compare_text(true).status,
-        crate::outcome::Status::Fail
-    );
+    assert_eq!(files(REFERENCE, &indented).compare_text(true).status, Status::Fail);
 }
 
 #[test]
@@ -72,10 +61,7 @@ fn a_missing_block_is_named_as_lines_missing() {
 #[test]
 fn yaml_mode_ignores_key_order_comments_and_quoting_style() {
     let reordered = "server: {replicas: 1}\nconfigs:\n  cm:\n    timeout.reconciliation: '60s'\n    ui.bannerpermanent: 'true'\n";
-    assert_eq!(
-        yaml_outcome(REFERENCE, reordered, DiffMode::Yaml, None).status,
-        crate::outcome::Status::Pass
-    );
+    assert_eq!(yaml_outcome(REFERENCE, reordered, DiffMode::Yaml, None).status, Status::Pass);
 }
 
 #[test]
@@ -83,7 +69,7 @@ fn yaml_mode_names_the_keys_that_differ() {
     let changed =
         "configs:\n  cm:\n    ui.bannerpermanent: true\n    extra: x\nserver:\n  replicas: 1\n";
     let outcome = yaml_outcome(REFERENCE, changed, DiffMode::Yaml, None);
-    assert_eq!(outcome.status, crate::outcome::Status::Fail);
+    assert_eq!(outcome.status, Status::Fail);
     assert!(
         outcome.summary.contains(
             r#"`configs.cm["ui.bannerpermanent"]` is true in yours, "true" in the reference"#
@@ -106,13 +92,10 @@ fn yaml_mode_names_the_keys_that_differ() {
 #[test]
 fn contains_mode_allows_extra_keys_and_names_missing_ones() {
     let fragment = "configs:\n  cm:\n    timeout.reconciliation: 60s\n";
-    assert_eq!(
-        yaml_outcome(fragment, REFERENCE, DiffMode::Contains, None).status,
-        crate::outcome::Status::Pass
-    );
+    assert_eq!(yaml_outcome(fragment, REFERENCE, DiffMode::Contains, None).status, Status::Pass);
     let fragment = "configs:\n  cm:\n    resource.customizations.health.argoproj.io_Application: |\n      hs = {}\n";
     let outcome = yaml_outcome(fragment, REFERENCE, DiffMode::Contains, None);
-    assert_eq!(outcome.status, crate::outcome::Status::Fail);
+    assert_eq!(outcome.status, Status::Fail);
     assert!(outcome.summary.contains(
         r#"`configs.cm["resource.customizations.health.argoproj.io_Application"]` is missing"#
     ));
@@ -156,7 +139,7 @@ fn each_mistake_gets_its_own_diff() {
 fn yaml_equal_but_text_different_passes_with_a_note_about_diff() {
     let reordered = "server: {replicas: 1}\nconfigs:\n  cm:\n    timeout.reconciliation: '60s'\n    ui.bannerpermanent: 'true'\n";
     let outcome = yaml_outcome(REFERENCE, reordered, DiffMode::Yaml, None);
-    assert_eq!(outcome.status, crate::outcome::Status::Pass);
+    assert_eq!(outcome.status, Status::Pass);
     assert!(
         outcome.summary.contains("`diff` still prints lines"),
         "{}",
@@ -171,7 +154,7 @@ fn subtree_compares_only_that_part() {
     let changed = REFERENCE.replace("replicas: 1", "replicas: 3");
     assert_eq!(
         yaml_outcome(REFERENCE, &changed, DiffMode::Yaml, Some("configs.cm")).status,
-        crate::outcome::Status::Pass
+        Status::Pass
     );
     let outcome = yaml_outcome(REFERENCE, &changed, DiffMode::Yaml, Some("server"));
     assert!(
@@ -185,14 +168,14 @@ fn subtree_compares_only_that_part() {
         DiffMode::Yaml,
         Some("configs.cm"),
     );
-    assert_eq!(missing.status, crate::outcome::Status::Fail);
+    assert_eq!(missing.status, Status::Fail);
     assert!(missing.summary.contains("has no `configs.cm`"));
 }
 
 #[test]
 fn broken_learner_yaml_fails_with_its_position() {
     let outcome = yaml_outcome(REFERENCE, "configs:\n  cm: [\n", DiffMode::Yaml, None);
-    assert_eq!(outcome.status, crate::outcome::Status::Fail);
+    assert_eq!(outcome.status, Status::Fail);
     assert!(
         outcome
             .summary
@@ -223,7 +206,7 @@ fn a_one_character_slip_in_a_script_shows_that_line_with_a_little_context_once()
         )
     };
     let outcome = yaml_outcome(&script("~="), &script("="), DiffMode::Contains, None);
-    assert_eq!(outcome.status, crate::outcome::Status::Fail);
+    assert_eq!(outcome.status, Status::Fail);
     let diff = outcome.detail.map(|d| d.text).unwrap_or_default();
     let minus: Vec<&str> = diff.lines().filter(|l| l.starts_with('-')).collect();
     let plus: Vec<&str> = diff.lines().filter(|l| l.starts_with('+')).collect();
@@ -260,7 +243,7 @@ fn a_difference_says_whether_the_learner_lacks_has_otherwise_or_has_too_much() {
             DiffMode::Whitespace => files(REFERENCE, learner).compare_text(true),
             _ => yaml_outcome(REFERENCE, learner, *mode, None),
         };
-        assert_eq!(outcome.status, crate::outcome::Status::Fail, "{what}");
+        assert_eq!(outcome.status, Status::Fail, "{what}");
         assert!(
             outcome.cause.as_ref().is_some_and(|c| c.is(*cause)),
             "{what}: {:?}",

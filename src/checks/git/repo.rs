@@ -214,31 +214,36 @@ impl Repo<'_> {
             return broken(self.unborn());
         };
         let branch = self.branch_name();
+        let shown = self.shown;
+        // Nothing of the branch reached origin: `first` is what the push must come after.
+        let nothing_pushed = |summary: String, actual: &str, cause: CauseId, first: &str| {
+            broken(
+                Outcome::fail(summary)
+                    .with_expected(format!("{branch} pushed to origin/{branch}"))
+                    .with_actual(actual)
+                    .with_cause(Cause::new(cause))
+                    .with_hint(format!(
+                        "{} && {first}git push -u origin {branch}",
+                        self.cd()
+                    )),
+            )
+        };
         if !self.snap.has_origin && self.snap.upstream.is_none() {
-            return broken(
-                Outcome::fail(format!(
-                    "{} has no remote `origin`, so nothing can be pushed",
-                    self.shown
-                ))
-                .with_expected(format!("{branch} pushed to origin/{branch}"))
-                .with_actual("no remote origin")
-                .with_cause(Cause::new(CauseId::NoRemote))
-                .with_hint(format!(
-                    "{} && git remote add origin <the repo's URL on your Git server> && git push -u origin {branch}",
-                    self.cd()
-                )),
+            return nothing_pushed(
+                format!("{shown} has no remote `origin`, so nothing can be pushed"),
+                "no remote origin",
+                CauseId::NoRemote,
+                "git remote add origin <the repo's URL on your Git server> && ",
             );
         }
         let Some(up) = &self.snap.upstream else {
-            return broken(
-                Outcome::fail(format!(
-                    "{branch} in {} has no upstream: nothing was pushed to origin/{branch}",
-                    self.shown
-                ))
-                .with_expected(format!("{branch} pushed to origin/{branch}"))
-                .with_actual("no upstream branch")
-                .with_cause(Cause::new(CauseId::NotPushed))
-                .with_hint(format!("{} && git push -u origin {branch}", self.cd())),
+            return nothing_pushed(
+                format!(
+                    "{branch} in {shown} has no upstream: nothing was pushed to origin/{branch}"
+                ),
+                "no upstream branch",
+                CauseId::NotPushed,
+                "",
             );
         };
         let expected = format!("{branch} equal to {}", up.name);

@@ -123,12 +123,7 @@ fn an_older_job_the_sync_lists_was_re_applied_not_re_run() {
     let outcome = outcome_of("checkout-migrate", "2026-05-02T10:00:05Z", &app)
         .unwrap_or_else(|| Outcome::pass("wrong"));
     assert_eq!(outcome.status, Status::Fail);
-    assert!(
-        outcome
-            .diagnosis
-            .unwrap_or_default()
-            .contains("re-applied, not re-run")
-    );
+    assert!(outcome.diagnosis_text().contains("re-applied, not re-run"));
 }
 
 #[test]

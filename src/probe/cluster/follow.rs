@@ -10,15 +10,14 @@
 //! terminated (a restart drops it, to be read anew). A stream that breaks, or a log whose pod
 //! does not show it ended, is left to the runner's once-a-second poll, as before.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tokio::sync::OnceCell;
-use tokio::task::JoinHandle;
 
 use super::api::RawResponse;
 use super::streamed::{StreamedLogs, container_of, has_terminated, lock_streamed, settled};
+use super::tasks::Streams;
 use super::transport::{self, MAX_LOG_BYTES};
 use super::watch::{self, Feed};
 use super::{Cell, REQUEST_TIMEOUT};
@@ -33,8 +32,6 @@ pub enum FollowState {
     /// The server closed it (the container terminated) or it broke or was refused.
     Ended,
 }
-
-type Stream = (Arc<Mutex<FollowState>>, JoinHandle<()>);
 
 /// The pod of the log read at `url` as the cache holds it now (in a cached read of the pod, or
 /// of a list of its collection, both of which its watch keeps current).
@@ -64,29 +61,14 @@ fn cached_pod(feed: &Feed, url: &str) -> Option<Value> {
 /// The followed logs of one run, by the URL of their plain read.
 #[derive(Default)]
 pub struct Follows {
-    streams: Mutex<HashMap<String, Stream>>,
+    streams: Streams<FollowState>,
     streamed: StreamedLogs,
 }
 
-impl Drop for Follows {
-    fn drop(&mut self) {
-        let streams = self.streams.get_mut().unwrap_or_else(|p| p.into_inner());
-        for (_, (_, task)) in streams.drain() {
-            task.abort();
-        }
-    }
-}
-
 impl Follows {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Stream>> {
-        self.streams.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// The state of the stream following `url`, if one was started.
     pub fn state(&self, url: &str) -> Option<FollowState> {
-        self.lock()
-            .get(url)
-            .map(|(state, _)| *state.lock().unwrap_or_else(|p| p.into_inner()))
+        self.streams.state(url)
     }
 
     /// Whether the log read at `url` is a terminated container's whole log, by its stream.
@@ -101,24 +83,18 @@ impl Follows {
 
     /// The log reads followed so far, sorted (for tests).
     pub fn started(&self) -> Vec<String> {
-        let mut urls: Vec<String> = self.lock().keys().cloned().collect();
-        urls.sort();
-        urls
+        self.streams.started()
     }
 
     /// Follow the log read at `url` unless it was followed already in this run (a stream that
     /// ended is not started again: its container has terminated, and the poll covers the rest).
     pub(super) fn ensure(&self, url: &str, feed: Feed) {
-        let mut streams = self.lock();
-        if streams.contains_key(url) {
-            return;
-        }
-        let state = Arc::new(Mutex::new(FollowState::Starting));
-        lock_streamed(&feed.streamed)
-            .following
-            .insert(url.to_string());
-        let task = tokio::spawn(follow(url.to_string(), feed, state.clone()));
-        streams.insert(url.to_string(), (state, task));
+        self.streams.ensure(url, FollowState::Starting, |state| {
+            lock_streamed(&feed.streamed)
+                .following
+                .insert(url.to_string());
+            tokio::spawn(follow(url.to_string(), feed, state))
+        });
     }
 }
 

@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;
-use tokio::task::JoinHandle;
 
 use super::api::RawResponse;
+use super::tasks::Streams;
 use super::{Cell, Entry};
 
 /// How long a watch request may stay open before the server ends it (kube's watcher asks for
@@ -47,52 +47,29 @@ pub enum StreamState {
     Refused,
 }
 
-/// A running stream: its state and its task.
-type Stream = (Arc<Mutex<StreamState>>, JoinHandle<()>);
-
 /// The streams of one run, by collection URL (`/apis/batch/v1/namespaces/ns/jobs`).
 #[derive(Default)]
 pub struct Watches {
-    streams: Mutex<HashMap<String, Stream>>,
-}
-
-impl Drop for Watches {
-    fn drop(&mut self) {
-        let streams = self.streams.get_mut().unwrap_or_else(|p| p.into_inner());
-        for (_, (_, task)) in streams.drain() {
-            task.abort();
-        }
-    }
+    streams: Streams<StreamState>,
 }
 
 impl Watches {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Stream>> {
-        self.streams.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// The state of the stream for `collection`, if one was started.
     pub fn state(&self, collection: &str) -> Option<StreamState> {
-        self.lock()
-            .get(collection)
-            .map(|(state, _)| *state.lock().unwrap_or_else(|p| p.into_inner()))
+        self.streams.state(collection)
     }
 
     /// How many streams were started (for tests and `-v`).
     pub fn started(&self) -> Vec<String> {
-        let mut collections: Vec<String> = self.lock().keys().cloned().collect();
-        collections.sort();
-        collections
+        self.streams.started()
     }
 
     /// Start a stream for `collection` unless one runs.
     pub(super) fn ensure(&self, collection: &str, feed: Feed) {
-        let mut streams = self.lock();
-        if streams.contains_key(collection) {
-            return;
-        }
-        let state = Arc::new(Mutex::new(StreamState::Starting));
-        let task = tokio::spawn(follow(collection.to_string(), feed, state.clone(), None));
-        streams.insert(collection.to_string(), (state, task));
+        self.streams
+            .ensure(collection, StreamState::Starting, |state| {
+                tokio::spawn(follow(collection.to_string(), feed, state, None))
+            });
     }
 }
 
@@ -530,6 +507,16 @@ mod tests {
         .unwrap_or_else(|e| panic!("server: {e}"))
     }
 
+    /// A cluster over [`served`]'s server (the Job completing `after` it starts) that has read
+    /// the Job once, as a check does.
+    async fn job_read(after: Duration) -> (crate::serve::RunningServer, Cluster) {
+        let server = served(after).await;
+        let cluster = Cluster::over_http(&server.url(), "test".to_string(), None);
+        let job = cluster.job("checkout-dev", "checkout-migrate").await;
+        assert!(matches!(job, Ok(Some(_))), "{job:?}");
+        (server, cluster)
+    }
+
     fn succeeded(cluster: &Cluster) -> Option<i32> {
         let path = ApiPath::new("batch/v1", "jobs")
             .in_namespace("checkout-dev")
@@ -545,10 +532,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_job_completing_reaches_the_cache_through_the_stream_without_another_get() {
-        let server = served(Duration::from_millis(800)).await;
-        let cluster = Cluster::over_http(&server.url(), "test".to_string(), None);
-        let job = cluster.job("checkout-dev", "checkout-migrate").await;
-        assert!(matches!(job, Ok(Some(_))), "{job:?}");
+        let (server, cluster) = job_read(Duration::from_millis(800)).await;
         let started = std::time::Instant::now();
         let mut seen = cluster.generation();
         while succeeded(&cluster) != Some(1) {
@@ -617,10 +601,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_list_that_says_what_the_checks_read_wakes_nobody_and_the_change_after_it_does() {
-        let server = served(Duration::from_millis(1500)).await;
-        let cluster = Cluster::over_http(&server.url(), "test".to_string(), None);
-        let job = cluster.job("checkout-dev", "checkout-migrate").await;
-        assert!(matches!(job, Ok(Some(_))), "{job:?}");
+        let (server, cluster) = job_read(Duration::from_millis(1500)).await;
         let seen = cluster.generation();
         let start = std::time::Instant::now();
         let after_list = cluster

@@ -15,6 +15,16 @@ fn world(point: &str) -> (tempfile::TempDir, LabWorld) {
     (dir, world)
 }
 
+/// The checkout-config repo of the lab at `point`, open for history questions, and the tip
+/// the learner pushed (its upstream).
+fn pushed_history(point: &str) -> (tempfile::TempDir, RepoReader, String) {
+    let (dir, world) = world(point);
+    let repo = world.repo("checkout-config").unwrap();
+    let reader = RepoReader::open(repo.path()).unwrap();
+    let tip = repo.upstream_sha().unwrap();
+    (dir, reader, tip)
+}
+
 fn snapshot(repo: &LabRepo) -> RepoSnapshot {
     read_repo(repo.path()).unwrap()
 }
@@ -246,10 +256,7 @@ fn undoing_by_hand_restores_the_files_but_is_not_a_revert_commit() {
 
 #[test]
 fn commits_touching_a_path_stop_at_the_since_commit() {
-    let (_dir, world) = world("step-4");
-    let repo = world.repo("checkout-config").unwrap();
-    let reader = RepoReader::open(repo.path()).unwrap();
-    let tip = repo.upstream_sha().unwrap();
+    let (_dir, reader, tip) = pushed_history("step-4");
     let since = reader
         .newest_matching(
             &tip,
@@ -336,10 +343,7 @@ fn tree_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 #[test]
 fn the_log_the_touching_commits_and_what_came_after_are_one_walk_of_the_same_history() {
     // Step 5's lab: the learner committed, pushed, broke the release and reverted it.
-    let (_dir, world) = world("step-5");
-    let repo = world.repo("checkout-config").unwrap();
-    let reader = RepoReader::open(repo.path()).unwrap();
-    let tip = repo.upstream_sha().unwrap();
+    let (_dir, reader, tip) = pushed_history("step-5");
     let log = reader.log_with_paths(&tip, usize::MAX).unwrap();
     let history = reader.history(&tip, usize::MAX).unwrap();
     let shas = |commits: &[CommitInfo]| commits.iter().map(|c| c.sha.clone()).collect::<Vec<_>>();

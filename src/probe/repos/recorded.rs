@@ -1,8 +1,54 @@
-//! A file error as a tape keeps it, and back.
+//! The errors of a repo's reads as a tape keeps them, and back.
 
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::probe::files::FileError;
+use crate::probe::git::{GitProbeError, RecordedGitError};
+
+/// An error of a repo's read that a tape keeps, and gives back about the replay's own repo.
+pub(super) trait TapedError: Sized {
+    /// The error as a tape keeps it.
+    type Kept: Serialize + DeserializeOwned;
+    /// How a tape keeps this error.
+    fn keep(&self) -> Self::Kept;
+    /// The kept error again, about the repo at `dir`.
+    fn replay(kept: Self::Kept, dir: &Path) -> Self;
+    /// The tape holds no answer to `question` about the repo at `dir`.
+    fn not_in_bundle(question: String, dir: &Path) -> Self;
+}
+
+impl TapedError for GitProbeError {
+    type Kept = RecordedGitError;
+    fn keep(&self) -> RecordedGitError {
+        RecordedGitError::of(self)
+    }
+    fn replay(kept: RecordedGitError, dir: &Path) -> Self {
+        kept.replay(dir)
+    }
+    fn not_in_bundle(question: String, dir: &Path) -> Self {
+        GitProbeError::NotInBundle {
+            path: dir.to_path_buf(),
+            question,
+        }
+    }
+}
+
+impl TapedError for FileError {
+    type Kept = RecordedFileError;
+    fn keep(&self) -> RecordedFileError {
+        RecordedFileError::of(self)
+    }
+    /// File errors name their paths as they were shown, so the replay's folder is not needed.
+    fn replay(kept: RecordedFileError, _: &Path) -> Self {
+        kept.replay()
+    }
+    fn not_in_bundle(question: String, _: &Path) -> Self {
+        FileError::NotInBundle { question }
+    }
+}
 
 /// A [`FileError`] as a tape keeps it (paths as they were shown to the learner).
 #[derive(Debug, Clone, Serialize, Deserialize)]
