@@ -333,6 +333,31 @@ impl Outcome {
         self.diagnosis.as_deref().unwrap_or_default()
     }
 
+    /// A test's claim that the summary says `text`; a failure shows the whole summary.
+    #[cfg(test)]
+    #[track_caller]
+    pub fn assert_says(&self, text: &str) {
+        assert!(
+            self.summary.contains(text),
+            "the summary does not say {text:?}: {}",
+            self.summary
+        );
+    }
+
+    /// A test's claim that the check's own hint names every one of `texts`; a failure shows the
+    /// whole hint.
+    #[cfg(test)]
+    #[track_caller]
+    pub fn assert_hint_names(&self, texts: &[&str]) {
+        let hint = self.own_hint().unwrap_or_default();
+        for text in texts {
+            assert!(
+                hint.contains(text),
+                "the hint does not name {text:?}: {hint}"
+            );
+        }
+    }
+
     /// The texts of the parts the check itself gave, one a line (what a test of a check reads).
     pub fn own_hint(&self) -> Option<String> {
         let texts: Vec<&str> = self

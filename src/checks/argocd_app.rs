@@ -166,17 +166,16 @@ impl KindReads for ArgocdAppSpec {
         };
         let about_operation = self.asks_about_operation();
         if self.revision_of.is_some() {
-            causes = causes
-                .all(
-                    &[
-                        NoCommits,
-                        NotPushed,
-                        PushedElsewhere,
-                        NotSeenYet,
-                        AppNotFollowingRepo,
-                    ],
-                    true,
-                );
+            causes = causes.all(
+                &[
+                    NoCommits,
+                    NotPushed,
+                    PushedElsewhere,
+                    NotSeenYet,
+                    AppNotFollowingRepo,
+                ],
+                true,
+            );
             if about_operation {
                 causes = causes.all(&[SyncNotOfPush, RetryingOtherRevision], true);
             }

@@ -412,13 +412,19 @@ impl KindReads for GitSpec {
             causes = causes.all(&[SubmoduleDirty, UncommittedChanges], true);
         }
         if self.pushed {
-            causes = causes.all(&[NoCommits, NoRemote, NotPushed, BehindUpstream, Diverged], true);
+            causes = causes.all(
+                &[NoCommits, NoRemote, NotPushed, BehindUpstream, Diverged],
+                true,
+            );
         }
         if self.head_message.is_some() {
             causes = causes.all(&[NoCommits, WrongHeadCommit], true);
         }
         if self.made.is_some() {
-            causes = causes.all(&[NoCommits, NotCommitted, ChangeNotMade, ChangeUndone], true);
+            causes = causes.all(
+                &[NoCommits, NotCommitted, ChangeNotMade, ChangeUndone],
+                true,
+            );
         }
         if self.undoes.is_some() {
             causes = causes.all(

@@ -391,7 +391,7 @@ mod tests {
         let outcome = spec(JobExpect::Complete, None, None)
             .decide(Some(&complete("2026-05-02T10:15:00Z")), None);
         assert_eq!(outcome.status, Status::Pass);
-        assert!(outcome.summary.contains("1/1"), "{}", outcome.summary);
+        outcome.assert_says("1/1");
     }
 
     #[test]
@@ -421,12 +421,7 @@ mod tests {
             .decide(Some(&old), Some(&app("2026-05-02T10:14:58Z", "Failed")));
         assert_eq!(outcome.status, Status::Fail);
         assert!(outcome.summary.contains("this Job is from an earlier sync"));
-        assert!(
-            outcome
-                .own_hint()
-                .unwrap_or_default()
-                .contains("start the sync of your commit")
-        );
+        outcome.assert_hint_names(&["start the sync of your commit"]);
     }
 
     #[test]

@@ -405,11 +405,7 @@ mod tests {
         assert_eq!(found.status, Status::Pass);
         let not_found = s.decide(&seen("Failed", cut("noise\nmore noise\n")), None);
         assert_eq!(not_found.status, Status::Error, "{not_found:?}");
-        assert!(
-            not_found.summary.contains("9000000 bytes"),
-            "{}",
-            not_found.summary
-        );
+        not_found.assert_says("9000000 bytes");
         // The status says "could not check"; every reporter writes it once, from the status.
         assert!(
             !not_found.summary.starts_with("could not check"),
@@ -452,7 +448,11 @@ mod tests {
         for (text, status, words) in cases {
             let outcome = s.decide(&seen("Running", unended(text)), None);
             assert_eq!(outcome.status, status, "{text:?}: {outcome:?}");
-            assert!(outcome.summary.contains(words), "{text:?}: {}", outcome.summary);
+            assert!(
+                outcome.summary.contains(words),
+                "{text:?}: {}",
+                outcome.summary
+            );
         }
     }
 

@@ -98,7 +98,10 @@ impl YamlValueSpec {
         }
         // A selector that matched no item or several is its own message: "not set" would send
         // the learner to add what may well be there under another name.
-        let selector_miss = found.is_none().then(|| path.selector_miss(document)).flatten();
+        let selector_miss = found
+            .is_none()
+            .then(|| path.selector_miss(document))
+            .flatten();
         let summary = match (found.filter(|v| !v.is_null()), &selector_miss) {
             (None, Some(why)) => format!("`{path}` names nothing in {shown}: {why}"),
             (None, None) => format!("`{path}` is not set in {shown}"),

@@ -333,7 +333,7 @@ mod tests {
         assert!(ahead.own_hint().is_some());
 
         let behind = clocks("09:59:00", "09:59:00.200", "10:00:00");
-        assert!(behind.summary.contains("behind"), "{}", behind.summary);
+        behind.assert_says("behind");
     }
 
     #[test]
@@ -369,7 +369,7 @@ mod tests {
         }));
         let zero = json!({"spec": {"replicas": 0}, "status": {}});
         let out = workload_outcome("argocd", "argocd-server", Some(&zero), None);
-        assert!(out.summary.contains("scaled to 0"), "{}", out.summary);
+        out.assert_says("scaled to 0");
         let none = workload_outcome("argocd", "argocd-server", None, None);
         assert!(
             none.own_hint()

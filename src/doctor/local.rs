@@ -241,21 +241,9 @@ mod tests {
         git(dir.path(), &["init", "--quiet", "-b", "feature"]);
         let out = work_repo(dir.path(), &spec());
         assert_eq!(out.status, crate::outcome::Status::Fail);
-        assert!(
-            out.summary.contains("on branch feature, not main"),
-            "{}",
-            out.summary
-        );
-        assert!(
-            out.summary.contains("no remote named origin"),
-            "{}",
-            out.summary
-        );
-        let hint = out.own_hint().unwrap_or_default();
-        assert!(
-            hint.contains("git switch main") && hint.contains("git remote add origin"),
-            "{hint}"
-        );
+        out.assert_says("on branch feature, not main");
+        out.assert_says("no remote named origin");
+        out.assert_hint_names(&["git switch main", "git remote add origin"]);
     }
 
     #[test]

@@ -423,12 +423,8 @@ mod tests {
         );
         let synced = &outcomes[2];
         assert_eq!(synced.status, Status::Fail);
-        assert!(
-            synced.summary.contains(
-                "\"the revert is pushed\", which waits for \"your commits undo it\" (see above)"
-            ),
-            "{}",
-            synced.summary
+        synced.assert_says(
+            "\"the revert is pushed\", which waits for \"your commits undo it\" (see above)",
         );
         assert!(
             !synced.summary.contains("has not happened"),

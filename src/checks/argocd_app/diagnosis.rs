@@ -131,8 +131,12 @@ async fn hook_evidence(ctx: &Context, app: &Application, outcome: Outcome) -> Ou
         };
         match cluster.job(&ns, &entry.name).await {
             Ok(Some(job)) => {
-                if let Ok(Some((pod, LogRead::Text(text) | LogRead::Tail { text, .. } | LogRead::Unended { text, .. }))) =
-                    cluster_common::job_log(cluster, &ns, &job, None).await
+                if let Ok(Some((
+                    pod,
+                    LogRead::Text(text)
+                    | LogRead::Tail { text, .. }
+                    | LogRead::Unended { text, .. },
+                ))) = cluster_common::job_log(cluster, &ns, &job, None).await
                 {
                     let pod_name = pod.metadata.name.unwrap_or_default();
                     // The line the hook died on is the evidence the learner is asked to find.
@@ -366,13 +370,20 @@ mod rollout_tests {
             Some("Waiting for rollout to finish: 1 old replicas are pending termination...")
         );
         let unseen = json!({"metadata": {"generation": 5}, "status": {"observedGeneration": 4}});
-        assert!(rollout_still_going(&unseen).is_some_and(|m| m.contains("observed deployment generation")));
+        assert!(
+            rollout_still_going(&unseen)
+                .is_some_and(|m| m.contains("observed deployment generation"))
+        );
         let done = json!({"metadata": {"generation": 4}, "spec": {"replicas": 1},
             "status": {"observedGeneration": 4, "replicas": 1, "updatedReplicas": 1, "availableReplicas": 1}});
         assert_eq!(rollout_still_going(&done), None);
         let deadline = json!({"metadata": {"generation": 4}, "spec": {"replicas": 1},
             "status": {"observedGeneration": 4, "replicas": 1, "updatedReplicas": 0, "availableReplicas": 0,
                        "conditions": [{"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded"}]}});
-        assert_eq!(rollout_still_going(&deadline), None, "named as a cause of its own");
+        assert_eq!(
+            rollout_still_going(&deadline),
+            None,
+            "named as a cause of its own"
+        );
     }
 }

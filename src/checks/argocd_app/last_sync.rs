@@ -172,16 +172,17 @@ impl Verdict<'_> {
             // A pruned entry is an object deleted (no longer in git), not one applied
             // (`pruneObject`, gitops-engine `sync_context.go:1495-1515`).
             let matches = |e: &&ResourceResult| entry_matches(e, &item.kind, &item.name, phase);
-            let Some(index) = entries
-                .iter()
-                .position(|e| matches(&e) && !is_pruned(e))
-            else {
+            let Some(index) = entries.iter().position(|e| matches(&e) && !is_pruned(e)) else {
                 let pruned = entries.iter().find(matches).filter(|e| is_pruned(e));
                 let outcome = Outcome::fail(match pruned {
                     Some(e) => format!(
                         "the last sync of {} did not apply {wanted}: it {} it ({})",
                         self.name,
-                        if e.status.as_deref() == Some("Pruned") { "pruned" } else { "left" },
+                        if e.status.as_deref() == Some("Pruned") {
+                            "pruned"
+                        } else {
+                            "left"
+                        },
                         e.message.as_deref().unwrap_or("no longer in git")
                     ),
                     None => format!("the last sync of {} did not apply {wanted}", self.name),

@@ -182,7 +182,9 @@ pub(super) async fn read_pushed(ctx: &Context, repo: &str) -> Result<Pushed, Box
                 "{repo} has no commit yet, so there is nothing for Argo CD to sync"
             ))
             .with_hint("commit and push your change")
-            .with_cause(crate::outcome::Cause::new(crate::outcome::CauseId::NoCommits)),
+            .with_cause(crate::outcome::Cause::new(
+                crate::outcome::CauseId::NoCommits,
+            )),
         ));
     };
     // A second short read of the same repo: origin's URL and branches (the snapshot has neither).

@@ -28,7 +28,6 @@ impl super::ArgocdAppSpec {
 }
 
 impl Verdict<'_> {
-
     /// Gate: the kind of the last operation.
     pub(super) fn operation_shape(&mut self) -> Gate {
         let Some(shape) = Shape::of(self.app) else {

@@ -13,17 +13,16 @@ use crate::probe::cluster::argocd::Application;
 /// Step 3's claim: the order of the last sync, hooks included.
 const STEP_3_ORDER: &str = "{name: checkout-dev, revision_of: checkout-config, order: [{kind: Job, name: checkout-migrate, phase: PreSync}, {kind: ConfigMap, name: checkout-config}, {kind: Deployment, name: checkout}, {kind: Job, name: checkout-smoke-test, phase: PostSync}]}";
 /// Step 5's claims.
-const SYNC_SUCCEEDED: &str = "{name: checkout-dev, phase: [Succeeded], revision_of: checkout-config}";
+const SYNC_SUCCEEDED: &str =
+    "{name: checkout-dev, phase: [Succeeded], revision_of: checkout-config}";
 const SYNCED_HEALTHY: &str =
     "{name: checkout-dev, sync: Synced, health: Healthy, revision_of: checkout-config}";
 const MIGRATE_SUCCEEDED: &str = "{name: checkout-dev, revision_of: checkout-config, hook: {kind: Job, name: checkout-migrate, phase: PreSync, result: Succeeded}}";
 
 /// A finished operation of `PUSHED` whose request is `sync` (merged over `{revision}`).
 fn with_request(mut state: Value, sync: Value) -> Value {
-    if let (Some(req), Some(extra)) = (
-        state["operation"]["sync"].as_object_mut(),
-        sync.as_object(),
-    ) {
+    if let (Some(req), Some(extra)) = (state["operation"]["sync"].as_object_mut(), sync.as_object())
+    {
         for (k, v) in extra {
             req.insert(k.clone(), v.clone());
         }
@@ -64,9 +63,8 @@ fn an_apply_strategy_sync_ran_no_migration_so_step_3_fails_with_a_normal_sync_no
         let outcome = decide(check, &app);
         assert_eq!(outcome.status, Status::Fail, "{check}: {outcome:?}");
         assert_eq!(outcome.cause, Some(Cause::new(CauseId::ApplyStrategySync)));
-        assert!(outcome.summary.contains("did not run in it"), "{}", outcome.summary);
-        let hint = outcome.own_hint().unwrap_or_default();
-        assert!(hint.contains("argocd app sync checkout-dev") && hint.contains("without `--strategy apply`"), "{hint}");
+        outcome.assert_says("did not run in it");
+        outcome.assert_hint_names(&["argocd app sync checkout-dev", "without `--strategy apply`"]);
     }
     // Neighbours: what an apply sync does record still reads.
     let plain = decide(
@@ -74,7 +72,7 @@ fn an_apply_strategy_sync_ran_no_migration_so_step_3_fails_with_a_normal_sync_no
         &app,
     );
     assert_eq!(plain.status, Status::Pass, "{plain:?}");
-    assert!(plain.summary.contains("apply strategy, no hooks ran"), "{}", plain.summary);
+    plain.assert_says("apply strategy, no hooks ran");
     assert_eq!(decide(SYNC_SUCCEEDED, &app).status, Status::Pass);
 }
 
@@ -88,7 +86,11 @@ fn force_replace_and_prune_are_still_full_syncs_that_ran_their_hooks() {
         let app = at_push(with_request(succeeded_sync(PUSHED), request.clone()));
         for check in [STEP_3_ORDER, MIGRATE_SUCCEEDED, SYNC_SUCCEEDED] {
             let outcome = decide(check, &app);
-            assert_eq!(outcome.status, Status::Pass, "{request} {check}: {outcome:?}");
+            assert_eq!(
+                outcome.status,
+                Status::Pass,
+                "{request} {check}: {outcome:?}"
+            );
         }
     }
 }
@@ -105,7 +107,12 @@ fn dry_run() -> Value {
         ));
     }
     with_request(
-        op("Succeeded", "successfully synced (all tasks run)", PUSHED, rows),
+        op(
+            "Succeeded",
+            "successfully synced (all tasks run)",
+            PUSHED,
+            rows,
+        ),
         json!({"dryRun": true}),
     )
 }
@@ -117,8 +124,8 @@ fn a_dry_run_is_not_a_sync_so_its_succeeded_hooks_never_pass() {
         let outcome = decide(check, &app);
         assert_eq!(outcome.status, Status::Fail, "{check}: {outcome:?}");
         assert_eq!(outcome.cause, Some(Cause::new(CauseId::DryRun)), "{check}");
-        assert!(outcome.summary.contains("a dry run"), "{}", outcome.summary);
-        assert!(outcome.own_hint().unwrap_or_default().contains("argocd app sync checkout-dev"));
+        outcome.assert_says("a dry run");
+        outcome.assert_hint_names(&["argocd app sync checkout-dev"]);
     }
 }
 
@@ -128,7 +135,13 @@ fn a_dry_run_after_the_real_sync_of_the_push_keeps_its_success_but_not_its_hooks
     history(&mut app, PUSHED);
     let phase = decide(SYNC_SUCCEEDED, &app);
     assert_eq!(phase.status, Status::Pass, "{phase:?}");
-    assert!(phase.summary.contains("(history; the last operation is dry run)"), "{}", phase.summary);
+    assert!(
+        phase
+            .summary
+            .contains("(history; the last operation is dry run)"),
+        "{}",
+        phase.summary
+    );
     let hook = decide(MIGRATE_SUCCEEDED, &app);
     assert_eq!(hook.status, Status::Error, "{hook:?}");
     assert_eq!(hook.cause, Some(Cause::new(CauseId::DryRun)));
@@ -137,15 +150,26 @@ fn a_dry_run_after_the_real_sync_of_the_push_keeps_its_success_but_not_its_hooks
     assert_eq!(decide(SYNC_SUCCEEDED, &app).status, Status::Fail);
     // Step 4 asks for a failed sync: a success in history contradicts it.
     history(&mut app, PUSHED);
-    let failed = decide("{name: checkout-dev, phase: [Failed, Error], revision_of: checkout-config}", &app);
+    let failed = decide(
+        "{name: checkout-dev, phase: [Failed, Error], revision_of: checkout-config}",
+        &app,
+    );
     assert_eq!(failed.status, Status::Fail);
-    assert_eq!(failed.cause, Some(Cause::about(CauseId::SyncPhase, "Succeeded")));
+    assert_eq!(
+        failed.cause,
+        Some(Cause::about(CauseId::SyncPhase, "Succeeded"))
+    );
 }
 
 /// A sync of one resource by hand (`argocd app sync --resource apps:Deployment:checkout`).
 fn selective_sync() -> Value {
     with_request(
-        op("Succeeded", "successfully synced (all tasks run)", PUSHED, entries(&[DEPLOY_CONFIGURED])),
+        op(
+            "Succeeded",
+            "successfully synced (all tasks run)",
+            PUSHED,
+            entries(&[DEPLOY_CONFIGURED]),
+        ),
         json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
     )
 }
@@ -156,7 +180,7 @@ fn a_sync_of_one_resource_is_not_the_sync_of_the_push_unless_history_has_one() {
     let outcome = decide(SYNC_SUCCEEDED, &app);
     assert_eq!(outcome.status, Status::Fail, "{outcome:?}");
     assert_eq!(outcome.cause, Some(Cause::new(CauseId::SelectiveSync)));
-    assert!(outcome.summary.contains("--resource"), "{}", outcome.summary);
+    outcome.assert_says("--resource");
     history(&mut app, PUSHED);
     assert_eq!(decide(SYNC_SUCCEEDED, &app).status, Status::Pass);
     assert_eq!(decide(MIGRATE_SUCCEEDED, &app).status, Status::Error);
@@ -171,7 +195,7 @@ fn when_the_push_may_have_fallen_out_of_the_history_it_could_not_check() {
         let outcome = decide(check, &app);
         assert_eq!(outcome.status, Status::Error, "{check}: {outcome:?}");
         assert_eq!(outcome.cause, Some(Cause::new(CauseId::HistoryTrimmed)));
-        assert!(outcome.summary.contains("keeps 1 syncs"), "{}", outcome.summary);
+        outcome.assert_says("keeps 1 syncs");
     }
 }
 
@@ -196,13 +220,19 @@ fn a_sync_of_another_revision_is_named_and_auto_sync_is_waited_for() {
     let mut app = app("OutOfSync", "Healthy", PUSHED, Some(state));
     let manual = decide(SYNC_SUCCEEDED, &app);
     assert_eq!(manual.cause, Some(Cause::new(CauseId::SyncNotOfPush)));
-    assert!(manual.summary.contains("ran 3f2a1c0, not your push 9b7e4d2"), "{}", manual.summary);
+    assert!(
+        manual
+            .summary
+            .contains("ran 3f2a1c0, not your push 9b7e4d2"),
+        "{}",
+        manual.summary
+    );
     assert!(!manual.pending);
     // With auto-sync on, the OutOfSync app gets a sync of its target by itself.
     app.spec.sync_policy = Some(json!({"automated": {}}));
     let auto = decide(SYNC_SUCCEEDED, &app);
     assert!(auto.pending, "{auto:?}");
-    assert!(auto.own_hint().unwrap_or_default().contains("argocd app wait checkout-dev"));
+    auto.assert_hint_names(&["argocd app wait checkout-dev"]);
 }
 
 /// An older sync (of OLD) between attempts: the window after a failed attempt (facts-2 §3.2).
@@ -223,7 +253,7 @@ fn synced_and_healthy_at_the_push_passes_while_an_older_sync_retries_and_the_syn
     let sync = decide(SYNC_SUCCEEDED, &app);
     assert_eq!(sync.status, Status::Fail);
     assert_eq!(sync.cause, Some(Cause::new(CauseId::RetryingOtherRevision)));
-    assert!(sync.summary.contains("3f2a1c0, retry 2 of 5"), "{}", sync.summary);
+    sync.assert_says("3f2a1c0, retry 2 of 5");
     let hint = sync.own_hint().unwrap_or_default();
     let terminate = hint.find("argocd app terminate-op checkout-dev");
     let resync = hint.find("argocd app sync checkout-dev");
@@ -232,7 +262,7 @@ fn synced_and_healthy_at_the_push_passes_while_an_older_sync_retries_and_the_syn
     // With `retry.refresh` the next attempt takes the latest revision: waiting gets there.
     let refreshed = decide(SYNC_SUCCEEDED, &older_sync_retrying(true));
     assert!(refreshed.pending);
-    assert!(refreshed.own_hint().unwrap_or_default().contains("retry.refresh"));
+    refreshed.assert_hint_names(&["retry.refresh"]);
 }
 
 #[test]
@@ -243,15 +273,27 @@ fn a_pruned_entry_is_not_an_applied_one() {
     let check = "{name: checkout-dev, order: [{kind: ConfigMap, name: checkout-config}, {kind: Deployment, name: checkout}]}";
     for (status, message, said) in [
         ("Pruned", "pruned", "it pruned it (pruned)"),
-        ("PruneSkipped", "ignored (requires pruning)", "it left it (ignored (requires pruning))"),
+        (
+            "PruneSkipped",
+            "ignored (requires pruning)",
+            "it left it (ignored (requires pruning))",
+        ),
     ] {
         let mut rows = entries(&[CONFIG_UNCHANGED, DEPLOY_CONFIGURED]);
         rows[0]["status"] = json!(status);
         rows[0]["message"] = json!(message);
-        let state = op("Succeeded", "successfully synced (all tasks run)", PUSHED, rows);
+        let state = op(
+            "Succeeded",
+            "successfully synced (all tasks run)",
+            PUSHED,
+            rows,
+        );
         let outcome = spec(check).decide(&at_push(state), None);
         assert_eq!(outcome.status, Status::Fail, "{outcome:?}");
-        assert!(outcome.summary.contains(said), "{}", outcome.summary);
-        assert_eq!(outcome.cause, Some(Cause::about(CauseId::NotApplied, "checkout-config")));
+        outcome.assert_says(said);
+        assert_eq!(
+            outcome.cause,
+            Some(Cause::about(CauseId::NotApplied, "checkout-config"))
+        );
     }
 }

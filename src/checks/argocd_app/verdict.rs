@@ -13,8 +13,8 @@ use crate::probe::cluster::argocd::{Application, OperationState};
 
 use super::ArgocdAppSpec;
 use super::diagnosis::{failure_story, unhealthy_resources};
-use super::pushed::{Pushed, chain_text};
 use super::next_move::{auto_sync_pending, retrying_other_revision};
+use super::pushed::{Pushed, chain_text};
 
 /// A gate either lets the check go on or ends it with this outcome.
 pub(super) type Gate = ControlFlow<Outcome>;
@@ -202,7 +202,11 @@ impl<'a> Verdict<'a> {
                 name,
                 &shown,
                 want,
-                (attempt, limit, op.operation.retry.as_ref().is_some_and(|r| r.refresh)),
+                (
+                    attempt,
+                    limit,
+                    op.operation.retry.as_ref().is_some_and(|r| r.refresh),
+                ),
             )));
         }
         let outcome = match self.op {

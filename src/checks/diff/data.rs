@@ -147,7 +147,12 @@ pub(super) fn diff_per_mistake(differences: &[Difference]) -> String {
 fn block_lines_diff(want: &str, have: &str) -> String {
     let diff = similar::TextDiff::from_lines(want, have);
     let mut out = String::new();
-    for (n, hunk) in diff.unified_diff().context_radius(2).iter_hunks().enumerate() {
+    for (n, hunk) in diff
+        .unified_diff()
+        .context_radius(2)
+        .iter_hunks()
+        .enumerate()
+    {
         if n > 0 {
             out.push_str(" …\n");
         }

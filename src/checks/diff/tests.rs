@@ -21,7 +21,10 @@ const REFERENCE: &str = "configs:\n  cm:\n    # banner\n    ui.bannerpermanent: 
 
 #[test]
 fn same_text_passes_and_a_changed_value_fails_with_the_diff() {
-    assert_eq!(files(REFERENCE, REFERENCE).compare_text(false).status, Status::Pass);
+    assert_eq!(
+        files(REFERENCE, REFERENCE).compare_text(false).status,
+        Status::Pass
+    );
     let changed = REFERENCE.replace("replicas: 1", "replicas: 2");
     let outcome = files(REFERENCE, &changed).compare_text(false);
     assert_eq!(outcome.status, Status::Fail);
@@ -41,27 +44,35 @@ fn whitespace_mode_ignores_trailing_spaces_blank_lines_and_crlf() {
     let noisy = REFERENCE
         .replace('\n', "  \r\n")
         .replace("server:", "\nserver:");
-    assert_eq!(files(REFERENCE, &noisy).compare_text(true).status, Status::Pass);
-    assert_eq!(files(REFERENCE, &noisy).compare_text(false).status, Status::Fail);
+    assert_eq!(
+        files(REFERENCE, &noisy).compare_text(true).status,
+        Status::Pass
+    );
+    assert_eq!(
+        files(REFERENCE, &noisy).compare_text(false).status,
+        Status::Fail
+    );
     let indented = REFERENCE.replace("  replicas", "    replicas");
-    assert_eq!(files(REFERENCE, &indented).compare_text(true).status, Status::Fail);
+    assert_eq!(
+        files(REFERENCE, &indented).compare_text(true).status,
+        Status::Fail
+    );
 }
 
 #[test]
 fn a_missing_block_is_named_as_lines_missing() {
     let without = REFERENCE.replace("    timeout.reconciliation: 60s\n", "");
     let outcome = files(REFERENCE, &without).compare_text(false);
-    assert!(
-        outcome.summary.contains("lines are missing after line 4"),
-        "{}",
-        outcome.summary
-    );
+    outcome.assert_says("lines are missing after line 4");
 }
 
 #[test]
 fn yaml_mode_ignores_key_order_comments_and_quoting_style() {
     let reordered = "server: {replicas: 1}\nconfigs:\n  cm:\n    timeout.reconciliation: '60s'\n    ui.bannerpermanent: 'true'\n";
-    assert_eq!(yaml_outcome(REFERENCE, reordered, DiffMode::Yaml, None).status, Status::Pass);
+    assert_eq!(
+        yaml_outcome(REFERENCE, reordered, DiffMode::Yaml, None).status,
+        Status::Pass
+    );
 }
 
 #[test]
@@ -92,7 +103,10 @@ fn yaml_mode_names_the_keys_that_differ() {
 #[test]
 fn contains_mode_allows_extra_keys_and_names_missing_ones() {
     let fragment = "configs:\n  cm:\n    timeout.reconciliation: 60s\n";
-    assert_eq!(yaml_outcome(fragment, REFERENCE, DiffMode::Contains, None).status, Status::Pass);
+    assert_eq!(
+        yaml_outcome(fragment, REFERENCE, DiffMode::Contains, None).status,
+        Status::Pass
+    );
     let fragment = "configs:\n  cm:\n    resource.customizations.health.argoproj.io_Application: |\n      hs = {}\n";
     let outcome = yaml_outcome(fragment, REFERENCE, DiffMode::Contains, None);
     assert_eq!(outcome.status, Status::Fail);
@@ -140,11 +154,7 @@ fn yaml_equal_but_text_different_passes_with_a_note_about_diff() {
     let reordered = "server: {replicas: 1}\nconfigs:\n  cm:\n    timeout.reconciliation: '60s'\n    ui.bannerpermanent: 'true'\n";
     let outcome = yaml_outcome(REFERENCE, reordered, DiffMode::Yaml, None);
     assert_eq!(outcome.status, Status::Pass);
-    assert!(
-        outcome.summary.contains("`diff` still prints lines"),
-        "{}",
-        outcome.summary
-    );
+    outcome.assert_says("`diff` still prints lines");
     let same = yaml_outcome(REFERENCE, REFERENCE, DiffMode::Yaml, None);
     assert!(!same.summary.contains("`diff`"), "{}", same.summary);
 }
@@ -210,9 +220,20 @@ fn a_one_character_slip_in_a_script_shows_that_line_with_a_little_context_once()
     let diff = outcome.detail.map(|d| d.text).unwrap_or_default();
     let minus: Vec<&str> = diff.lines().filter(|l| l.starts_with('-')).collect();
     let plus: Vec<&str> = diff.lines().filter(|l| l.starts_with('+')).collect();
-    assert_eq!(minus, ["-  if obj.status ~= nil and obj.status.health ~= nil then"], "{diff}");
-    assert_eq!(plus, ["+  if obj.status ~= nil and obj.status.health = nil then"], "{diff}");
-    assert!(diff.contains(" resource.customizations.health.argoproj.io_Application: |"), "{diff}");
+    assert_eq!(
+        minus,
+        ["-  if obj.status ~= nil and obj.status.health ~= nil then"],
+        "{diff}"
+    );
+    assert_eq!(
+        plus,
+        ["+  if obj.status ~= nil and obj.status.health = nil then"],
+        "{diff}"
+    );
+    assert!(
+        diff.contains(" resource.customizations.health.argoproj.io_Application: |"),
+        "{diff}"
+    );
     // Two lines of context each side, not the 10-line script.
     assert!(diff.lines().count() <= 8, "{diff}");
     assert!(!diff.contains("return hs"), "{diff}");
@@ -228,14 +249,39 @@ fn a_difference_says_whether_the_learner_lacks_has_otherwise_or_has_too_much() {
     let extra = REFERENCE.replace("server:\n", "server:\n  extra: 1\n");
     let both = without_timeout.replace("server:\n", "server:\n  extra: 1\n");
     let cases: &[(&str, &str, DiffMode, crate::outcome::CauseId)] = &[
-        ("block not added yet", &without_timeout, DiffMode::Contains, MissingInFile),
-        ("a slip in a value", &slip, DiffMode::Contains, DiffersInFile),
+        (
+            "block not added yet",
+            &without_timeout,
+            DiffMode::Contains,
+            MissingInFile,
+        ),
+        (
+            "a slip in a value",
+            &slip,
+            DiffMode::Contains,
+            DiffersInFile,
+        ),
         ("a slip, whole file", &slip, DiffMode::Yaml, DiffersInFile),
         ("a key too many", &extra, DiffMode::Yaml, ExtraInFile),
-        ("one missing, one too many", &both, DiffMode::Yaml, DiffersInFile),
-        ("lines missing, text", &without_timeout, DiffMode::Text, MissingInFile),
+        (
+            "one missing, one too many",
+            &both,
+            DiffMode::Yaml,
+            DiffersInFile,
+        ),
+        (
+            "lines missing, text",
+            &without_timeout,
+            DiffMode::Text,
+            MissingInFile,
+        ),
         ("a slip, text", &slip, DiffMode::Text, DiffersInFile),
-        ("a line too many, text", &extra, DiffMode::Whitespace, ExtraInFile),
+        (
+            "a line too many, text",
+            &extra,
+            DiffMode::Whitespace,
+            ExtraInFile,
+        ),
     ];
     for (what, learner, mode, cause) in cases {
         let outcome = match mode {
@@ -250,6 +296,11 @@ fn a_difference_says_whether_the_learner_lacks_has_otherwise_or_has_too_much() {
             outcome.cause
         );
     }
-    let no_subtree = yaml_outcome(REFERENCE, "other: 1\n", DiffMode::Contains, Some("configs.cm"));
+    let no_subtree = yaml_outcome(
+        REFERENCE,
+        "other: 1\n",
+        DiffMode::Contains,
+        Some("configs.cm"),
+    );
     assert!(no_subtree.cause.is_some_and(|c| c.is(MissingInFile)));
 }

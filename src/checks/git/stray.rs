@@ -235,10 +235,7 @@ mod tests {
 
     #[test]
     fn an_untracked_entry_counts_for_the_step_only_where_the_step_names_it() {
-        let named = vec![
-            "manifests/smoke-test.yaml".to_string(),
-            "helm/".to_string(),
-        ];
+        let named = vec!["manifests/smoke-test.yaml".to_string(), "helm/".to_string()];
         let cases = [
             ("manifests/smoke-test.yaml", true),
             ("manifests/", true),
@@ -275,8 +272,12 @@ mod tests {
 
     #[test]
     fn a_long_list_of_files_the_step_leaves_alone_is_cut_short_in_the_note() {
-        let untracked: Vec<String> = (0..20).map(|i| format!("node_modules/m{i:02}.js")).collect();
-        let note = Untracked::sort(&untracked, &[]).note("~/work/x").unwrap_or_default();
+        let untracked: Vec<String> = (0..20)
+            .map(|i| format!("node_modules/m{i:02}.js"))
+            .collect();
+        let note = Untracked::sort(&untracked, &[])
+            .note("~/work/x")
+            .unwrap_or_default();
         assert!(note.contains("node_modules/m07.js and 12 more"), "{note}");
         assert!(!note.contains("m08.js"), "{note}");
     }

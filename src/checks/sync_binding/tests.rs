@@ -98,19 +98,13 @@ fn a_job_kept_by_before_hook_creation_from_an_older_sync_fails_naming_that_sync(
     let outcome = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
     assert_eq!(outcome.status, Status::Fail);
     assert!(!outcome.pending);
-    assert!(
-        outcome.summary.contains(
-            "this Job is from an earlier sync (started 2026-05-02T10:00:00Z, revision 1a2b3c4)"
-        ),
-        "{}",
-        outcome.summary
+    outcome.assert_says(
+        "this Job is from an earlier sync (started 2026-05-02T10:00:00Z, revision 1a2b3c4)",
     );
-    let hint = outcome.own_hint().unwrap_or_default();
-    assert!(
-        hint.contains("argocd app sync checkout-dev")
-            && hint.contains("argocd app wait checkout-dev"),
-        "{hint}"
-    );
+    outcome.assert_hint_names(&[
+        "argocd app sync checkout-dev",
+        "argocd app wait checkout-dev",
+    ]);
 }
 
 #[test]
@@ -141,12 +135,7 @@ fn last_failures_syncfail_job_while_a_new_sync_runs_is_pending_not_passed() {
     );
     let outcome = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
     assert!(outcome.pending);
-    assert!(
-        outcome
-            .own_hint()
-            .unwrap_or_default()
-            .contains("argocd app wait")
-    );
+    outcome.assert_hint_names(&["argocd app wait"]);
 }
 
 #[test]
@@ -173,17 +162,8 @@ fn a_retrying_operation_is_still_going_with_its_attempt_and_limit() {
         assert_eq!(cause(&outcome).as_deref(), Some("retrying"));
         let outcome = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
         assert!(outcome.pending, "{outcome:?}");
-        assert!(
-            outcome.summary.contains("retry 1 of 5"),
-            "{}",
-            outcome.summary
-        );
-        assert!(
-            outcome
-                .own_hint()
-                .unwrap_or_default()
-                .contains("argocd app terminate-op checkout-dev")
-        );
+        outcome.assert_says("retry 1 of 5");
+        outcome.assert_hint_names(&["argocd app terminate-op checkout-dev"]);
     }
 }
 
