@@ -15,8 +15,7 @@ use crate::probe::cluster::Cluster;
 use crate::probe::files::PathShower;
 use crate::probe::tape::{Mode, Tape};
 use crate::report::{self, Format, Styles};
-use crate::run::session::load_course;
-use crate::run::{Session, WaitPolicy};
+use crate::run::{Asked, Session, WaitPolicy};
 
 /// A bundle ready to make: the course loaded, the step and track settled.
 pub struct Opened {
@@ -39,10 +38,11 @@ pub struct Made {
 /// Argo CD namespace; a bundle's run never waits, remembers nothing and records every answer):
 /// load the course and settle the step and track; nothing is run yet.
 pub fn open(request: Session) -> Result<Opened, Error> {
-    let course = load_course(request.course_dir.as_deref())?;
-    let module = course.module(&request.module)?;
-    module.select(request.step.as_deref())?;
-    let track = module.track(request.track.as_deref())?.to_string();
+    let asked = &request.asked;
+    let course = asked.course()?;
+    let module = course.module(&asked.module)?;
+    module.select(asked.step.as_deref())?;
+    let track = module.track(asked.track.as_deref())?.to_string();
     Ok(Opened {
         request,
         course,
@@ -54,7 +54,7 @@ impl Opened {
     /// The module's work repos (no bundle may be written inside one).
     pub fn repos(&self) -> &[RepoSpec] {
         self.course
-            .module(&self.request.module)
+            .module(&self.request.asked.module)
             .map(|m| m.manifest.repos.as_slice())
             .unwrap_or_default()
     }
@@ -62,14 +62,17 @@ impl Opened {
     /// Run the step, gather what it read, pack the bundle.
     pub async fn make(&self) -> Result<Made, Error> {
         let request = &self.request;
-        let module = self.course.module(&request.module)?;
-        let steps = module.select(request.step.as_deref())?;
+        let module = self.course.module(&request.asked.module)?;
+        let steps = module.select(request.asked.step.as_deref())?;
         let tape = Arc::new(Tape::default());
         let session = Session {
-            track: Some(self.track.clone()),
-            policy: WaitPolicy::Never,
+            asked: Asked {
+                track: Some(self.track.clone()),
+                policy: WaitPolicy::Never,
+                paths: PathShower::from_env(),
+                ..request.asked.clone()
+            },
             log_reads: false,
-            paths: PathShower::from_env(),
             remember: false,
             tape: Mode::Record(tape.clone()),
             ..request.clone()
@@ -86,7 +89,7 @@ impl Opened {
                 let mut snapshot = crate::probe::cluster::tape::snapshot_of(
                     &tape,
                     &cluster,
-                    &format!("{}: read from {}", request.module, cluster.describe()),
+                    &format!("{}: read from {}", request.asked.module, cluster.describe()),
                 )
                 .await;
                 for object in &mut snapshot.objects {
@@ -97,13 +100,13 @@ impl Opened {
         };
         let about = About {
             format: FORMAT.to_string(),
-            module: request.module.clone(),
-            step: request.step.clone(),
+            module: request.asked.module.clone(),
+            step: request.asked.step.clone(),
             track: self.track.clone(),
             created: jiff::Timestamp::now().to_string(),
             work_dir: request.work_dir.clone(),
             home: crate::paths::home_dir().filter(|home| request.work_dir.starts_with(home)),
-            argocd_namespace: request.argocd_namespace.clone(),
+            argocd_namespace: request.asked.argocd_namespace.clone(),
             cluster_error: captured.as_ref().err().cloned(),
         };
         let mut bundle = Bundle::default();

@@ -23,28 +23,17 @@ use crate::error::Error;
 use crate::outcome::Status;
 use crate::probe::cluster::ClusterOptions;
 use crate::probe::files::PathShower;
-use crate::run::session::{CourseModule, load_course};
+use crate::run::session::{Asked, CourseModule};
 use crate::run::{StepReport, WaitPolicy};
 
 /// What to check for a whole class, already taken from the command line.
 #[derive(Debug, Clone, Default)]
 pub struct ClassSession {
-    /// Read the course from this folder; the built-in course when `None`.
-    pub course_dir: Option<PathBuf>,
-    /// The module, e.g. `module-10`.
-    pub module: String,
-    /// The step, exercise or stage; the whole module when `None`.
-    pub step: Option<String>,
-    /// `--track` (a class has no saved track: the module's default otherwise).
-    pub track: Option<String>,
-    /// `--argocd-namespace`, else the module's.
-    pub argocd_namespace: Option<String>,
-    /// How long to wait for cluster checks that are not there yet.
-    pub policy: WaitPolicy,
+    /// What to check and how (a class has no saved track: the module's default unless
+    /// `--track`; paths are shown `~/…` under the instructor's home).
+    pub asked: Asked,
     /// Who is in the class.
     pub roster: Roster,
-    /// How paths are shown (`~/…` under the instructor's home).
-    pub paths: PathShower,
 }
 
 /// The learners of a class, where their clusters and work repos are.
@@ -104,11 +93,12 @@ impl ClassSession {
     /// Load the course, pick the steps and the track, check the templates against what the steps
     /// read, and seat every learner. Nothing is run yet, so a refused report file costs nothing.
     pub fn open(&self) -> Result<Class, Error> {
-        let course = Arc::new(load_course(self.course_dir.as_deref())?);
-        let module = course.module(&self.module)?;
-        let steps = module.select(self.step.as_deref())?;
-        let track = module.track(self.track.as_deref())?.to_string();
-        let argocd_ns = self
+        let asked = &self.asked;
+        let course = Arc::new(asked.course()?);
+        let module = course.module(&asked.module)?;
+        let steps = module.select(asked.step.as_deref())?;
+        let track = module.track(asked.track.as_deref())?.to_string();
+        let argocd_ns = asked
             .argocd_namespace
             .clone()
             .unwrap_or_else(|| module.manifest.argocd.namespace.clone());
@@ -120,24 +110,24 @@ impl ClassSession {
                     env,
                     module,
                     &steps,
-                    self.argocd_namespace.as_deref(),
-                    &self.paths,
+                    asked.argocd_namespace.as_deref(),
+                    &asked.paths,
                 )
             })
             .collect();
-        let title = match &self.step {
-            Some(step) => format!("{} {step}", self.module),
-            None => self.module.clone(),
+        let title = match &asked.step {
+            Some(step) => format!("{} {step}", asked.module),
+            None => asked.module.clone(),
         };
-        let module_run = self.step.is_none() || steps.len() > 1;
+        let module_run = asked.module_run(steps.len());
         Ok(Class {
-            module: CourseModule::of(course.clone(), &self.module)?,
+            module: CourseModule::of(course.clone(), &asked.module)?,
             title,
             module_run,
             track,
-            argocd_namespace: self.argocd_namespace.clone(),
-            policy: self.policy,
-            paths: self.paths.clone(),
+            argocd_namespace: asked.argocd_namespace.clone(),
+            policy: asked.policy,
+            paths: asked.paths.clone(),
             seats,
         })
     }
@@ -332,14 +322,16 @@ mod tests {
 
     fn session(learners: Learners, work_dirs: Option<&str>) -> ClassSession {
         ClassSession {
-            module: "module-10".to_string(),
-            step: Some("step-4".to_string()),
+            asked: Asked {
+                module: "module-10".to_string(),
+                step: Some("step-4".to_string()),
+                ..Asked::default()
+            },
             roster: Roster {
                 learners,
                 work_dirs: work_dirs.map(str::to_string),
                 cluster: ClusterOptions::default(),
             },
-            ..ClassSession::default()
         }
     }
 

@@ -9,7 +9,7 @@ use clap::Args;
 use super::{ClusterArgs, SetupArgs, emit, output};
 use crate::bundle;
 use crate::error::{Error, exit};
-use crate::run::Session;
+use crate::run::{Asked, Session};
 
 /// Arguments of `labcheck bundle`.
 #[derive(Debug, Args)]
@@ -31,13 +31,16 @@ pub struct BundleArgs {
 pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
     let work_dir = args.setup.work()?.path;
     let opened = bundle::open(Session {
-        course_dir: args.setup.course.course_dir.clone(),
-        module: args.module.clone(),
-        step: args.step.clone(),
-        track: args.setup.track.clone(),
+        asked: Asked {
+            course_dir: args.setup.course.course_dir.clone(),
+            module: args.module.clone(),
+            step: args.step.clone(),
+            track: args.setup.track.clone(),
+            argocd_namespace: args.cluster.argocd_namespace.clone(),
+            ..Asked::default()
+        },
         work_dir: work_dir.clone(),
         cluster: args.cluster.options(),
-        argocd_namespace: args.cluster.argocd_namespace.clone(),
         ..Session::default()
     })?;
     let protected = output::Protected::work_repos(&work_dir, opened.repos());

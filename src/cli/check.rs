@@ -8,23 +8,30 @@ use crate::error::Error;
 use crate::probe::files::PathShower;
 use crate::progress::Learner;
 use crate::report::{self, Styles};
-use crate::run::{self, Session};
+use crate::run::{self, Asked, Session};
 
 impl RunArgs {
-    /// The runner's session for `module`/`step` with these flags, on the work repos in
-    /// `work_dir`.
-    pub fn session(&self, module: &str, step: Option<&str>, work_dir: PathBuf) -> Session {
-        Session {
+    /// What these flags ask to check of `module`/`step`, for one learner or a class.
+    pub fn asked(&self, module: &str, step: Option<&str>) -> Asked {
+        Asked {
             course_dir: self.setup.course.course_dir.clone(),
             module: module.to_string(),
             step: step.map(str::to_string),
             track: self.setup.track.clone(),
-            work_dir,
-            cluster: self.cluster.options(),
             argocd_namespace: self.cluster.argocd_namespace.clone(),
             policy: self.wait_policy(),
-            log_reads: self.verbose,
             paths: PathShower::from_env(),
+        }
+    }
+
+    /// The runner's session for `module`/`step` with these flags, on the work repos in
+    /// `work_dir`.
+    pub fn session(&self, module: &str, step: Option<&str>, work_dir: PathBuf) -> Session {
+        Session {
+            asked: self.asked(module, step),
+            work_dir,
+            cluster: self.cluster.options(),
+            log_reads: self.verbose,
             remember: false,
             tape: crate::probe::tape::Mode::Live,
         }

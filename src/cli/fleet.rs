@@ -8,7 +8,6 @@ use clap::Args;
 use super::{RunArgs, exit_code, output};
 use crate::class::{ClassSession, Learners, Renames, Roster};
 use crate::error::Error;
-use crate::probe::files::PathShower;
 use crate::report::{self, Styles};
 
 /// Check a whole class at once (instructors): one environment per learner.
@@ -68,18 +67,12 @@ impl RunArgs {
             Learners::Nobody
         };
         ClassSession {
-            course_dir: self.setup.course.course_dir.clone(),
-            module: module.to_string(),
-            step: step.map(str::to_string),
-            track: self.setup.track.clone(),
-            argocd_namespace: self.cluster.argocd_namespace.clone(),
-            policy: self.wait_policy(),
+            asked: self.asked(module, step),
             roster: Roster {
                 learners,
                 work_dirs: fleet.work_dirs.clone(),
                 cluster: self.cluster.options(),
             },
-            paths: PathShower::from_env(),
         }
     }
 }

@@ -8,7 +8,6 @@ use super::{RunArgs, exit_code};
 use crate::bundle;
 use crate::error::Error;
 use crate::report::{self, Styles};
-use crate::run::Session;
 
 /// Replay `file` for `module` (and `step`, else the bundle's own step); returns the exit code.
 pub async fn run(
@@ -23,19 +22,8 @@ pub async fn run(
     // A replay reads no work repo of this machine, so none is protected from a report file.
     let protected = report::deliver::Protected::default();
     outputs.check_destinations(&protected)?;
-    let session = bundle::replay(
-        file,
-        Session {
-            course_dir: args.setup.course.course_dir.clone(),
-            module: module.to_string(),
-            step: step.map(str::to_string),
-            track: args.setup.track.clone(),
-            argocd_namespace: args.cluster.argocd_namespace.clone(),
-            log_reads: args.verbose,
-            ..Session::default()
-        },
-    )
-    .map_err(|e| Error::Usage(e.to_string()))?;
+    let session = bundle::replay(file, args.asked(module, step), args.verbose)
+        .map_err(|e| Error::Usage(e.to_string()))?;
     let started = std::time::Instant::now();
     let run = session.run(None, &|_| {}).await?;
     if args.verbose {

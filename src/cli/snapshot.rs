@@ -18,7 +18,7 @@ use crate::error::{Error, exit};
 use crate::probe::cluster::{ApiPath, Cluster, ClusterOptions, application_path};
 use crate::probe::tape::{Mode, Tape};
 use crate::progress::workdir::WorkDir;
-use crate::run::{Session, WaitPolicy};
+use crate::run::{Asked, Session, WaitPolicy};
 
 use super::{ClusterArgs, SetupArgs, emit};
 
@@ -63,15 +63,17 @@ pub async fn run(args: &SnapshotArgs) -> Result<u8, Error> {
     };
     let tape = Arc::new(Tape::default());
     let session = Session {
-        course_dir: args.setup.course.course_dir.clone(),
-        module: args.module.clone(),
-        step: None,
-        track: args.setup.track.clone(),
+        asked: Asked {
+            course_dir: args.setup.course.course_dir.clone(),
+            module: args.module.clone(),
+            step: None,
+            track: args.setup.track.clone(),
+            argocd_namespace: args.cluster.argocd_namespace.clone(),
+            policy: WaitPolicy::Never,
+            paths: crate::probe::files::PathShower::from_env(),
+        },
         work_dir,
-        paths: crate::probe::files::PathShower::from_env(),
         cluster: args.cluster.options(),
-        argocd_namespace: args.cluster.argocd_namespace.clone(),
-        policy: WaitPolicy::Never,
         log_reads: false,
         remember: false,
         tape: Mode::Record(tape.clone()),

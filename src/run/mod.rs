@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::outcome::{Outcome, Status};
 
 pub use learner::{LearnerWorld, WorkDir, run_judged, run_learner, run_learner_on, run_steps};
-pub use session::{History, Session, SessionRun};
+pub use session::{Asked, History, Session, SessionRun};
 pub use step::run_step;
 pub use wait::{SETTLE, WAIT_INTERVAL};
 

@@ -36,29 +36,37 @@ pub trait History {
     fn remember(&mut self, reports: &[StepReport]) -> Result<(), String>;
 }
 
-/// What to check, where, and how: everything a run needs, already taken from the command line.
+/// What a run is asked to check and how, already taken from the command line: the part one
+/// learner's [`Session`] and a whole class's (`class::ClassSession`) share.
 #[derive(Debug, Clone, Default)]
-pub struct Session {
+pub struct Asked {
     /// Read the course from this folder; the built-in course when `None`.
     pub course_dir: Option<PathBuf>,
     /// The module, e.g. `module-10`.
     pub module: String,
     /// The step, exercise or stage; the whole module when `None`.
     pub step: Option<String>,
-    /// `--track`.
+    /// `--track` (a class has no saved track: the module's default otherwise).
     pub track: Option<String>,
-    /// The folder holding the learner's work repos.
-    pub work_dir: PathBuf,
-    /// How to reach the cluster.
-    pub cluster: ClusterOptions,
     /// `--argocd-namespace`, else the module's.
     pub argocd_namespace: Option<String>,
     /// How long to wait for cluster checks that are not there yet.
     pub policy: WaitPolicy,
-    /// Note every request to the cluster (`-v`).
-    pub log_reads: bool,
     /// How the checks show paths: the command line makes it from `$HOME`, a test brings its own.
     pub paths: PathShower,
+}
+
+/// What to check, where, and how: everything a run needs, already taken from the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    /// What to check and how.
+    pub asked: Asked,
+    /// The folder holding the learner's work repos.
+    pub work_dir: PathBuf,
+    /// How to reach the cluster.
+    pub cluster: ClusterOptions,
+    /// Note every request to the cluster (`-v`).
+    pub log_reads: bool,
     /// Hand the reports to the history afterwards (a learner's own run on their own work dir,
     /// with the human report: see README, "Whose progress a run writes").
     pub remember: bool,
@@ -104,11 +112,23 @@ pub fn load_course(dir: Option<&Path>) -> Result<Course, Error> {
     }
 }
 
+impl Asked {
+    /// The course asked about: read from `course_dir`, else the built-in one.
+    pub fn course(&self) -> Result<Course, Error> {
+        load_course(self.course_dir.as_deref())
+    }
+
+    /// Whether a run of `selected` steps covers a module or an exercise rather than one step.
+    pub fn module_run(&self, selected: usize) -> bool {
+        self.step.is_none() || selected > 1
+    }
+}
+
 impl Session {
     /// The module's work repos, as the course names them (the course is read for it).
     pub fn work_repos(&self) -> Result<Vec<crate::course::schema::RepoSpec>, Error> {
-        let course = load_course(self.course_dir.as_deref())?;
-        Ok(course.module(&self.module)?.manifest.repos.clone())
+        let course = self.asked.course()?;
+        Ok(course.module(&self.asked.module)?.manifest.repos.clone())
     }
 
     /// Run the session: without a history (a recheck, the demo) hints start at their first
@@ -119,14 +139,14 @@ impl Session {
         on_wait: &(dyn Fn(&WaitProgress) + Sync),
     ) -> Result<SessionRun, Error> {
         let loading = Instant::now();
-        let course = Arc::new(load_course(self.course_dir.as_deref())?);
+        let course = Arc::new(self.asked.course()?);
         let course_took = loading.elapsed();
-        let module = course.module(&self.module)?;
-        let steps = module.select(self.step.as_deref())?;
-        let asked = self.track.as_deref();
+        let module = course.module(&self.asked.module)?;
+        let steps = module.select(self.asked.step.as_deref())?;
+        let asked_track = self.asked.track.as_deref();
         let track = match &history {
-            Some(history) => history.track(module, asked)?,
-            None => module.track(asked)?,
+            Some(history) => history.track(module, asked_track)?,
+            None => module.track(asked_track)?,
         }
         .to_string();
         let recall = history
@@ -145,12 +165,12 @@ impl Session {
             track: &track,
             work_dir: WorkDir::At(self.work_dir.clone()),
             cluster: &cluster,
-            argocd_namespace: self.argocd_namespace.clone(),
-            paths: self.paths.clone(),
+            argocd_namespace: self.asked.argocd_namespace.clone(),
+            paths: self.asked.paths.clone(),
         };
         let mut ctx = world.context(Arc::new(Cluster::connect(&cluster).await));
         ctx.repo_probe = Repos::new(self.tape.clone(), self.work_dir.clone());
-        let reports = run_judged(&ctx, &recall, module, &steps, self.policy, on_wait).await;
+        let reports = run_judged(&ctx, &recall, module, &steps, self.asked.policy, on_wait).await;
         let mut warnings = Vec::new();
         if self.remember
             && let Some(history) = history.as_mut()
@@ -162,10 +182,10 @@ impl Session {
             .map(|log| std::mem::take(&mut *log.lock().unwrap_or_else(|p| p.into_inner())))
             .unwrap_or_default();
         Ok(SessionRun {
-            module_run: self.step.is_none() || steps.len() > 1,
+            module_run: self.asked.module_run(steps.len()),
             verdict: super::verdict(&reports),
             read: WhatWasRead {
-                course: match &self.course_dir {
+                course: match &self.asked.course_dir {
                     Some(dir) => dir.display().to_string(),
                     None => "the built-in course".to_string(),
                 },
@@ -252,14 +272,17 @@ mod tests {
         let snapshot =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/presync-failed.yaml");
         let session = Session {
-            module: "module-10".to_string(),
+            asked: Asked {
+                module: "module-10".to_string(),
+                policy: super::super::WaitPolicy::Never,
+                paths,
+                ..Asked::default()
+            },
             work_dir: work.to_path_buf(),
             cluster: ClusterOptions {
                 snapshot: Some(snapshot),
                 ..ClusterOptions::default()
             },
-            policy: super::super::WaitPolicy::Never,
-            paths,
             ..Session::default()
         };
         let run = session.run(None, &|_| {}).await.expect("module 10 runs");

@@ -64,9 +64,9 @@ impl Session {
     /// module's first step not passed per `history` (every step when `recheck`), connected to
     /// the cluster and following the work repos.
     pub async fn watch(&self, history: &dyn History, recheck: bool) -> Result<Watch, Error> {
-        let module = CourseModule::load(self.course_dir.as_deref(), &self.module)?;
+        let module = CourseModule::load(self.asked.course_dir.as_deref(), &self.asked.module)?;
         let recall = history.recall(module.get());
-        let Some(picked) = pick(module.get(), self.step.as_deref(), &recall, recheck)? else {
+        let Some(picked) = pick(module.get(), self.asked.step.as_deref(), &recall, recheck)? else {
             return Ok(Watch::AllPassed(module));
         };
         let step = module
@@ -76,7 +76,7 @@ impl Session {
             .position(|s| std::ptr::eq(s, picked))
             .unwrap_or_default();
         let track = history
-            .track(module.get(), self.track.as_deref())?
+            .track(module.get(), self.asked.track.as_deref())?
             .to_string();
         let repos = repos_followed(&[picked]);
         let reads_cluster = picked.checks.iter().any(|c| c.kind.reads_cluster());
@@ -135,8 +135,8 @@ impl Watched {
             track: &self.track,
             work_dir: WorkDir::At(self.session.work_dir.clone()),
             cluster: &self.session.cluster,
-            argocd_namespace: self.session.argocd_namespace.clone(),
-            paths: self.session.paths.clone(),
+            argocd_namespace: self.session.asked.argocd_namespace.clone(),
+            paths: self.session.asked.paths.clone(),
         };
         let steps = [&self.module.get().steps[self.step]];
         let judge = Judge {

@@ -271,8 +271,11 @@ fn watch_mode_survives_watches_the_real_server_ends_and_passes_when_the_sync_end
     let mut state = sync_running();
     let user = "waiter-watch";
     let session = run::Session {
-        module: "module-10".to_string(),
-        step: Some("step-4".to_string()),
+        asked: run::Asked {
+            module: "module-10".to_string(),
+            step: Some("step-4".to_string()),
+            ..run::Asked::default()
+        },
         work_dir: state.world.work_dir(),
         cluster: ClusterOptions {
             kubeconfig: Some(plane.audited_kubeconfig(user).expect("a kubeconfig")),
