@@ -101,13 +101,6 @@ pub struct YamlEdit {
     pub placement: Placement,
 }
 
-impl YamlEdit {
-    /// Where a key the edit adds goes, as `yaml::edit` takes it.
-    pub fn placement(&self) -> Placement {
-        self.placement.clone()
-    }
-}
-
 /// A file the course edits by YAML path (`set`, `remove`) rather than by line.
 pub fn is_yaml_file(file: &str) -> bool {
     file.ends_with(".yaml") || file.ends_with(".yml")

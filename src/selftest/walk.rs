@@ -347,11 +347,8 @@ fn learner_starts(
         let world = start.copy_to(&scratch.join(format!("{index:02}-half-done")))?;
         let clone = world.repo(repo)?;
         let text = std::fs::read_to_string(clone.path().join(file)).unwrap_or_default();
-        let made =
-            crate::yaml::edit::set(&text, edit.document, &edit.path, value, &edit.placement())
-                .map_err(|e| {
-                    crate::lab::world::LabError::Fixtures(format!("{repo}/{file}: {e}"))
-                })?;
+        let made = crate::yaml::edit::set(&text, edit.document, &edit.path, value, &edit.placement)
+            .map_err(|e| crate::lab::world::LabError::Fixtures(format!("{repo}/{file}: {e}")))?;
         if let Some(made) = made {
             clone.write(file, &made)?;
             starts.push((
