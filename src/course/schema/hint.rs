@@ -61,11 +61,7 @@ pub struct CauseKey {
 impl CauseKey {
     /// Whether `cause` (as a check gave it) is the one this key names.
     pub fn matches(&self, cause: &Cause) -> bool {
-        cause.is(self.cause)
-            && self
-                .object
-                .as_deref()
-                .is_none_or(|object| cause.object() == Some(object))
+        cause.is_about(self.cause, self.object.as_deref())
     }
 
     /// Whether this key covers every state of a cause `id` about `object` (`None`: any object).
