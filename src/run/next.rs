@@ -5,7 +5,7 @@
 //! is gone once step 5's revert synced). A later step that merely builds on it (step 3 reads step
 //! 2's sync) replaces nothing.
 
-use super::session::{Asked, CourseModule, History, Session};
+use super::session::{Asked, History, Session};
 use super::{SkipReason, StepReport};
 use crate::course::{Module, Step};
 use crate::error::Error;
@@ -141,7 +141,7 @@ impl Session {
         history: &dyn History,
         recheck: bool,
     ) -> Result<NextInModule, Error> {
-        let module = CourseModule::load(self.asked.course_dir.as_deref(), &self.asked.module)?;
+        let module = self.asked.course_module()?;
         let module = module.get();
         let standings: Vec<(Standing, Option<PassedOver>)> = if recheck {
             let whole = Session {

@@ -118,6 +118,11 @@ impl Asked {
         load_course(self.course_dir.as_deref())
     }
 
+    /// The module asked about, of the course loaded for it.
+    pub fn course_module(&self) -> Result<CourseModule, Error> {
+        CourseModule::of(Arc::new(self.course()?), &self.module)
+    }
+
     /// Whether a run of `selected` steps covers a module or an exercise rather than one step.
     pub fn module_run(&self, selected: usize) -> bool {
         self.step.is_none() || selected > 1
@@ -235,11 +240,6 @@ pub struct CourseModule {
 }
 
 impl CourseModule {
-    /// Module `name` of the course in `course_dir` (the built-in one when `None`).
-    pub fn load(course_dir: Option<&Path>, name: &str) -> Result<CourseModule, Error> {
-        CourseModule::of(Arc::new(load_course(course_dir)?), name)
-    }
-
     /// Module `name` of `course`.
     pub fn of(course: Arc<Course>, name: &str) -> Result<CourseModule, Error> {
         let module = course.module(name)?;

@@ -64,7 +64,7 @@ impl Session {
     /// module's first step not passed per `history` (every step when `recheck`), connected to
     /// the cluster and following the work repos.
     pub async fn watch(&self, history: &dyn History, recheck: bool) -> Result<Watch, Error> {
-        let module = CourseModule::load(self.asked.course_dir.as_deref(), &self.asked.module)?;
+        let module = self.asked.course_module()?;
         let recall = history.recall(module.get());
         let Some(picked) = pick(module.get(), self.asked.step.as_deref(), &recall, recheck)? else {
             return Ok(Watch::AllPassed(module));
