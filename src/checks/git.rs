@@ -23,12 +23,11 @@ use crate::checks::can_fail::Causes;
 use crate::checks::change::ChangeSpec;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{CauseId, Outcome};
-use crate::probe::git::GitProbeError;
 use crate::probe::repos::Reader;
 use crate::yaml::fields::{FromText, deserialize_via};
 use crate::yaml::pattern::Pattern as YamlPattern;
 
-use repo::{Repo, Verdict};
+use repo::{Checked, Repo, Stop};
 use unreadable::shown_path;
 
 /// Fields of a `git` check. At least one condition besides `repo`; all must hold.
@@ -337,23 +336,20 @@ impl GitSpec {
                 Err(e) => return self.unreadable(ctx, &shown, &e),
             };
             match self.history_conditions(&repo, &reader) {
-                Ok(Ok(mut summaries)) => passed.append(&mut summaries),
-                Ok(Err(outcome)) => return *outcome,
-                Err(e) => return self.unreadable(ctx, &shown, &e),
+                Ok(mut summaries) => passed.append(&mut summaries),
+                Err(Stop::Failed(outcome)) => return *outcome,
+                Err(Stop::Unreadable(e)) => return self.unreadable(ctx, &shown, &e),
             }
         }
         Outcome::pass(format!("{}: {}", self.repo, passed.join("; ")))
     }
 
-    /// The conditions that read history, in order. Outer `Err`: the repo could not be read.
-    fn history_conditions(
-        &self,
-        repo: &Repo<'_>,
-        reader: &Reader,
-    ) -> Result<Result<Vec<String>, Box<Outcome>>, GitProbeError> {
+    /// The conditions that read history, in order: their summaries, or why the first that did
+    /// not pass stopped.
+    fn history_conditions(&self, repo: &Repo<'_>, reader: &Reader) -> Result<Vec<String>, Stop> {
         // Each condition asked for, in the fixed order; the first that fails ends the check.
         let conditions: Vec<Condition<'_>> = [
-            asked(&self.head_message, move |p| Ok(repo.head_message(p))),
+            asked(&self.head_message, move |p| Ok(repo.head_message(p)?)),
             asked(&self.made, move |c| repo.made(reader, c)),
             asked(&self.undoes, move |c| repo.undoes(reader, c)),
             asked(&self.has_commit, move |p| repo.has_commit(reader, p)),
@@ -364,22 +360,19 @@ impl GitSpec {
         .collect();
         let mut passed = Vec::new();
         for condition in conditions {
-            match condition()? {
-                Ok(summary) => passed.push(summary),
-                Err(outcome) => return Ok(Err(outcome)),
-            }
+            passed.push(condition()?);
         }
-        Ok(Ok(passed))
+        Ok(passed)
     }
 }
 
 /// A condition of the check that reads history, run only when the ones before it held.
-type Condition<'a> = Box<dyn Fn() -> Result<Verdict, GitProbeError> + 'a>;
+type Condition<'a> = Box<dyn Fn() -> Checked + 'a>;
 
 /// `run` on the spec's `field`, as a condition, when the check asks for it.
 fn asked<'a, T>(
     field: &'a Option<T>,
-    run: impl Fn(&'a T) -> Result<Verdict, GitProbeError> + 'a,
+    run: impl Fn(&'a T) -> Checked + 'a,
 ) -> Option<Condition<'a>> {
     field
         .as_ref()

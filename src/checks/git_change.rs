@@ -9,9 +9,9 @@
 //! before or after it is never "the one to revert".
 
 use crate::checks::change::{ChangeSpec, same_meaning};
-use crate::checks::git::repo::{Repo, Verdict, broken};
+use crate::checks::git::repo::{Checked, Repo, Stop, failed};
 use crate::outcome::{Cause, CauseId, Outcome};
-use crate::probe::git::{CommitInfo, GitProbeError, RevertFinding, reverted_sha};
+use crate::probe::git::{CommitInfo, RevertFinding, reverted_sha};
 use crate::probe::repos::Reader;
 
 /// One version of the declared file (`None`: not there).
@@ -24,28 +24,21 @@ impl Repo<'_> {
         &self,
         reader: &Reader,
         change: &ChangeSpec,
-    ) -> Result<Result<(&CommitInfo, Option<CommitInfo>), Outcome>, GitProbeError> {
+    ) -> Result<(&CommitInfo, Option<CommitInfo>), Stop> {
         let Some(head) = &self.snap.head else {
-            return Ok(Err(self.unborn()));
+            return Err(failed(self.unborn()));
         };
         let made = reader.newest_change(&head.sha, &change.file, change)?;
-        Ok(Ok((head, made)))
+        Ok((head, made))
     }
 
     /// `made:` — the change is committed (and, with `pushed:`, pushed: HEAD is the upstream).
-    pub(crate) fn made(
-        &self,
-        reader: &Reader,
-        change: &ChangeSpec,
-    ) -> Result<Verdict, GitProbeError> {
-        let (head, made) = match self.newest_change(reader, change)? {
-            Ok(found) => found,
-            Err(unborn) => return Ok(broken(unborn)),
-        };
+    pub(crate) fn made(&self, reader: &Reader, change: &ChangeSpec) -> Checked {
+        let (head, made) = self.newest_change(reader, change)?;
         let what = change.describe();
         let Some(made) = made else {
             if change.holds(self.working_file(&change.file).as_deref()) {
-                return Ok(broken(
+                return Err(failed(
                     Outcome::fail(format!(
                         "{what}: you made the change in {}, but have not committed it",
                         self.shown
@@ -60,7 +53,7 @@ impl Repo<'_> {
                     .with_cause(Cause::new(CauseId::NotCommitted)),
                 ));
             }
-            return Ok(broken(
+            return Err(failed(
                 Outcome::fail(format!(
                     "no commit in {} makes {what}: the step's change is not made yet",
                     self.shown
@@ -77,7 +70,7 @@ impl Repo<'_> {
         };
         let at_head = reader.read_blob(&head.sha, &change.file)?;
         if !change.holds(at_head.as_deref()) {
-            return Ok(broken(
+            return Err(failed(
                 Outcome::fail(format!(
                     "{} \"{}\" made {what}, but a later commit changed it back",
                     made.short(),
@@ -92,26 +85,19 @@ impl Repo<'_> {
                 .with_cause(Cause::new(CauseId::ChangeUndone)),
             ));
         }
-        Ok(Ok(format!(
+        Ok(format!(
             "{} \"{}\" makes {what}",
             made.short(),
             made.summary
-        )))
+        ))
     }
 
     /// `undoes:` — HEAD undoes the commit that made the change.
-    pub(crate) fn undoes(
-        &self,
-        reader: &Reader,
-        change: &ChangeSpec,
-    ) -> Result<Verdict, GitProbeError> {
-        let (head, target) = match self.newest_change(reader, change)? {
-            Ok(found) => found,
-            Err(unborn) => return Ok(broken(unborn)),
-        };
+    pub(crate) fn undoes(&self, reader: &Reader, change: &ChangeSpec) -> Checked {
+        let (head, target) = self.newest_change(reader, change)?;
         let what = change.describe();
         let Some(target) = target else {
-            return Ok(broken(self.nothing_to_undo(change, head)));
+            return Err(failed(self.nothing_to_undo(change, head)));
         };
         let revert_it = format!(
             "{} && git revert --no-edit {} && git push",
@@ -121,7 +107,7 @@ impl Repo<'_> {
         let named = format!("{} \"{}\"", target.short(), target.summary);
         let working_undone = !change.holds(self.working_file(&change.file).as_deref());
         if target.sha == head.sha && !working_undone {
-            return Ok(broken(
+            return Err(failed(
                 Outcome::fail(format!(
                     "HEAD {named} is the commit that made {what}: it is not undone yet"
                 ))
@@ -161,7 +147,7 @@ impl Repo<'_> {
                     target.short()
                 )
             };
-            return Ok(broken(
+            return Err(failed(
                 Outcome::fail(summary)
                     .with_expected(format!("a commit after {} that undoes it", target.short()))
                     .with_actual(format!("HEAD {} \"{}\"", head.short(), head.summary))
@@ -213,9 +199,9 @@ impl Repo<'_> {
                         change.file
                     )),
                 };
-                Ok(Ok(outcome.summary))
+                Ok(outcome.summary)
             }
-            Restored::No => Ok(broken(
+            Restored::No => Err(failed(
                 Outcome::fail(format!(
                     "HEAD {} no longer has {what}, but {} is not as it was before {named}: part of that commit's change is still there",
                     head.short(),

@@ -2,35 +2,27 @@
 //! commit that changed a path.
 
 use crate::outcome::{Cause, CauseId, Outcome};
-use crate::probe::git::GitProbeError;
 use crate::probe::repos::Reader;
 
-use super::repo::{Repo, Verdict, broken};
+use super::repo::{Checked, Repo, failed};
 use super::{Pattern, Touched};
 
 impl Repo<'_> {
-    pub(super) fn has_commit(
-        &self,
-        reader: &Reader,
-        pattern: &Pattern,
-    ) -> Result<Verdict, GitProbeError> {
-        let tip = match self.pushed_tip() {
-            Ok(tip) => tip,
-            Err(outcome) => return Ok(Err(outcome)),
-        };
+    pub(super) fn has_commit(&self, reader: &Reader, pattern: &Pattern) -> Checked {
+        let tip = self.pushed_tip()?;
         let upstream = self.upstream_name();
         if let Some(found) = reader.newest_matching(tip, pattern.regex())? {
-            return Ok(Ok(format!(
+            return Ok(format!(
                 "{upstream} has {} \"{}\"",
                 found.short(),
                 found.summary
-            )));
+            ));
         }
         let expected = format!("a commit matching /{}/ on {upstream}", pattern.as_str());
         if let Some(head) = &self.snap.head
             && let Some(local) = reader.newest_matching(&head.sha, pattern.regex())?
         {
-            return Ok(broken(
+            return Err(failed(
                 Outcome::fail(format!(
                     "{} \"{}\" is committed in {} but not pushed to {upstream}",
                     local.short(),
@@ -43,7 +35,7 @@ impl Repo<'_> {
                 .with_hint(format!("{} && git push", self.cd())),
             ));
         }
-        Ok(broken(
+        Err(failed(
             Outcome::fail(format!(
                 "{upstream} in {} has no commit matching /{}/",
                 self.shown,
@@ -56,15 +48,8 @@ impl Repo<'_> {
         ))
     }
 
-    pub(super) fn touched(
-        &self,
-        reader: &Reader,
-        touched: &Touched,
-    ) -> Result<Verdict, GitProbeError> {
-        let tip = match self.pushed_tip() {
-            Ok(tip) => tip,
-            Err(outcome) => return Ok(Err(outcome)),
-        };
+    pub(super) fn touched(&self, reader: &Reader, touched: &Touched) -> Checked {
+        let tip = self.pushed_tip()?;
         let upstream = self.upstream_name();
         let path = touched.path.as_str();
         let since = match &touched.since {
@@ -72,7 +57,7 @@ impl Repo<'_> {
             Some(pattern) => match reader.newest_matching(tip, pattern.regex())? {
                 Some(commit) => Some(commit),
                 None => {
-                    return Ok(broken(Outcome::fail(format!(
+                    return Err(failed(Outcome::fail(format!(
                         "{upstream} in {} has no commit matching /{}/, the change this step builds on",
                         self.shown,
                         pattern.as_str()
@@ -89,11 +74,11 @@ impl Repo<'_> {
             None => reader.tip_touches(tip, path)?.into_iter().collect(),
         };
         if let Some(newest) = found.first() {
-            return Ok(Ok(format!(
+            return Ok(format!(
                 "{} \"{}\" on {upstream} changed {path}",
                 newest.short(),
                 newest.summary
-            )));
+            ));
         }
         let after = match &since {
             Some(since) => format!("after {} \"{}\"", since.short(), since.summary),
@@ -105,7 +90,7 @@ impl Repo<'_> {
             None => Vec::new(),
         };
         if let Some(local) = not_pushed.first() {
-            return Ok(broken(
+            return Err(failed(
                 Outcome::fail(format!(
                     "{} \"{}\" changes {path} but is not pushed to {upstream}",
                     local.short(),
@@ -124,7 +109,7 @@ impl Repo<'_> {
             }
         });
         if uncommitted {
-            return Ok(broken(
+            return Err(failed(
                 Outcome::fail(format!(
                     "you changed {path} in {} but have not committed it",
                     self.shown
@@ -139,7 +124,7 @@ impl Repo<'_> {
                 )),
             ));
         }
-        Ok(broken(
+        Err(failed(
             Outcome::fail(format!("no commit {after} on {upstream} changes {path}"))
                 .with_expected(expected)
                 .with_actual(format!("{path} unchanged"))

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::outcome::{Cause, CauseId, DetailKind, Outcome};
-use crate::probe::git::{CommitInfo, RepoSnapshot};
+use crate::probe::git::{CommitInfo, GitProbeError, RepoSnapshot};
 
 use super::Pattern;
 use super::stray::{Untracked, add_by_name, looks_secret, names_itself};
@@ -35,6 +35,33 @@ pub(crate) type Verdict = Result<String, Box<Outcome>>;
 
 pub(crate) fn broken(outcome: Outcome) -> Verdict {
     Err(Box::new(outcome))
+}
+
+/// Why a condition that reads history does not pass: it does not hold (with the outcome to
+/// report), or the repo's history could not be read (worded by [`super::unreadable`]).
+pub(crate) enum Stop {
+    Failed(Box<Outcome>),
+    Unreadable(GitProbeError),
+}
+
+/// A condition that reads history: a pass summary, or why it stopped.
+pub(crate) type Checked = Result<String, Stop>;
+
+/// A condition that reads history does not hold: `outcome` says how.
+pub(crate) fn failed(outcome: Outcome) -> Stop {
+    Stop::Failed(Box::new(outcome))
+}
+
+impl From<Box<Outcome>> for Stop {
+    fn from(outcome: Box<Outcome>) -> Stop {
+        Stop::Failed(outcome)
+    }
+}
+
+impl From<GitProbeError> for Stop {
+    fn from(error: GitProbeError) -> Stop {
+        Stop::Unreadable(error)
+    }
 }
 
 impl Repo<'_> {
