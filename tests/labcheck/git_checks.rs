@@ -472,12 +472,17 @@ fn checking_leaves_the_repos_byte_identical() {
     let world = World::at("step-4");
     let repo = world.repo("checkout-config");
     // Same bytes, newer mtime: a stat-dirty index entry that `git status` would refresh and write.
-    std::thread::sleep(std::time::Duration::from_millis(1100));
     repo.write(
         "helm/dev.yaml",
         &lab_file("step-4", "checkout-config", "helm/dev.yaml"),
     )
     .unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(repo.path().join("helm/dev.yaml"))
+        .and_then(|file| file.set_modified(later))
+        .expect("the file's mtime moved on");
     repo.write("untracked.txt", "mine\n").unwrap();
     let before = files_with_bytes(&world.lab.work_dir());
     let course = TestCourse::new(&[("step-1", SOLVED_STEP_5)]);
