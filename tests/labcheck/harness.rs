@@ -157,13 +157,16 @@ impl Labcheck {
         self
     }
 
-    /// The command as it will run: nothing inherited but `PATH`.
+    /// The command as it will run: nothing inherited but `PATH` and the test process's scratch
+    /// folder (`TMPDIR`, in memory where the machine has it: `tests/common/scratch.rs`), where
+    /// `course test` and `course lint` build their worlds.
     fn command(&self) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_labcheck"));
         command
             .args(&self.args)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("TMPDIR", std::env::temp_dir())
             .env("HOME", &self.home)
             .env("XDG_CONFIG_HOME", self.home.join(".config"))
             .env("XDG_STATE_HOME", self.home.join(".local/state"))
