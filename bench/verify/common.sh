@@ -16,7 +16,9 @@ check_pushed() {
   local repo="$WORK/$1" branch head upstream
   branch=$(git -C "$repo" rev-parse --abbrev-ref HEAD)
   [ "$branch" = main ] || { fail "$1 is on $branch, not main"; return; }
-  [ -z "$(git -C "$repo" status --porcelain)" ] || { fail "$1 has uncommitted changes" "git add -A && git commit"; return; }
+  # Tracked files only: an untracked .env or swap file is the learner's own, never the step's.
+  [ -z "$(git -C "$repo" status --porcelain --untracked-files=no)" ] || {
+    fail "$1 has uncommitted changes" "git -C $repo status, then git add the step's files by name and git commit"; return; }
   head=$(git -C "$repo" rev-parse HEAD)
   upstream=$(git -C "$repo" rev-parse '@{upstream}')
   [ "$head" = "$upstream" ] && pass "$1 committed on main and pushed" || fail "$1 not pushed" "git push"

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Seconds since the epoch of the first commit (2025-01-06 09:00:00 UTC, a Monday morning).
 const FIRST_COMMIT_EPOCH: u64 = 1_736_154_000;
@@ -102,6 +102,9 @@ pub const LEARNER_GIT_ENV: [(&str, &str); 7] = [
 pub struct LabRepo {
     path: PathBuf,
     clock: Arc<AtomicU64>,
+    /// The paths [`LabRepo::write`] and [`LabRepo::delete`] touched since they were last
+    /// committed: what [`LabRepo::commit_written`] adds, by name.
+    written: Arc<Mutex<Vec<String>>>,
 }
 
 impl LabRepo {
@@ -148,13 +151,31 @@ impl LabRepo {
     /// A repo (or a folder to run git in) at `path`, sharing `clock` with the other repos of its
     /// world so every commit of the world gets its own reproducible time.
     pub fn open(path: PathBuf, clock: Arc<AtomicU64>) -> LabRepo {
-        LabRepo { path, clock }
+        LabRepo {
+            path,
+            clock,
+            written: Arc::default(),
+        }
+    }
+
+    /// The touched paths, locked (a panic elsewhere leaves a list of paths, still valid).
+    fn written(&self) -> MutexGuard<'_, Vec<String>> {
+        self.written.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn touched(&self, rel: &str) {
+        let mut written = self.written();
+        if !written.iter().any(|w| w == rel) {
+            written.push(rel.to_string());
+        }
     }
 
     /// Delete `rel` from the working tree, as `rm` would.
     pub fn delete(&self, rel: &str) -> Result<(), LabError> {
         let path = self.path.join(rel);
-        std::fs::remove_file(&path).map_err(|source| LabError::Io { path, source })
+        std::fs::remove_file(&path).map_err(|source| LabError::Io { path, source })?;
+        self.touched(rel);
+        Ok(())
     }
 
     /// Where the clone lives.
@@ -171,7 +192,9 @@ impl LabRepo {
                 source,
             })?;
         }
-        std::fs::write(&path, text).map_err(|source| LabError::Io { path, source })
+        std::fs::write(&path, text).map_err(|source| LabError::Io { path, source })?;
+        self.touched(rel);
+        Ok(())
     }
 
     /// `git add -- PATH… && git commit -qm MESSAGE`: the files named (written or deleted), and
@@ -181,19 +204,20 @@ impl LabRepo {
             let mut args = vec!["add", "--"];
             args.extend_from_slice(paths);
             self.git(&args)?;
+            self.written().retain(|w| !paths.contains(&w.as_str()));
         }
         self.tick();
         self.git(&["commit", "--quiet", "-m", message])?;
         Ok(())
     }
 
-    /// Every change of the working tree committed: for a test's own edits in a world that holds
-    /// only what the test wrote. Fixtures and the lab commit by name ([`LabRepo::commit_paths`]).
-    pub fn commit_all(&self, message: &str) -> Result<(), LabError> {
-        self.git(&["add", "-A"])?;
-        self.tick();
-        self.git(&["commit", "--quiet", "-m", message])?;
-        Ok(())
+    /// The files written or deleted through this repo since they were last committed, committed
+    /// by name ([`LabRepo::commit_paths`]): a stray file a test planted beside them (an `.env`, a
+    /// swap file) stays out, as it does in every hint and solution.
+    pub fn commit_written(&self, message: &str) -> Result<(), LabError> {
+        let written = self.written().clone();
+        let paths: Vec<&str> = written.iter().map(String::as_str).collect();
+        self.commit_paths(&paths, message)
     }
 
     /// `git push -q`.

@@ -344,13 +344,13 @@ fn conflicting_branches(case: &Case) {
     let repo = case.world.repo("checkout-config");
     let fail = |e| panic!("{e}");
     repo.write("conflict.txt", "main\n").unwrap_or_else(fail);
-    repo.commit_all("main's line").unwrap_or_else(fail);
+    repo.commit_written("main's line").unwrap_or_else(fail);
     case.git(
         "checkout-config",
         &["switch", "--quiet", "-c", "side", "HEAD~1"],
     );
     repo.write("conflict.txt", "side\n").unwrap_or_else(fail);
-    repo.commit_all("side's line").unwrap_or_else(fail);
+    repo.commit_written("side's line").unwrap_or_else(fail);
     case.git("checkout-config", &["switch", "--quiet", "main"]);
 }
 

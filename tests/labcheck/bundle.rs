@@ -57,7 +57,7 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
     let repo = world.repo("checkout-config").expect("checkout-config");
     repo.write("credentials.env", &format!("PASSWORD={PLANTED}\n"))
         .expect("written");
-    repo.commit_all("keep the database password here")
+    repo.commit_written("keep the database password here")
         .expect("committed");
     std::fs::write(work.join("checkout-config/notes.txt"), PLANTED).expect("untracked");
     // And in the origin URL, where a token goes when a learner clones over https with it.

@@ -90,7 +90,7 @@ fn pulled_nothing_after_a_teammate_pushed_fails_with_a_hint_to_pull() {
     assert_eq!(check["hint"], "cd ~/work/checkout-config && git pull");
 
     repo.write("notes.txt", "local\n").unwrap();
-    repo.commit_all("local work").unwrap();
+    repo.commit_written("local work").unwrap();
     let run = run_json(
         &world,
         &one_check("checkout-config", "      pushed: true\n"),
@@ -270,7 +270,7 @@ fn a_commit_that_only_says_revert_is_not_a_revert() {
     let repo = world.repo("checkout-config");
     let bad = repo.head_sha().unwrap();
     repo.write("notes.txt", "we should revert\n").unwrap();
-    repo.commit_all(&format!(
+    repo.commit_written(&format!(
         "Revert \"{}\"\n\nThis reverts commit {bad}.",
         &lab_commit("step-4", "checkout-config")
     ))
@@ -354,7 +354,7 @@ fn touched_passes_once_the_change_is_pushed_and_not_before() {
     let check = run_json(&world, &one_check("checkout-config", touched)).check("the-check");
     assert_eq!(check["actual"], "changed, not committed", "{check:#}");
 
-    repo.commit_all(&lab_commit("step-4", "checkout-config"))
+    repo.commit_written(&lab_commit("step-4", "checkout-config"))
         .unwrap();
     let check = run_json(&world, &one_check("checkout-config", touched)).check("the-check");
     assert_eq!(check["actual"], "committed, not pushed", "{check:#}");
@@ -778,7 +778,7 @@ fn a_work_dir_with_a_space_gets_hints_that_paste_and_run() {
         &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
     )
     .unwrap();
-    repo.commit_all(&lab_commit("step-2", "checkout-config"))
+    repo.commit_written(&lab_commit("step-2", "checkout-config"))
         .unwrap();
     let course = one_check("checkout-config", "      pushed: true\n");
     let home = tempfile::tempdir().unwrap();

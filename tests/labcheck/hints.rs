@@ -202,7 +202,8 @@ fn committed_but_not_pushed_is_told_to_push_not_to_commit_again() {
         &format!("{before}migration:\n  enabled: true\n"),
     )
     .expect("the learner edits");
-    repo.commit_all("checkout: migration on").expect("commit");
+    repo.commit_written("checkout: migration on")
+        .expect("commit");
     let run = labcheck(
         world.home(),
         &["module-10", "step-2", "-o", "json", "--no-wait"],

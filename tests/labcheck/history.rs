@@ -34,7 +34,7 @@ fn released_as(message: &str) -> (World, String) {
         &lab_file("step-4", "checkout-config", "helm/dev.yaml"),
     )
     .unwrap();
-    repo.commit_all(message).unwrap();
+    repo.commit_written(message).unwrap();
     repo.push().unwrap();
     let sha = repo.head_sha().unwrap();
     (world, sha)
@@ -77,7 +77,7 @@ fn a_release_undone_by_hand_passes_with_a_note_that_git_revert_is_the_course_s_w
         &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
     )
     .unwrap();
-    repo.commit_all("back to 6.7.1").unwrap();
+    repo.commit_written("back to 6.7.1").unwrap();
     repo.push().unwrap();
     let run = step(&world, "step-5");
     let check = run.check("head-is-revert");
@@ -100,7 +100,7 @@ fn undone_by_hand_with_a_comment_passes_and_says_diff_still_prints_lines() {
         lab_file("step-2", "checkout-config", "helm/dev.yaml")
     );
     repo.write("helm/dev.yaml", &text_with_comment).unwrap();
-    repo.commit_all("undo").unwrap();
+    repo.commit_written("undo").unwrap();
     let run = step(&world, "step-5");
     let check = run.check("head-is-revert");
     assert_eq!(check["status"], "pass", "{check:#}");
@@ -117,7 +117,7 @@ fn a_later_commit_after_the_revert_still_counts_as_undone() {
     repo.git(&["revert", "--no-edit", "HEAD"]).unwrap();
     let revert = repo.head_sha().unwrap();
     repo.write("NOTES.md", "smoke test notes\n").unwrap();
-    repo.commit_all("smoke test notes").unwrap();
+    repo.commit_written("smoke test notes").unwrap();
     repo.push().unwrap();
     let run = step(&world, "step-5");
     let check = run.check("head-is-revert");
@@ -135,7 +135,8 @@ fn a_commit_after_the_release_is_never_named_as_the_one_to_revert() {
     let repo = world.repo("checkout-config");
     repo.write("NOTES.md", "6.7.0 migration is broken, revert later\n")
         .unwrap();
-    repo.commit_all("notes on the broken migration").unwrap();
+    repo.commit_written("notes on the broken migration")
+        .unwrap();
     repo.push().unwrap();
     let head = repo.head_sha().unwrap();
     let run = step(&world, "step-5");
@@ -160,14 +161,14 @@ fn reverting_the_wrong_commit_fails_and_names_only_the_release() {
     let world = World::at("step-3");
     let repo = world.repo("checkout-config");
     repo.write("NOTES.md", "release notes\n").unwrap();
-    repo.commit_all("notes").unwrap();
+    repo.commit_written("notes").unwrap();
     let notes = repo.head_sha().unwrap();
     repo.write(
         "helm/dev.yaml",
         &lab_file("step-4", "checkout-config", "helm/dev.yaml"),
     )
     .unwrap();
-    repo.commit_all("checkout: 6.7.0 with a broken migration")
+    repo.commit_written("checkout: 6.7.0 with a broken migration")
         .unwrap();
     let release = repo.head_sha().unwrap();
     // The wrong one: the commit below the release.
@@ -225,7 +226,7 @@ fn partly_undone_names_what_is_left_of_the_release() {
         lab_file("step-4", "checkout-config", "helm/dev.yaml")
     );
     repo.write("helm/dev.yaml", &without_fail).unwrap();
-    repo.commit_all("no more fail").unwrap();
+    repo.commit_written("no more fail").unwrap();
     let run = step(&world, "step-5");
     let check = run.check("head-is-revert");
     assert_eq!(check["status"], "fail", "{check:#}");
@@ -322,7 +323,7 @@ fn the_break_committed_under_any_message_and_reverted_passes_the_fix_stage_s_rep
     )
     .unwrap();
     // A message with none of the words the old pattern looked for.
-    repo.commit_all("try it").unwrap();
+    repo.commit_written("try it").unwrap();
     repo.push().unwrap();
     repo.git(&["revert", "--no-edit", "HEAD"]).unwrap();
     repo.push().unwrap();

@@ -650,7 +650,7 @@ fn degraded_on_an_older_revision_after_the_learner_pushed_the_fix_says_refresh_n
     let text = std::fs::read_to_string(&values).expect("helm/dev.yaml");
     repo.write("helm/dev.yaml", &format!("{text}# checked the crash\n"))
         .expect("the learner edits");
-    repo.commit_all("fix the crash").expect("commit");
+    repo.commit_written("fix the crash").expect("commit");
     repo.push().expect("push");
     let run = check_with(&world, &snapshot, "step-5");
     assert_eq!(status(&run, "synced-healthy"), "fail", "{}", run.stdout);

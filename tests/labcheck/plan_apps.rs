@@ -50,7 +50,16 @@ impl Repo {
         for (path, text) in files {
             repo.write(path, text);
         }
-        git(&work, &["add", "-A"]);
+        // The files written inside the repo, by name (those around it stay outside it).
+        let inside: Vec<String> = files
+            .iter()
+            .map(|(path, _)| repo.at(path))
+            .filter(|path| path.starts_with(&work))
+            .map(|path| path.display().to_string())
+            .collect();
+        let mut add = vec!["add", "--"];
+        add.extend(inside.iter().map(String::as_str));
+        git(&work, &add);
         git(&work, &["commit", "-q", "-m", "shop"]);
         git(
             &work,

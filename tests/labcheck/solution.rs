@@ -318,7 +318,7 @@ fn learner_with_a_flow_style_crlf_values_file_keeps_their_layout_and_passes_the_
     let repo = world.repo("checkout-config");
     let theirs = "# my dev values\r\nimage: {repository: ghcr.io/stefanprodan/podinfo, tag: \"6.7.1\"}\r\nreplicaCount: 1\r\nsmokeTest:\r\n  enabled: true\r\nmigration:\r\n  enabled: true   # on since step 2\r\n";
     repo.write("helm/dev.yaml", theirs).expect("written");
-    repo.commit_all("values my way").expect("committed");
+    repo.commit_written("values my way").expect("committed");
     repo.push().expect("pushed");
     let tools = Tools::new();
     let script = printed(&world, "module-10", "step-4");

@@ -54,7 +54,7 @@ fn committed_but_not_pushed_is_one_ahead() {
     let repo = world.repo("checkout-config").unwrap();
     repo.write("helm/dev.yaml", "image:\n  tag: \"6.7.0\"\n")
         .unwrap();
-    repo.commit_all("not pushed").unwrap();
+    repo.commit_written("not pushed").unwrap();
     let upstream = snapshot(&repo).upstream.unwrap();
     assert_eq!((upstream.ahead, upstream.behind), (1, 0));
     assert_eq!(upstream.sha, repo.upstream_sha().unwrap());
@@ -70,7 +70,7 @@ fn reset_behind_then_committed_again_has_diverged() {
         Some((0, 1))
     );
     repo.write("notes.txt", "mine\n").unwrap();
-    repo.commit_all("local only").unwrap();
+    repo.commit_written("local only").unwrap();
     assert_eq!(
         snapshot(&repo).upstream.map(|u| (u.ahead, u.behind)),
         Some((1, 1))
@@ -217,7 +217,7 @@ fn a_revert_message_without_the_change_is_not_a_revert() {
     let repo = world.repo("checkout-config").unwrap();
     let target = repo.head_sha().unwrap();
     repo.write("notes.txt", "reverted, honest\n").unwrap();
-    repo.commit_all(&format!(
+    repo.commit_written(&format!(
         "Revert \"checkout: 6.7.0 with a broken migration\"\n\nThis reverts commit {target}."
     ))
     .unwrap();
@@ -244,7 +244,7 @@ fn undoing_by_hand_restores_the_files_but_is_not_a_revert_commit() {
             .unwrap(),
     )
     .unwrap();
-    repo.commit_all("back to 6.7.1").unwrap();
+    repo.commit_written("back to 6.7.1").unwrap();
     let reader = RepoReader::open(repo.path()).unwrap();
     assert_eq!(
         reader
