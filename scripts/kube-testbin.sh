@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the test control plane (kube-apiserver and etcd, from Go modules) into
-# target/kube-testbin/ for the real-API-server tier (tests/real_apiserver/). Does nothing when both
-# binaries are there and were built from the same inputs (a stamp of go.mod, go.sum, this script and
+# Builds the test control plane (kube-apiserver, etcd, kube-controller-manager and kube-scheduler,
+# from Go modules) into target/kube-testbin/ for the real-API-server tier (tests/real_apiserver/)
+# and the real-Argo-CD tier (tests/real_argocd/). Does nothing when every binary is there and they
+# were built and were built from the same inputs (a stamp of go.mod, go.sum, this script and
 # the Go version). Go builds them; nothing labcheck ships needs Go.
 #
 #   scripts/kube-testbin.sh                   build (or say it is up to date)
@@ -60,7 +61,8 @@ if [[ ${1:-} == update ]]; then
   gomod=$(kubernetes_gomod "k8s.io/kubernetes@$version")
   [[ -n $gomod ]] || fail "the module cache names no go.mod for k8s.io/kubernetes@$version"
   staging_replaces "$gomod" "$version" >>go.mod
-  go get -tool "k8s.io/kubernetes/cmd/kube-apiserver@$version"
+  go get -tool "k8s.io/kubernetes/cmd/kube-apiserver@$version" \
+    "k8s.io/kubernetes/cmd/kube-controller-manager@$version" "k8s.io/kubernetes/cmd/kube-scheduler@$version"
   # etcd at the version Kubernetes' own module graph selects (its client is in that graph).
   etcd=$(go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3 2>/dev/null \
     || go list -m -f '{{.Version}}' go.etcd.io/etcd/client/v3)
@@ -74,7 +76,12 @@ fi
 [[ $# -eq 0 ]] || fail "unknown arguments: $* (see the top of $0)"
 
 stamp=$(cat "$module/go.mod" "$module/go.sum" "$0" <(go version) | sha256sum | cut -d' ' -f1)
-if [[ -x $out/kube-apiserver && -x $out/etcd && -f $out/stamp && $(cat "$out/stamp") == "$stamp" ]]; then
+binaries=(kube-apiserver etcd kube-controller-manager kube-scheduler)
+all_built() {
+  local binary
+  for binary in "${binaries[@]}"; do [[ -x $out/$binary ]] || return 1; done
+}
+if all_built && [[ -f $out/stamp && $(cat "$out/stamp") == "$stamp" ]]; then
   echo "kube-testbin: $out is up to date"
   exit 0
 fi
@@ -113,7 +120,9 @@ mkdir "$building"
 go build -pgo=off -trimpath -ldflags="$ldflags" -o "$building/" tool
 # etcd's server module root is etcd's own main: the binary comes out named after the folder.
 mv "$building/server" "$out/etcd"
-mv "$building/kube-apiserver" "$out/kube-apiserver"
+for binary in kube-apiserver kube-controller-manager kube-scheduler; do
+  mv "$building/$binary" "$out/$binary"
+done
 rmdir "$building"
 echo "$stamp" >"$out/stamp"
-echo "kube-testbin: built kube-apiserver $version and etcd $(go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3) into $out in $((SECONDS - start))s"
+echo "kube-testbin: built kube-apiserver, kube-controller-manager and kube-scheduler $version and etcd $(go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3) into $out in $((SECONDS - start))s"
