@@ -10,15 +10,14 @@
 # dash or busybox.
 #
 # Environment (flags win): LABCHECK_VERSION (a tag such as v0.1.0, or latest), LABCHECK_INSTALL_DIR,
-# LABCHECK_DOWNLOAD_URL (the folder holding the release's files, for a mirror or a test server),
-# LABCHECK_UNAME_S and LABCHECK_UNAME_M (what `uname -s` and `uname -m` would say, for a machine
-# uname misreports, and for the tests).
+# LABCHECK_RELEASES_URL (where the releases are, laid out as GitHub's: a fork's, a mirror, or the
+# tests' server), LABCHECK_UNAME_S and LABCHECK_UNAME_M (what `uname -s` and `uname -m` would say,
+# for a machine uname misreports, and for the tests).
 set -eu
 
-repo=https://github.com/labcheck/labcheck
+releases=${LABCHECK_RELEASES_URL:-https://github.com/labcheck/labcheck/releases}
 version=${LABCHECK_VERSION:-latest}
 to=${LABCHECK_INSTALL_DIR:-${HOME:-}/.local/bin}
-base=${LABCHECK_DOWNLOAD_URL:-}
 
 say() { printf 'labcheck install: %s\n' "$*" >&2; }
 refuse() {
@@ -68,13 +67,11 @@ case $os/$arch in
 esac
 asset=labcheck-$target
 
-if [ -z "$base" ]; then
-  case $version in
-    latest) base=$repo/releases/latest/download ;;
-    v*) base=$repo/releases/download/$version ;;
-    *) base=$repo/releases/download/v$version ;;
-  esac
-fi
+case $version in
+  latest) base=$releases/latest/download ;;
+  v*) base=$releases/download/$version ;;
+  *) base=$releases/download/v$version ;;
+esac
 
 if command -v curl >/dev/null 2>&1; then
   fetch() {
