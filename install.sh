@@ -113,10 +113,10 @@ trap 'exit 143' TERM
 say "downloading $asset ($version) from $base"
 fetch "$base/SHA256SUMS" "$tmp/SHA256SUMS" \
   || refuse "could not download $base/SHA256SUMS (is $version a labcheck release?)"
-fetch "$base/$asset" "$tmp/$asset" || refuse "could not download $base/$asset"
-
+# `sha256sum` writes `<digest>  <name>`, or `<digest> *<name>` in binary mode.
 expected=$(awk -v name="$asset" '$2 == name || $2 == "*" name { print $1; exit }' "$tmp/SHA256SUMS")
 [ -n "$expected" ] || refuse "SHA256SUMS lists no checksum for $asset"
+fetch "$base/$asset" "$tmp/$asset" || refuse "could not download $base/$asset"
 actual=$(sha256 "$tmp/$asset")
 [ "$actual" = "$expected" ] \
   || refuse "the checksum of $asset does not match SHA256SUMS (expected $expected, got $actual): the download is damaged or not the release's"
