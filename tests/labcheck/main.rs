@@ -18,6 +18,7 @@ mod git_checks;
 mod harness;
 mod hints;
 mod history;
+mod installer;
 mod kubectl;
 mod lab_chart;
 mod lab_world;

@@ -1,0 +1,325 @@
+//! install.sh, as a learner runs it (`curl … | sh`, here `sh install.sh`: dash where /bin/sh is
+//! dash), against a release served on loopback that holds the labcheck binary these tests run:
+//! what it installs, where, what it says, and every way it refuses with nothing installed.
+
+mod assets;
+mod release;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use release::{Release, labcheck_binary};
+
+use crate::harness::Run;
+
+const INSTALL_SH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/install.sh");
+const TAG: &str = concat!("v", env!("CARGO_PKG_VERSION"));
+/// The release's asset for the machine the tests say they are (`Linux`, `x86_64`).
+const LINUX_X86: &str = "x86_64-unknown-linux-musl";
+
+/// A learner's machine: a home of its own and a temp folder install.sh must leave empty.
+struct Learner {
+    home: tempfile::TempDir,
+    tmp: tempfile::TempDir,
+}
+
+impl Learner {
+    fn new() -> Learner {
+        Learner {
+            home: tempfile::tempdir().expect("a home"),
+            tmp: tempfile::tempdir().expect("a temp folder"),
+        }
+    }
+
+    /// Where install.sh puts labcheck unless told otherwise.
+    fn local_bin(&self) -> PathBuf {
+        self.home.path().join(".local/bin")
+    }
+
+    /// `sh install.sh ARGS` on a Linux x86_64 machine (as uname would say) with only `env` set
+    /// besides PATH, HOME and TMPDIR, downloading from `release`.
+    fn install(&self, release: &Release, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut command = Command::new("sh");
+        command
+            .arg(INSTALL_SH)
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .env("TMPDIR", self.tmp.path())
+            .env("LABCHECK_RELEASES_URL", &release.url)
+            .env("LABCHECK_UNAME_S", "Linux")
+            .env("LABCHECK_UNAME_M", "x86_64")
+            .envs(env.iter().copied())
+            .current_dir(self.home.path());
+        run_within(command, Duration::from_secs(120))
+    }
+
+    /// The refusal left no trace: the temp folder is empty, and `dir` holds what it held before.
+    fn assert_nothing_installed(&self, run: &Run, dir: &Path, before: &[String]) {
+        assert_eq!(
+            run.code, 1,
+            "install.sh refuses with exit 1: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("nothing was installed"),
+            "it says nothing was installed: {}",
+            run.stderr
+        );
+        assert_eq!(
+            listing(self.tmp.path()),
+            Vec::<String>::new(),
+            "temp is clean"
+        );
+        assert_eq!(listing(dir), before, "{} is as it was", dir.display());
+    }
+}
+
+/// The names in `dir`, sorted; none when it does not exist.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// Run `command` to its end, killed (and the test failed) if it takes longer than `limit`.
+fn run_within(mut command: Command, limit: Duration) -> Run {
+    let start = Instant::now();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("sh starts: {e}"));
+    while child.try_wait().ok().flatten().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("install.sh took longer than {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("sh ends: {e}"));
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        elapsed: start.elapsed(),
+    }
+}
+
+/// What `labcheck --version` says, for the binary at `path`.
+fn version_of(path: &Path) -> String {
+    let out = Command::new(path)
+        .arg("--version")
+        .output()
+        .unwrap_or_else(|e| panic!("{} runs: {e}", path.display()));
+    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+}
+
+#[test]
+fn installer_puts_labcheck_in_local_bin_and_says_what_to_add_to_path() {
+    let release = Release::of_labcheck(TAG, LINUX_X86);
+    let learner = Learner::new();
+    let run = learner.install(&release, &[], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+
+    let installed = learner.local_bin().join("labcheck");
+    let (binary, _) = labcheck_binary();
+    let said = version_of(&installed);
+    assert_eq!(said, version_of(&binary), "the release's labcheck runs");
+    assert!(said.starts_with(&format!("labcheck {} (course ", env!("CARGO_PKG_VERSION"))));
+    assert_eq!(
+        listing(&learner.local_bin()),
+        ["labcheck"],
+        "nothing else is left"
+    );
+    assert_eq!(
+        listing(learner.tmp.path()),
+        Vec::<String>::new(),
+        "temp is clean"
+    );
+    assert_eq!(
+        release.asked(),
+        [
+            "/releases/latest/download/SHA256SUMS".to_string(),
+            format!("/releases/latest/download/labcheck-{LINUX_X86}"),
+        ],
+        "latest is the default"
+    );
+    let bin = learner.local_bin().display().to_string();
+    assert!(
+        run.stderr
+            .contains(&format!("installed {said} to {bin}/labcheck")),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&format!("{bin} is not on your PATH"))
+            && run.stderr.contains(&format!("export PATH=\"{bin}:$PATH\"")),
+        "it says what to add to PATH: {}",
+        run.stderr
+    );
+}
+
+#[test]
+fn installer_takes_the_folder_from_to_and_the_release_from_version() {
+    let release = Release::of_labcheck(TAG, LINUX_X86);
+    let learner = Learner::new();
+    let tools = learner.home.path().join("tools");
+    let version = env!("CARGO_PKG_VERSION"); // without the v, as a learner may type it
+    let path = format!("{}:/usr/bin:/bin", tools.display());
+    let run = learner.install(
+        &release,
+        &["--to", &tools.display().to_string(), "--version", version],
+        &[("PATH", &path)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(listing(&tools), ["labcheck"]);
+    assert!(!learner.local_bin().exists(), "~/.local/bin is left alone");
+    assert_eq!(
+        release.asked().last().map(String::as_str),
+        Some(format!("/releases/download/{TAG}/labcheck-{LINUX_X86}").as_str())
+    );
+    assert!(
+        !run.stderr.contains("not on your PATH"),
+        "a folder already on PATH needs no advice: {}",
+        run.stderr
+    );
+}
+
+#[test]
+fn installer_refuses_a_platform_without_a_build_and_downloads_nothing() {
+    let release = Release::of_labcheck(TAG, LINUX_X86);
+    for (os, arch, says) in [
+        ("Linux", "riscv64", "no labcheck build for Linux riscv64"),
+        ("FreeBSD", "amd64", "no labcheck build for FreeBSD x86_64"),
+        ("MINGW64_NT-10.0-19045", "x86_64", "install it in WSL 2"),
+    ] {
+        let learner = Learner::new();
+        let run = learner.install(
+            &release,
+            &[],
+            &[("LABCHECK_UNAME_S", os), ("LABCHECK_UNAME_M", arch)],
+        );
+        assert!(run.stderr.contains(says), "{os} {arch}: {}", run.stderr);
+        learner.assert_nothing_installed(&run, &learner.local_bin(), &[]);
+    }
+    assert_eq!(release.asked(), Vec::<String>::new());
+}
+
+#[test]
+fn installer_refuses_a_release_that_does_not_exist() {
+    let release = Release::of_labcheck(TAG, LINUX_X86);
+    let learner = Learner::new();
+    let run = learner.install(&release, &["--version", "v9.9.9"], &[]);
+    assert!(
+        run.stderr.contains(&format!(
+            "could not download {}/download/v9.9.9/SHA256SUMS (is v9.9.9 a labcheck release?)",
+            release.url
+        )),
+        "{}",
+        run.stderr
+    );
+    learner.assert_nothing_installed(&run, &learner.local_bin(), &[]);
+}
+
+#[test]
+fn installer_refuses_when_the_binary_for_this_machine_cannot_be_downloaded() {
+    // SHA256SUMS lists the arm64 binary, but the server answers 404 for it.
+    let release = Release::of_labcheck(TAG, LINUX_X86);
+    let sum = labcheck_binary().1;
+    release.add_sums(
+        TAG,
+        &format!("{sum}  labcheck-{LINUX_X86}\n{sum}  labcheck-aarch64-unknown-linux-musl\n"),
+    );
+    let learner = Learner::new();
+    let run = learner.install(&release, &[], &[("LABCHECK_UNAME_M", "aarch64")]);
+    assert!(
+        run.stderr.contains(&format!(
+            "could not download {}/latest/download/labcheck-aarch64-unknown-linux-musl",
+            release.url
+        )),
+        "{}",
+        run.stderr
+    );
+    learner.assert_nothing_installed(&run, &learner.local_bin(), &[]);
+}
+
+#[test]
+fn installer_refuses_a_download_cut_short() {
+    let (_, sum) = labcheck_binary();
+    let release = Release::served();
+    let asset = format!("labcheck-{LINUX_X86}");
+    release.add_sums(TAG, &format!("{sum}  {asset}\n"));
+    release.add_cut_binary(TAG, &asset, 4096);
+    let learner = Learner::new();
+    let run = learner.install(&release, &[], &[]);
+    assert!(
+        run.stderr.contains(&format!(
+            "could not download {}/latest/download/{asset}",
+            release.url
+        )),
+        "{}",
+        run.stderr
+    );
+    learner.assert_nothing_installed(&run, &learner.local_bin(), &[]);
+}
+
+#[test]
+fn installer_refuses_a_checksum_that_does_not_match_and_keeps_the_labcheck_already_there() {
+    let release = Release::of_labcheck(TAG, LINUX_X86);
+    let wrong = "0".repeat(64);
+    release.add_sums(TAG, &format!("{wrong}  labcheck-{LINUX_X86}\n"));
+    let learner = Learner::new();
+    let earlier = learner.local_bin().join("labcheck");
+    std::fs::create_dir_all(learner.local_bin()).expect("~/.local/bin");
+    std::fs::write(&earlier, "#!/bin/sh\necho labcheck 0.0.1\n").expect("an earlier labcheck");
+
+    let run = learner.install(&release, &[], &[]);
+    assert!(
+        run.stderr.contains(&format!(
+            "the checksum of labcheck-{LINUX_X86} does not match SHA256SUMS (expected {wrong}, got {})",
+            labcheck_binary().1
+        )),
+        "{}",
+        run.stderr
+    );
+    learner.assert_nothing_installed(&run, &learner.local_bin(), &["labcheck".to_string()]);
+    assert_eq!(
+        std::fs::read_to_string(&earlier).ok().as_deref(),
+        Some("#!/bin/sh\necho labcheck 0.0.1\n"),
+        "the labcheck already installed is untouched"
+    );
+}
+
+#[test]
+fn installer_refuses_a_checksum_file_that_does_not_list_the_binary() {
+    let release = Release::of_labcheck(TAG, LINUX_X86);
+    release.add_sums(TAG, &format!("{}  labcheck-other\n", labcheck_binary().1));
+    let learner = Learner::new();
+    let run = learner.install(&release, &[], &[]);
+    assert!(
+        run.stderr.contains(&format!(
+            "SHA256SUMS lists no checksum for labcheck-{LINUX_X86}"
+        )),
+        "{}",
+        run.stderr
+    );
+    learner.assert_nothing_installed(&run, &learner.local_bin(), &[]);
+    assert_eq!(
+        release.asked(),
+        ["/releases/latest/download/SHA256SUMS"],
+        "a binary it could not check is not even downloaded"
+    );
+}
