@@ -5,6 +5,7 @@
 mod assets;
 mod release;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -41,9 +42,25 @@ impl Learner {
     /// besides PATH, HOME and TMPDIR, downloading from `release`.
     fn install(&self, release: &Release, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut command = Command::new("sh");
+        command.arg(INSTALL_SH).args(args);
+        self.run(command, release, env, None)
+    }
+
+    /// `… | sh -s -- ARGS`, as the README's line runs it: `script` is what arrived on stdin.
+    fn install_piped(&self, release: &Release, script: &[u8], args: &[&str]) -> Run {
+        let mut command = Command::new("sh");
+        command.args(["-s", "--"]).args(args);
+        self.run(command, release, &[], Some(script))
+    }
+
+    fn run(
+        &self,
+        mut command: Command,
+        release: &Release,
+        env: &[(&str, &str)],
+        stdin: Option<&[u8]>,
+    ) -> Run {
         command
-            .arg(INSTALL_SH)
-            .args(args)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home.path())
@@ -53,7 +70,7 @@ impl Learner {
             .env("LABCHECK_UNAME_M", "x86_64")
             .envs(env.iter().copied())
             .current_dir(self.home.path());
-        run_within(command, Duration::from_secs(120))
+        run_within(command, stdin, Duration::from_secs(120))
     }
 
     /// The refusal left no trace: the temp folder is empty, and `dir` holds what it held before.
@@ -91,15 +108,25 @@ fn listing(dir: &Path) -> Vec<String> {
     names
 }
 
-/// Run `command` to its end, killed (and the test failed) if it takes longer than `limit`.
-fn run_within(mut command: Command, limit: Duration) -> Run {
+/// Run `command` with `stdin` to its end, killed (and the test failed) if it takes longer than
+/// `limit`.
+fn run_within(mut command: Command, stdin: Option<&[u8]>, limit: Duration) -> Run {
     let start = Instant::now();
     let mut child = command
-        .stdin(Stdio::null())
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("sh starts: {e}"));
+    if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        // The script is small: the pipe takes it whole, then closes so sh sees its end.
+        pipe.write_all(bytes)
+            .unwrap_or_else(|e| panic!("the script reaches sh: {e}"));
+    }
     while child.try_wait().ok().flatten().is_none() {
         if start.elapsed() > limit {
             let _ = child.kill();
@@ -196,6 +223,43 @@ fn installer_takes_the_folder_from_to_and_the_release_from_version() {
         "a folder already on PATH needs no advice: {}",
         run.stderr
     );
+}
+
+#[test]
+fn installer_piped_to_sh_installs_as_the_readme_line_does() {
+    let release = Release::of_labcheck(TAG, LINUX_X86);
+    let learner = Learner::new();
+    let script = std::fs::read(INSTALL_SH).expect("install.sh");
+    let tools = learner.home.path().join("tools");
+    let run = learner.install_piped(&release, &script, &["--to", &tools.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (binary, _) = labcheck_binary();
+    assert_eq!(version_of(&tools.join("labcheck")), version_of(&binary));
+}
+
+#[test]
+fn an_installer_download_cut_short_and_piped_to_sh_runs_nothing() {
+    let release = Release::of_labcheck(TAG, LINUX_X86);
+    let learner = Learner::new();
+    let script = std::fs::read(INSTALL_SH).expect("install.sh");
+    // Cut inside main's body: every step before main's call has arrived, the call has not.
+    let cut = script
+        .windows(b"  put_in_place".len())
+        .rposition(|w| w == b"  put_in_place")
+        .expect("main calls put_in_place");
+    let run = learner.install_piped(&release, &script[..cut], &[]);
+    assert_ne!(
+        run.code, 0,
+        "a script without its end fails: {}",
+        run.stderr
+    );
+    assert_eq!(
+        release.asked(),
+        Vec::<String>::new(),
+        "nothing was downloaded"
+    );
+    assert_eq!(listing(&learner.local_bin()), Vec::<String>::new());
+    assert_eq!(listing(learner.tmp.path()), Vec::<String>::new());
 }
 
 #[test]
