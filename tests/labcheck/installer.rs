@@ -263,6 +263,46 @@ fn an_installer_download_cut_short_and_piped_to_sh_runs_nothing() {
 }
 
 #[test]
+fn installer_downloads_with_wget_where_there_is_no_curl() {
+    let release = Release::of_labcheck(TAG, LINUX_X86);
+    let learner = Learner::new();
+    // A PATH with what install.sh runs, wget instead of curl.
+    let bin = learner.home.path().join("no-curl");
+    std::fs::create_dir(&bin).expect("a folder for the PATH");
+    for tool in [
+        "sh",
+        "wget",
+        "mktemp",
+        "rm",
+        "rmdir",
+        "awk",
+        "cut",
+        "sha256sum",
+        "cp",
+        "chmod",
+        "head",
+        "mv",
+        "cat",
+        "mkdir",
+    ] {
+        let found = ["/usr/bin", "/bin"]
+            .iter()
+            .map(|dir| Path::new(dir).join(tool))
+            .find(|path| path.exists())
+            .unwrap_or_else(|| panic!("this test needs {tool} in /usr/bin or /bin"));
+        std::os::unix::fs::symlink(found, bin.join(tool)).expect("a tool on the PATH");
+    }
+    let path = bin.display().to_string();
+    let run = learner.install(&release, &[], &[("PATH", &path)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (binary, _) = labcheck_binary();
+    assert_eq!(
+        version_of(&learner.local_bin().join("labcheck")),
+        version_of(&binary)
+    );
+}
+
+#[test]
 fn installer_refuses_a_platform_without_a_build_and_downloads_nothing() {
     let release = Release::of_labcheck(TAG, LINUX_X86);
     for (os, arch, says) in [
