@@ -5,7 +5,8 @@
 
 use std::collections::BTreeSet;
 
-use super::{Learner, TAG};
+use super::TAG;
+use super::learner::Learner;
 use crate::installer::release::Release;
 
 fn repo_file(path: &str) -> String {
