@@ -17,6 +17,7 @@ pub struct Learner {
 }
 
 impl Learner {
+    /// A fresh home and temp folder, both removed when the learner is dropped.
     pub fn new() -> Learner {
         Learner {
             home: tempfile::tempdir().expect("a home"),

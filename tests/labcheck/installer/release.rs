@@ -23,6 +23,7 @@ enum Body {
 
 /// The files of one release, served until the test process ends; every path asked for is kept.
 pub struct Release {
+    /// Where the releases are, as install.sh takes it (`LABCHECK_RELEASES_URL`).
     pub url: String,
     files: Arc<Mutex<HashMap<String, Body>>>,
     asked: Arc<Mutex<Vec<String>>>,
