@@ -41,3 +41,4 @@ mod solution;
 mod stray_files;
 mod unhealthy;
 mod waiting;
+mod yaml_readers;
