@@ -28,6 +28,7 @@ mod module_10;
 mod module_10_cluster;
 mod module_11;
 mod operations;
+mod operations_named;
 mod plan;
 mod plan_apps;
 mod plan_folders;
