@@ -134,6 +134,25 @@ impl Lab {
         command
     }
 
+    /// With `LABCHECK_TIER_PAUSE=SECONDS`, keep the cluster up that long for a person to look at
+    /// what went wrong (the environment to do it in is printed): a maintainer's aid.
+    pub fn pause_for_a_look(&self) {
+        let Some(seconds) = std::env::var("LABCHECK_TIER_PAUSE")
+            .ok()
+            .and_then(|s| s.parse::<u64>().ok())
+        else {
+            return;
+        };
+        eprintln!(
+            "the cluster stays up {seconds}s; look with:\n  export KUBECONFIG={} HOME={} PATH={} LABCHECK_WORK_DIR={}",
+            self.kubeconfig.display(),
+            self.home.display(),
+            self.path,
+            self.work.display()
+        );
+        std::thread::sleep(Duration::from_secs(seconds));
+    }
+
     /// `labcheck doctor module-10 --for ci` passes (five minutes at most, as the workflow waits).
     fn wait_for_doctor(&self, cluster: &Cluster) -> Result<(), String> {
         let deadline = Instant::now() + Duration::from_secs(300);
