@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::output::HumanOrJsonArgs;
-use super::plan_files::{self, read_path, shown};
-use super::{plan_choice, plan_input};
 use crate::error::{Error, exit};
+use crate::plan::input::files::{self as plan_files, read_path, shown};
+use crate::plan::input::{self as plan_input};
 use crate::plan::{AppSettings, Followed, Object, Plan, PlanOptions, parse_manifests};
 use crate::probe::argocd_dir::DirectorySettings;
 use crate::probe::files::PathShower;
@@ -78,7 +78,7 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
         exclude: args.exclude.clone(),
     };
     let root = if args.follow && args.app.is_none() {
-        plan_choice::root_app(&manifest_paths)?
+        plan_input::root_app(&manifest_paths)?
     } else {
         None
     };

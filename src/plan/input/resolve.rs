@@ -15,7 +15,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::plan_files::{git_root, normalize_url, remote_urls, shown_from_cwd};
+use super::files::{git_root, normalize_url, remote_urls, shown_from_cwd};
 use crate::plan::AppSettings;
 use crate::plan::app::AppSource;
 use crate::probe::git::{RepoReader, RevisionKind, read_repo};

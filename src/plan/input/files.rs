@@ -1,6 +1,6 @@
 //! Where `labcheck plan`'s input lies: files and stdin read as text, paths shown from where the
 //! user stands, the git repository around a folder and the URLs its clone names. Below the
-//! rest of `plan`'s CLI, which all reads through it.
+//! rest of `plan::input`, which all reads through it.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

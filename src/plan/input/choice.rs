@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::plan_files::{git_root, normalize_url, read_path, remote_urls, shown_from_cwd};
+use super::files::{git_root, normalize_url, read_path, remote_urls, shown_from_cwd};
 use crate::error::Error;
 use crate::plan::app::{AppSource, same_path};
 use crate::plan::{AppSettings, NotTaken, Object, parse_manifests};
