@@ -34,6 +34,7 @@ pub mod plan;
 pub mod probe;
 pub mod progress;
 pub mod quiz;
+pub mod repo_url;
 pub mod report;
 pub mod rules;
 pub mod run;

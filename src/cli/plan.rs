@@ -170,7 +170,7 @@ fn follow(
         repos.extend(
             app.sources
                 .iter()
-                .map(|s| plan_files::normalize_url(&s.repo_url)),
+                .map(|s| crate::repo_url::normalise(&s.repo_url)),
         );
     }
     let children: Vec<AppSettings> = plan.applied_objects().filter_map(AppSettings::of).collect();
@@ -206,7 +206,7 @@ fn follow_one(
         return Err(plan_input::chart_to_render(child, root, repos));
     };
     let path = source.path.clone().unwrap_or_default();
-    if !repos.contains(&plan_files::normalize_url(&source.repo_url)) {
+    if !repos.contains(&crate::repo_url::normalise(&source.repo_url)) {
         return Err(format!(
             "its source is another repo ({}); plan that repo's `{path}` there",
             source.repo_url
