@@ -6,6 +6,7 @@
 //! [`follow`] judges a learner again on every change (`--watch`, each learner of the class page).
 //! The class itself is a wing above the runner (`class/`), which uses only this public API.
 
+pub mod capture;
 pub mod follow;
 pub mod learner;
 mod mistakes;
