@@ -24,6 +24,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+self="$repo/scripts/$(basename "$0")"
 tools="$repo/tools"
 out="${ARGOCD_TESTBIN_DIR:-${CARGO_TARGET_DIR:-$repo/target}/argocd-testbin}"
 export GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0
@@ -73,7 +74,7 @@ fi
 
 mode=${1:-build}
 [[ $mode == build || $mode == crds ]] && [[ $# -le 1 ]] \
-  || fail "unknown arguments: $* (see the top of $0)"
+  || fail "unknown arguments: $* (see the top of $self)"
 
 mkdir -p "$out"
 start=$SECONDS
@@ -94,15 +95,16 @@ if [[ $want != "$have" ]]; then
   diff <(echo "$want") <(echo "$have") >&2 || true
   fail "tools/argocd-testbin/go.mod does not repeat argo-cd $argocd_version's replace lines (< wanted, > found); run: scripts/argocd-testbin.sh update $argocd_version"
 fi
-rm -rf "$out/crds" "$out/hack"
+# Copied over in place, never removed first: a running repo server may be using the scripts.
 mkdir -p "$out/crds" "$out/hack"
-cp "$argocd_dir"/manifests/crds/*-crd.yaml "$out/crds/"
-cp "$argocd_dir"/hack/git-verify-wrapper.sh "$argocd_dir"/hack/gpg-wrapper.sh "$out/hack/"
+cp -f "$argocd_dir"/manifests/crds/*-crd.yaml "$out/crds/"
+cp -f "$argocd_dir"/hack/git-verify-wrapper.sh "$argocd_dir"/hack/gpg-wrapper.sh "$out/hack/"
 chmod -R u+w "$out/crds" "$out/hack"
+chmod +x "$out"/hack/*.sh
 echo "$argocd_version" >"$out/crds/VERSION"
 [[ $mode == crds ]] && { echo "argocd-testbin: Argo CD $argocd_version's CRDs in $out/crds"; exit 0; }
 
-stamp=$(cat "$tools"/{argocd,kwok,helm}-testbin/go.{mod,sum} "$0" <(go version) | sha256sum | cut -d' ' -f1)
+stamp=$(cat "$tools"/{argocd,kwok,helm}-testbin/go.{mod,sum} "$self" <(go version) | sha256sum | cut -d' ' -f1)
 if [[ -x $out/argocd && -x $out/kwok && -x $out/helm && -f $out/stamp && $(cat "$out/stamp") == "$stamp" ]]; then
   echo "argocd-testbin: $out is up to date"
   exit 0

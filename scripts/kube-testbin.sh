@@ -5,7 +5,9 @@
 # were built and were built from the same inputs (a stamp of go.mod, go.sum, this script and
 # the Go version). Go builds them; nothing labcheck ships needs Go.
 #
-#   scripts/kube-testbin.sh                   build (or say it is up to date)
+#   scripts/kube-testbin.sh                   build kube-apiserver and etcd (or say they are up to date)
+#   scripts/kube-testbin.sh controllers       also kube-controller-manager and kube-scheduler (the
+#                                             real-Argo-CD tier's; minutes more cold)
 #   scripts/kube-testbin.sh update v1.37.3    pin another Kubernetes release: regenerate
 #                                             tools/kube-testbin/go.mod and go.sum (maintainers only)
 #
@@ -73,16 +75,39 @@ if [[ ${1:-} == update ]]; then
   exit 0
 fi
 
-[[ $# -eq 0 ]] || fail "unknown arguments: $* (see the top of $0)"
+# Each set of programs: its stamp file, its programs, the packages that build them.
+sets=(core)
+case ${1:-} in
+  "") ;;
+  controllers) sets+=(controllers) ;;
+  *) fail "unknown arguments: $* (see the top of $0)" ;;
+esac
+[[ $# -le 1 ]] || fail "unknown arguments: $* (see the top of $0)"
+stamp_file() { [[ $1 == core ]] && echo "$out/stamp" || echo "$out/$1.stamp"; }
+programs_of() {
+  case $1 in
+    core) echo kube-apiserver etcd ;;
+    controllers) echo kube-controller-manager kube-scheduler ;;
+  esac
+}
+packages_of() {
+  case $1 in
+    core) echo k8s.io/kubernetes/cmd/kube-apiserver go.etcd.io/etcd/server/v3 ;;
+    controllers) echo k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler ;;
+  esac
+}
 
 stamp=$(cat "$module/go.mod" "$module/go.sum" "$0" <(go version) | sha256sum | cut -d' ' -f1)
-binaries=(kube-apiserver etcd kube-controller-manager kube-scheduler)
-all_built() {
-  local binary
-  for binary in "${binaries[@]}"; do [[ -x $out/$binary ]] || return 1; done
-}
-if all_built && [[ -f $out/stamp && $(cat "$out/stamp") == "$stamp" ]]; then
-  echo "kube-testbin: $out is up to date"
+stale=()
+for set in "${sets[@]}"; do
+  fresh=true
+  for program in $(programs_of "$set"); do [[ -x $out/$program ]] || fresh=false; done
+  file=$(stamp_file "$set")
+  [[ -f $file && $(cat "$file") == "$stamp" ]] || fresh=false
+  $fresh || stale+=("$set")
+done
+if [[ ${#stale[@]} -eq 0 ]]; then
+  echo "kube-testbin: $out is up to date (${sets[*]})"
   exit 0
 fi
 
@@ -114,15 +139,18 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 
 building="$out/building"
-rm -rf "$building"
-mkdir "$building"
-# default.pgo makes kube-apiserver's build much slower for nothing a test needs.
-go build -pgo=off -trimpath -ldflags="$ldflags" -o "$building/" tool
-# etcd's server module root is etcd's own main: the binary comes out named after the folder.
-mv "$building/server" "$out/etcd"
-for binary in kube-apiserver kube-controller-manager kube-scheduler; do
-  mv "$building/$binary" "$out/$binary"
+for set in "${stale[@]}"; do
+  rm -rf "$building"
+  mkdir "$building"
+  # default.pgo makes kube-apiserver's build much slower for nothing a test needs.
+  # shellcheck disable=SC2046 # the packages are words
+  go build -pgo=off -trimpath -ldflags="$ldflags" -o "$building/" $(packages_of "$set")
+  # etcd's server module root is etcd's own main: the binary comes out named after the folder.
+  [[ ! -e $building/server ]] || mv "$building/server" "$building/etcd"
+  for program in $(programs_of "$set"); do
+    mv "$building/$program" "$out/$program"
+  done
+  rmdir "$building"
+  echo "$stamp" >"$(stamp_file "$set")"
 done
-rmdir "$building"
-echo "$stamp" >"$out/stamp"
-echo "kube-testbin: built kube-apiserver, kube-controller-manager and kube-scheduler $version and etcd $(go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3) into $out in $((SECONDS - start))s"
+echo "kube-testbin: built ${stale[*]} (Kubernetes $version, etcd $(go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)) into $out in $((SECONDS - start))s"

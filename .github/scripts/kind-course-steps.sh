@@ -6,6 +6,8 @@
 # snapshot of what labcheck read and a dump of the cluster in OUT_DIR.
 #
 # Needs: MODULE, WORK_DIR, OUT_DIR; WAIT (default 4m); LABCHECK_COURSE_DIR for a course on disk.
+# RECORD=1 keeps, after every step that passed, its JSON report and a snapshot of what the
+# checks read (labcheck's real-Argo-CD tier records the cluster Argo CD made this way).
 set -euo pipefail
 
 : "${MODULE:?}" "${WORK_DIR:?}" "${OUT_DIR:?}"
@@ -25,11 +27,18 @@ for step in "${steps[@]}"; do
   echo "::group::$MODULE $step: the course's solution"
   labcheck solution "$MODULE" "$step" "${course[@]}" | tee "$OUT_DIR/$name.sh" | bash
   echo "::endgroup::"
-  if ! labcheck "$MODULE" "$step" "${course[@]}" --wait "$wait" --report "junit=$OUT_DIR/$name.xml"; then
+  reports=(--report "junit=$OUT_DIR/$name.xml")
+  if [ "${RECORD:-}" = 1 ]; then
+    reports+=(--report "json=$OUT_DIR/$name.json")
+  fi
+  if ! labcheck "$MODULE" "$step" "${course[@]}" --wait "$wait" "${reports[@]}"; then
     echo "::error::$MODULE $step did not pass after its solution ran"
     labcheck snapshot "$MODULE" "${course[@]}" --out "$OUT_DIR/$name-snapshot.yaml" || true
     kubectl cluster-info dump --all-namespaces --output-directory "$OUT_DIR/$name-cluster" >/dev/null || true
     exit 1
+  fi
+  if [ "${RECORD:-}" = 1 ]; then
+    labcheck snapshot "$MODULE" "${course[@]}" --out "$OUT_DIR/$name-snapshot.yaml"
   fi
 done
 echo "every step of $MODULE passed on the cluster"

@@ -8,22 +8,27 @@
 # the cluster, so labcheck's `revision_of` matches the Application's repoURL to the clone's origin.
 #
 # Needs: COURSE_DIR (holds modules/), MODULE, WORK_DIR, GIT_ROOT (the served folder).
-# Writes GIT_URL=git://<ip> to $GITHUB_ENV when it is set.
+# Writes GIT_URL=git://<ip> to $GITHUB_ENV when it is set. With SERVED_URL set (labcheck's
+# real-Argo-CD tier: git://127.0.0.1:<port>), a git server already serves GIT_ROOT there and
+# none is started.
 set -euo pipefail
 
 : "${COURSE_DIR:?}" "${MODULE:?}" "${WORK_DIR:?}" "${GIT_ROOT:?}"
 lab="$COURSE_DIR/modules/$MODULE/lab"
 [ -d "$lab" ] || { echo "no lab for $MODULE: $lab is not a folder" >&2; exit 1; }
 
-# The kind network's IPv4 gateway is this runner as the cluster's nodes see it.
-ip=$(docker network inspect kind \
-  --format '{{range .IPAM.Config}}{{println .Gateway}}{{end}}' | grep -E '^[0-9]+\.' | head -n 1)
-[ -n "$ip" ] || { echo "cannot find the kind network's IPv4 gateway" >&2; exit 1; }
-url="git://$ip"
-
 mkdir -p "$GIT_ROOT" "$WORK_DIR"
-git daemon --detach --reuseaddr --export-all --enable=receive-pack \
-  --base-path="$GIT_ROOT" --listen=0.0.0.0 --pid-file="$GIT_ROOT/daemon.pid" "$GIT_ROOT"
+if [ -n "${SERVED_URL:-}" ]; then
+  url=$SERVED_URL
+else
+  # The kind network's IPv4 gateway is this runner as the cluster's nodes see it.
+  ip=$(docker network inspect kind \
+    --format '{{range .IPAM.Config}}{{println .Gateway}}{{end}}' | grep -E '^[0-9]+\.' | head -n 1)
+  [ -n "$ip" ] || { echo "cannot find the kind network's IPv4 gateway" >&2; exit 1; }
+  url="git://$ip"
+  git daemon --detach --reuseaddr --export-all --enable=receive-pack \
+    --base-path="$GIT_ROOT" --listen=0.0.0.0 --pid-file="$GIT_ROOT/daemon.pid" "$GIT_ROOT"
+fi
 
 export GIT_AUTHOR_NAME="Course CI" GIT_AUTHOR_EMAIL="ci@course.local"
 export GIT_COMMITTER_NAME="Course CI" GIT_COMMITTER_EMAIL="ci@course.local"

@@ -102,14 +102,10 @@ pub async fn expect(
     }
 }
 
-/// Where Argo CD's CRDs are (`../shared/reference/argocd-crds/` beside the repo, or
-/// `LABCHECK_ARGOCD_CRDS`).
+/// Where Argo CD's CRDs are: copied from the argo-cd module the real-Argo-CD tier runs
+/// (`scripts/argocd-testbin.sh crds`), or `LABCHECK_ARGOCD_CRDS`.
 pub fn argocd_crds_dir() -> PathBuf {
-    std::env::var_os("LABCHECK_ARGOCD_CRDS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/argocd-crds")
-        })
+    crate::testbin::argocd_crds()
 }
 
 /// The CRDs as Argo CD ships them, parsed.

@@ -12,7 +12,8 @@ use labcheck::serve::{self, ServeOptions};
 use labcheck::snapshot::Snapshot;
 
 use crate::api::{Answer, call_with};
-use crate::plane::{block_on, client, plane};
+use crate::kubeconfig::client;
+use crate::plane::{block_on, plane};
 
 const JSON: &str = "application/json";
 const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";

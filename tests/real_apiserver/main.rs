@@ -2,16 +2,22 @@
 //! modules by `scripts/kube-testbin.sh`), one plane per test process, shared by its tests.
 //! Tests that load a cluster state take [`state_lock`]: a state is the whole cluster.
 
+#[path = "../common/processes.rs"]
+mod processes;
 #[path = "../common/scratch.rs"]
 mod scratch;
 
 mod api;
 mod audit;
 mod captures;
+#[path = "../common/certs.rs"]
 mod certs;
 mod conformance;
 mod course_kubectl;
+#[path = "../common/kubeconfig.rs"]
+mod kubeconfig;
 mod kubectl;
+#[path = "../common/kubelet.rs"]
 mod kubelet;
 mod loader;
 mod plane;
@@ -20,6 +26,7 @@ mod refusal;
 mod same_verdicts;
 mod smoke;
 mod solution_run;
+#[path = "../common/testbin.rs"]
 mod testbin;
 mod unended_log;
 

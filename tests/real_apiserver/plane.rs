@@ -5,17 +5,16 @@
 //! never dropped) and killed by the kernel if the process dies without exiting
 //! (`PR_SET_PDEATHSIG`).
 
-use std::io::Write;
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{LazyLock, Mutex, OnceLock};
+use std::path::PathBuf;
+use std::sync::{LazyLock, OnceLock};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::certs::Certs;
+use crate::kubeconfig::{client, write_kubeconfig};
 use crate::kubelet::Kubelet;
+use crate::processes::{free_port, spawn, tail};
 
 /// How long the control plane may take to answer `/readyz` 200 on a busy 2-core machine.
 const READY_LIMIT: Duration = Duration::from_secs(120);
@@ -57,9 +56,6 @@ pub struct Plane {
 }
 
 static PLANE: OnceLock<Plane> = OnceLock::new();
-/// The children to stop at exit, and the folders to remove.
-static CHILDREN: Mutex<Vec<i32>> = Mutex::new(Vec::new());
-static DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// The control plane, started on first use.
 pub fn plane() -> &'static Plane {
@@ -78,111 +74,13 @@ pub fn plane() -> &'static Plane {
     })
 }
 
-extern "C" fn stop_children() {
-    let pids = CHILDREN.lock().map(|p| p.clone()).unwrap_or_default();
-    // kube-apiserver first, so it does not spend its last moments retrying etcd.
-    for pid in pids.iter().rev() {
-        // SAFETY: plain syscalls on PIDs this process started and has not reaped.
-        unsafe {
-            libc::kill(*pid, libc::SIGKILL);
-            libc::waitpid(*pid, std::ptr::null_mut(), 0);
-        }
-    }
-    for dir in DIRS.lock().map(|d| d.clone()).unwrap_or_default() {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
-}
-
-/// Start `program` from a thread that lives as long as the process: `PR_SET_PDEATHSIG` fires when
-/// the *thread* that forked the child ends, and test threads end after each test.
-fn spawn(program: &Path, args: Vec<String>, log: &Path) -> Result<Child, String> {
-    static SPAWNER: LazyLock<Mutex<std::sync::mpsc::Sender<Job>>> = LazyLock::new(|| {
-        let (tx, rx) = std::sync::mpsc::channel::<Job>();
-        std::thread::Builder::new()
-            .name("control-plane-parent".into())
-            .spawn(move || {
-                for job in rx {
-                    job();
-                }
-                // The channel never closes: the static sender lives until exit.
-            })
-            .expect("a spawner thread");
-        Mutex::new(tx)
-    });
-    type Job = Box<dyn FnOnce() + Send>;
-    let (tx, rx) = std::sync::mpsc::channel();
-    let program = program.to_path_buf();
-    let log = log.to_path_buf();
-    let job: Job = Box::new(move || {
-        let result = (|| {
-            let out = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
-            let err = out.try_clone().map_err(|e| e.to_string())?;
-            let mut command = Command::new(&program);
-            command
-                .args(&args)
-                .stdin(Stdio::null())
-                .stdout(out)
-                .stderr(err);
-            // SAFETY: only async-signal-safe calls between fork and exec.
-            unsafe {
-                command.pre_exec(|| {
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
-            }
-            let child = command
-                .spawn()
-                .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
-            Ok::<Child, String>(child)
-        })();
-        let _ = tx.send(result);
-    });
-    SPAWNER
-        .lock()
-        .map_err(|e| e.to_string())?
-        .send(job)
-        .map_err(|e| e.to_string())?;
-    let child = rx.recv().map_err(|e| e.to_string())??;
-    let mut pids = CHILDREN.lock().map_err(|e| e.to_string())?;
-    if pids.is_empty() {
-        // SAFETY: registering a plain extern "C" function.
-        unsafe { libc::atexit(stop_children) };
-    }
-    pids.push(child.id() as i32);
-    Ok(child)
-}
-
-/// A process's errors (klog's `E`/`F` lines, etcd's `"level":"error"`) and last lines, for a
-/// failure message.
-fn tail(log: &Path) -> String {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    let errors = lines.iter().filter(|l| {
-        l.starts_with('E')
-            || l.starts_with('F')
-            || l.starts_with("Error")
-            || l.contains("\"level\":\"error\"")
-    });
-    let last = lines[lines.len().saturating_sub(10)..].iter();
-    errors.chain(last).copied().collect::<Vec<_>>().join("\n")
-}
-
 async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
     let dir = tempfile::Builder::new()
         .prefix("labcheck-real-apiserver-")
         .tempdir()
         .map_err(|e| e.to_string())?
         .keep();
-    DIRS.lock().map_err(|e| e.to_string())?.push(dir.clone());
+    crate::processes::remove_at_exit(&dir)?;
     let certs = Certs::generate().map_err(|e| format!("certificates: {e}"))?;
     certs
         .write(&dir)
@@ -328,40 +226,6 @@ impl Plane {
         write_kubeconfig(&path, &self.url, &pki, name)?;
         Ok(path)
     }
-}
-
-/// A kubeconfig for `user` (its certificate and key are `<user>.crt`, `<user>.key` in `pki`).
-fn write_kubeconfig(path: &Path, url: &str, pki: &Path, user: &str) -> Result<(), String> {
-    let config = json!({
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": "real", "cluster": {
-            "server": url,
-            "certificate-authority": pki.join("ca.crt"),
-        }}],
-        "users": [{"name": user, "user": {
-            "client-certificate": pki.join(format!("{user}.crt")),
-            "client-key": pki.join(format!("{user}.key")),
-        }}],
-        "contexts": [{"name": "real", "context": {"cluster": "real", "user": user}}],
-        "current-context": "real",
-    });
-    let text = serde_yaml::to_string(&config).map_err(|e| e.to_string())?;
-    std::fs::File::create(path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// A client from a kubeconfig file.
-pub async fn client(kubeconfig: &Path) -> Result<kube::Client, String> {
-    let kubeconfig = kube::config::Kubeconfig::read_from(kubeconfig).map_err(|e| e.to_string())?;
-    let config = kube::Config::from_custom_kubeconfig(
-        kubeconfig,
-        &kube::config::KubeConfigOptions::default(),
-    )
-    .await
-    .map_err(|e| e.to_string())?;
-    kube::Client::try_from(config).map_err(|e| e.to_string())
 }
 
 /// A JSON value's string at `pointer`, or "".

@@ -1,7 +1,8 @@
 //! The plane is what the tier claims: the pinned release, RBAC in force, Argo CD's CRDs served.
 
 use crate::api::call;
-use crate::plane::{block_on, client, plane};
+use crate::kubeconfig::client;
+use crate::plane::{block_on, plane};
 
 #[test]
 fn the_api_server_says_it_is_the_pinned_release() {

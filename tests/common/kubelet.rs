@@ -8,6 +8,8 @@
 //! A followed log streams what the container writes next (the loader's next state) and ends
 //! when the container does, as kubelet's `follow` reads the log file until the container exits.
 
+#![allow(dead_code)] // the real-Argo-CD tier serves logs as containers write them, not as states load
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -40,7 +42,8 @@ pub enum ContainerLog {
 /// `namespace/pod/container` (`@previous` appended for the last terminated instance).
 pub type Logs = BTreeMap<String, ContainerLog>;
 
-/// The running kubelet.
+/// The running kubelet (a clone serves the same logs).
+#[derive(Clone)]
 pub struct Kubelet {
     pub port: u16,
     logs: SharedLogs,

@@ -1,0 +1,169 @@
+//! The course's own broken variants whose cluster side matters, made for real on the real Argo CD
+//! after the walk, each judged as the course declares it (`modules/module-10/fixtures/*.yaml`:
+//! the checks that must fail and, where given, the cause each must fail with). The walk itself
+//! already made a migration that fails (step 4) and a smoke test that fails (break-it).
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::cluster::{Cluster, block_on, get};
+use crate::lab::{Lab, MODULE, ok};
+use crate::walk::walked;
+
+/// The variant `name` of `step`'s fixture file: the checks it fails and the causes it names.
+fn declared(step: &str, name: &str) -> (Vec<String>, Vec<(String, String)>) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("modules")
+        .join(MODULE)
+        .join("fixtures")
+        .join(format!("{step}.yaml"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let file: Value =
+        serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let variant = file["broken"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|v| v["name"] == name)
+        .unwrap_or_else(|| panic!("{} declares no variant {name}", path.display()));
+    let fails = variant["fails"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect();
+    let causes = variant["causes"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(id, cause)| (id.clone(), cause.as_str().unwrap_or("").to_string()))
+        .collect();
+    (fails, causes)
+}
+
+/// What differs between a step's JSON report and the variant the course declares, one line each
+/// (empty when the verdict is the declared one).
+fn judge(report: &Value, step: &str, name: &str) -> Vec<String> {
+    let (fails, causes) = declared(step, name);
+    let mut problems = Vec::new();
+    for check in report["checks"].as_array().into_iter().flatten() {
+        let id = check["id"].as_str().unwrap_or("");
+        let status = check["status"].as_str().unwrap_or("");
+        let summary = check["summary"].as_str().unwrap_or("");
+        let declared = fails.iter().any(|f| f == id);
+        match (status, declared) {
+            ("fail", true) => {
+                if let Some((_, want)) = causes.iter().find(|(c, _)| c == id) {
+                    let got = check["cause"].as_str().unwrap_or("none");
+                    if got != want && got.split_once(':').map(|(c, _)| c) != Some(want.as_str()) {
+                        problems.push(format!(
+                            "{id} fails with cause {got}, not {want}: {summary}"
+                        ));
+                    }
+                }
+            }
+            ("fail", false) => problems.push(format!("{id} fails too: {summary}")),
+            (_, true) => problems.push(format!("{id} must fail but is {status}: {summary}")),
+            ("error", false) => problems.push(format!("{id} could not check: {summary}")),
+            _ => {}
+        }
+    }
+    problems
+}
+
+/// `labcheck module-10 STEP -o json --no-wait` as the learner runs it.
+fn check(lab: &Lab, step: &str) -> Value {
+    let output = lab
+        .command("labcheck")
+        .args([MODULE, step, "-o", "json", "--no-wait"])
+        .output()
+        .expect("labcheck runs");
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "labcheck {step} -o json printed no JSON ({e}):\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+/// Run the course's solution of `step` as the learner would (`labcheck solution … | bash`).
+fn solve(lab: &Lab, step: &str) {
+    let output = lab
+        .command("bash")
+        .args(["-c", &format!("labcheck solution {MODULE} {step} | bash")])
+        .output()
+        .expect("bash runs");
+    ok(&output, &format!("the solution of {step}")).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Run the `argocd` CLI as the learner would.
+fn argocd(lab: &Lab, args: &[&str]) {
+    let output = lab
+        .command("argocd")
+        .args(args)
+        .output()
+        .expect("argocd runs");
+    ok(&output, &format!("argocd {}", args.join(" "))).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Merge-patch checkout-dev's Application as the admin (what the platform team would change).
+fn patch_app(cluster: &Cluster, patch: Value) {
+    let path = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
+    let request = http::Request::patch(path)
+        .header("content-type", "application/merge-patch+json")
+        .body(serde_json::to_vec(&patch).expect("JSON"))
+        .expect("a request");
+    block_on(cluster.admin.request::<Value>(request))
+        .unwrap_or_else(|e| panic!("PATCH {path}: {e}"));
+}
+
+/// checkout-dev's operation state, once `until` holds of it (two minutes at most).
+fn operation_when(cluster: &Cluster, what: &str, until: impl Fn(&Value) -> bool) -> Value {
+    let path = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let app = block_on(get(&cluster.admin, path)).unwrap_or_else(|e| panic!("{e}"));
+        let state = &app["status"]["operationState"];
+        if until(state) {
+            return state.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "checkout-dev's operation never became {what}: {state:#}\n{}",
+            cluster.logs()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+#[test]
+fn a_sync_still_retrying_then_terminated_gives_the_verdicts_step_4_declares() {
+    let (cluster, walked, _lab) = walked();
+    let lab = &walked.lab;
+    // The lab retries once after 5 s; a long wait before the retry makes the retry window one
+    // the test can read, as an Application with the default backoff has for minutes.
+    let short =
+        json!({"limit": 1, "backoff": {"duration": "5s", "factor": 2, "maxDuration": "10s"}});
+    let long = json!({"limit": 1, "backoff": {"duration": "3m", "factor": 2, "maxDuration": "3m"}});
+    patch_app(cluster, json!({"spec": {"syncPolicy": {"retry": long}}}));
+    solve(lab, "step-4");
+    let state = operation_when(cluster, "a retry pending", |s| {
+        s["phase"] == "Running" && s["retryCount"].as_i64().unwrap_or(0) >= 1
+    });
+    let problems = judge(&check(lab, "step-4"), "step-4", "retrying");
+    assert!(problems.is_empty(), "retrying: {problems:#?}\n{state:#}");
+
+    argocd(lab, &["app", "terminate-op", "checkout-dev"]);
+    let state = operation_when(cluster, "terminated", |s| {
+        matches!(s["phase"].as_str(), Some("Failed" | "Error"))
+    });
+    let problems = judge(&check(lab, "step-4"), "step-4", "terminated");
+    assert!(problems.is_empty(), "terminated: {problems:#?}\n{state:#}");
+
+    // Back to where the walk left the lab: the platform's retry, the release reverted.
+    patch_app(cluster, json!({"spec": {"syncPolicy": {"retry": short}}}));
+    solve(lab, "step-5");
+}

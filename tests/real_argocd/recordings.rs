@@ -1,0 +1,210 @@
+//! The fixtures against the recordings: each step's solved cluster state, written by hand in
+//! `modules/module-10/fixtures/cluster/`, compared field by field with the `labcheck snapshot`
+//! the walk took of the real cluster at that point (Argo CD v3.6.2 wrote it). Every difference
+//! must be listed in `tests/real_argocd/fixture-differences.yaml` with why it is legitimate, and
+//! every listed difference must still be there: a fixture that shows a state no Argo CD writes
+//! is fixed, not listed.
+//!
+//! What is compared: the Applications and Jobs both hold, as paths to values. Values that differ
+//! from run to run by nature (times, uids, resource versions, commit hashes, generated names) are
+//! compared by kind (a time against a time), everything else exactly; list items are matched by
+//! what names them (a resource row by kind and name, a condition by type), not by position.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use serde_json::Value;
+
+use crate::walk::walked;
+
+/// The walk's recording of each step, and the fixture of its solved state.
+const POINTS: &[(&str, &str)] = &[
+    ("step-1", "step-1-solved"),
+    ("step-2", "step-2-solved"),
+    ("step-3", "step-3-solved"),
+    ("step-4", "step-4-solved"),
+    ("step-5", "step-5-solved"),
+    ("break-it-break", "break-it-solved"),
+    ("break-it-fix", "break-it-fixed-solved"),
+];
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("modules/module-10/fixtures/cluster")
+}
+
+/// The objects of a snapshot file, by `Kind/namespace/name`, for the kinds compared.
+fn objects(text: &str) -> BTreeMap<String, Value> {
+    let snapshot: Value = serde_yaml::from_str(text).unwrap_or(Value::Null);
+    snapshot["objects"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|o| matches!(o["kind"].as_str(), Some("Application" | "Job")))
+        .map(|o| {
+            let key = format!(
+                "{}/{}/{}",
+                o["kind"].as_str().unwrap_or(""),
+                o["metadata"]["namespace"].as_str().unwrap_or(""),
+                o["metadata"]["name"].as_str().unwrap_or("")
+            );
+            (key, o.clone())
+        })
+        .collect()
+}
+
+/// What names an item of a list, so the same item is compared whatever its position.
+fn item_key(item: &Value, index: usize) -> String {
+    for keys in [
+        &["kind", "name"][..],
+        &["type"][..],
+        &["name"][..],
+        &["id"][..],
+    ] {
+        let parts: Vec<&str> = keys.iter().filter_map(|k| item[*k].as_str()).collect();
+        if parts.len() == keys.len() {
+            return parts.join("/");
+        }
+        if let Some(n) = keys.first().and_then(|k| item[*k].as_i64()) {
+            return n.to_string();
+        }
+    }
+    index.to_string()
+}
+
+/// A value as compared: by kind where it differs from run to run by nature.
+fn class(value: &str) -> String {
+    static KINDS: std::sync::LazyLock<Vec<(Regex, &str)>> = std::sync::LazyLock::new(|| {
+        [
+            (r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$", "<time>"),
+            (r"^[0-9a-f]{40}$", "<commit>"),
+            (r"^\$\{(pushed|previous):[a-z-]+\}$", "<commit>"),
+            (
+                r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+                "<uid>",
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(re, kind)| Regex::new(re).ok().map(|re| (re, kind)))
+        .collect()
+    });
+    KINDS
+        .iter()
+        .find(|(re, _)| re.is_match(value))
+        .map(|(_, kind)| kind.to_string())
+        .unwrap_or_else(|| value.to_string())
+}
+
+/// Fields that name nothing a check reads and differ from run to run.
+fn ignored(path: &str) -> bool {
+    [
+        "/metadata/resourceVersion",
+        "/metadata/managedFields",
+        "/metadata/generation",
+        "/metadata/uid",
+        "/metadata/creationTimestamp",
+        "/metadata/ownerReferences",
+        "/spec/selector",
+        "/spec/template/metadata/labels",
+        "/metadata/labels/controller-uid",
+        "/metadata/labels/batch.kubernetes.io/controller-uid",
+        "/status/reconciledAt",
+        "/status/observedAt",
+        "/status/controllerNamespace",
+    ]
+    .iter()
+    .any(|prefix| path.starts_with(prefix))
+}
+
+/// `value` as paths to compared values.
+fn flatten(value: &Value, path: String, out: &mut BTreeMap<String, String>) {
+    if ignored(&path) {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                flatten(value, format!("{path}/{key}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                flatten(item, format!("{path}[{}]", item_key(item, index)), out);
+            }
+        }
+        Value::String(s) => {
+            out.insert(path, class(s));
+        }
+        other => {
+            out.insert(path, other.to_string());
+        }
+    }
+}
+
+/// Each difference between the fixture's and the recording's objects, one line each.
+fn differences(fixture: &str, recording: &str) -> Vec<String> {
+    let (fixture, recording) = (objects(fixture), objects(recording));
+    let mut lines = Vec::new();
+    for (key, object) in &fixture {
+        let Some(recorded) = recording.get(key) else {
+            lines.push(format!("{key}: in the fixture, not recorded"));
+            continue;
+        };
+        let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
+        flatten(object, String::new(), &mut a);
+        flatten(recorded, String::new(), &mut b);
+        for (path, value) in &a {
+            match b.get(path) {
+                None => lines.push(format!("{key}{path}: fixture {value}, not recorded")),
+                Some(other) if other != value => {
+                    lines.push(format!("{key}{path}: fixture {value}, recorded {other}"))
+                }
+                _ => {}
+            }
+        }
+        for (path, value) in &b {
+            if !a.contains_key(path) {
+                lines.push(format!("{key}{path}: recorded {value}, not in the fixture"));
+            }
+        }
+    }
+    for key in recording.keys().filter(|k| !fixture.contains_key(*k)) {
+        lines.push(format!("{key}: recorded, not in the fixture"));
+    }
+    lines
+}
+
+#[test]
+fn every_solved_fixture_is_the_recording_but_for_its_listed_differences() {
+    let (_, walked, _lab) = walked();
+    let mut all = Vec::new();
+    for (recorded, fixture) in POINTS {
+        let fixture_path = fixtures().join(format!("{fixture}.yaml"));
+        let recording_path = walked.out.join(format!("{recorded}-snapshot.yaml"));
+        let fixture_text = std::fs::read_to_string(&fixture_path)
+            .unwrap_or_else(|e| panic!("{}: {e}", fixture_path.display()));
+        let recording_text = std::fs::read_to_string(&recording_path)
+            .unwrap_or_else(|e| panic!("{}: {e}", recording_path.display()));
+        for line in differences(&fixture_text, &recording_text) {
+            all.push(format!("{fixture}: {line}"));
+        }
+    }
+    let listed = crate::differences::listed();
+    let unlisted: Vec<&String> = all
+        .iter()
+        .filter(|l| !listed.iter().any(|d| d.covers(l)))
+        .collect();
+    let stale: Vec<_> = listed
+        .iter()
+        .filter(|d| !all.iter().any(|l| d.covers(l)))
+        .collect();
+    assert!(
+        unlisted.is_empty() && stale.is_empty(),
+        "fixtures differ from what Argo CD v3.6.2 wrote, unlisted:\n{}\n\nlisted but no longer seen:\n{stale:#?}",
+        unlisted
+            .iter()
+            .map(|l| l.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
