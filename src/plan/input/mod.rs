@@ -5,6 +5,7 @@
 
 mod choice;
 pub mod files;
+mod follow;
 mod resolve;
 
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use crate::probe::files::PathShower;
 use choice::{Fit, Place, find_app, fit, not_taken, own_folder, paths_of, place, taken_why};
 pub use choice::{RootApp, root_app};
 use files::{read_path, shown_from_cwd};
+pub use follow::{Judge, child_findings, follow};
 
 /// The manifests of one sync, and what was read around them.
 pub struct Input {
