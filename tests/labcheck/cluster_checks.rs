@@ -193,13 +193,14 @@ async fn start(snapshot: Snapshot, options: ServeOptions) -> RunningServer {
     crate::harness::serve(snapshot, options).await
 }
 
-fn path_str(path: &Path) -> &str {
+/// A temp path as the `&str` an argument list takes.
+pub(crate) fn path_str(path: &Path) -> &str {
     path.to_str()
         .unwrap_or_else(|| panic!("non-UTF-8 temp path"))
 }
 
-/// The check `id` of a step report.
-fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
+/// The check `id` of a step report (or a doctor's report).
+pub(crate) fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
     report["checks"]
         .as_array()
         .and_then(|checks| checks.iter().find(|c| c["id"] == id))
