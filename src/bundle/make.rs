@@ -12,9 +12,9 @@ use super::{About, Bundle, CLUSTER, FORMAT, add_repo, add_tape, reads, redact_cr
 use crate::course::Course;
 use crate::course::schema::RepoSpec;
 use crate::error::Error;
-use crate::probe::tape::{Mode, Tape};
+use crate::probe::tape::Tape;
 use crate::report::{self, Format, Styles};
-use crate::run::{Asked, Session, WaitPolicy};
+use crate::run::Session;
 
 /// A bundle ready to make: the course loaded, the step and track settled.
 pub struct Opened {
@@ -64,17 +64,8 @@ impl Opened {
         let module = self.course.module(&request.asked.module)?;
         let steps = module.select(request.asked.step.as_deref())?;
         let tape = Arc::new(Tape::default());
-        let session = Session {
-            asked: Asked {
-                track: Some(self.track.clone()),
-                policy: WaitPolicy::Never,
-                ..request.asked.clone()
-            },
-            log_reads: false,
-            remember: false,
-            tape: Mode::Record(tape.clone()),
-            ..request.clone()
-        };
+        let mut session = request.recording(tape.clone());
+        session.asked.track = Some(self.track.clone());
         // One connection: the run's, then the cluster part's reads through it.
         let cluster = session.connect().await;
         let found = session.run_on(cluster.clone()).await?;

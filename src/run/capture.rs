@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{Session, WaitPolicy};
+use super::Session;
 use crate::error::Error;
 use crate::probe::cluster::{ApiPath, Cluster, application_path};
-use crate::probe::tape::{Mode, Tape};
+use crate::probe::tape::Tape;
 
 /// A capture, written as the snapshot file's YAML.
 pub struct Captured {
@@ -31,17 +31,9 @@ pub async fn capture(session: &Session) -> Result<Captured, Error> {
     let course = session.asked.course()?;
     let module = course.module(&session.asked.module)?;
     let tape = Arc::new(Tape::default());
-    let session = Session {
-        asked: super::Asked {
-            step: None,
-            policy: WaitPolicy::Never,
-            ..session.asked.clone()
-        },
-        log_reads: false,
-        remember: false,
-        tape: Mode::Record(tape.clone()),
-        ..session.clone()
-    };
+    let mut session = session.recording(tape.clone());
+    // Every step of the module: its checks say what to capture.
+    session.asked.step = None;
     let cluster = session.connect().await;
     if let Some(reason) = cluster.unavailable_reason() {
         return Err(Error::Environment(format!(

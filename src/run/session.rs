@@ -18,7 +18,7 @@ use crate::outcome::Status;
 use crate::probe::cluster::{Cluster, ClusterOptions, Read, ReadLog};
 use crate::probe::files::PathShower;
 use crate::probe::repos::Repos;
-use crate::probe::tape::Mode;
+use crate::probe::tape::{Mode, Tape};
 
 /// A learner's past runs as the runner uses them: the progress hands over a read-only
 /// [`Recall`] before the run and gets the reports afterwards. Implemented by the learner's
@@ -144,6 +144,21 @@ impl Session {
         on_wait: &(dyn Fn(&WaitProgress) + Sync),
     ) -> Result<SessionRun, Error> {
         self.run_through(None, history, on_wait).await
+    }
+
+    /// This session as `labcheck bundle` and `labcheck snapshot` run it: every probe answer
+    /// kept on `tape`, never waiting (what is there now), remembering nothing, noting no reads.
+    pub fn recording(&self, tape: Arc<Tape>) -> Session {
+        Session {
+            asked: Asked {
+                policy: WaitPolicy::Never,
+                ..self.asked.clone()
+            },
+            log_reads: false,
+            remember: false,
+            tape: Mode::Record(tape),
+            ..self.clone()
+        }
     }
 
     /// The one connection to the cluster a session makes, made now: for a caller that reads on
