@@ -73,8 +73,9 @@ if [[ ${1:-} == update ]]; then
 fi
 
 mode=${1:-build}
-[[ $mode == build || $mode == crds ]] && [[ $# -le 1 ]] \
-  || fail "unknown arguments: $* (see the top of $self)"
+if [[ $mode != build && $mode != crds ]] || [[ $# -gt 1 ]]; then
+  fail "unknown arguments: $* (see the top of $self)"
+fi
 
 mkdir -p "$out"
 start=$SECONDS

@@ -261,6 +261,8 @@ causes! {
     HookResult = "hook-result" about "the hook", MayFix;
     /// The last sync did not apply the resource.
     NotApplied = "not-applied" about "the resource", MayFix;
+    /// The last sync ran with `ApplyOutOfSyncOnly=true` and skipped the resource, already Synced.
+    ApplyOutOfSyncOnly = "apply-out-of-sync-only" about "the resource", WontFix;
     /// The last sync applied the resource out of the course's order.
     WrongOrder = "wrong-order" about "the resource", WontFix;
     /// The sync failed an attempt and Argo CD is retrying it.

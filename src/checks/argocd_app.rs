@@ -228,6 +228,8 @@ impl KindReads for ArgocdAppSpec {
         }
         for (i, entry) in self.order.iter().enumerate() {
             causes = causes.about(NotApplied, &entry.name, false);
+            // labcheck's hint names the option and where it came from.
+            causes = causes.about(ApplyOutOfSyncOnly, &entry.name, true);
             if i > 0 {
                 causes = causes.about(WrongOrder, &entry.name, false);
             }

@@ -140,6 +140,9 @@ pub fn sync_binding(job: &str) -> Causes {
                 CauseId::LocalSync,
                 CauseId::NoSync,
                 CauseId::ApplyStrategySync,
+                // A Job missing after an operation that runs no hooks names it (issue 40).
+                CauseId::DryRun,
+                CauseId::SelectiveSync,
             ],
             true,
         )

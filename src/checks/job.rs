@@ -261,7 +261,9 @@ impl JobSpec {
         let (Some(app), Some(app_name)) = (app, &self.app) else {
             return outcome.with_cause(Cause::about(CauseId::JobMissing, &self.name));
         };
-        if let Some(explained) = sync_binding::missing_job_outcome(app, app_name) {
+        if let Some(explained) = sync_binding::missing_job_outcome(app, app_name)
+            .or_else(|| sync_binding::no_hook_operation_outcome(app, app_name, &self.name))
+        {
             return explained;
         }
         let outcome = outcome.with_cause(Cause::about(CauseId::JobMissing, &self.name));

@@ -10,6 +10,7 @@
 //! resources that are not Synced, with `autoHealAttemptsCount`.
 
 use crate::checks::revisions::RevisionView;
+use crate::outcome::CauseId;
 use crate::probe::cluster::argocd::{Application, HistoryEntry};
 
 /// The kind of operation `status.operationState.operation.sync` describes.
@@ -77,6 +78,30 @@ impl Shape {
                 "a sync of local files (`argocd app sync --local`), not of a commit in git"
             }
         }
+    }
+
+    /// The cause an operation of this shape gives a check it keeps from passing (`None`: a full
+    /// sync, which gives none of its own).
+    pub fn cause(self) -> Option<CauseId> {
+        match self {
+            Shape::Full => None,
+            Shape::ApplyOnly => Some(CauseId::ApplyStrategySync),
+            Shape::Selective { .. } => Some(CauseId::SelectiveSync),
+            Shape::DryRun => Some(CauseId::DryRun),
+            Shape::Local => Some(CauseId::LocalSync),
+        }
+    }
+
+    /// The command that runs what this operation did not, with the option it must leave out.
+    pub fn full_sync_hint(self, app: &str) -> String {
+        let without = match self {
+            Shape::ApplyOnly => " (without `--strategy apply`)",
+            Shape::Selective { self_heal: false } => " (without `--resource`)",
+            Shape::DryRun => " (without `--dry-run`)",
+            Shape::Local => " (without `--local`)",
+            Shape::Full | Shape::Selective { self_heal: true } => "",
+        };
+        format!("run a full sync, which runs the hooks: `argocd app sync {app}`{without}")
     }
 
     /// A short word for summaries.

@@ -454,6 +454,33 @@ pub fn missing_job_outcome(app: &Application, app_name: &str) -> Option<Outcome>
     None
 }
 
+/// A Job the cluster does not have, after a last operation that runs no hooks (an apply-strategy
+/// sync, a selective sync or self-heal, a dry run: `controller/sync.go:386`): that operation is
+/// why, whatever an earlier sync did; a fail naming it, never "run a sync" as if none had run.
+pub fn no_hook_operation_outcome(app: &Application, app_name: &str, job: &str) -> Option<Outcome> {
+    if app.operation_running() {
+        return None;
+    }
+    let shape = Shape::of(app).filter(|s| !s.runs_hooks())?;
+    let started = app
+        .last_operation()
+        .and_then(|o| o.started_at.clone())
+        .unwrap_or_default();
+    Some(
+        Outcome::fail(format!(
+            "Job {job} does not exist: the last operation of {app_name} (started {started}) was {}",
+            shape.what()
+        ))
+        .with_expected(format!("Job {job} run by a sync of your commit"))
+        .with_actual(format!(
+            "no such Job; the last operation was a {}",
+            shape.word()
+        ))
+        .with_hint(shape.full_sync_hint(app_name))
+        .with_cause(Cause::new(shape.cause()?)),
+    )
+}
+
 /// A Job of the last sync still is not the step's Job when that sync ran an older revision than
 /// the one Argo CD now targets (the learner pushed, the new sync has not run yet).
 fn older_revision_outcome(name: &str, app: &Application, app_name: &str) -> Option<Outcome> {

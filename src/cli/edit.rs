@@ -187,8 +187,9 @@ fn parse_path(text: &str) -> Result<YamlPath, Error> {
 
 fn refused(file: &Path, error: &EditError) -> Error {
     Error::Usage(format!(
-        "{}: {error}; the file is unchanged",
-        file.display()
+        "{}: {}; the file is unchanged",
+        file.display(),
+        error.words("`--document N`")
     ))
 }
 

@@ -119,11 +119,22 @@ const AFTER_HELP: &str = "Examples:
 
 Exit codes: 0 passed, 1 a check failed, 2 usage or course-file error, 3 could not check, 130 interrupted.";
 
+/// `--version`: labcheck's version and the course it embeds (its modules and a fingerprint of
+/// their files, from build.rs), so a bug report says which course the learner ran.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (course ",
+    env!("LABCHECK_COURSE_MODULES"),
+    ", fingerprint ",
+    env!("LABCHECK_COURSE_FINGERPRINT"),
+    ")"
+);
+
 /// Tells a learner whether they really did a step of the GitOps course.
 #[derive(Debug, Parser)]
 #[command(
     name = "labcheck",
-    version,
+    version = VERSION,
     about = "Checks whether you really did a step of the GitOps course: git, files and your cluster.",
     long_about = None,
     args_conflicts_with_subcommands = true,

@@ -14,6 +14,7 @@
 mod render;
 mod source;
 mod tree;
+mod words;
 
 use serde_yaml::{Mapping, Value};
 
@@ -23,6 +24,8 @@ use super::value::{untag, values_equal};
 use render::{Quote, render_flow, render_key};
 use source::Source;
 use tree::{Kind, column, comments_above, last_line_end, line_start, only_spaces, splice};
+pub use words::DocumentChoice;
+use words::through_alias;
 
 /// Why an edit could not be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -34,8 +37,9 @@ pub enum EditError {
     #[error("{0}")]
     Path(String),
     /// The document asked for is not in the file, or the file holds several and none was named.
-    #[error("{0}")]
-    Document(String),
+    /// Its words name a solution's `document:`; a command names its own flag ([`EditError::words`]).
+    #[error("{}", .0.words("`document:`"))]
+    Document(DocumentChoice),
     /// A new file's text cannot be put into the file that is there already.
     #[error("{0}")]
     Create(String),
@@ -83,9 +87,14 @@ pub fn remove(
         }
     };
     let source = Source::read(text, document)?;
-    let Some(parent) = source.find(segments) else {
+    let (parent, depth) = source.deepest(segments);
+    if matches!(parent.kind, Kind::Alias) && depth < path.segments().len() {
+        let at = YamlPath::from_segments(segments[..depth].to_vec());
+        return Err(through_alias(&source.text, parent, &at));
+    }
+    if depth != segments.len() {
         return Ok(None);
-    };
+    }
     let Kind::Map(entries) = &parent.kind else {
         return Ok(None);
     };
@@ -226,6 +235,13 @@ fn set_into(
             .collect();
         let nested = nest(&keys[1..], value);
         match &found.kind {
+            Kind::Alias => {
+                return Err(through_alias(
+                    &source.text,
+                    found,
+                    &YamlPath::from_segments(path.segments()[..depth].to_vec()),
+                ));
+            }
             Kind::Map(_) => source.add_key(found, keys[0], &nested, place),
             Kind::Scalar(s) if s.is_empty() || matches!(s.as_str(), "~" | "null") => {
                 let mut map = Mapping::new();
@@ -302,17 +318,15 @@ fn nest(keys: &[&str], value: &Value) -> Value {
 
 fn pick(values: &[Value], document: Option<usize>) -> Result<&Value, EditError> {
     match document {
-        Some(n) => values.get(n).ok_or_else(|| {
-            EditError::Document(format!(
-                "the file holds {} document(s); there is no document {n} (counted from 0)",
-                values.len()
-            ))
-        }),
+        Some(n) => values.get(n).ok_or(EditError::Document(DocumentChoice {
+            count: values.len(),
+            asked: Some(n),
+        })),
         None if values.len() == 1 => Ok(&values[0]),
-        None => Err(EditError::Document(format!(
-            "the file holds {} documents: name one with `document:` (from 0)",
-            values.len()
-        ))),
+        None => Err(EditError::Document(DocumentChoice {
+            count: values.len(),
+            asked: None,
+        })),
     }
 }
 

@@ -175,3 +175,23 @@ fn help_names_the_exit_codes_the_readme_documents() {
         assert!(readme.contains(line), "README lost `{line}`");
     }
 }
+
+#[test]
+fn version_names_labcheck_its_version_and_the_course_it_carries() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let run = labcheck(home.path(), &["--version"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let line = run.stdout.trim_end();
+    let prefix = format!(
+        "labcheck {} (course module-10 module-11, fingerprint ",
+        env!("CARGO_PKG_VERSION")
+    );
+    let fingerprint = line
+        .strip_prefix(&prefix)
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("`{line}` does not start with `{prefix}`"));
+    assert!(
+        fingerprint.len() == 16 && fingerprint.chars().all(|c| c.is_ascii_hexdigit()),
+        "the course's fingerprint is 16 hex digits: `{fingerprint}`"
+    );
+}

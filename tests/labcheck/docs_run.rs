@@ -28,6 +28,22 @@ enum Expect {
 /// Every documented command, in the order they run (later ones see what earlier ones left:
 /// progress, `class-a.yaml`).
 const DOCUMENTED: &[(&str, Expect)] = &[
+    (
+        "cargo binstall labcheck",
+        Expect::NotRun(
+            "needs crates.io and a published release; tests/labcheck/installer.rs checks binstall's pkg-url names the assets the release workflow builds",
+        ),
+    ),
+    (
+        "cargo install labcheck --locked",
+        Expect::NotRun(
+            "needs the crate on crates.io; .ci/run builds the crate it would download with `cargo package --locked`",
+        ),
+    ),
+    (
+        "labcheck --version",
+        Expect::Exits(0, "(course module-10 module-11, fingerprint "),
+    ),
     ("labcheck list", Expect::Exits(0, "module-10")),
     (
         "labcheck module-10 step-4",

@@ -14,7 +14,14 @@ use crate::harness::{Run, World};
 use crate::module_10_cluster::{app_of, cause, check_with, field, hint, revisions, status};
 
 /// A syncResult entry as the engine writes it (facts a7).
-fn entry(kind: &str, name: &str, phase: &str, hook: bool, result: &str, message: &str) -> Value {
+pub(crate) fn entry(
+    kind: &str,
+    name: &str,
+    phase: &str,
+    hook: bool,
+    result: &str,
+    message: &str,
+) -> Value {
     let group = match kind {
         "Job" => "batch",
         "Deployment" => "apps",
@@ -30,7 +37,7 @@ fn entry(kind: &str, name: &str, phase: &str, hook: bool, result: &str, message:
     e
 }
 
-fn plain_entries() -> Vec<Value> {
+pub(crate) fn plain_entries() -> Vec<Value> {
     vec![
         entry(
             "ConfigMap",
@@ -53,7 +60,7 @@ fn plain_entries() -> Vec<Value> {
 
 /// `point`'s solved state, with checkout-dev's last operation (started 11:00:00) replaced by
 /// `request` (merged over `{revision}`) ending in `phase` with `resources`, and `history` as given.
-fn state_with(
+pub(crate) fn state_with(
     world: &World,
     point: &str,
     request: Value,
@@ -82,7 +89,7 @@ fn state_with(
 
 /// The solved history with only the entry of the revision before the push: no sync of the push
 /// has succeeded.
-fn history_without_the_push(world: &World) -> Value {
+pub(crate) fn history_without_the_push(world: &World) -> Value {
     json!([{"id": 1, "revision": revisions(world).previous("checkout-config").expect("a previous push"), "initiatedBy": {"username": "admin"},
             "deployStartedAt": "2026-05-02T09:30:00Z", "deployedAt": "2026-05-02T09:30:40Z"}])
 }
@@ -184,7 +191,7 @@ fn after_an_apply_strategy_sync_step_2s_jobs_count_when_the_sync_of_the_push_mad
 }
 
 /// A dry run of the push: every task listed as Succeeded, `(dry run)` in each message.
-fn dry_run_entries() -> Vec<Value> {
+pub(crate) fn dry_run_entries() -> Vec<Value> {
     vec![
         entry(
             "Job",
@@ -284,19 +291,22 @@ fn a_dry_run_after_the_real_sync_keeps_its_success_and_its_jobs_but_not_its_orde
         None,
     );
     let run = check_with(&world, &snapshot, "step-3");
-    assert_eq!(status(&run, "last-sync-order"), "error", "{}", run.stdout);
-    assert_eq!(run.code, 3);
+    // Every read succeeded: the order is what the dry run replaced, a fail naming it (issue 40).
+    assert_eq!(status(&run, "last-sync-order"), "fail", "{}", run.stdout);
+    assert_eq!(cause(&run, "last-sync-order"), "dry-run");
+    assert!(hint(&run, "last-sync-order").contains("without `--dry-run`"));
+    assert_eq!(run.code, 1);
 }
 
 #[test]
-fn a_self_heal_after_the_sync_of_the_push_could_not_check_the_order_but_a_sync_of_one_resource_fails()
+fn a_self_heal_after_the_sync_of_the_push_fails_the_order_check_naming_it_as_a_sync_of_one_resource_does()
  {
     let world = World::at("step-3");
     let heal = json!({"autoHealAttemptsCount": 1,
         "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]});
     let healed = state_with(&world, "step-3", heal, plain_entries()[1..].to_vec(), None);
     let run = check_with(&world, &healed, "step-3");
-    assert_eq!(status(&run, "last-sync-order"), "error", "{}", run.stdout);
+    assert_eq!(status(&run, "last-sync-order"), "fail", "{}", run.stdout);
     assert_eq!(cause(&run, "last-sync-order"), "selective-sync");
     assert!(field(&run, "last-sync-order", "summary").contains("a self-heal"));
     // Neighbour: the learner synced one resource by hand, and no sync of the push ever succeeded.

@@ -42,7 +42,9 @@ pub fn set_up(cluster: &Cluster) -> Result<Lab, String> {
     let dir = cluster.dir.join("lab");
     let root = dir.join("git");
     let work = dir.join("work");
-    std::fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    for folder in [&root, &work] {
+        std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    }
     let port = free_port();
     let daemon = start_part(
         &cluster.dir,

@@ -158,6 +158,53 @@ impl Verdict<'_> {
         ControlFlow::Continue(())
     }
 
+    /// An entry the last sync did not apply because it ran with `ApplyOutOfSyncOnly=true`, which
+    /// skips every resource already Synced. The controller reads the option from the operation
+    /// only (`controller/sync.go:401`); the API server and auto-sync copy the Application's
+    /// `syncPolicy.syncOptions` into it unless the request names options
+    /// (`server/application/application.go:2143-2152`, `controller/appcontroller.go:2683`).
+    fn skipped_as_synced(&self, wanted: &str, name: &str) -> Option<Outcome> {
+        const OPTION: &str = "ApplyOutOfSyncOnly=true";
+        let op = self.app.last_operation()?;
+        let sync = op.operation.sync.as_ref()?;
+        if !sync.sync_options.iter().any(|o| o == OPTION) {
+            return None;
+        }
+        let app = self.name;
+        let from_app = self
+            .app
+            .spec
+            .sync_policy
+            .as_ref()
+            .and_then(|p| p.get("syncOptions"))
+            .and_then(|o| o.as_array())
+            .is_some_and(|o| o.iter().any(|v| v.as_str() == Some(OPTION)));
+        let (whose, hint) = if from_app {
+            (
+                format!("the Application's `syncPolicy.syncOptions` hold `{OPTION}`"),
+                format!(
+                    "a sync of {app} applies only what differs from the cluster while its `syncPolicy.syncOptions` hold `{OPTION}`; to see every resource applied, sync with other options for once: `argocd app sync {app} --sync-option ApplyOutOfSyncOnly=false`"
+                ),
+            )
+        } else {
+            (
+                format!("it ran with `{OPTION}` (`argocd app sync --apply-out-of-sync-only`)"),
+                format!(
+                    "sync without `--apply-out-of-sync-only`: `argocd app sync {app}`"
+                ),
+            )
+        };
+        Some(
+            Outcome::fail(format!(
+                "the last sync of {app} did not apply {wanted}: {whose}, so it skipped every resource already Synced"
+            ))
+            .with_expected(self.spec.order_text())
+            .with_actual(format!("{wanted} skipped as Synced"))
+            .with_hint(hint)
+            .with_cause(Cause::about(CauseId::ApplyOutOfSyncOnly, name)),
+        )
+    }
+
     /// Gate: `order:` — the last sync applied these entries in this order.
     pub(super) fn order(&mut self) -> Gate {
         let spec = self.spec;
@@ -173,6 +220,14 @@ impl Verdict<'_> {
             // (`pruneObject`, gitops-engine `sync_context.go:1495-1515`).
             let matches = |e: &&ResourceResult| entry_matches(e, &item.kind, &item.name, phase);
             let Some(index) = entries.iter().position(|e| matches(&e) && !is_pruned(e)) else {
+                // The option never skips a hook, nor explains an entry pruned.
+                let hook = phase.is_some_and(|p| p != "Sync");
+                if !hook
+                    && !entries.iter().any(|e| matches(&e) && is_pruned(e))
+                    && let Some(outcome) = self.skipped_as_synced(&wanted, &item.name)
+                {
+                    return ControlFlow::Break(self.with_story(outcome));
+                }
                 let pruned = entries.iter().find(matches).filter(|e| is_pruned(e));
                 let outcome = Outcome::fail(match pruned {
                     Some(e) => format!(

@@ -103,9 +103,7 @@ impl Verdict<'_> {
                         .with_cause(Cause::about(CauseId::SyncPhase, "Succeeded")),
                     );
                 }
-                (Recorded::Never, true)
-                    if !matches!(shape, Shape::Selective { self_heal: true }) =>
-                {
+                (Recorded::Never, true) => {
                     return ControlFlow::Break(
                         Outcome::fail(format!(
                             "no sync of {target} has succeeded: the last operation of {name} was {}",
@@ -113,7 +111,7 @@ impl Verdict<'_> {
                         ))
                         .with_expected(format!("a successful sync of {target}"))
                         .with_actual(shape.word())
-                        .with_hint(format!("run the sync of your commit: `argocd app sync {name}`"))
+                        .with_hint(shape.full_sync_hint(name))
                         .with_cause(Cause::new(cause_of(shape))),
                     );
                 }
@@ -147,22 +145,25 @@ impl Verdict<'_> {
             .unwrap_or("<namespace>");
         let what = shape.what();
         let outcome = match (recorded, shape) {
-            (Recorded::Never, Shape::DryRun | Shape::Selective { self_heal: false }) => {
-                Outcome::fail(format!(
-                    "the last operation of {name} was {what}, and no sync of {target} has succeeded"
-                ))
-                .with_hint(format!("run the sync of your commit: `argocd app sync {name}`"))
-                .with_diagnosis(
-                    "Argo CD keeps the result of the last operation only, and a failed sync leaves no history entry: if a sync failed before it, its result is gone",
-                )
-                .with_cause(Cause::new(cause_of(shape)))
-            }
-            (Recorded::Synced(entry), _) => Outcome::could_not_check(format!(
-                "the last operation of {name} was {what}; it replaced the result of the sync of {target} (started {}, succeeded), so which hooks ran and in what order is no longer recorded",
+            // History is written for every successful full sync (`controller/sync.go:483`) and
+            // is not full: no sync of the target succeeded, a self-heal's attempt included.
+            (Recorded::Never, _) => Outcome::fail(format!(
+                "the last operation of {name} was {what}, and no sync of {target} has succeeded"
+            ))
+            .with_hint(shape.full_sync_hint(name))
+            .with_diagnosis(
+                "Argo CD keeps the result of the last operation only, and a failed sync leaves no history entry: if a sync failed before it, its result is gone",
+            )
+            .with_cause(Cause::new(cause_of(shape))),
+            // Every read succeeded: what this check asks about is what the last operation did,
+            // and it did none of it. A fail naming it, never "could not check".
+            (Recorded::Synced(entry), _) => Outcome::fail(format!(
+                "the last operation of {name} was {what}; it replaced the result of the sync of {target} (started {}, succeeded), so the hooks it ran and their order are no longer recorded",
                 entry.deploy_started_at.as_deref().unwrap_or("?")
             ))
             .with_hint(format!(
-                "the hook Jobs still tell (`kubectl -n {namespace} get jobs`); to see the order again, run a full sync: `argocd app sync {name}`"
+                "{}; it records the hooks and their order again (the hook Jobs of the earlier sync: `kubectl -n {namespace} get jobs`)",
+                shape.full_sync_hint(name)
             ))
             .with_cause(Cause::new(cause_of(shape))),
             (Recorded::MaybeTrimmed { limit }, _) => Outcome::could_not_check(format!(
@@ -170,11 +171,6 @@ impl Verdict<'_> {
             ))
             .with_hint(format!("the hook Jobs still tell (`kubectl -n {namespace} get jobs`)"))
             .with_cause(Cause::new(CauseId::HistoryTrimmed)),
-            (Recorded::Never, _) => Outcome::could_not_check(format!(
-                "the last operation of {name} was {what}, and the history holds no full sync of {target}"
-            ))
-            .with_hint(format!("the hook Jobs still tell (`kubectl -n {namespace} get jobs`)"))
-            .with_cause(Cause::new(cause_of(shape))),
         };
         ControlFlow::Break(outcome)
     }

@@ -627,7 +627,7 @@ fn the_app_of_apps_is_found_by_the_childs_tracking_and_name_or_parent_of_is_requ
 }
 
 #[test]
-fn a_self_heal_after_the_full_sync_is_could_not_check_for_hooks_never_a_fail() {
+fn a_self_heal_after_the_full_sync_fails_a_hook_check_naming_it_never_could_not_check() {
     let s = spec(
         "{name: checkout-dev, hook: {kind: Job, name: checkout-migrate, phase: PreSync, result: Succeeded}}",
     );
@@ -649,7 +649,8 @@ fn a_self_heal_after_the_full_sync_is_could_not_check_for_hooks_never_a_fail() {
         "deployStartedAt": "2026-05-02T10:10:00Z", "deployedAt": "2026-05-02T10:10:40Z"}]))
     .unwrap_or_default();
     let outcome = s.decide(&healed, None);
-    assert_eq!(outcome.status, Status::Error, "{outcome:?}");
+    // Every read succeeded: the self-heal replaced the hooks' record (issue 40), a fail naming it.
+    assert_eq!(outcome.status, Status::Fail, "{outcome:?}");
     assert_eq!(outcome.cause, Some(Cause::new(CauseId::SelectiveSync)));
     outcome.assert_says("a self-heal");
     assert!(

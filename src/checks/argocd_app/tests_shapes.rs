@@ -143,7 +143,9 @@ fn a_dry_run_after_the_real_sync_of_the_push_keeps_its_success_but_not_its_hooks
         phase.summary
     );
     let hook = decide(MIGRATE_SUCCEEDED, &app);
-    assert_eq!(hook.status, Status::Error, "{hook:?}");
+    assert_eq!(hook.status, Status::Fail, "{hook:?}");
+    hook.assert_says("a dry run");
+    assert!(hook.hints.iter().any(|h| format!("{h:?}").contains("without `--dry-run`")), "{hook:?}");
     assert_eq!(hook.cause, Some(Cause::new(CauseId::DryRun)));
     // The history's sync is of an older revision: no sync of the push succeeded.
     history(&mut app, OLD);
@@ -183,7 +185,7 @@ fn a_sync_of_one_resource_is_not_the_sync_of_the_push_unless_history_has_one() {
     outcome.assert_says("--resource");
     history(&mut app, PUSHED);
     assert_eq!(decide(SYNC_SUCCEEDED, &app).status, Status::Pass);
-    assert_eq!(decide(MIGRATE_SUCCEEDED, &app).status, Status::Error);
+    assert_eq!(decide(MIGRATE_SUCCEEDED, &app).status, Status::Fail);
 }
 
 #[test]

@@ -12,7 +12,7 @@ use super::tree::{
     Kind, Node, colon_after, column, comments_above, content_end, last_line_end, line_start,
     parse_tree, splice,
 };
-use super::{EditError, Placement};
+use super::{DocumentChoice, EditError, Placement};
 use crate::yaml::path::{Segment, YamlPath};
 use crate::yaml::value::untag;
 
@@ -29,16 +29,10 @@ impl Source {
         let count = documents.len();
         let index = match document {
             Some(n) if n < count => n,
-            Some(n) => {
-                return Err(EditError::Document(format!(
-                    "the file holds {count} document(s); there is no document {n} (counted from 0)"
-                )));
-            }
+            asked @ Some(_) => return Err(EditError::Document(DocumentChoice { count, asked })),
             None if count <= 1 => 0,
             None => {
-                return Err(EditError::Document(format!(
-                    "the file holds {count} documents: name one with `document:` (from 0)"
-                )));
+                return Err(EditError::Document(DocumentChoice { count, asked: None }));
             }
         };
         let root = if index < count {

@@ -338,12 +338,6 @@ fn what_cannot_be_made_is_an_error_that_names_the_path() {
             "names no item",
         ),
         ("a: [1\n", "a", "line 2"),
-        // A key pasted twice: Helm would read only the last; the learner decides which stays.
-        (
-            "image:\n  tag: \"1\"\nimage:\n  tag: \"2\"\n",
-            "image.tag",
-            "appears twice",
-        ),
     ];
     for (text, p, want) in cases {
         let err = set(text, None, &path(p), &yaml("1"), &Placement::default()).expect_err(p);

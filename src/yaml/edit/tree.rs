@@ -48,8 +48,10 @@ pub(super) fn only_spaces(s: &str) -> bool {
     s.chars().all(|c| c == ' ')
 }
 
+/// Where the line holding `at` starts; the first line after a byte-order mark, which is no column.
 pub(super) fn line_start(text: &str, at: usize) -> usize {
-    text[..at].rfind('\n').map_or(0, |i| i + 1)
+    let bom = text.len() - crate::yaml::helm::without_bom(text).len();
+    text[..at].rfind('\n').map_or(bom.min(at), |i| i + 1)
 }
 
 pub(super) fn column(text: &str, at: usize) -> usize {
@@ -113,8 +115,15 @@ pub(super) fn parse_tree(text: &str) -> Result<Vec<Node>, EditError> {
             message,
         })
     };
-    let offset = |span: &Span| span.byte_range().map_or((0, 0), |r| (r.start, r.end));
-    let mut parser = Parser::new_from_str(text);
+    // Parsed without a byte-order mark, as the Helm reader parses (`helm::without_bom`); the
+    // positions are the file's own, so an edit keeps the mark.
+    let body = crate::yaml::helm::without_bom(text);
+    let bom = text.len() - body.len();
+    let offset = |span: &Span| {
+        span.byte_range()
+            .map_or((bom, bom), |r| (r.start + bom, r.end + bom))
+    };
+    let mut parser = Parser::new_from_str(body);
     while let Some(next) = parser.next_event() {
         let (event, span) = next.map_err(|e| {
             EditError::Yaml(YamlError::Syntax {

@@ -1,0 +1,154 @@
+//! Issue 40: every operation named. The last operation ran no hooks (an apply-strategy sync, a
+//! selective sync or self-heal, a dry run, `controller/sync.go:386`), and the check names it even
+//! where the hook Jobs are gone altogether; a dry run is named as one whatever revision it names
+//! (`argocd app sync --dry-run --revision X`). Served as a cluster to module 10's check files.
+
+use serde_json::json;
+
+use crate::harness::World;
+use crate::module_10_cluster::{cause, check_with, field, hint, revisions, status};
+use crate::operations::{dry_run_entries, history_without_the_push, plain_entries, state_with};
+
+#[test]
+fn jobs_missing_after_a_sync_that_ran_no_hooks_fail_naming_that_sync_and_its_option() {
+    // (the operation's request, the cause, the option the hint says to leave out)
+    let cases = [
+        (
+            json!({"syncStrategy": {"apply": {}}}),
+            "apply-strategy-sync",
+            "without `--strategy apply`",
+        ),
+        (json!({"dryRun": true}), "dry-run", "without `--dry-run`"),
+        (
+            json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
+            "selective-sync",
+            "without `--resource`",
+        ),
+    ];
+    for (request, want_cause, option) in cases {
+        let world = World::at("step-2");
+        let mut snapshot = state_with(
+            &world,
+            "step-2",
+            request.clone(),
+            plain_entries(),
+            Some(history_without_the_push(&world)),
+        );
+        // The Jobs are gone altogether (deleted by hand, or by a HookSucceeded policy).
+        snapshot
+            .objects
+            .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
+        let run = check_with(&world, &snapshot, "step-2");
+        for id in ["migrate-job-complete", "smoke-test-job-complete"] {
+            assert_eq!(status(&run, id), "fail", "{request} {id}: {}", run.stdout);
+            assert_eq!(
+                cause(&run, id),
+                want_cause,
+                "{request} {id}: {}",
+                run.stdout
+            );
+            assert!(
+                hint(&run, id).contains(option),
+                "{request} {id}: {}",
+                hint(&run, id)
+            );
+            assert!(
+                !hint(&run, id).contains("run the sync (`"),
+                "{}",
+                hint(&run, id)
+            );
+        }
+        assert_ne!(run.code, 3, "never could-not-check: {}", run.stdout);
+    }
+}
+
+#[test]
+fn a_dry_run_of_an_older_revision_is_named_as_a_dry_run_not_as_an_older_sync() {
+    let world = World::at("step-2");
+    let older = revisions(&world)
+        .previous("checkout-config")
+        .expect("a previous push")
+        .to_string();
+    // `argocd app sync checkout-dev --dry-run --revision <older>`, no sync of the push yet.
+    let snapshot = state_with(
+        &world,
+        "step-2",
+        json!({"dryRun": true, "revision": older}),
+        dry_run_entries(),
+        Some(history_without_the_push(&world)),
+    );
+    let run = check_with(&world, &snapshot, "step-2");
+    assert_eq!(status(&run, "sync-ran"), "fail", "{}", run.stdout);
+    assert_eq!(cause(&run, "sync-ran"), "dry-run", "{}", run.stdout);
+    let summary = field(&run, "sync-ran", "summary");
+    assert!(
+        summary.contains("dry run") && !summary.contains("ran "),
+        "{summary}"
+    );
+    // Neighbour: the real sync of the push is in the history; the dry run of an older
+    // revision after it does not undo that success.
+    let snapshot = state_with(
+        &world,
+        "step-2",
+        json!({"dryRun": true, "revision": older}),
+        dry_run_entries(),
+        None,
+    );
+    let run = check_with(&world, &snapshot, "step-2");
+    assert_eq!(status(&run, "sync-ran"), "pass", "{}", run.stdout);
+}
+
+#[test]
+fn a_sync_with_apply_out_of_sync_only_names_the_option_for_what_it_skipped() {
+    let world = World::at("step-3");
+    let hooks_only = vec![
+        crate::operations::entry(
+            "Job",
+            "checkout-migrate",
+            "PreSync",
+            true,
+            "Succeeded",
+            "Reached expected number of succeeded pods",
+        ),
+        crate::operations::entry(
+            "Job",
+            "checkout-smoke-test",
+            "PostSync",
+            true,
+            "Succeeded",
+            "Reached expected number of succeeded pods",
+        ),
+    ];
+    // `argocd app sync checkout-dev --apply-out-of-sync-only`: the ConfigMap and the Deployment
+    // were Synced, so the sync skipped them (controller/sync.go:401).
+    let snapshot = state_with(
+        &world,
+        "step-3",
+        json!({"syncOptions": ["ApplyOutOfSyncOnly=true"]}),
+        hooks_only.clone(),
+        None,
+    );
+    let run = check_with(&world, &snapshot, "step-3");
+    assert_eq!(status(&run, "last-sync-order"), "fail", "{}", run.stdout);
+    assert_eq!(
+        cause(&run, "last-sync-order"),
+        "apply-out-of-sync-only:checkout-config",
+        "{}",
+        run.stdout
+    );
+    assert!(field(&run, "last-sync-order", "summary").contains("ApplyOutOfSyncOnly=true"));
+    assert!(
+        hint(&run, "last-sync-order").contains("ApplyOutOfSyncOnly"),
+        "{}",
+        hint(&run, "last-sync-order")
+    );
+    // Neighbour: the same table without the option is a sync that did not apply them.
+    let snapshot = state_with(&world, "step-3", json!({}), hooks_only, None);
+    let run = check_with(&world, &snapshot, "step-3");
+    assert_eq!(
+        cause(&run, "last-sync-order"),
+        "not-applied:checkout-config",
+        "{}",
+        run.stdout
+    );
+}
