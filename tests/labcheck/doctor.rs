@@ -337,8 +337,19 @@ async fn doctor_for_ci_finds_awk_running_whether_it_is_mawk_or_gawk() {
             .doctor(&["module-10", "--for", "ci", "--format", "json"])
             .await;
         let report = run.json();
-        assert_eq!(field(&report, "tool-awk", "status"), "pass", "{name}: {report:#}");
-        let version = if name == "mawk" { "mawk 1.3.4" } else { "GNU Awk" };
-        assert!(field(&report, "tool-awk", "summary").contains(version), "{name}: {report:#}");
+        assert_eq!(
+            field(&report, "tool-awk", "status"),
+            "pass",
+            "{name}: {report:#}"
+        );
+        let version = if name == "mawk" {
+            "mawk 1.3.4"
+        } else {
+            "GNU Awk"
+        };
+        assert!(
+            field(&report, "tool-awk", "summary").contains(version),
+            "{name}: {report:#}"
+        );
     }
 }

@@ -312,9 +312,16 @@ async fn install(admin: &kube::Client, bin: &Path) -> Result<(), String> {
     crate::api::install_argocd_crds(admin).await?;
     // The API server lists ApplicationSets too, and logs an error a second without their CRD.
     let appset = crate::testbin::argocd_crds().join("applicationset-crd.yaml");
-    let text = std::fs::read_to_string(&appset).map_err(|e| format!("{}: {e}", appset.display()))?;
-    let crd: Value = serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", appset.display()))?;
-    create(admin, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", &crd).await?;
+    let text =
+        std::fs::read_to_string(&appset).map_err(|e| format!("{}: {e}", appset.display()))?;
+    let crd: Value =
+        serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", appset.display()))?;
+    create(
+        admin,
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        &crd,
+    )
+    .await?;
     let cm = format!("/api/v1/namespaces/{NAMESPACE}/configmaps");
     create(
         admin,
