@@ -9,6 +9,7 @@ use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::{Value, json};
 
+use crate::cluster_checks::check;
 use crate::harness::Labcheck;
 
 /// A learner's machine: HOME, a bin folder on PATH, maybe the lab's repos.
@@ -129,13 +130,6 @@ fn with_argo_cd(mut snapshot: Snapshot, controller_ready: i64) -> Snapshot {
         snapshot = snapshot.with_object(object);
     }
     snapshot
-}
-
-fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["checks"]
-        .as_array()
-        .and_then(|checks| checks.iter().find(|c| c["id"] == id))
-        .unwrap_or_else(|| panic!("no check {id} in {report:#}"))
 }
 
 fn field<'a>(report: &'a Value, id: &str, name: &str) -> &'a str {

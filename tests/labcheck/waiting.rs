@@ -2,7 +2,7 @@
 //! sync ends later), the real binary waiting on watch streams, stopping when the result is final,
 //! and naming a timeout in every format.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use labcheck::lab::cluster::{self, Revisions};
@@ -11,6 +11,7 @@ use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
 
+use crate::cluster_checks::{check, path_str};
 use crate::harness::{Labcheck, Run, kubeconfig_at};
 
 const APP: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
@@ -58,18 +59,6 @@ impl Lab {
 
 async fn start(snapshot: Snapshot) -> RunningServer {
     crate::harness::serve(snapshot, ServeOptions::default()).await
-}
-
-fn path_str(path: &Path) -> &str {
-    path.to_str()
-        .unwrap_or_else(|| panic!("non-UTF-8 temp path"))
-}
-
-fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["checks"]
-        .as_array()
-        .and_then(|checks| checks.iter().find(|c| c["id"] == id))
-        .unwrap_or_else(|| panic!("no check {id} in {report:#}"))
 }
 
 fn checks_waited(report: &Value) -> Vec<&Value> {
