@@ -285,3 +285,46 @@ async fn the_sync_ending_is_seen_through_the_watch_and_logged_as_a_state_change(
         .count();
     assert_eq!(watches, 1, "{:#?}", server.requests.entries());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pushed_values_that_argo_cd_applies_while_labcheck_waits_pass_on_a_fresh_read_of_argocd_cm()
+{
+    // Step 1 pushed; Argo CD syncs its own Application (and so argocd-cm) two seconds later. The
+    // ConfigMap was read before that sync and failed for good; the check it counts after waited
+    // for the sync. Judged on that first read, "argocd-cm lacks your value" would stand beside
+    // "Argo CD synced your push".
+    let lab = Lab::at("step-1");
+    let syncs_after = Duration::from_secs(2);
+    let timeline = cluster::then(
+        cluster::state("step-1-argocd-not-synced", &lab.revs).expect("a fixture state"),
+        syncs_after,
+        cluster::solved("step-1", &lab.revs).expect("a fixture state"),
+    );
+    let server = start(timeline).await;
+    let kubeconfig = lab.kubeconfig(&server);
+    let ran = lab
+        .run(
+            "step-1",
+            &[
+                "--format",
+                "json",
+                "--wait",
+                "20s",
+                "--kubeconfig",
+                path_str(&kubeconfig),
+            ],
+        )
+        .await;
+    let report = ran.json();
+    assert_eq!(ran.code, 0, "{report:#}\n{}", ran.stderr);
+    assert_eq!(
+        check(&report, "argocd-synced-push")["status"],
+        "pass",
+        "{report:#}"
+    );
+    assert_eq!(
+        check(&report, "argocd-cm-has-health-check")["status"],
+        "pass",
+        "{report:#}"
+    );
+}
