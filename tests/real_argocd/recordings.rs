@@ -34,7 +34,7 @@ const POINTS: &[(&str, &str)] = &[
 /// A recorded snapshot as a fixture: `revisions` is the walk's `<step>-revisions.txt` (each repo,
 /// its pushed commit, the one before it), `served` each URL the tier served a course URL at.
 fn as_fixture(recording: &str, revisions: &str, served: &[(&str, &str)], point: &str) -> String {
-    let mut text = recording.to_string();
+    let mut text = without_crd_schemas(recording);
     for line in revisions.lines() {
         let mut words = line.split_whitespace();
         let (Some(repo), Some(pushed), Some(previous)) = (words.next(), words.next(), words.next())
@@ -56,6 +56,29 @@ fn as_fixture(recording: &str, revisions: &str, served: &[(&str, &str)], point: 
     format!(
         "format: labcheck-snapshot/v1\n# Recorded by the real-Argo-CD tier (tests/real_argocd/recordings.rs): what Argo CD v3.6.2\n# wrote after the walk's {point}, with the course's URLs and revision placeholders.\ndescription: 'module 10 {point}: solved (recorded from Argo CD v3.6.2)'\n{body}"
     )
+}
+
+/// The snapshot with each CRD's schema left open: a fixture's CRD only declares the kind to
+/// serve, and Argo CD's Application schema is 400 kB a state.
+fn without_crd_schemas(recording: &str) -> String {
+    let Ok(mut snapshot) = serde_yaml::from_str::<Value>(recording) else {
+        return recording.to_string();
+    };
+    for object in snapshot["objects"].as_array_mut().into_iter().flatten() {
+        if object["kind"] != "CustomResourceDefinition" {
+            continue;
+        }
+        for version in object["spec"]["versions"].as_array_mut().into_iter().flatten() {
+            if version.get("schema").is_some() {
+                version["schema"] = serde_json::json!({"openAPIV3Schema":
+                    {"type": "object", "x-kubernetes-preserve-unknown-fields": true}});
+            }
+        }
+        if let Some(map) = object.as_object_mut() {
+            map.remove("status");
+        }
+    }
+    serde_yaml::to_string(&snapshot).unwrap_or_else(|_| recording.to_string())
 }
 
 fn fixtures() -> PathBuf {
