@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::cluster::{Cluster, block_on, get};
 use crate::lab::{Lab, MODULE, ok};
@@ -109,15 +109,48 @@ fn argocd(lab: &Lab, args: &[&str]) {
     ok(&output, &format!("argocd {}", args.join(" "))).unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// Merge-patch checkout-dev's Application as the admin (what the platform team would change).
-fn patch_app(cluster: &Cluster, patch: Value) {
+/// Run `script` with bash in the learner's `repo`, as they would type it.
+fn shell(lab: &Lab, repo: &str, script: &str) {
+    let output = lab
+        .command("bash")
+        .args(["-euo", "pipefail", "-c", script])
+        .current_dir(lab.work.join(repo))
+        .output()
+        .expect("bash runs");
+    ok(&output, script).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The platform team sets how long checkout-dev waits before retrying a failed sync, in git
+/// (the app of apps puts back a hand edit of a child Application): pushed, then synced.
+fn platform_retry_backoff(cluster: &Cluster, lab: &Lab, duration: &str) {
+    shell(
+        lab,
+        "argocd-platform",
+        &format!(
+            "labcheck edit set apps/checkout-dev.yaml spec.syncPolicy.retry.backoff.duration --value {duration}
+             labcheck edit set apps/checkout-dev.yaml spec.syncPolicy.retry.backoff.maxDuration --value {duration}
+             git commit -qam 'checkout-dev: retry after {duration}' && git push -q
+             argocd app get platform --refresh >/dev/null"
+        ),
+    );
+    platform_synced_retry(cluster, duration);
+}
+
+/// Wait until the app of apps has given checkout-dev a retry backoff of `duration`.
+fn platform_synced_retry(cluster: &Cluster, duration: &str) {
     let path = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
-    let request = http::Request::patch(path)
-        .header("content-type", "application/merge-patch+json")
-        .body(serde_json::to_vec(&patch).expect("JSON"))
-        .expect("a request");
-    block_on(cluster.admin.request::<Value>(request))
-        .unwrap_or_else(|e| panic!("PATCH {path}: {e}"));
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let app = block_on(get(&cluster.admin, path)).unwrap_or_else(|e| panic!("{e}"));
+        if app["spec"]["syncPolicy"]["retry"]["backoff"]["duration"] == duration {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the platform never synced checkout-dev's retry: {app:#}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
 }
 
 /// checkout-dev's operation state, once `until` holds of it (two minutes at most).
@@ -152,11 +185,17 @@ fn a_sync_still_retrying_then_terminated_gives_the_verdicts_step_4_declares() {
     let lab = &walked.lab;
     // The lab retries once after 5 s; a long wait before the retry makes the retry window one
     // the test can read, as an Application with the default backoff has for minutes.
-    let short =
-        json!({"limit": 1, "backoff": {"duration": "5s", "factor": 2, "maxDuration": "10s"}});
-    let long = json!({"limit": 1, "backoff": {"duration": "3m", "factor": 2, "maxDuration": "3m"}});
-    patch_app(cluster, json!({"spec": {"syncPolicy": {"retry": long}}}));
-    solve(lab, "step-4");
+    platform_retry_backoff(cluster, lab, "3m");
+    // The broken release again, as step 4 makes it (its solution would say step 4 is replaced
+    // by step 5's revert and do nothing).
+    shell(
+        lab,
+        "checkout-config",
+        "labcheck edit set helm/dev.yaml image.tag --value 6.7.0
+         labcheck edit set helm/dev.yaml migration.fail --after enabled --value true
+         git add -- helm/dev.yaml && git commit -qm 'checkout: 6.7.0 with a broken migration, again'
+         git push -q && argocd app get checkout-dev --refresh >/dev/null",
+    );
     let state = operation_when(cluster, lab, "a retry pending", |s| {
         s["phase"] == "Running" && s["retryCount"].as_i64().unwrap_or(0) >= 1
     });
@@ -171,6 +210,11 @@ fn a_sync_still_retrying_then_terminated_gives_the_verdicts_step_4_declares() {
     assert!(problems.is_empty(), "terminated: {problems:#?}\n{state:#}");
 
     // Back to where the walk left the lab: the platform's retry, the release reverted.
-    patch_app(cluster, json!({"spec": {"syncPolicy": {"retry": short}}}));
+    shell(
+        lab,
+        "argocd-platform",
+        "git revert --no-edit HEAD >/dev/null && git push -q && argocd app get platform --refresh >/dev/null",
+    );
+    platform_synced_retry(cluster, "5s");
     solve(lab, "step-5");
 }

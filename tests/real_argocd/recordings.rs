@@ -49,10 +49,12 @@ fn as_fixture(recording: &str, revisions: &str, served: &[(&str, &str)], point: 
     for (url, course) in served {
         text = text.replace(url, course);
     }
+    // Everything but the two header lines, which the fixture words itself.
     let body = text
-        .split_once("\nobjects:")
-        .map(|(_, objects)| format!("objects:{objects}"))
-        .unwrap_or(text);
+        .lines()
+        .filter(|l| !l.starts_with("format:") && !l.starts_with("description:"))
+        .collect::<Vec<_>>()
+        .join("\n");
     format!(
         "format: labcheck-snapshot/v1\n# Recorded by the real-Argo-CD tier (tests/real_argocd/recordings.rs): what Argo CD v3.6.2\n# wrote after the walk's {point}, with the course's URLs and revision placeholders.\ndescription: 'module 10 {point}: solved (recorded from Argo CD v3.6.2)'\n{body}"
     )
@@ -68,7 +70,11 @@ fn without_crd_schemas(recording: &str) -> String {
         if object["kind"] != "CustomResourceDefinition" {
             continue;
         }
-        for version in object["spec"]["versions"].as_array_mut().into_iter().flatten() {
+        for version in object["spec"]["versions"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+        {
             if version.get("schema").is_some() {
                 version["schema"] = serde_json::json!({"openAPIV3Schema":
                     {"type": "object", "x-kubernetes-preserve-unknown-fields": true}});
@@ -77,6 +83,11 @@ fn without_crd_schemas(recording: &str) -> String {
         if let Some(map) = object.as_object_mut() {
             map.remove("status");
         }
+    }
+    // The header lines go: the fixture writes its own (see `as_fixture`).
+    if let Some(map) = snapshot.as_object_mut() {
+        map.remove("format");
+        map.remove("description");
     }
     serde_yaml::to_string(&snapshot).unwrap_or_else(|_| recording.to_string())
 }
