@@ -11,6 +11,7 @@ pub mod health;
 pub mod load;
 pub mod object;
 pub mod order;
+pub mod refs;
 pub mod scope;
 #[cfg(test)]
 mod tests;

@@ -33,6 +33,7 @@ mod operations_named;
 mod plan;
 mod plan_apps;
 mod plan_folders;
+mod plan_refused;
 mod read_only;
 mod replay;
 mod report_snapshots;
