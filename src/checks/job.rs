@@ -7,7 +7,7 @@ use serde::Deserialize;
 use crate::checks::Context;
 use crate::checks::can_fail::{self, Causes};
 use crate::checks::cluster_common::{self, sync_entry};
-use crate::checks::sync_binding;
+use crate::checks::{hook_refused, sync_binding};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
 use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::argocd::Application;
@@ -276,6 +276,9 @@ impl JobSpec {
             .last_operation()
             .and_then(|op| op.phase.as_deref())
             .filter(|phase| matches!(*phase, "Failed" | "Error"));
+        if let Some(entry) = hook_refused::refused_entry(app, &self.name) {
+            return hook_refused::refused_outcome(app, app_name, entry, who);
+        }
         match (sync_entry(app, "Job", &self.name), failed) {
             (Some(entry), _) => outcome.with_diagnosis(format!(
                 "the last sync ran {} ({}), and the Job is gone: {}",

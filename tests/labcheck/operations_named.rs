@@ -152,3 +152,79 @@ fn a_sync_with_apply_out_of_sync_only_names_the_option_for_what_it_skipped() {
         run.stdout
     );
 }
+
+/// The API server's refusal of a hook Job whose `backoffLimit` was quoted, as Argo CD records
+/// it (`gitops-engine pkg/utils/kube/kube.go:223-239` strips kubectl's `error when creating`).
+pub(crate) const REFUSED: &str = "Job in version \"v1\" cannot be handled as a Job: json: cannot unmarshal string into Go struct field JobSpec.spec.backoffLimit of type int32";
+
+/// The last sync of the push, ended at the PreSync hook the API server refused: the entry
+/// `status: SyncFailed, hookPhase: Failed` with the apply error, the operation `Failed` with
+/// `one or more objects failed to apply, reason: …` (`sync_context.go:700-716`).
+pub(crate) fn refused_state(
+    world: &World,
+    point: &str,
+    keep_old_jobs: bool,
+) -> labcheck::snapshot::Snapshot {
+    let mut refused = crate::operations::entry(
+        "Job",
+        "checkout-migrate",
+        "PreSync",
+        true,
+        "Failed",
+        REFUSED,
+    );
+    refused["status"] = json!("SyncFailed");
+    let mut snapshot = state_with(
+        world,
+        point,
+        json!({}),
+        vec![refused],
+        Some(history_without_the_push(world)),
+    );
+    let app = crate::module_10_cluster::app_of(&mut snapshot);
+    app["status"]["operationState"]["phase"] = json!("Failed");
+    app["status"]["operationState"]["message"] = json!(format!(
+        "one or more objects failed to apply, reason: {REFUSED}"
+    ));
+    if !keep_old_jobs {
+        snapshot
+            .objects
+            .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
+    }
+    snapshot
+}
+
+#[test]
+fn a_hook_the_api_server_refused_fails_naming_the_refusal_and_where_it_is_rendered() {
+    // (the Jobs of an earlier sync are kept, or there are none)
+    for keep_old_jobs in [false, true] {
+        let world = World::at("step-2");
+        let snapshot = refused_state(&world, "step-2", keep_old_jobs);
+        let run = check_with(&world, &snapshot, "step-2");
+        let id = "migrate-job-complete";
+        assert_eq!(status(&run, id), "fail", "{keep_old_jobs}: {}", run.stdout);
+        assert_eq!(
+            cause(&run, id),
+            "hook-refused:checkout-migrate",
+            "{}",
+            run.stdout
+        );
+        let summary = field(&run, id, "summary");
+        assert!(
+            summary.contains("could not create") && summary.contains(REFUSED),
+            "{summary}"
+        );
+        let diagnosis = field(&run, id, "diagnosis");
+        assert!(
+            diagnosis.contains("one or more objects failed to apply"),
+            "{diagnosis}"
+        );
+        // The course's hint for the cause speaks, not "run a sync".
+        assert!(
+            hint(&run, id).contains("refused its manifest"),
+            "{}",
+            hint(&run, id)
+        );
+        assert_ne!(run.code, 3, "never could-not-check: {}", run.stdout);
+    }
+}
