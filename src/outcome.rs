@@ -222,6 +222,39 @@ impl HintPart {
         }
     }
 
+    /// The part with each of its texts as `f` rewrites it, the rest as it is: a class shows
+    /// one learner's part with their own names as placeholders.
+    pub fn map_texts(&self, f: &impl Fn(&str) -> String) -> HintPart {
+        match self {
+            HintPart::First {
+                check,
+                title,
+                theirs,
+            } => HintPart::First {
+                check: check.clone(),
+                title: title.clone(),
+                theirs: theirs.iter().map(|p| p.map_texts(f)).collect(),
+            },
+            HintPart::Course {
+                text,
+                file,
+                key,
+                level,
+            } => HintPart::Course {
+                text: f(text),
+                file: file.clone(),
+                key: key.clone(),
+                level: *level,
+            },
+            HintPart::Check { text } => HintPart::Check { text: f(text) },
+            HintPart::Wait { text } => HintPart::Wait { text: f(text) },
+            HintPart::WaitingWillNotFix { instead } => HintPart::WaitingWillNotFix {
+                instead: f(instead),
+            },
+            HintPart::Cause { cause } => HintPart::Cause { cause: *cause },
+        }
+    }
+
     /// Whether the part gives the learner nothing to go on (a text of only blanks). A `first:`
     /// part always does: it names the check to fix.
     pub fn says_nothing(&self) -> bool {
@@ -370,42 +403,6 @@ impl Outcome {
             })
             .collect();
         (!texts.is_empty()).then(|| texts.join("\n"))
-    }
-
-    /// The hint as one plain text, for the class (`class/`) alone: it groups learners by it below
-    /// the reporters. Every report words hints with `report::hint`, whose test holds these words
-    /// equal to its own; this goes once the class groups by the parts and lets `report/` word them.
-    pub fn hint_text(&self) -> Option<String> {
-        fn words(part: &HintPart) -> String {
-            match part {
-                HintPart::First { title, theirs, .. } => match plain(theirs) {
-                    Some(theirs) => format!("{title}: {theirs}"),
-                    None => format!("{title} (see above)"),
-                },
-                HintPart::WaitingWillNotFix { instead } => {
-                    format!("waiting will not fix this: {instead}")
-                }
-                other => other.texts().concat(),
-            }
-        }
-        fn plain(parts: &[HintPart]) -> Option<String> {
-            let (first, then): (Vec<_>, Vec<_>) = parts
-                .iter()
-                .partition(|p| matches!(p, HintPart::First { .. }));
-            let first: Vec<String> = first.into_iter().map(words).collect();
-            let then: Vec<String> = then.into_iter().map(words).collect();
-            match (first.is_empty(), then.is_empty()) {
-                (true, true) => None,
-                (true, false) => Some(then.join("\n")),
-                (false, true) => Some(format!("first: {}", first.join("; "))),
-                (false, false) => Some(format!(
-                    "first: {}; then: {}",
-                    first.join("; "),
-                    then.join("\n")
-                )),
-            }
-        }
-        plain(&self.hints)
     }
 
     /// Which of the course's hint levels the hint shows, when the check file gives more than one.

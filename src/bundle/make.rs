@@ -5,17 +5,16 @@
 //! [`open`] settles everything before anything runs, so a refused destination costs
 //! nothing; [`Opened::make`] runs and packs.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use super::{About, Bundle, CLUSTER, FORMAT, add_repo, add_tape, reads, redact_credentials};
 use crate::course::Course;
 use crate::course::schema::RepoSpec;
 use crate::error::Error;
-use crate::probe::cluster::Cluster;
-use crate::probe::files::PathShower;
-use crate::probe::tape::{Mode, Tape};
+use crate::probe::tape::Tape;
 use crate::report::{self, Format, Styles};
-use crate::run::{Asked, Session, WaitPolicy};
+use crate::run::Session;
 
 /// A bundle ready to make: the course loaded, the step and track settled.
 pub struct Opened {
@@ -65,24 +64,18 @@ impl Opened {
         let module = self.course.module(&request.asked.module)?;
         let steps = module.select(request.asked.step.as_deref())?;
         let tape = Arc::new(Tape::default());
-        let session = Session {
-            asked: Asked {
-                track: Some(self.track.clone()),
-                policy: WaitPolicy::Never,
-                paths: PathShower::from_env(),
-                ..request.asked.clone()
-            },
-            log_reads: false,
-            remember: false,
-            tape: Mode::Record(tape.clone()),
-            ..request.clone()
-        };
-        let found = session.run(None, &|_| {}).await?;
+        let mut session = request.recording(tape.clone());
+        session.asked.track = Some(self.track.clone());
+        // One connection: the run's, then the cluster part's reads through it.
+        let cluster = session.connect().await;
+        let found = session.run_on(cluster.clone()).await?;
         let render =
             |format| report::render(&found.reports, found.module_run, format, Styles::plain());
+        // The answers the run got, as they stand now: the cluster part's own reads below go
+        // through the same recording connection and are no answers of the run.
+        let answers = Tape::from_areas(tape.areas());
 
         // The cluster part: what the run read, as a snapshot.
-        let cluster = Cluster::connect(&request.cluster).await;
         let captured = match cluster.unavailable_reason() {
             Some(reason) => Err(reason),
             None => {
@@ -105,7 +98,9 @@ impl Opened {
             track: self.track.clone(),
             created: jiff::Timestamp::now().to_string(),
             work_dir: request.work_dir.clone(),
-            home: crate::paths::home_dir().filter(|home| request.work_dir.starts_with(home)),
+            home: (request.asked.paths.home())
+                .filter(|home| request.work_dir.starts_with(home))
+                .map(Path::to_path_buf),
             argocd_namespace: request.asked.argocd_namespace.clone(),
             cluster_error: captured.as_ref().err().cloned(),
         };
@@ -119,7 +114,7 @@ impl Opened {
         if let Ok(yaml) = captured {
             bundle.add(CLUSTER, yaml);
         }
-        add_tape(&mut bundle, module, &tape);
+        add_tape(&mut bundle, module, &answers);
         for (repo, paths) in reads(&steps) {
             add_repo(&mut bundle, module, &request.work_dir, &repo, &paths);
         }

@@ -70,6 +70,3 @@ pub trait LearnerNames {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -6,6 +6,7 @@
 //! the source is found by its `repoURL` in that list, never by its index in the spec.
 
 use crate::probe::cluster::argocd::{AppSource, Application, HistoryEntry};
+use crate::repo_url::{self, name as repo_name};
 
 /// A revision list with the source list it belongs to.
 #[derive(Debug, Clone, Copy)]
@@ -37,57 +38,14 @@ pub struct RepoId {
     pub origin_url: Option<String>,
 }
 
-/// `https://git.example/Team/Repo.git/`, `git@git.example:team/repo`, `ssh://git@git.example:22/team/repo.git`
-/// all become `git.example/team/repo`: no scheme, no user, no `.git`, no trailing slash; the port
-/// is dropped for ssh only (it says nothing about the repo there).
-pub fn normalise_url(url: &str) -> String {
-    let url = url.trim();
-    let (scheme, rest) = match url.split_once("://") {
-        Some((scheme, rest)) => (scheme.to_ascii_lowercase(), rest),
-        None => (String::new(), url),
-    };
-    let rest = match rest.split_once('@') {
-        Some((user, host)) if !user.contains('/') => host,
-        _ => rest,
-    };
-    let mut rest = rest.to_string();
-    if scheme.is_empty() {
-        // scp-like `host:team/repo`, not a Windows-free local path.
-        if let Some((host, path)) = rest.split_once(':')
-            && !host.contains('/')
-            && !path.starts_with("//")
-        {
-            rest = format!("{host}/{path}");
-        }
-    } else if scheme == "ssh"
-        && let Some((host, path)) = rest.split_once('/')
-        && let Some((name, port)) = host.split_once(':')
-        && port.chars().all(|c| c.is_ascii_digit())
-    {
-        rest = format!("{name}/{path}");
-    }
-    let trimmed = rest.trim_end_matches('/');
-    let trimmed = trimmed.strip_suffix(".git").unwrap_or(trimmed);
-    trimmed.trim_end_matches('/').to_ascii_lowercase()
-}
-
-/// The last path segment of a repo URL (`checkout-config`).
-pub fn repo_name(url: &str) -> String {
-    normalise_url(url)
-        .rsplit('/')
-        .next()
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// Indices of the sources that point at `repo`: by the normalised `origin` URL; failing that
 /// (Argo CD often reaches the Git server by another host name than the learner), by the repo's
 /// name as the last segment of the URL.
 pub fn matching_sources(sources: &[&AppSource], repo: &RepoId) -> Vec<usize> {
     if let Some(origin) = &repo.origin_url {
-        let origin = normalise_url(origin);
+        let origin = repo_url::normalise(origin);
         let exact: Vec<usize> = (0..sources.len())
-            .filter(|&i| normalise_url(&sources[i].repo_url) == origin)
+            .filter(|&i| repo_url::normalise(&sources[i].repo_url) == origin)
             .collect();
         if !exact.is_empty() {
             return exact;
@@ -259,24 +217,6 @@ mod tests {
                                           "source": {"repoURL": ""}, "sources": sources}}}
         }))
         .unwrap_or_default()
-    }
-
-    #[test]
-    fn url_forms_of_one_repo_are_the_same_repo() {
-        let want = "git.course.local/team-checkout/checkout-config";
-        for url in [
-            "http://git.course.local/team-checkout/checkout-config.git",
-            "https://git.course.local/team-checkout/checkout-config/",
-            "git@git.course.local:team-checkout/checkout-config.git",
-            "ssh://git@git.course.local:22/team-checkout/checkout-config.git",
-            "https://GIT.course.local/team-checkout/checkout-config.git/",
-        ] {
-            assert_eq!(normalise_url(url), want, "{url}");
-        }
-        assert_eq!(
-            normalise_url("http://localhost:3000/team/repo.git"),
-            "localhost:3000/team/repo"
-        );
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! A class's failures grouped by what caused them: one group per (step, check, cause id), with the
 //! learners in it and the hint shown once. Learners are grouped by the cause id their check set
-//! (or the runner's generic one), never by the text of a hint, which names each learner's paths.
+//! (or the runner's generic one), never by the text of a hint, which names each learner's paths;
+//! within a group, by the parts of their hint once their own names are placeholders. The parts
+//! stay data: the reporters word them (`report::hint`), as they word every hint.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use super::seat::LearnerRun;
-use crate::outcome::Status;
-
 use crate::causes::{Cause, CauseId};
+use crate::outcome::{HintPart, Status};
 
 /// Learners who share one cause at one check.
 #[derive(Debug, Clone, Serialize)]
@@ -28,10 +29,12 @@ pub struct CauseGroup {
     pub hints: Vec<SharedHint>,
 }
 
-/// One hint text and the learners of a group who were given it.
+/// One hint, as parts with placeholders for each learner's own names, and the learners of a
+/// group who were given it. Serialized without its parts: a reporter adds their words.
 #[derive(Debug, Clone, Serialize)]
 pub struct SharedHint {
-    pub hint: String,
+    #[serde(skip)]
+    pub parts: Vec<HintPart>,
     pub learners: Vec<String>,
 }
 
@@ -41,8 +44,10 @@ pub struct WithoutWorkDir {
     pub learner: String,
     /// How many checks could not be checked for that.
     pub checks: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
+    /// The hint of the first of those checks, as it was given (the learner's own report), for
+    /// a reporter to word; serialized without it.
+    #[serde(skip)]
+    pub hint: Vec<HintPart>,
 }
 
 /// The class's causes: learners without a work dir first, then one group per (step, check,
@@ -61,7 +66,8 @@ impl ClassCauses {
     }
 }
 
-/// `text` with a learner's own names replaced by their placeholders.
+/// `text` with a learner's own names replaced by their placeholders: the checks write the names
+/// into their texts, so this is where a class tells one learner's words from another's.
 pub fn shared(text: &str, placeholders: &[(String, String)]) -> String {
     placeholders
         .iter()
@@ -82,7 +88,7 @@ pub fn group(runs: &[LearnerRun]) -> ClassCauses {
     let mut without_work_dir = Vec::new();
     for run in runs {
         let mut unchecked = 0;
-        let mut unchecked_hint = None;
+        let mut unchecked_hint: Option<&[HintPart]> = None;
         for (s, step) in run.steps.iter().enumerate() {
             for (c, check) in step.checks.iter().enumerate() {
                 let o = &check.outcome;
@@ -96,7 +102,8 @@ pub fn group(runs: &[LearnerRun]) -> ClassCauses {
                 let cause = o.cause.clone().unwrap_or_else(|| generic.cause());
                 if cause.is(CauseId::NoWorkDir) {
                     unchecked += 1;
-                    unchecked_hint = unchecked_hint.or_else(|| o.hint_text());
+                    unchecked_hint =
+                        unchecked_hint.or(Some(o.hints.as_slice()).filter(|h| !h.is_empty()));
                     continue;
                 }
                 let key = (step.step.clone(), check.id.clone(), cause.clone(), o.status);
@@ -119,12 +126,16 @@ pub fn group(runs: &[LearnerRun]) -> ClassCauses {
                 building
                     .summaries
                     .push(shared(&o.summary, &run.placeholders));
-                if let Some(hint) = o.hint_text() {
-                    let hint = shared(&hint, &run.placeholders);
-                    match group.hints.iter_mut().find(|h| h.hint == hint) {
+                if !o.hints.is_empty() {
+                    let parts: Vec<HintPart> = o
+                        .hints
+                        .iter()
+                        .map(|p| p.map_texts(&|t| shared(t, &run.placeholders)))
+                        .collect();
+                    match group.hints.iter_mut().find(|h| h.parts == parts) {
                         Some(same) => same.learners.push(run.learner.clone()),
                         None => group.hints.push(SharedHint {
-                            hint,
+                            parts,
                             learners: vec![run.learner.clone()],
                         }),
                     }
@@ -135,7 +146,7 @@ pub fn group(runs: &[LearnerRun]) -> ClassCauses {
             without_work_dir.push(WithoutWorkDir {
                 learner: run.learner.clone(),
                 checks: unchecked,
-                hint: unchecked_hint,
+                hint: unchecked_hint.unwrap_or_default().to_vec(),
             });
         }
     }
@@ -229,7 +240,12 @@ mod tests {
         );
         let hints = &causes.groups[0].hints;
         assert_eq!(hints.len(), 1);
-        assert_eq!(hints[0].hint, "cd <work-dir>/checkout-config && git push");
+        assert_eq!(
+            hints[0].parts,
+            [HintPart::Check {
+                text: "cd <work-dir>/checkout-config && git push".to_string()
+            }]
+        );
         assert_eq!(
             causes.groups[0].summary.as_deref(),
             Some("main is 1 commit ahead of origin/main")
@@ -334,8 +350,10 @@ mod tests {
         assert_eq!(causes.without_work_dir[0].learner, "dave");
         assert_eq!(causes.without_work_dir[0].checks, 2);
         assert_eq!(
-            causes.without_work_dir[0].hint.as_deref(),
-            Some("give --work-dirs")
+            causes.without_work_dir[0].hint,
+            [HintPart::Check {
+                text: "give --work-dirs".to_string()
+            }]
         );
     }
 
@@ -356,8 +374,10 @@ mod tests {
         let hints = &group(&runs).groups[0].hints;
         assert_eq!(hints.len(), 2);
         assert_eq!(
-            hints[1].hint,
-            "cd <work-dir>/checkout-config && git pull --rebase && git push"
+            hints[1].parts,
+            [HintPart::Check {
+                text: "cd <work-dir>/checkout-config && git pull --rebase && git push".to_string()
+            }]
         );
         assert_eq!(hints[1].learners, names(&["erin"]));
     }

@@ -9,7 +9,6 @@ use clap::Args;
 use super::{ClusterArgs, SetupArgs, emit, output};
 use crate::bundle;
 use crate::error::{Error, exit};
-use crate::run::{Asked, Session};
 
 /// Arguments of `labcheck bundle`.
 #[derive(Debug, Args)]
@@ -30,19 +29,12 @@ pub struct BundleArgs {
 /// Make the bundle (`bundle::open`) and write it where no work repo is.
 pub async fn run(args: &BundleArgs) -> Result<u8, Error> {
     let work_dir = args.setup.work()?.path;
-    let opened = bundle::open(Session {
-        asked: Asked {
-            course_dir: args.setup.course.course_dir.clone(),
-            module: args.module.clone(),
-            step: args.step.clone(),
-            track: args.setup.track.clone(),
-            argocd_namespace: args.cluster.argocd_namespace.clone(),
-            ..Asked::default()
-        },
-        work_dir: work_dir.clone(),
-        cluster: args.cluster.options(),
-        ..Session::default()
-    })?;
+    let opened = bundle::open(args.setup.session(
+        &args.cluster,
+        &args.module,
+        args.step.as_deref(),
+        work_dir.clone(),
+    ))?;
     let protected = output::Protected::work_repos(&work_dir, opened.repos());
     let destination = output::check_destination(&args.out, &protected)?;
     let made = opened.make().await?;

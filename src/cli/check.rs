@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use super::{RunArgs, exit_code, fleet, warn};
 use crate::error::Error;
-use crate::probe::files::PathShower;
 use crate::progress::Learner;
 use crate::report::{self, Styles};
 use crate::run::{self, Asked, Session};
@@ -14,13 +13,8 @@ impl RunArgs {
     /// What these flags ask to check of `module`/`step`, for one learner or a class.
     pub fn asked(&self, module: &str, step: Option<&str>) -> Asked {
         Asked {
-            course_dir: self.setup.course.course_dir.clone(),
-            module: module.to_string(),
-            step: step.map(str::to_string),
-            track: self.setup.track.clone(),
-            argocd_namespace: self.cluster.argocd_namespace.clone(),
             policy: self.wait_policy(),
-            paths: PathShower::from_env(),
+            ..self.setup.asked(&self.cluster, module, step)
         }
     }
 
@@ -29,11 +23,8 @@ impl RunArgs {
     pub fn session(&self, module: &str, step: Option<&str>, work_dir: PathBuf) -> Session {
         Session {
             asked: self.asked(module, step),
-            work_dir,
-            cluster: self.cluster.options(),
             log_reads: self.verbose,
-            remember: false,
-            tape: crate::probe::tape::Mode::Live,
+            ..self.setup.session(&self.cluster, module, step, work_dir)
         }
     }
 }

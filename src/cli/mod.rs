@@ -20,10 +20,6 @@ pub mod hint;
 pub mod next;
 pub mod output;
 pub mod plan;
-mod plan_choice;
-mod plan_files;
-mod plan_input;
-mod plan_resolve;
 pub mod quiz;
 mod replay;
 pub mod reset;
@@ -40,10 +36,11 @@ use crate::course::Course;
 use crate::error::{Error, exit};
 use crate::outcome::Status;
 use crate::probe::cluster::ClusterOptions;
+use crate::probe::files::PathShower;
 use crate::progress::Learner;
 use crate::progress::workdir::WorkDir;
 use crate::report::{self, ColorChoice};
-use crate::run::{self, WaitPolicy};
+use crate::run::{self, Asked, Session, WaitPolicy};
 
 /// The examples `--help` shows and the man page renders: (command, what it does).
 pub const EXAMPLES: &[(&str, &str)] = &[
@@ -260,6 +257,40 @@ impl SetupArgs {
     /// up.
     pub fn work(&self) -> Result<WorkDir, Error> {
         WorkDir::resolve(self.work_dir.as_deref())
+    }
+
+    /// What these flags and `cluster`'s ask to check of `module`/`step`, paths shown from
+    /// `$HOME`, waiting as each check's course says.
+    pub fn asked(&self, cluster: &ClusterArgs, module: &str, step: Option<&str>) -> Asked {
+        Asked {
+            course_dir: self.course.course_dir.clone(),
+            module: module.to_string(),
+            step: step.map(str::to_string),
+            track: self.track.clone(),
+            argocd_namespace: cluster.argocd_namespace.clone(),
+            policy: WaitPolicy::default(),
+            paths: PathShower::from_env(),
+        }
+    }
+
+    /// The runner's session for `module`/`step` on the work repos in `work_dir`: the one way
+    /// the command line makes a session (a check, `--watch`, `bundle`, `snapshot`); each command
+    /// then sets what it does its own way (waiting, `-v`, remembering, recording).
+    pub fn session(
+        &self,
+        cluster: &ClusterArgs,
+        module: &str,
+        step: Option<&str>,
+        work_dir: PathBuf,
+    ) -> Session {
+        Session {
+            asked: self.asked(cluster, module, step),
+            work_dir,
+            cluster: cluster.options(),
+            log_reads: false,
+            remember: false,
+            tape: crate::probe::tape::Mode::Live,
+        }
     }
 }
 

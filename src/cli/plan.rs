@@ -1,15 +1,15 @@
 //! `labcheck plan PATH…`: the order Argo CD will apply manifests in, and (with `--rules`) what is
 //! unsafe about the migration hooks among them. Reads files only.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
 use super::output::HumanOrJsonArgs;
-use super::plan_files::{self, read_path, shown};
-use super::{plan_choice, plan_input};
 use crate::error::{Error, exit};
-use crate::plan::{AppSettings, Followed, Object, Plan, PlanOptions, parse_manifests};
+use crate::plan::input::files::{read_path, shown};
+use crate::plan::input::{self as plan_input};
+use crate::plan::{Object, Plan, PlanOptions, parse_manifests};
 use crate::probe::argocd_dir::DirectorySettings;
 use crate::probe::files::PathShower;
 use crate::probe::manifests::read_migration_sources;
@@ -78,7 +78,7 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
         exclude: args.exclude.clone(),
     };
     let root = if args.follow && args.app.is_none() {
-        plan_choice::root_app(&manifest_paths)?
+        plan_input::root_app(&manifest_paths)?
     } else {
         None
     };
@@ -110,7 +110,8 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
     plan.not_taken = input.not_taken;
     plan.app_notes = input.notes;
     if args.follow {
-        follow(&mut plan, &manifest_paths, args.rules, &mut Vec::new(), 0);
+        let rules: &dyn Fn(&Plan) -> Vec<rules::Finding> = &rules::check;
+        plan_input::follow(&mut plan, &manifest_paths, args.rules.then_some(rules));
     }
     let findings = args
         .rules
@@ -127,130 +128,9 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
     let warned = findings
         .iter()
         .flatten()
-        .chain(child_findings(&plan.children))
+        .chain(plan_input::child_findings(&plan.children))
         .any(|f| f.severity.fails());
     Ok(if warned { exit::FAIL } else { exit::PASS })
-}
-
-/// How deep `--follow` goes (an app of apps of apps …).
-const MAX_FOLLOW_DEPTH: usize = 5;
-
-/// Every child's findings, children's children included.
-fn child_findings(children: &[Followed]) -> Vec<&crate::rules::Finding> {
-    let mut found = Vec::new();
-    for child in children {
-        if let Ok((plan, findings)) = &child.outcome {
-            found.extend(findings.iter().flatten());
-            found.extend(child_findings(&plan.children));
-        }
-    }
-    found
-}
-
-/// Plan each child Application the sync applies, in its own folder of this repo (the repo of
-/// the first folder given): only when its `repoURL` is this repo's (the parent Application's, or
-/// a remote in `.git/config`) and its path is a folder here.
-fn follow(
-    plan: &mut Plan,
-    paths: &[String],
-    rules_on: bool,
-    seen: &mut Vec<PathBuf>,
-    depth: usize,
-) {
-    let root = paths
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_dir())
-        .map(|p| crate::probe::argocd_dir::repo_root(&p));
-    let mut repos: Vec<String> = root
-        .as_deref()
-        .map(plan_files::remote_urls)
-        .unwrap_or_default();
-    if let Some(app) = &plan.app {
-        repos.extend(
-            app.sources
-                .iter()
-                .map(|s| plan_files::normalize_url(&s.repo_url)),
-        );
-    }
-    let children: Vec<AppSettings> = plan.applied_objects().filter_map(AppSettings::of).collect();
-    for child in children {
-        let outcome = follow_one(&child, root.as_deref(), &repos, rules_on, seen, depth);
-        let (folder, outcome) = match outcome {
-            Ok((folder, plan, findings)) => (Some(folder), Ok((Box::new(plan), findings))),
-            Err(why) => (None, Err(why)),
-        };
-        plan.children.push(Followed {
-            name: child.name().to_string(),
-            source: child.object.source.clone(),
-            folder,
-            outcome,
-        });
-    }
-}
-
-type FollowedPlan = (String, Plan, Option<Vec<crate::rules::Finding>>);
-
-fn follow_one(
-    child: &AppSettings,
-    root: Option<&Path>,
-    repos: &[String],
-    rules_on: bool,
-    seen: &mut Vec<PathBuf>,
-    depth: usize,
-) -> Result<FollowedPlan, String> {
-    let Some(root) = root else {
-        return Err("no folder was given, so its repo is unknown".to_string());
-    };
-    let Some(source) = child.sources.iter().find(|s| s.path.is_some()) else {
-        return Err(plan_input::chart_to_render(child, root, repos));
-    };
-    let path = source.path.clone().unwrap_or_default();
-    if !repos.contains(&plan_files::normalize_url(&source.repo_url)) {
-        return Err(format!(
-            "its source is another repo ({}); plan that repo's `{path}` there",
-            source.repo_url
-        ));
-    }
-    let folder = root.join(path.trim_start_matches("./"));
-    if !folder.is_dir() {
-        return Err(format!("`{path}` is not a folder in this repo"));
-    }
-    // Shown from where the user stands, like the parent's folder.
-    let folder = PathBuf::from(plan_files::shown_from_cwd(&folder));
-    let real = std::fs::canonicalize(&folder).unwrap_or(folder.clone());
-    if seen.contains(&real) || depth >= MAX_FOLLOW_DEPTH {
-        return Err("already planned above (an app of apps that leads back to itself)".to_string());
-    }
-    seen.push(real);
-    let input = plan_input::read_app_folder(&folder, child.clone()).map_err(|e| match e {
-        Error::Usage(message) => message,
-        other => other.to_string(),
-    })?;
-    let mut plan = Plan::new(
-        input.objects,
-        Vec::new(),
-        &PlanOptions {
-            namespace: None,
-            app: input.app,
-            context: input.context,
-        },
-    );
-    plan.skipped_files = input.skipped;
-    plan.app_notes = input.notes;
-    plan.app_why = Some(format!(
-        "followed from its parent: its path `{path}` is a folder of this repository"
-    ));
-    let shown = folder.display().to_string();
-    follow(
-        &mut plan,
-        std::slice::from_ref(&shown),
-        rules_on,
-        seen,
-        depth + 1,
-    );
-    let findings = rules_on.then(|| rules::check(&plan));
-    Ok((shown, plan, findings))
 }
 
 /// Extensions of migration files given as a path: read as text for `expand-contract`.

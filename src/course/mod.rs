@@ -223,3 +223,6 @@ impl Module {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -50,20 +50,24 @@ pub(super) async fn checks(setup: &Setup) -> Vec<CheckReport> {
     let mut tools = setup.tools.clone();
     if setup.audience == Audience::Ci {
         // What `labcheck solution … | bash` runs besides git and the module's own tools.
-        for (name, get) in [
+        // awk is asked with `-W version`: mawk (Debian's and Ubuntu's awk) refuses `--version`
+        // (exit 2), and gawk takes both.
+        for (name, version, get) in [
             (
                 "bash",
+                "--version",
                 "install bash (the solution scripts are bash): apt-get install -y bash",
             ),
             (
                 "awk",
+                "-W version",
                 "install awk (the solution scripts edit files with it): apt-get install -y mawk",
             ),
         ] {
             if !tools.iter().any(|t| t.name == name) {
                 tools.push(ToolNeed {
                     name: name.to_string(),
-                    version: Some(vec!["--version".to_string()]),
+                    version: Some(version.split(' ').map(str::to_string).collect()),
                     get: get.to_string(),
                 });
             }

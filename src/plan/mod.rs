@@ -8,6 +8,7 @@
 pub mod app;
 mod duplicates;
 pub mod health;
+pub mod input;
 pub mod load;
 pub mod object;
 pub mod order;

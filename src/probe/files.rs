@@ -82,6 +82,11 @@ impl PathShower {
         PathShower::new(crate::paths::home_dir())
     }
 
+    /// The home paths are shortened under, if any.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
     /// Whether `work_dir` is `~/work`, the folder the course sets up.
     pub fn is_home_work(&self, work_dir: &Path) -> bool {
         self.home

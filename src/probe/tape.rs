@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::cluster::api::ApiPath;
+use super::api_path::ApiPath;
 
 /// Where probes get their answers.
 #[derive(Debug, Clone, Default)]

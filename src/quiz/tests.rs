@@ -60,18 +60,3 @@ fn a_question_without_exactly_one_right_option_is_refused() {
         .to_string();
     assert!(err.contains("marks 0 options"), "{err}");
 }
-
-#[test]
-fn module_10_ships_three_questions_each_with_an_explanation_per_option() {
-    let course = crate::course::Course::embedded().expect("the course loads");
-    let quiz = course
-        .module("module-10")
-        .expect("module 10")
-        .quiz
-        .as_ref()
-        .expect("a quiz");
-    assert_eq!(quiz.questions.len(), 3);
-    for q in &quiz.questions {
-        assert!(q.options.iter().all(|o| !o.why.is_empty()));
-    }
-}

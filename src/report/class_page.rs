@@ -266,7 +266,7 @@ fn causes_html(out: &mut String, causes: &ClassCauses) {
             learner.checks,
             plural(learner.checks)
         );
-        if let Some(hint) = &learner.hint {
+        if let Some(hint) = super::hint::text(&learner.hint) {
             let _ = write!(
                 out,
                 "<p class=\"hint\">hint: {}</p>",
@@ -312,7 +312,11 @@ fn causes_html(out: &mut String, causes: &ClassCauses) {
             let _ = write!(
                 out,
                 "<p class=\"hint\">hint{who}: {}</p>",
-                escape(hint.hint.trim_end())
+                escape(
+                    super::hint::text(&hint.parts)
+                        .unwrap_or_default()
+                        .trim_end()
+                )
             );
         }
         out.push_str("</li>\n");

@@ -174,10 +174,6 @@ mod tests {
         ];
         for (parts, want) in cases {
             assert_eq!(text(&parts).as_deref(), want, "{parts:?}");
-            // The class's plain words below the reporters are these very words.
-            let mut outcome = crate::outcome::Outcome::fail("x");
-            outcome.hints = parts.clone();
-            assert_eq!(outcome.hint_text(), text(&parts), "{parts:?}");
             // JSON's parts say the same words as the whole, each from its source.
             let worded = worded(&parts, "git");
             assert_eq!(worded.len(), parts.len());

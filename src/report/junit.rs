@@ -143,7 +143,6 @@ fn fallback(error: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::DetailKind;
 
     use crate::run::fixtures::check;
 
@@ -155,15 +154,11 @@ mod tests {
     fn a_failed_check_is_a_failure_with_summary_hint_and_diff() {
         let report = step(
             "step-4",
-            vec![
-                check("on-main", Outcome::pass("on main")),
-                check(
-                    "same",
-                    Outcome::fail("line 5 differs from the reference")
-                        .with_hint("copy the reference's line 5 & push")
-                        .with_detail(DetailKind::Diff, "-a: 1\n+a: <2>\n"),
-                ),
-            ],
+            crate::run::fixtures::passed_then_differs(
+                "line 5 differs from the reference",
+                "copy the reference's line 5 & push",
+                "-a: 1\n+a: <2>\n",
+            ),
         );
         let xml = render(&[report]);
         assert!(
@@ -185,17 +180,7 @@ mod tests {
 
     #[test]
     fn could_not_check_is_an_error_and_skip_is_skipped_never_a_failure() {
-        let report = step(
-            "step-2",
-            vec![
-                check(
-                    "synced",
-                    Outcome::could_not_check("cannot reach the Kubernetes API")
-                        .with_hint("start the course cluster"),
-                ),
-                check("other-track", Outcome::skip("not on the kind track")),
-            ],
-        );
+        let report = crate::run::fixtures::unchecked_and_skipped("cannot reach the Kubernetes API");
         let xml = render(&[report]);
         assert!(xml.contains(r#"failures="0""#), "{xml}");
         assert!(xml.contains(r#"errors="1""#), "{xml}");

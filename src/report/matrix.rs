@@ -105,8 +105,8 @@ fn causes_text(out: &mut String, causes: &ClassCauses) {
             learner.checks,
             plural(learner.checks)
         );
-        if let Some(hint) = &learner.hint {
-            let _ = writeln!(out, "      hint: {}", indent(hint));
+        if let Some(hint) = super::hint::text(&learner.hint) {
+            let _ = writeln!(out, "      hint: {}", indent(&hint));
         }
     }
     for group in &causes.groups {
@@ -130,14 +130,15 @@ fn causes_text(out: &mut String, causes: &ClassCauses) {
             let _ = writeln!(out, "      saw:  {}", indent(summary));
         }
         for hint in &group.hints {
+            let words = super::hint::text(&hint.parts).unwrap_or_default();
             if group.hints.len() == 1 {
-                let _ = writeln!(out, "      hint: {}", indent(&hint.hint));
+                let _ = writeln!(out, "      hint: {}", indent(&words));
             } else {
                 let _ = writeln!(
                     out,
                     "      hint ({}): {}",
                     hint.learners.join(", "),
-                    indent(&hint.hint)
+                    indent(&words)
                 );
             }
         }
@@ -165,9 +166,26 @@ pub fn json(runs: &[LearnerRun], causes: &ClassCauses) -> String {
             "work_dir": r.work_dir,
             "steps": r.steps.iter().map(super::json::step_value).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-        "causes": causes,
+        "causes": causes_value(causes),
     });
     format!("{document:#}\n")
+}
+
+/// The class's causes as JSON, each hint in the words every report gives it (`hint`).
+fn causes_value(causes: &ClassCauses) -> serde_json::Value {
+    let mut value = serde_json::to_value(causes).unwrap_or_default();
+    for (g, group) in causes.groups.iter().enumerate() {
+        for (h, hint) in group.hints.iter().enumerate() {
+            value["groups"][g]["hints"][h]["hint"] =
+                super::hint::text(&hint.parts).unwrap_or_default().into();
+        }
+    }
+    for (l, learner) in causes.without_work_dir.iter().enumerate() {
+        if let Some(hint) = super::hint::text(&learner.hint) {
+            value["without_work_dir"][l]["hint"] = hint.into();
+        }
+    }
+    value
 }
 
 fn mark(status: Status, styles: Styles) -> String {

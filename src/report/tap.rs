@@ -201,7 +201,7 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{DetailKind, Outcome};
+    use crate::outcome::Outcome;
 
     use crate::run::fixtures::check;
 
@@ -229,15 +229,11 @@ mod tests {
         let diff = " context: 1\n-a: 1\n+a: \"2\" # yes\n";
         let report = step(
             "step-1",
-            vec![
-                check("ok", Outcome::pass("fine")),
-                check(
-                    "same",
-                    Outcome::fail("line 2 differs: \"a\"")
-                        .with_hint("copy it: `cp x y`")
-                        .with_detail(DetailKind::Diff, diff),
-                ),
-            ],
+            crate::run::fixtures::passed_then_differs(
+                "line 2 differs: \"a\"",
+                "copy it: `cp x y`",
+                diff,
+            ),
         );
         let tap = render(&[report], Version::Fourteen);
         assert!(tap.starts_with("TAP version 14\n1..1\n# Subtest: module-10 step-1\n    1..2\n    ok 1 - ok: title of ok\n    not ok 2 - same: title of same\n"), "{tap}");
@@ -256,13 +252,7 @@ mod tests {
 
     #[test]
     fn could_not_check_is_not_ok_with_status_error_and_skip_is_a_skip_directive() {
-        let report = step(
-            "step-2",
-            vec![
-                check("synced", Outcome::could_not_check("no kubeconfig found")),
-                check("other", Outcome::skip("not on the kind track")),
-            ],
-        );
+        let report = crate::run::fixtures::unchecked_and_skipped("no kubeconfig found");
         let tap = render(&[report], Version::Fourteen);
         assert!(
             tap.contains("    not ok 1 - synced: title of synced\n"),

@@ -6,6 +6,7 @@
 //! [`follow`] judges a learner again on every change (`--watch`, each learner of the class page).
 //! The class itself is a wing above the runner (`class/`), which uses only this public API.
 
+pub mod capture;
 pub mod follow;
 pub mod learner;
 mod mistakes;
@@ -207,5 +208,32 @@ pub(crate) mod fixtures {
     /// Step `name` of module-10 on the kind track.
     pub fn step(name: &str, title: &str, checks: Vec<CheckReport>) -> StepReport {
         StepReport::new("module-10", name, title, "kind", checks)
+    }
+
+    /// A check `ok` that passed and a check `same` that failed with `summary`, `hint` and a
+    /// `diff`: what every format shows of a failure.
+    pub fn passed_then_differs(summary: &str, hint: &str, diff: &str) -> Vec<CheckReport> {
+        vec![
+            check("ok", Outcome::pass("fine")),
+            check(
+                "same",
+                Outcome::fail(summary)
+                    .with_hint(hint)
+                    .with_detail(crate::outcome::DetailKind::Diff, diff),
+            ),
+        ]
+    }
+
+    /// Step 2 with its `synced` check not checked (`why`) and its `other` skipped off the kind
+    /// track: neither may read as a failure in any format.
+    pub fn unchecked_and_skipped(why: &str) -> StepReport {
+        step(
+            "step-2",
+            "Hooks",
+            vec![
+                check("synced", Outcome::could_not_check(why)),
+                check("other", Outcome::skip("not on the kind track")),
+            ],
+        )
     }
 }

@@ -18,7 +18,7 @@ use crate::outcome::Status;
 use crate::probe::cluster::{Cluster, ClusterOptions, Read, ReadLog};
 use crate::probe::files::PathShower;
 use crate::probe::repos::Repos;
-use crate::probe::tape::Mode;
+use crate::probe::tape::{Mode, Tape};
 
 /// A learner's past runs as the runner uses them: the progress hands over a read-only
 /// [`Recall`] before the run and gets the reports afterwards. Implemented by the learner's
@@ -140,6 +140,52 @@ impl Session {
     /// level and nothing is remembered.
     pub async fn run(
         &self,
+        history: Option<&mut dyn History>,
+        on_wait: &(dyn Fn(&WaitProgress) + Sync),
+    ) -> Result<SessionRun, Error> {
+        self.run_through(None, history, on_wait).await
+    }
+
+    /// This session as `labcheck bundle` and `labcheck snapshot` run it: every probe answer
+    /// kept on `tape`, never waiting (what is there now), remembering nothing, noting no reads.
+    pub fn recording(&self, tape: Arc<Tape>) -> Session {
+        Session {
+            asked: Asked {
+                policy: WaitPolicy::Never,
+                ..self.asked.clone()
+            },
+            log_reads: false,
+            remember: false,
+            tape: Mode::Record(tape),
+            ..self.clone()
+        }
+    }
+
+    /// The one connection to the cluster a session makes, made now: for a caller that reads on
+    /// after the run through the same connection (a bundle's cluster part, a snapshot's
+    /// declared reads) and hands it to [`Session::run_on`]. Its reads go on the session's tape.
+    pub async fn connect(&self) -> Arc<Cluster> {
+        Arc::new(Cluster::connect(&self.cluster_options(None)).await)
+    }
+
+    /// Run the session on `cluster`, connected with [`Session::connect`]; no history, so
+    /// nothing is remembered.
+    pub async fn run_on(&self, cluster: Arc<Cluster>) -> Result<SessionRun, Error> {
+        self.run_through(Some(cluster), None, &|_| {}).await
+    }
+
+    /// How this session reaches the cluster: its options, with its tape and `log`.
+    fn cluster_options(&self, log: Option<ReadLog>) -> ClusterOptions {
+        ClusterOptions {
+            read_log: log,
+            tape: self.tape.clone(),
+            ..self.cluster.clone()
+        }
+    }
+
+    async fn run_through(
+        &self,
+        connected: Option<Arc<Cluster>>,
         mut history: Option<&mut dyn History>,
         on_wait: &(dyn Fn(&WaitProgress) + Sync),
     ) -> Result<SessionRun, Error> {
@@ -158,12 +204,9 @@ impl Session {
             .as_ref()
             .map(|h| h.recall(module))
             .unwrap_or_default();
-        let log = self.log_reads.then(ReadLog::default);
-        let cluster = ClusterOptions {
-            read_log: log.clone(),
-            tape: self.tape.clone(),
-            ..self.cluster.clone()
-        };
+        // A connection made before (with `connect`) notes no reads: only a run's own does.
+        let log = (self.log_reads && connected.is_none()).then(ReadLog::default);
+        let cluster = self.cluster_options(log.clone());
         let world = LearnerWorld {
             course: course.clone(),
             module,
@@ -173,7 +216,11 @@ impl Session {
             argocd_namespace: self.asked.argocd_namespace.clone(),
             paths: self.asked.paths.clone(),
         };
-        let mut ctx = world.context(Arc::new(Cluster::connect(&cluster).await));
+        let connected = match connected {
+            Some(cluster) => cluster,
+            None => Arc::new(Cluster::connect(&cluster).await),
+        };
+        let mut ctx = world.context(connected);
         ctx.repo_probe = Repos::new(self.tape.clone(), self.work_dir.clone());
         let reports = run_judged(&ctx, &recall, module, &steps, self.asked.policy, on_wait).await;
         let mut warnings = Vec::new();

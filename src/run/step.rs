@@ -82,6 +82,7 @@ pub async fn run_step(
         }
     }
 
+    rejudge_on_fresh_reads(ctx, recall, step, &mut outcomes).await;
     point_blocked_checks_at_their_cause(&step.checks, &mut outcomes);
 
     let mut checks: Vec<CheckReport> = step
@@ -115,6 +116,57 @@ pub async fn run_step(
         report.skipped = Some(why_skipped(step, &ctx.track));
     }
     report
+}
+
+/// Judge once more, on fresh reads, each check that failed for good although every check it
+/// counts after (`after:`) passed and one of those reads the cluster: its own read may be older
+/// than the event it counts after. Checks run side by side, so a ConfigMap read a moment before
+/// Argo CD applied it can meet an Application read a moment after, and "the sync of your push
+/// succeeded" would stand beside "argocd-cm lacks your value" (seen on a real Argo CD).
+async fn rejudge_on_fresh_reads(
+    ctx: &Context,
+    recall: &Recall,
+    step: &Step,
+    outcomes: &mut [Outcome],
+) {
+    let passed = |id: &String| {
+        step.checks
+            .iter()
+            .position(|c| &c.id == id)
+            .is_some_and(|j| outcomes[j].status == Status::Pass)
+    };
+    let reads_cluster = |id: &String| {
+        step.checks
+            .iter()
+            .any(|c| &c.id == id && c.kind.reads_cluster())
+    };
+    let stale: Vec<usize> = step
+        .checks
+        .iter()
+        .enumerate()
+        .filter(|(i, spec)| {
+            outcomes[*i].status == Status::Fail
+                && !outcomes[*i].pending
+                && spec.kind.reads_cluster()
+                && !spec.after.is_empty()
+                && spec.after.iter().all(passed)
+                && spec.after.iter().any(reads_cluster)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if stale.is_empty() || ctx.cluster.frozen().is_some() {
+        return;
+    }
+    ctx.cluster.forget();
+    let again = join_all(
+        stale
+            .iter()
+            .map(|&i| evaluate(ctx, recall, step, &step.checks[i])),
+    )
+    .await;
+    for (i, outcome) in stale.into_iter().zip(again) {
+        outcomes[i] = outcome;
+    }
 }
 
 /// Why a step whose every check was skipped was skipped: its checks belong to other tracks, or

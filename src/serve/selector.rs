@@ -25,6 +25,19 @@ fn valid_key(key: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '/'))
 }
 
+/// A label value as the API server takes it: empty, or at most 63 letters, digits, `-`, `_` and
+/// `.` that begin and end with a letter or digit (apimachinery `validation.IsValidLabelValue`).
+fn valid_value(value: &str) -> bool {
+    let edge = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    value.is_empty()
+        || (value.len() <= 63
+            && edge(value.chars().next())
+            && edge(value.chars().last())
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+}
+
 /// Split on commas that are not inside `( … )`.
 fn split_top_level(text: &str) -> Vec<&str> {
     let mut parts = Vec::new();
@@ -56,6 +69,12 @@ impl LabelSelector {
             requirements.push(parse_label_term(term.trim())?);
         }
         Ok(LabelSelector(requirements))
+    }
+
+    /// Whether every requirement is `key=value` (or `==`): what labcheck's own reads ask, and all
+    /// a cache of them answers without the server.
+    pub fn is_equality_only(&self) -> bool {
+        self.0.iter().all(|req| matches!(req, Label::Equals(..)))
     }
 
     /// Does an object with these labels match?
@@ -101,6 +120,9 @@ fn parse_label_term(term: &str) -> Result<Label, String> {
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
                 .collect();
+            if !values.iter().all(|v| valid_value(v)) {
+                return Err(bad());
+            }
             return Ok(if is_in {
                 Label::In(key.to_string(), values)
             } else {
@@ -115,6 +137,9 @@ fn parse_label_term(term: &str) -> Result<Label, String> {
                 return Err(bad());
             }
             let value = value.trim().to_string();
+            if !valid_value(&value) {
+                return Err(bad());
+            }
             return Ok(if negated {
                 Label::NotEquals(key.to_string(), value)
             } else {
@@ -266,6 +291,39 @@ mod tests {
     fn a_broken_label_selector_is_an_error() {
         assert!(LabelSelector::parse("tier in db").is_err());
         assert!(LabelSelector::parse("=x").is_err());
+    }
+
+    #[test]
+    fn a_value_the_api_server_refuses_is_an_error_as_there() {
+        for bad in [
+            "a=b=c",
+            "a==b!",
+            "a!=(b)",
+            "tier in (db,we b)",
+            "a=-b",
+            "a=b-",
+            &format!("a={}", "x".repeat(64)),
+        ] {
+            assert!(LabelSelector::parse(bad).is_err(), "{bad}");
+        }
+        for good in ["a=", "a=b.c_d-e", &format!("a={}", "x".repeat(63))] {
+            assert!(LabelSelector::parse(good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn only_key_equals_value_is_equality_only() {
+        for (selector, equality) in [
+            ("", true),
+            ("a=b,c==d", true),
+            ("a!=b", false),
+            ("a in (b)", false),
+            ("a", false),
+            ("!a", false),
+        ] {
+            let parsed = LabelSelector::parse(selector).expect("parses");
+            assert_eq!(parsed.is_equality_only(), equality, "{selector}");
+        }
     }
 
     #[test]

@@ -355,50 +355,38 @@ fn conflicting_branches(case: &Case) {
 }
 
 #[test]
-fn a_rebase_stopped_by_a_conflict_fails_with_continue_or_abort() {
-    let case = Case::new("step-2", GIT_CHECK);
-    conflicting_branches(&case);
-    assert!(
-        case.world
-            .repo("checkout-config")
-            .git(&["rebase", "side"])
-            .is_err(),
-        "the rebase stops"
-    );
-    let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "fail", "{check:#}");
-    assert!(text(&check, "summary").contains("rebase"), "{check:#}");
-    // The conflicted file is marked resolved by name; nothing else is added.
-    assert!(
-        text(&check, "hint").contains("git add -- conflict.txt && git rebase --continue")
-            && text(&check, "hint").contains("git rebase --abort"),
-        "{check:#}"
-    );
-    assert_eq!(run.code, 1);
-}
-
-#[test]
-fn a_merge_stopped_by_a_conflict_fails_with_continue_or_abort() {
-    let case = Case::new("step-2", GIT_CHECK);
-    conflicting_branches(&case);
-    assert!(
-        case.world
-            .repo("checkout-config")
-            .git(&["merge", "side"])
-            .is_err(),
-        "the merge stops"
-    );
-    let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "fail", "{check:#}");
-    assert!(text(&check, "summary").contains("merge"), "{check:#}");
-    assert!(
-        text(&check, "hint").contains("git add -- conflict.txt && git commit --no-edit")
-            && text(&check, "hint").contains("git merge --abort"),
-        "{check:#}"
-    );
-    assert_eq!(run.code, 1);
+fn a_rebase_or_merge_stopped_by_a_conflict_fails_with_continue_or_abort() {
+    // What stopped; how to go on, the conflicted file marked resolved by name (nothing else is
+    // added); how to give up.
+    for (stopped, go_on, give_up) in [
+        (
+            "rebase",
+            "git add -- conflict.txt && git rebase --continue",
+            "git rebase --abort",
+        ),
+        (
+            "merge",
+            "git add -- conflict.txt && git commit --no-edit",
+            "git merge --abort",
+        ),
+    ] {
+        let case = Case::new("step-2", GIT_CHECK);
+        conflicting_branches(&case);
+        assert!(
+            case.world
+                .repo("checkout-config")
+                .git(&[stopped, "side"])
+                .is_err(),
+            "the {stopped} stops"
+        );
+        let run = case.run(&[]);
+        let check = run.check("the-check");
+        assert_eq!(check["status"], "fail", "{check:#}");
+        assert!(text(&check, "summary").contains(stopped), "{check:#}");
+        let hint = text(&check, "hint");
+        assert!(hint.contains(go_on) && hint.contains(give_up), "{check:#}");
+        assert_eq!(run.code, 1);
+    }
 }
 
 /// Replace the learner's clone of checkout-config by a `--depth 1` clone of its remote.

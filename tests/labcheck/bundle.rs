@@ -175,37 +175,21 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
     assert_eq!(git["upstream"]["ahead"], 1);
 
     // The report is the learner's own run's, in both forms.
-    let own = run(
-        &home,
-        &[
-            "module-10",
-            "step-4",
-            "--no-wait",
-            "--kubeconfig",
-            &kc,
-            "--work-dir",
-            &wd,
-        ],
-    );
+    let own_run = [
+        "module-10",
+        "step-4",
+        "--no-wait",
+        "--kubeconfig",
+        &kc,
+        "--work-dir",
+        &wd,
+    ];
+    let own = run(&home, &own_run);
     assert_eq!(
         String::from_utf8_lossy(bundle.get("report.txt").expect("report")),
         own.stdout
     );
-    let own_json = run(
-        &home,
-        &[
-            "module-10",
-            "step-4",
-            "--no-wait",
-            "--kubeconfig",
-            &kc,
-            "--work-dir",
-            &wd,
-            "-o",
-            "json",
-        ],
-    )
-    .json();
+    let own_json = run(&home, &[&own_run[..], &["-o", "json"]].concat()).json();
     let bundled: Value =
         serde_json::from_slice(bundle.get("report.json").expect("report.json")).expect("JSON");
     assert_eq!(verdicts(&bundled), verdicts(&own_json));

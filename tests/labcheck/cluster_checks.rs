@@ -172,6 +172,12 @@ impl Lab {
         (run.code, run.json(), run.elapsed)
     }
 
+    /// Serve the fixture state `state` of the cluster and run `step` against it.
+    async fn check_state(&self, step: &str, state: &str) -> (i32, Value, RunningServer) {
+        let snapshot = cluster::state(state, &self.revs).expect("a fixture state");
+        self.check(step, snapshot).await
+    }
+
     /// Serve `snapshot` and run `step` against it through a kubeconfig.
     async fn check(&self, step: &str, snapshot: Snapshot) -> (i32, Value, RunningServer) {
         let server = start(snapshot, ServeOptions::default()).await;
@@ -187,13 +193,14 @@ async fn start(snapshot: Snapshot, options: ServeOptions) -> RunningServer {
     crate::harness::serve(snapshot, options).await
 }
 
-fn path_str(path: &Path) -> &str {
+/// A temp path as the `&str` an argument list takes.
+pub(crate) fn path_str(path: &Path) -> &str {
     path.to_str()
         .unwrap_or_else(|| panic!("non-UTF-8 temp path"))
 }
 
-/// The check `id` of a step report.
-fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
+/// The check `id` of a step report (or a doctor's report).
+pub(crate) fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
     report["checks"]
         .as_array()
         .and_then(|checks| checks.iter().find(|c| c["id"] == id))
@@ -231,12 +238,7 @@ async fn every_step_done_right_passes_against_its_solved_cluster() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
     let lab = Lab::at("step-4");
-    let (code, report, _server) = lab
-        .check(
-            "step-4",
-            cluster::state("step-4-not-seen-yet", &lab.revs).expect("a fixture state"),
-        )
-        .await;
+    let (code, report, _server) = lab.check_state("step-4", "step-4-not-seen-yet").await;
     assert_eq!(code, 1);
     let app = check(&report, "sync-failed");
     assert_eq!(app["status"], "fail");
@@ -255,12 +257,7 @@ async fn pushed_but_not_seen_by_argo_cd_fails_with_a_hint_to_refresh() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_left_by_the_previous_sync_neither_passes_nor_fails_step_4_on_its_state() {
     let lab = Lab::at("step-4");
-    let (code, report, _server) = lab
-        .check(
-            "step-4",
-            cluster::state("step-4-seen-not-synced", &lab.revs).expect("a fixture state"),
-        )
-        .await;
+    let (code, report, _server) = lab.check_state("step-4", "step-4-seen-not-synced").await;
     assert_eq!(code, 1);
     let job = check(&report, "migrate");
     assert_eq!(job["status"], "fail");
@@ -284,12 +281,7 @@ async fn a_job_left_by_the_previous_sync_neither_passes_nor_fails_step_4_on_its_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sync_still_running_fails_without_waiting_when_told_not_to() {
     let lab = Lab::at("step-4");
-    let (code, report, _server) = lab
-        .check(
-            "step-4",
-            cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"),
-        )
-        .await;
+    let (code, report, _server) = lab.check_state("step-4", "step-4-sync-running").await;
     assert_eq!(code, 1);
     let app = check(&report, "sync-failed");
     assert!(
@@ -334,12 +326,7 @@ async fn waiting_sees_the_running_sync_end_in_presync_failure() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hooks_switched_on_but_never_synced_fails_with_a_hint_to_sync() {
     let lab = Lab::at("step-2");
-    let (code, report, _server) = lab
-        .check(
-            "step-2",
-            cluster::state("step-2-hooks-never-synced", &lab.revs).expect("a fixture state"),
-        )
-        .await;
+    let (code, report, _server) = lab.check_state("step-2", "step-2-hooks-never-synced").await;
     assert_eq!(code, 1);
     let app = check(&report, "synced");
     assert!(
@@ -358,10 +345,7 @@ async fn hooks_switched_on_but_never_synced_fails_with_a_hint_to_sync() {
 async fn a_syncfail_hook_that_never_ran_fails_the_break_stage() {
     let lab = Lab::at("break-it/break");
     let (code, report, _server) = lab
-        .check(
-            "break",
-            cluster::state("break-it-syncfail-never-ran", &lab.revs).expect("a fixture state"),
-        )
+        .check_state("break", "break-it-syncfail-never-ran")
         .await;
     assert_eq!(code, 1);
     assert_eq!(check(&report, "postsync-failed")["status"], "pass");
@@ -412,12 +396,7 @@ async fn postsync_failed_while_healthy_names_the_smoke_test_and_shows_its_log() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pod_that_cannot_find_its_configmap_is_named_in_the_diagnosis() {
     let lab = Lab::at("step-5");
-    let (code, report, _server) = lab
-        .check(
-            "step-5",
-            cluster::state("step-5-config-missing", &lab.revs).expect("a fixture state"),
-        )
-        .await;
+    let (code, report, _server) = lab.check_state("step-5", "step-5-config-missing").await;
     assert_eq!(code, 1);
     let app = check(&report, "recovered");
     assert!(text(app, "summary").contains("Progressing"), "{app:#}");

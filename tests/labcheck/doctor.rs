@@ -9,6 +9,7 @@ use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::{Value, json};
 
+use crate::cluster_checks::check;
 use crate::harness::Labcheck;
 
 /// A learner's machine: HOME, a bin folder on PATH, maybe the lab's repos.
@@ -129,13 +130,6 @@ fn with_argo_cd(mut snapshot: Snapshot, controller_ready: i64) -> Snapshot {
         snapshot = snapshot.with_object(object);
     }
     snapshot
-}
-
-fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["checks"]
-        .as_array()
-        .and_then(|checks| checks.iter().find(|c| c["id"] == id))
-        .unwrap_or_else(|| panic!("no check {id} in {report:#}"))
 }
 
 fn field<'a>(report: &'a Value, id: &str, name: &str) -> &'a str {
@@ -319,5 +313,43 @@ async fn doctor_without_a_kubeconfig_fails_once_and_does_not_guess_about_the_clu
         "app-checkout-dev",
     ] {
         assert_eq!(field(&report, id, "status"), "error", "{id}: {report:#}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_for_ci_finds_awk_running_whether_it_is_mawk_or_gawk() {
+    // mawk (Debian's and Ubuntu's awk) refuses `--version` with exit 2; gawk takes both forms.
+    let awks = [
+        (
+            "mawk",
+            "case \"$1\" in -W) echo 'mawk 1.3.4 20200120';; *) echo \"awk: not an option: $1\" >&2; exit 2;; esac",
+        ),
+        ("gawk", "echo 'GNU Awk 5.2.1, API 3.2'"),
+    ];
+    for (name, script) in awks {
+        let machine = Machine::bare();
+        let path = machine.bin.join("awk");
+        std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap_or_else(|e| panic!("{e}"));
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let run = machine
+            .doctor(&["module-10", "--for", "ci", "--format", "json"])
+            .await;
+        let report = run.json();
+        assert_eq!(
+            field(&report, "tool-awk", "status"),
+            "pass",
+            "{name}: {report:#}"
+        );
+        let version = if name == "mawk" {
+            "mawk 1.3.4"
+        } else {
+            "GNU Awk"
+        };
+        assert!(
+            field(&report, "tool-awk", "summary").contains(version),
+            "{name}: {report:#}"
+        );
     }
 }

@@ -18,6 +18,13 @@ pub(crate) fn revisions(world: &World) -> Revisions {
     Revisions::of_world(&world.lab).expect("pushed revisions")
 }
 
+/// The lab at `point` with the cluster in the fixture state `state`, checked at `point`.
+fn in_state(point: &str, state: &str) -> Run {
+    let world = World::at(point);
+    let snapshot = cluster::state(state, &revisions(&world)).expect("a fixture state");
+    check_with(&world, &snapshot, point)
+}
+
 /// Run `step` in `world` with `snapshot` as the cluster (served in-process on loopback).
 pub(crate) fn check_with(world: &World, snapshot: &Snapshot, step: &str) -> Run {
     let path = world.home().join("cluster.yaml");
@@ -78,12 +85,7 @@ fn every_step_and_stage_passes_on_its_solved_state() {
 
 #[test]
 fn pushed_but_argo_cd_has_not_seen_it_fails_step_2_with_a_hint_to_refresh() {
-    let world = World::at("step-2");
-    let run = check_with(
-        &world,
-        &cluster::state("step-2-not-seen-yet", &revisions(&world)).expect("a fixture state"),
-        "step-2",
-    );
+    let run = in_state("step-2", "step-2-not-seen-yet");
     assert_eq!(status(&run, "config-pushed"), "pass");
     assert_eq!(status(&run, "app-synced"), "fail", "{}", run.stdout);
     assert!(
@@ -97,12 +99,7 @@ fn pushed_but_argo_cd_has_not_seen_it_fails_step_2_with_a_hint_to_refresh() {
 
 #[test]
 fn synced_but_no_sync_ran_the_hooks_fails_step_2_with_a_hint_to_sync() {
-    let world = World::at("step-2");
-    let run = check_with(
-        &world,
-        &cluster::state("step-2-hooks-never-synced", &revisions(&world)).expect("a fixture state"),
-        "step-2",
-    );
+    let run = in_state("step-2", "step-2-hooks-never-synced");
     assert_eq!(status(&run, "app-synced"), "pass", "{}", run.stdout);
     assert_eq!(status(&run, "sync-ran"), "fail", "{}", run.stdout);
     assert!(
@@ -116,12 +113,7 @@ fn synced_but_no_sync_ran_the_hooks_fails_step_2_with_a_hint_to_sync() {
 
 #[test]
 fn a_sync_still_running_fails_step_4_as_in_progress_with_a_hint_to_wait() {
-    let world = World::at("step-4");
-    let run = check_with(
-        &world,
-        &cluster::state("step-4-sync-running", &revisions(&world)).expect("a fixture state"),
-        "step-4",
-    );
+    let run = in_state("step-4", "step-4-sync-running");
     let failed = run.check("sync-failed");
     assert_eq!(failed["status"], "fail", "{}", run.stdout);
     assert!(hint(&run, "sync-failed").contains("wait"), "{failed:#}");
@@ -132,12 +124,7 @@ fn a_sync_still_running_fails_step_4_as_in_progress_with_a_hint_to_wait() {
 #[test]
 fn jobs_left_by_step_2s_sync_neither_pass_nor_fail_step_4_on_their_own() {
     // Argo CD saw the push but the sync has not started: the Jobs in the cluster are step 2's.
-    let world = World::at("step-4");
-    let run = check_with(
-        &world,
-        &cluster::state("step-4-seen-not-synced", &revisions(&world)).expect("a fixture state"),
-        "step-4",
-    );
+    let run = in_state("step-4", "step-4-seen-not-synced");
     let migrate = run.check("migrate-job-failed");
     assert_eq!(migrate["status"], "fail", "{}", run.stdout);
     assert!(format!("{migrate}").contains("earlier sync"), "{migrate:#}");

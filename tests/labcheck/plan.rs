@@ -48,6 +48,26 @@ fn labcheck_stdin(args: &[&str], input: &str) -> Run {
     Labcheck::new(home.path()).args(args).stdin(input).run()
 }
 
+/// A planned task as `Kind/name`.
+fn task_name(task: &Value) -> String {
+    format!(
+        "{}/{}",
+        task["kind"].as_str().unwrap_or(""),
+        task["name"].as_str().unwrap_or("")
+    )
+}
+
+/// Every planned `Kind/name` in order, steps one after the other (none without a plan).
+pub(crate) fn planned(json: &Value) -> Vec<String> {
+    json["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|s| s["tasks"].as_array().into_iter().flatten())
+        .map(task_name)
+        .collect()
+}
+
 /// Each step as `Phase wave: Kind/name, …`.
 fn steps(json: &Value) -> Vec<String> {
     json["steps"]
@@ -59,13 +79,7 @@ fn steps(json: &Value) -> Vec<String> {
                 .as_array()
                 .expect("tasks")
                 .iter()
-                .map(|t| {
-                    format!(
-                        "{}/{}",
-                        t["kind"].as_str().unwrap_or(""),
-                        t["name"].as_str().unwrap_or("")
-                    )
-                })
+                .map(task_name)
                 .collect();
             format!(
                 "{} {}: {}",

@@ -10,6 +10,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::harness::{Labcheck, Run};
+use crate::plan::planned;
 
 const URL: &str = "http://git.course.local/team/shop-config.git";
 
@@ -99,25 +100,6 @@ fn app(name: &str, path: &str, extra: &str) -> String {
 }
 
 const WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n";
-
-fn planned(json: &Value) -> Vec<String> {
-    json["steps"]
-        .as_array()
-        .map(|steps| {
-            steps
-                .iter()
-                .flat_map(|s| s["tasks"].as_array().into_iter().flatten())
-                .map(|t| {
-                    format!(
-                        "{}/{}",
-                        t["kind"].as_str().unwrap_or(""),
-                        t["name"].as_str().unwrap_or("")
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 fn text<'j>(json: &'j Value, pointer: &str) -> &'j str {
     json.pointer(pointer).and_then(Value::as_str).unwrap_or("")

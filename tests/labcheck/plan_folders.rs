@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use crate::harness::{Run, labcheck};
+use crate::plan::planned;
 
 /// A git repo in a temp dir, with files written at repo paths.
 struct Repo {
@@ -47,23 +48,6 @@ impl Repo {
 
 fn cm(name: &str) -> String {
     format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n")
-}
-
-/// Every planned `Kind/name` in order.
-fn planned(json: &Value) -> Vec<String> {
-    json["steps"]
-        .as_array()
-        .expect("steps")
-        .iter()
-        .flat_map(|s| s["tasks"].as_array().expect("tasks").iter())
-        .map(|t| {
-            format!(
-                "{}/{}",
-                t["kind"].as_str().unwrap_or(""),
-                t["name"].as_str().unwrap_or("")
-            )
-        })
-        .collect()
 }
 
 fn skipped(json: &Value) -> Vec<(String, String)> {

@@ -167,27 +167,22 @@ fn what_could_not_be_read_replays_as_it_was() {
             world.work_dir().display().to_string(),
         );
         let out = at.join("bundle.tar.zst").display().to_string();
+        // The learner's run and the bundle read the same cluster and work repos.
+        let on = [
+            "--kubeconfig",
+            &kc,
+            "--work-dir",
+            &wd,
+            "--request-timeout",
+            "2s",
+        ];
         let live = Labcheck::new(&home)
             .args([MODULE, step, "--no-wait", "-o", "json"])
-            .args([
-                "--kubeconfig",
-                &kc,
-                "--work-dir",
-                &wd,
-                "--request-timeout",
-                "2s",
-            ])
+            .args(on)
             .run();
         let made = Labcheck::new(&home)
             .args(["bundle", MODULE, step, "-o", &out])
-            .args([
-                "--kubeconfig",
-                &kc,
-                "--work-dir",
-                &wd,
-                "--request-timeout",
-                "2s",
-            ])
+            .args(on)
             .run();
         assert_eq!(made.code, 0, "{step} {n}: {}{}", made.stdout, made.stderr);
         drop(server);

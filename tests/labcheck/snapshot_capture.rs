@@ -138,16 +138,18 @@ fn a_snapshot_holds_the_custom_resources_a_step_reads_and_serves_them_again() {
         let server = serve_on(&rt, cluster.clone(), options);
         let kc = kubeconfig_at(&home.join("kc.yaml"), &server.url(), "lab");
         let kc = kc.display().to_string();
+        // The same cluster, work repos and course for the learner's run and the capture.
+        let on = [
+            "--kubeconfig",
+            &kc,
+            "--work-dir",
+            &wd,
+            "--course-dir",
+            &course,
+        ];
         let live = Labcheck::new(&home)
             .args([MODULE, "step-4", "--no-wait", "-o", "json"])
-            .args([
-                "--kubeconfig",
-                &kc,
-                "--work-dir",
-                &wd,
-                "--course-dir",
-                &course,
-            ])
+            .args(on)
             .run()
             .json();
         assert!(
@@ -158,14 +160,7 @@ fn a_snapshot_holds_the_custom_resources_a_step_reads_and_serves_them_again() {
         let captured = Labcheck::new(&home)
             .args(["snapshot", MODULE, "--out"])
             .arg(&out)
-            .args([
-                "--kubeconfig",
-                &kc,
-                "--work-dir",
-                &wd,
-                "--course-dir",
-                &course,
-            ])
+            .args(on)
             .run();
         assert_eq!(captured.code, 0, "{who}: {}", captured.stderr);
         assert!(server.requests.writes().is_empty(), "capturing only reads");

@@ -14,8 +14,15 @@ use crate::harness::{
 
 /// Feed `script` to `program args…` on stdin; (exit code, stdout + stderr).
 fn pipe(program: &str, args: &[&str], script: &str) -> (i32, String) {
-    let mut child = Command::new(program)
-        .args(args)
+    let mut command = Command::new(program);
+    command.args(args);
+    pipe_into(command, script)
+}
+
+/// Feed `script` to `command` on stdin; (exit code, stdout + stderr).
+fn pipe_into(mut command: Command, script: &str) -> (i32, String) {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -224,8 +231,8 @@ impl Tools {
             std::env::var("PATH").unwrap_or_default()
         );
         let none = world.home().join("no-kubeconfig");
-        let mut child = Command::new("bash")
-            .env("PATH", path)
+        let mut bash = Command::new("bash");
+        bash.env("PATH", path)
             .env("HOME", world.home())
             .env("KUBECONFIG", kubeconfig.unwrap_or(&none))
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -236,27 +243,8 @@ impl Tools {
             .env("GIT_COMMITTER_EMAIL", "ana@course.local")
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("XDG_STATE_HOME")
-            .env_remove("LABCHECK_WORK_DIR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("bash runs");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(script.as_bytes())
-            .expect("script written");
-        let out = child.wait_with_output().expect("it ends");
-        (
-            out.status.code().unwrap_or(-1),
-            format!(
-                "{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ),
-        )
+            .env_remove("LABCHECK_WORK_DIR");
+        pipe_into(bash, script)
     }
 }
 

@@ -2,7 +2,7 @@
 //! sync ends later), the real binary waiting on watch streams, stopping when the result is final,
 //! and naming a timeout in every format.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use labcheck::lab::cluster::{self, Revisions};
@@ -11,6 +11,7 @@ use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
 
+use crate::cluster_checks::{check, path_str};
 use crate::harness::{Labcheck, Run, kubeconfig_at};
 
 const APP: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
@@ -58,18 +59,6 @@ impl Lab {
 
 async fn start(snapshot: Snapshot) -> RunningServer {
     crate::harness::serve(snapshot, ServeOptions::default()).await
-}
-
-fn path_str(path: &Path) -> &str {
-    path.to_str()
-        .unwrap_or_else(|| panic!("non-UTF-8 temp path"))
-}
-
-fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["checks"]
-        .as_array()
-        .and_then(|checks| checks.iter().find(|c| c["id"] == id))
-        .unwrap_or_else(|| panic!("no check {id} in {report:#}"))
 }
 
 fn checks_waited(report: &Value) -> Vec<&Value> {
@@ -295,4 +284,47 @@ async fn the_sync_ending_is_seen_through_the_watch_and_logged_as_a_state_change(
         .filter(|r| r.path == APPS && r.query.as_deref().is_some_and(|q| q.contains("watch=1")))
         .count();
     assert_eq!(watches, 1, "{:#?}", server.requests.entries());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pushed_values_that_argo_cd_applies_while_labcheck_waits_pass_on_a_fresh_read_of_argocd_cm()
+{
+    // Step 1 pushed; Argo CD syncs its own Application (and so argocd-cm) two seconds later. The
+    // ConfigMap was read before that sync and failed for good; the check it counts after waited
+    // for the sync. Judged on that first read, "argocd-cm lacks your value" would stand beside
+    // "Argo CD synced your push".
+    let lab = Lab::at("step-1");
+    let syncs_after = Duration::from_secs(2);
+    let timeline = cluster::then(
+        cluster::state("step-1-argocd-not-synced", &lab.revs).expect("a fixture state"),
+        syncs_after,
+        cluster::solved("step-1", &lab.revs).expect("a fixture state"),
+    );
+    let server = start(timeline).await;
+    let kubeconfig = lab.kubeconfig(&server);
+    let ran = lab
+        .run(
+            "step-1",
+            &[
+                "--format",
+                "json",
+                "--wait",
+                "20s",
+                "--kubeconfig",
+                path_str(&kubeconfig),
+            ],
+        )
+        .await;
+    let report = ran.json();
+    assert_eq!(ran.code, 0, "{report:#}\n{}", ran.stderr);
+    assert_eq!(
+        check(&report, "argocd-synced-push")["status"],
+        "pass",
+        "{report:#}"
+    );
+    assert_eq!(
+        check(&report, "argocd-cm-has-health-check")["status"],
+        "pass",
+        "{report:#}"
+    );
 }

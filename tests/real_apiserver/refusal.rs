@@ -185,7 +185,7 @@ fn a_learner_refused_one_read_gets_could_not_check_naming_it_never_a_fail() {
             let words = format!(
                 "{} {} {}",
                 o.summary,
-                o.hint_text().unwrap_or_default(),
+                labcheck::report::hint::text(&o.hints).unwrap_or_default(),
                 o.diagnosis.clone().unwrap_or_default()
             );
             // A check that counts only after one that could not be checked says so instead.
@@ -211,7 +211,7 @@ fn a_learner_refused_one_read_gets_could_not_check_naming_it_never_a_fail() {
         // then read it, and the step passes.
         let mut commands: Vec<String> = Vec::new();
         for check in &unchecked {
-            let hint = check.outcome.hint_text().unwrap_or_default();
+            let hint = labcheck::report::hint::text(&check.outcome.hints).unwrap_or_default();
             for command in hint.split('`').skip(1).step_by(2) {
                 if command.starts_with("kubectl create ")
                     && !commands.contains(&command.to_string())

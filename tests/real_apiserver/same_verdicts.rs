@@ -118,7 +118,7 @@ fn verdict((report, describe): &(StepReport, String)) -> Verdict {
                         status: format!("{:?}", o.status),
                         cause: o.cause.as_ref().map(|c| c.as_str().to_string()),
                         summary: words(&o.summary),
-                        hint: o.hint_text().map(|h| words(&h)),
+                        hint: labcheck::report::hint::text(&o.hints).map(|h| words(&h)),
                         diagnosis: o.diagnosis.as_deref().map(words),
                         expected: o.expected.as_deref().map(words),
                         actual: o.actual.as_deref().map(words),

@@ -162,6 +162,9 @@ pub async fn start(
             "--redis".into(),
             redis_address.clone(),
             "--disable-tls".into(),
+            // v3.6.2 refuses --disable-tls beside its default client CA path (an mTLS file
+            // its install mounts): the path must be given empty.
+            "--client-ca-path=".into(),
         ],
         env("argocd-repo-server"),
     )?;
@@ -307,6 +310,18 @@ async fn install(admin: &kube::Client, bin: &Path) -> Result<(), String> {
     )
     .await?;
     crate::api::install_argocd_crds(admin).await?;
+    // The API server lists ApplicationSets too, and logs an error a second without their CRD.
+    let appset = crate::testbin::argocd_crds().join("applicationset-crd.yaml");
+    let text =
+        std::fs::read_to_string(&appset).map_err(|e| format!("{}: {e}", appset.display()))?;
+    let crd: Value =
+        serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", appset.display()))?;
+    create(
+        admin,
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        &crd,
+    )
+    .await?;
     let cm = format!("/api/v1/namespaces/{NAMESPACE}/configmaps");
     create(
         admin,

@@ -243,8 +243,8 @@ async fn start(
             ),
             format!("--root-ca-file={}", pki.join("ca.crt").display()),
             "--secure-port=0".into(),
-            // Nothing here runs a cloud, a node's CIDRs or persistent volumes.
-            "--controllers=*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-persistentvolume-binder,-attachdetach".into(),
+            // Nothing here allocates a node's CIDRs or binds persistent volumes.
+            "--controllers=*,-node-ipam-controller,-persistentvolume-binder-controller,-persistentvolume-attach-detach-controller,-persistentvolume-expander-controller".into(),
         ],
         Vec::new(),
     )?;
@@ -270,7 +270,6 @@ async fn start(
         vec![
             format!("--kubeconfig={}", admin_kubeconfig.display()),
             format!("--config={}", stages.display()),
-            "--manage-all-nodes=false".into(),
             "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake".into(),
             "--node-ip=127.0.0.1".into(),
             // The node's kubelet port is the harness's kubelet: `kubectl logs` reaches it

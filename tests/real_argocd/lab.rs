@@ -42,7 +42,9 @@ pub fn set_up(cluster: &Cluster) -> Result<Lab, String> {
     let dir = cluster.dir.join("lab");
     let root = dir.join("git");
     let work = dir.join("work");
-    std::fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    for folder in [&root, &work] {
+        std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    }
     let port = free_port();
     let daemon = start_part(
         &cluster.dir,
@@ -130,6 +132,25 @@ impl Lab {
             .env("NO_COLOR", "1")
             .current_dir(&self.work);
         command
+    }
+
+    /// With `LABCHECK_TIER_PAUSE=SECONDS`, keep the cluster up that long for a person to look at
+    /// what went wrong (the environment to do it in is printed): a maintainer's aid.
+    pub fn pause_for_a_look(&self) {
+        let Some(seconds) = std::env::var("LABCHECK_TIER_PAUSE")
+            .ok()
+            .and_then(|s| s.parse::<u64>().ok())
+        else {
+            return;
+        };
+        eprintln!(
+            "the cluster stays up {seconds}s; look with:\n  export KUBECONFIG={} HOME={} PATH={} LABCHECK_WORK_DIR={}",
+            self.kubeconfig.display(),
+            self.home.display(),
+            self.path,
+            self.work.display()
+        );
+        std::thread::sleep(Duration::from_secs(seconds));
     }
 
     /// `labcheck doctor module-10 --for ci` passes (five minutes at most, as the workflow waits).

@@ -92,6 +92,7 @@ fn walk(cluster: &Cluster) -> Result<Walked, String> {
         .map_err(|e| format!("kind-course-steps.sh: {e}"))?;
     let reports = reports(&out);
     if !output.status.success() {
+        lab.pause_for_a_look();
         return Err(format!(
             "the walk stopped:\n{}\n{}\nreports: {reports:#?}\n{}",
             String::from_utf8_lossy(&output.stdout),

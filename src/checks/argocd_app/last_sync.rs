@@ -189,9 +189,7 @@ impl Verdict<'_> {
         } else {
             (
                 format!("it ran with `{OPTION}` (`argocd app sync --apply-out-of-sync-only`)"),
-                format!(
-                    "sync without `--apply-out-of-sync-only`: `argocd app sync {app}`"
-                ),
+                format!("sync without `--apply-out-of-sync-only`: `argocd app sync {app}`"),
             )
         };
         Some(

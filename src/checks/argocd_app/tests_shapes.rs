@@ -145,7 +145,12 @@ fn a_dry_run_after_the_real_sync_of_the_push_keeps_its_success_but_not_its_hooks
     let hook = decide(MIGRATE_SUCCEEDED, &app);
     assert_eq!(hook.status, Status::Fail, "{hook:?}");
     hook.assert_says("a dry run");
-    assert!(hook.hints.iter().any(|h| format!("{h:?}").contains("without `--dry-run`")), "{hook:?}");
+    assert!(
+        hook.hints
+            .iter()
+            .any(|h| format!("{h:?}").contains("without `--dry-run`")),
+        "{hook:?}"
+    );
     assert_eq!(hook.cause, Some(Cause::new(CauseId::DryRun)));
     // The history's sync is of an older revision: no sync of the push succeeded.
     history(&mut app, OLD);

@@ -68,7 +68,7 @@ pub fn origin_view(reader: &RepoReader, sha: &str) -> Result<OriginView, GitProb
 /// `url` without a credential in it: an http(s) URL's user part (`https://TOKEN@host/…`,
 /// `https://user:password@host/…`) is where a token goes, so it is dropped; another scheme keeps
 /// its user name but never a password. Which repo a URL names does not depend on either (see
-/// `checks::revisions::normalise_url`), and no report, bundle or recording may hold a credential.
+/// `repo_url::normalise`), and no report, bundle or recording may hold a credential.
 pub fn without_credentials(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         // scp-like `git@host:team/repo`: a user name, never a password.

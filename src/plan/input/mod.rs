@@ -3,17 +3,22 @@
 //! found among the inputs by its source path), whose `directory` settings then decide what its
 //! folder holds.
 
+mod choice;
+pub mod files;
+mod follow;
+mod resolve;
+
 use std::path::{Path, PathBuf};
 
-use super::plan_choice::{
-    Fit, Place, find_app, fit, not_taken, own_folder, paths_of, place, taken_why,
-};
-use super::plan_files::{read_path, shown_from_cwd};
 use crate::error::Error;
 use crate::plan::app::AppSource;
 use crate::plan::{AppSettings, FolderFile, NotTaken, Object, parse_folder_file, parse_manifests};
 use crate::probe::argocd_dir::{self, DirectorySettings, Tool};
 use crate::probe::files::PathShower;
+use choice::{Fit, Place, find_app, fit, not_taken, own_folder, paths_of, place, taken_why};
+pub use choice::{RootApp, root_app};
+use files::{read_path, shown_from_cwd};
+pub use follow::{Judge, child_findings, follow};
 
 /// The manifests of one sync, and what was read around them.
 pub struct Input {
@@ -172,8 +177,7 @@ pub fn chart_to_render(app: &AppSettings, root: &Path, also_here: &[String]) -> 
     let Some(chart) = app.sources.iter().find(|s| s.chart.is_some()) else {
         return "its source has no path: nothing here to plan".to_string();
     };
-    let resolved = match crate::cli::plan_resolve::resolve(app, Some(chart), Some(root), also_here)
-    {
+    let resolved = match resolve::resolve(app, Some(chart), Some(root), also_here) {
         Ok(resolved) => resolved,
         Err(e) => return format!("Argo CD cannot render it: {e}"),
     };
@@ -340,8 +344,8 @@ fn sync_of(
     }
     let mut input = Input::empty();
     if own.is_none() {
-        let resolved = crate::cli::plan_resolve::resolve(&app, None, None, &[])
-            .map_err(|e| cannot_render(&app, &e))?;
+        let resolved =
+            resolve::resolve(&app, None, None, &[]).map_err(|e| cannot_render(&app, &e))?;
         input.notes.extend(resolved.notes);
     }
     let app_key = (app.object.source.clone(), app.name().to_string());
@@ -354,9 +358,8 @@ fn sync_of(
                     .map(|s| s.explicit.clone())
                     .unwrap_or_default();
                 let folder = part.folder.clone().unwrap_or_default();
-                let resolved =
-                    crate::cli::plan_resolve::resolve(&app, source.as_ref(), Some(&folder), &[])
-                        .map_err(|e| cannot_render(&app, &e))?;
+                let resolved = resolve::resolve(&app, source.as_ref(), Some(&folder), &[])
+                    .map_err(|e| cannot_render(&app, &e))?;
                 input.notes.extend(resolved.notes);
                 let with = || {
                     Some(RenderWith {

@@ -15,7 +15,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::plan_files::{git_root, normalize_url, remote_urls, shown_from_cwd};
+use super::files::{git_root, remote_urls, shown_from_cwd};
 use crate::plan::AppSettings;
 use crate::plan::app::AppSource;
 use crate::probe::git::{RepoReader, RevisionKind, read_repo};
@@ -42,13 +42,13 @@ pub fn resolve(
     crate::plan::refs::ref_names(app)?;
     let root = folder.and_then(git_root);
     let mut here: Vec<String> = root.as_deref().map(remote_urls).unwrap_or_default();
-    here.extend(also_here.iter().map(|u| normalize_url(u)));
+    here.extend(also_here.iter().map(|u| crate::repo_url::normalise(u)));
     here.extend(
         planned
             .filter(|s| s.path.is_some())
-            .map(|s| normalize_url(&s.repo_url)),
+            .map(|s| crate::repo_url::normalise(&s.repo_url)),
     );
-    let this_repo = |url: &str| root.is_some() && here.contains(&normalize_url(url));
+    let this_repo = |url: &str| root.is_some() && here.contains(&crate::repo_url::normalise(url));
     let mut resolved = Resolved::default();
     for (index, source) in app.sources.iter().enumerate() {
         if source.chart.is_some() && source.target_revision.is_empty() {

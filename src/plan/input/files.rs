@@ -1,6 +1,6 @@
 //! Where `labcheck plan`'s input lies: files and stdin read as text, paths shown from where the
-//! user stands, the git repository around a folder and the URLs its clone names. Below the
-//! rest of `plan`'s CLI, which all reads through it.
+//! user stands, the git repository around a folder and the URLs its clone names (each as
+//! [`crate::repo_url`] keys it). Below the rest of `plan::input`, which all reads through it.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -118,31 +118,6 @@ pub fn shown_from_cwd(path: &Path) -> String {
     }
 }
 
-/// A repo URL without the differences that do not name another repository (scheme, user,
-/// `.git`, a trailing `/`, case; `git@host:path` and `https://host/path` alike), to tell whether
-/// an Application's source is the clone at hand.
-pub fn normalize_url(url: &str) -> String {
-    let mut rest = url.trim().trim_end_matches('/');
-    rest = rest.strip_suffix(".git").unwrap_or(rest);
-    let scp_like = !rest.contains("://");
-    if let Some((_, after)) = rest.split_once("://") {
-        rest = after;
-    }
-    if let Some((user, after)) = rest.split_once('@')
-        && !user.contains('/')
-    {
-        rest = after;
-    }
-    let mut key = rest.to_ascii_lowercase();
-    if scp_like
-        && let Some(colon) = key.find(':')
-        && !key[..colon].contains('/')
-    {
-        key.replace_range(colon..=colon, "/");
-    }
-    key
-}
-
 /// The remote URLs a work repo names in `.git/config` (read as text; nothing is run).
 pub fn remote_urls(root: &Path) -> Vec<String> {
     let config = root.join(".git").join("config");
@@ -151,28 +126,6 @@ pub fn remote_urls(root: &Path) -> Vec<String> {
     text.lines()
         .filter_map(|l| l.trim().strip_prefix("url"))
         .filter_map(|rest| rest.trim_start().strip_prefix('='))
-        .map(normalize_url)
+        .map(crate::repo_url::normalise)
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::normalize_url;
-
-    #[test]
-    fn one_repository_written_as_https_ssh_or_scp_is_one_key() {
-        let key = normalize_url("http://git.course.local/platform/argocd-platform.git");
-        for url in [
-            "https://git.course.local/platform/argocd-platform",
-            "ssh://git@git.course.local/platform/argocd-platform.git",
-            "git@git.course.local:platform/argocd-platform.git",
-            "HTTP://Git.Course.Local/platform/argocd-platform/",
-        ] {
-            assert_eq!(normalize_url(url), key, "{url}");
-        }
-        assert_ne!(
-            normalize_url("http://git.course.local/team/shop-config.git"),
-            key
-        );
-    }
 }

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::plan_files::{git_root, normalize_url, read_path, remote_urls, shown_from_cwd};
+use super::files::{git_root, read_path, remote_urls, shown_from_cwd};
 use crate::error::Error;
 use crate::plan::app::{AppSource, same_path};
 use crate::plan::{AppSettings, NotTaken, Object, parse_manifests};
@@ -380,7 +380,7 @@ pub fn root_app(paths: &[String]) -> Result<Option<RootApp>, Error> {
     };
     let path = source.path.clone().unwrap_or_default();
     let remotes = remote_urls(&root);
-    let note = (!remotes.is_empty() && !remotes.contains(&normalize_url(&source.repo_url))).then(|| format!(
+    let note = (!remotes.is_empty() && !remotes.contains(&crate::repo_url::normalise(&source.repo_url))).then(|| format!(
         "the root Application's repoURL ({}) is not a remote of this clone ({}): its folder `{path}` was planned from this clone, taken to be the same repository",
         source.repo_url,
         remotes.join(", ")
