@@ -18,9 +18,9 @@ use serde_json::Value as Json;
 use serde_yaml::Value;
 
 use super::typed_read::{Unreadable, unreadable};
+use crate::plan::object::untag;
 use crate::plan::{Object, Plan};
 use crate::rules::{Finding, Rule, Severity};
-use crate::yaml::value::untag;
 
 /// The rule for a field the API server cannot read.
 pub const REFUSED: Rule = Rule {

@@ -1,5 +1,7 @@
 //! labcheck's one integration-test binary: real lab worlds, a served Kubernetes API, the real binary.
 
+#[path = "../common/operation_states.rs"]
+mod operation_states;
 #[path = "../common/scratch.rs"]
 mod scratch;
 

@@ -153,45 +153,11 @@ fn a_sync_with_apply_out_of_sync_only_names_the_option_for_what_it_skipped() {
     );
 }
 
-/// The API server's refusal of a hook Job whose `backoffLimit` was quoted, as Argo CD records
-/// it (`gitops-engine pkg/utils/kube/kube.go:223-239` strips kubectl's `error when creating`).
-pub(crate) const REFUSED: &str = "Job in version \"v1\" cannot be handled as a Job: json: cannot unmarshal string into Go struct field JobSpec.spec.backoffLimit of type int32";
+use crate::operation_states::REFUSED;
 
-/// The last sync of the push, ended at the PreSync hook the API server refused: the entry
-/// `status: SyncFailed, hookPhase: Failed` with the apply error, the operation `Failed` with
-/// `one or more objects failed to apply, reason: …` (`sync_context.go:700-716`).
-pub(crate) fn refused_state(
-    world: &World,
-    point: &str,
-    keep_old_jobs: bool,
-) -> labcheck::snapshot::Snapshot {
-    let mut refused = crate::operations::entry(
-        "Job",
-        "checkout-migrate",
-        "PreSync",
-        true,
-        "Failed",
-        REFUSED,
-    );
-    refused["status"] = json!("SyncFailed");
-    let mut snapshot = state_with(
-        world,
-        point,
-        json!({}),
-        vec![refused],
-        Some(history_without_the_push(world)),
-    );
-    let app = crate::module_10_cluster::app_of(&mut snapshot);
-    app["status"]["operationState"]["phase"] = json!("Failed");
-    app["status"]["operationState"]["message"] = json!(format!(
-        "one or more objects failed to apply, reason: {REFUSED}"
-    ));
-    if !keep_old_jobs {
-        snapshot
-            .objects
-            .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
-    }
-    snapshot
+/// The refused-hook state with `world`'s revisions.
+fn refused_state(world: &World, point: &str, keep_old_jobs: bool) -> labcheck::snapshot::Snapshot {
+    crate::operation_states::refused_state(&revisions(world), point, keep_old_jobs)
 }
 
 #[test]

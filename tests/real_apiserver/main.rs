@@ -20,6 +20,9 @@ mod kubectl;
 #[path = "../common/kubelet.rs"]
 mod kubelet;
 mod loader;
+#[path = "../common/operation_states.rs"]
+mod operation_states;
+mod operations_named;
 mod plane;
 mod proxy;
 mod refusal;
