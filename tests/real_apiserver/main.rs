@@ -26,6 +26,7 @@ mod operations_named;
 mod plane;
 mod proxy;
 mod refusal;
+mod refused_fields;
 mod same_verdicts;
 mod smoke;
 mod solution_run;
