@@ -533,5 +533,8 @@ fn short_list(shown: &str) -> String {
     shown.split(", ").map(short).collect::<Vec<_>>().join(", ")
 }
 
+mod commit;
+pub use commit::older_than_the_commit;
+
 #[cfg(test)]
 mod tests;

@@ -201,8 +201,9 @@ pub(crate) fn refused_state(revs: &Revisions, point: &str, keep_old_jobs: bool) 
 
 /// Every named operation of issue 40 as (what the learner did, the step checked, the cluster):
 /// a sync with the apply strategy, a dry run, a selective sync (each with the Jobs gone), a dry
-/// run of an older revision, a sync with `ApplyOutOfSyncOnly=true`, a hook the API server refused
-/// (with and without an earlier sync's Jobs).
+/// run of an older revision, a sync with `ApplyOutOfSyncOnly=true`, a selective sync after which
+/// the Jobs are older than the pushed commit, a hook the API server refused (with and without an
+/// earlier sync's Jobs).
 pub(crate) fn named_operations(
     revs2: &Revisions,
     revs3: &Revisions,
@@ -262,6 +263,23 @@ pub(crate) fn named_operations(
                 hooks_only_entries(),
                 None,
             ),
+        ),
+        (
+            "a selective sync, the Jobs made before the pushed commit",
+            "step-2",
+            {
+                let mut s = state_with(
+                    revs2,
+                    "step-2",
+                    json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
+                    plain_entries()[1..].to_vec(),
+                    Some(history_without_the_push(revs2)),
+                );
+                for job in s.objects.iter_mut().filter(|o| o["kind"] == "Job") {
+                    job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");
+                }
+                s
+            },
         ),
         (
             "a hook the API server refused, no Jobs",

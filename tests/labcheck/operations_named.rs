@@ -194,3 +194,61 @@ fn a_hook_the_api_server_refused_fails_naming_the_refusal_and_where_it_is_render
         assert_ne!(run.code, 3, "never could-not-check: {}", run.stdout);
     }
 }
+
+#[test]
+fn jobs_older_than_the_pushed_commit_after_a_selective_sync_or_self_heal_fail_naming_it() {
+    // (the operation, its cause)
+    let cases = [
+        (
+            json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
+            "selective-sync",
+        ),
+        (
+            json!({"autoHealAttemptsCount": 1,
+                "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
+            "selective-sync",
+        ),
+    ];
+    for (request, want_cause) in cases {
+        let world = World::at("step-2");
+        // No successful sync of the push in the history: which sync made the Jobs is unknown.
+        let mut snapshot = state_with(
+            &world,
+            "step-2",
+            request.clone(),
+            plain_entries()[1..].to_vec(),
+            Some(history_without_the_push(&world)),
+        );
+        // Neighbour first: the Jobs were made after the commit (a failed sync of the push may
+        // have made them), so it stays could-not-check, never a guess.
+        let run = check_with(&world, &snapshot, "step-2");
+        assert_eq!(
+            status(&run, "migrate-job-complete"),
+            "error",
+            "{request}: {}",
+            run.stdout
+        );
+        // The Jobs were made before the learner's commit existed: no sync of the push made them.
+        for job in snapshot.objects.iter_mut().filter(|o| o["kind"] == "Job") {
+            job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");
+        }
+        let run = check_with(&world, &snapshot, "step-2");
+        for id in ["migrate-job-complete", "smoke-test-job-complete"] {
+            assert_eq!(status(&run, id), "fail", "{request} {id}: {}", run.stdout);
+            assert_eq!(
+                cause(&run, id),
+                want_cause,
+                "{request} {id}: {}",
+                run.stdout
+            );
+            let summary = field(&run, id, "summary");
+            assert!(summary.contains("older than your commit"), "{summary}");
+            assert!(
+                hint(&run, id).contains("argocd app sync checkout-dev"),
+                "{}",
+                hint(&run, id)
+            );
+        }
+        assert_ne!(run.code, 3, "{}", run.stdout);
+    }
+}

@@ -98,5 +98,5 @@ fn every_named_operation_gets_the_same_status_and_cause_from_the_real_api_server
         "serve and the real API server differ:\n{}",
         differences.join("\n")
     );
-    assert_eq!(named, 7, "each state names its operation");
+    assert_eq!(named, 8, "each state names its operation");
 }
