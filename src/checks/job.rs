@@ -7,8 +7,8 @@ use serde::Deserialize;
 use crate::checks::Context;
 use crate::checks::can_fail::{self, Causes};
 use crate::checks::cluster_common::{self, sync_entry};
-use crate::checks::{hook_refused, sync_binding};
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
+use crate::checks::{hook_refused, sync_binding};
 use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::argocd::Application;
 
@@ -167,13 +167,8 @@ impl JobSpec {
         };
         let mut outcome = self.decide(job.as_ref(), app.as_ref());
         // Which sync made the Job cannot be told from the cluster: the learner's commit may.
-        if outcome.status == crate::outcome::Status::Error
-            && let (Some(job), Some(app), Some(app_name)) = (&job, &app, &self.app)
-            && let Some((commit, committed)) = compared_commit_time(ctx, app)
-            && let Some(named) =
-                sync_binding::older_than_the_commit(job, app, app_name, &commit, committed)
-        {
-            outcome = named;
+        if let (Some(job), Some(app), Some(app_name)) = (&job, &app, &self.app) {
+            outcome = sync_binding::judged_by_the_commit(ctx, outcome, job, app, app_name);
         }
         // A Job that should have finished but has not: its pods may say why.
         if outcome.status == crate::outcome::Status::Fail
@@ -305,27 +300,6 @@ impl JobSpec {
             )),
         }
     }
-}
-
-/// The commit Argo CD targets now in one of the module's work repos, and when it was committed;
-/// `None` when no work repo has it (or none can be read: the verdict then stays as it was).
-fn compared_commit_time(ctx: &Context, app: &Application) -> Option<(String, i64)> {
-    use crate::checks::revisions::{Lookup, RepoId, RevisionView};
-    let view = RevisionView::compared(app);
-    ctx.repos.iter().find_map(|repo| {
-        let id = RepoId {
-            name: repo.name.clone(),
-            origin_url: None,
-        };
-        let Lookup::Found(revisions) = view.lookup(&id) else {
-            return None;
-        };
-        let reader = ctx.repo_probe.open(&ctx.repo_dir(&repo.name)).ok()?;
-        revisions.iter().find_map(|sha| {
-            let time = reader.commit_time(sha).ok().flatten()?;
-            Some((sha.clone(), time))
-        })
-    })
 }
 
 impl KindReads for JobSpec {

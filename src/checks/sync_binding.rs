@@ -534,7 +534,7 @@ fn short_list(shown: &str) -> String {
 }
 
 mod commit;
-pub use commit::older_than_the_commit;
+pub use commit::{judged_by_the_commit, older_than_the_commit};
 
 #[cfg(test)]
 mod tests;

@@ -191,6 +191,13 @@ fn a_hook_the_api_server_refused_fails_naming_the_refusal_and_where_it_is_render
             "{}",
             hint(&run, id)
         );
+        // The migration's log check names it too.
+        assert_eq!(
+            cause(&run, "migration-logged"),
+            "hook-refused:checkout-migrate",
+            "{}",
+            run.stdout
+        );
         assert_ne!(run.code, 3, "never could-not-check: {}", run.stdout);
     }
 }
@@ -250,5 +257,13 @@ fn jobs_older_than_the_pushed_commit_after_a_selective_sync_or_self_heal_fail_na
             );
         }
         assert_ne!(run.code, 3, "{}", run.stdout);
+        // The migration's log is of that Job too: named alike, never could-not-check.
+        assert_eq!(status(&run, "migration-logged"), "fail", "{}", run.stdout);
+        assert_eq!(
+            cause(&run, "migration-logged"),
+            want_cause,
+            "{}",
+            run.stdout
+        );
     }
 }

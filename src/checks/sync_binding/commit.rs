@@ -4,6 +4,7 @@
 use k8s_openapi::api::batch::v1::Job;
 
 use super::{Binding, bind};
+use crate::checks::Context;
 use crate::checks::cluster_common::short;
 use crate::checks::operation::Shape;
 use crate::outcome::{Cause, Outcome};
@@ -49,4 +50,44 @@ pub fn older_than_the_commit(
         .with_hint(shape.full_sync_hint(app_name))
         .with_cause(Cause::new(shape.cause()?)),
     )
+}
+
+/// `outcome` (a Job check's verdict on `job`) unless it is "could not check" and the learner's
+/// commit tells: then [`older_than_the_commit`]'s fail.
+pub fn judged_by_the_commit(
+    ctx: &Context,
+    outcome: Outcome,
+    job: &Job,
+    app: &Application,
+    app_name: &str,
+) -> Outcome {
+    if outcome.status != crate::outcome::Status::Error {
+        return outcome;
+    }
+    compared_commit_time(ctx, app)
+        .and_then(|(commit, committed)| {
+            older_than_the_commit(job, app, app_name, &commit, committed)
+        })
+        .unwrap_or(outcome)
+}
+
+/// The commit Argo CD targets now in one of the module's work repos, and when it was committed;
+/// `None` when no work repo has it (or none can be read: the verdict then stays as it was).
+fn compared_commit_time(ctx: &Context, app: &Application) -> Option<(String, i64)> {
+    use crate::checks::revisions::{Lookup, RepoId, RevisionView};
+    let view = RevisionView::compared(app);
+    ctx.repos.iter().find_map(|repo| {
+        let id = RepoId {
+            name: repo.name.clone(),
+            origin_url: None,
+        };
+        let Lookup::Found(revisions) = view.lookup(&id) else {
+            return None;
+        };
+        let reader = ctx.repo_probe.open(&ctx.repo_dir(&repo.name)).ok()?;
+        revisions.iter().find_map(|sha| {
+            let time = reader.commit_time(sha).ok().flatten()?;
+            Some((sha.clone(), time))
+        })
+    })
 }
