@@ -6,8 +6,9 @@
 # snapshot of what labcheck read and a dump of the cluster in OUT_DIR.
 #
 # Needs: MODULE, WORK_DIR, OUT_DIR; WAIT (default 4m); LABCHECK_COURSE_DIR for a course on disk.
-# RECORD=1 keeps, after every step that passed, its JSON report and a snapshot of what the
-# checks read (labcheck's real-Argo-CD tier records the cluster Argo CD made this way).
+# RECORD=1 keeps, after every step that passed, its JSON report, a snapshot of what the checks
+# read and each repo's pushed revisions (labcheck's real-Argo-CD tier records the cluster Argo CD
+# made this way).
 set -euo pipefail
 
 : "${MODULE:?}" "${WORK_DIR:?}" "${OUT_DIR:?}"
@@ -39,6 +40,13 @@ for step in "${steps[@]}"; do
   fi
   if [ "${RECORD:-}" = 1 ]; then
     labcheck snapshot "$MODULE" "${course[@]}" --out "$OUT_DIR/$name-snapshot.yaml"
+    # What each repo's pushed tip and the one before it were at this point: the commits the
+    # snapshot names, for turning it into a fixture (`${pushed:repo}`, `${previous:repo}`).
+    for clone in "$WORK_DIR"/*/; do
+      printf '%s %s %s\n' "$(basename "$clone")" \
+        "$(git -C "$clone" rev-parse '@{upstream}')" \
+        "$(git -C "$clone" rev-parse --verify -q '@{upstream}~1' || echo none)"
+    done >"$OUT_DIR/$name-revisions.txt"
   fi
 done
 echo "every step of $MODULE passed on the cluster"

@@ -29,6 +29,9 @@ pub async fn run_step(
     let mut outcomes: Vec<Outcome> =
         join_all(step.checks.iter().map(|c| evaluate(ctx, recall, step, c))).await;
     let mut waiter = Waiter::new(step.checks.len());
+    // The round of the wait in which each check was last judged (0: the first look).
+    let mut judged_in = vec![0_usize; step.checks.len()];
+    let mut round = 0;
 
     loop {
         let elapsed = started.elapsed();
@@ -76,13 +79,15 @@ pub async fn run_step(
                 .map(|&i| evaluate(ctx, recall, step, &step.checks[i])),
         )
         .await;
+        round += 1;
         for (i, outcome) in waiting.into_iter().zip(again) {
             waiter.looked(i, &outcomes[i], &outcome);
             outcomes[i] = outcome;
+            judged_in[i] = round;
         }
     }
 
-    rejudge_on_fresh_reads(ctx, recall, step, &mut outcomes).await;
+    rejudge_on_fresh_reads(ctx, recall, step, &judged_in, &mut outcomes).await;
     point_blocked_checks_at_their_cause(&step.checks, &mut outcomes);
 
     let mut checks: Vec<CheckReport> = step
@@ -119,27 +124,20 @@ pub async fn run_step(
 }
 
 /// Judge once more, on fresh reads, each check that failed for good although every check it
-/// counts after (`after:`) passed and one of those reads the cluster: its own read may be older
-/// than the event it counts after. Checks run side by side, so a ConfigMap read a moment before
-/// Argo CD applied it can meet an Application read a moment after, and "the sync of your push
-/// succeeded" would stand beside "argocd-cm lacks your value" (seen on a real Argo CD).
+/// counts after (`after:`) passed, one of them judged in a later round of the wait than it: its
+/// own read is older than the event it counts after. A ConfigMap read before Argo CD applied the
+/// learner's values, beside the Application read once the sync had run, would say "argocd-cm
+/// lacks your value" next to "Argo CD synced your push" (seen on a real Argo CD). Without a wait
+/// every object is read once; this costs one more read only where a wait moved the event on.
 async fn rejudge_on_fresh_reads(
     ctx: &Context,
     recall: &Recall,
     step: &Step,
+    judged_in: &[usize],
     outcomes: &mut [Outcome],
 ) {
-    let passed = |id: &String| {
-        step.checks
-            .iter()
-            .position(|c| &c.id == id)
-            .is_some_and(|j| outcomes[j].status == Status::Pass)
-    };
-    let reads_cluster = |id: &String| {
-        step.checks
-            .iter()
-            .any(|c| &c.id == id && c.kind.reads_cluster())
-    };
+    let index = |id: &String| step.checks.iter().position(|c| &c.id == id);
+    let passed = |id: &String| index(id).is_some_and(|j| outcomes[j].status == Status::Pass);
     let stale: Vec<usize> = step
         .checks
         .iter()
@@ -150,7 +148,11 @@ async fn rejudge_on_fresh_reads(
                 && spec.kind.reads_cluster()
                 && !spec.after.is_empty()
                 && spec.after.iter().all(passed)
-                && spec.after.iter().any(reads_cluster)
+                && spec
+                    .after
+                    .iter()
+                    .filter_map(index)
+                    .any(|j| judged_in[j] > judged_in[*i])
         })
         .map(|(i, _)| i)
         .collect();

@@ -121,7 +121,12 @@ fn patch_app(cluster: &Cluster, patch: Value) {
 }
 
 /// checkout-dev's operation state, once `until` holds of it (two minutes at most).
-fn operation_when(cluster: &Cluster, what: &str, until: impl Fn(&Value) -> bool) -> Value {
+fn operation_when(
+    cluster: &Cluster,
+    lab: &Lab,
+    what: &str,
+    until: impl Fn(&Value) -> bool,
+) -> Value {
     let path = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
@@ -130,11 +135,13 @@ fn operation_when(cluster: &Cluster, what: &str, until: impl Fn(&Value) -> bool)
         if until(state) {
             return state.clone();
         }
-        assert!(
-            Instant::now() < deadline,
-            "checkout-dev's operation never became {what}: {state:#}\n{}",
-            cluster.logs()
-        );
+        if Instant::now() > deadline {
+            lab.pause_for_a_look();
+            panic!(
+                "checkout-dev's operation never became {what}: {state:#}\n{}",
+                cluster.logs()
+            );
+        }
         std::thread::sleep(Duration::from_millis(500));
     }
 }
@@ -150,14 +157,14 @@ fn a_sync_still_retrying_then_terminated_gives_the_verdicts_step_4_declares() {
     let long = json!({"limit": 1, "backoff": {"duration": "3m", "factor": 2, "maxDuration": "3m"}});
     patch_app(cluster, json!({"spec": {"syncPolicy": {"retry": long}}}));
     solve(lab, "step-4");
-    let state = operation_when(cluster, "a retry pending", |s| {
+    let state = operation_when(cluster, lab, "a retry pending", |s| {
         s["phase"] == "Running" && s["retryCount"].as_i64().unwrap_or(0) >= 1
     });
     let problems = judge(&check(lab, "step-4"), "step-4", "retrying");
     assert!(problems.is_empty(), "retrying: {problems:#?}\n{state:#}");
 
     argocd(lab, &["app", "terminate-op", "checkout-dev"]);
-    let state = operation_when(cluster, "terminated", |s| {
+    let state = operation_when(cluster, lab, "terminated", |s| {
         matches!(s["phase"].as_str(), Some("Failed" | "Error"))
     });
     let problems = judge(&check(lab, "step-4"), "step-4", "terminated");

@@ -1,9 +1,11 @@
-//! The fixtures against the recordings: each step's solved cluster state, written by hand in
-//! `modules/module-10/fixtures/cluster/`, compared field by field with the `labcheck snapshot`
-//! the walk took of the real cluster at that point (Argo CD v3.6.2 wrote it). Every difference
-//! must be listed in `tests/real_argocd/fixture-differences.yaml` with why it is legitimate, and
-//! every listed difference must still be there: a fixture that shows a state no Argo CD writes
-//! is fixed, not listed.
+//! The fixtures are recordings: each step's solved cluster state in
+//! `modules/module-10/fixtures/cluster/` is the `labcheck snapshot` the walk took of the real
+//! cluster at that point (Argo CD v3.6.2 wrote it), made a fixture: the served URLs written as
+//! the course's, each repo's pushed commit and the one before it as `${pushed:repo}` and
+//! `${previous:repo}`. `LABCHECK_TIER_RECORD=1` writes them (a maintainer's re-recording); every
+//! run compares the committed fixture with the fresh recording field by field. Every difference
+//! must be listed in `tests/real_argocd/fixture-differences.yaml` with why it is legitimate (what
+//! differs from run to run by nature), and every listed difference must still be there.
 //!
 //! What is compared: the Applications and Jobs both hold, as paths to values. Values that differ
 //! from run to run by nature (times, uids, resource versions, commit hashes, generated names) are
@@ -28,6 +30,33 @@ const POINTS: &[(&str, &str)] = &[
     ("break-it-break", "break-it-solved"),
     ("break-it-fix", "break-it-fixed-solved"),
 ];
+
+/// A recorded snapshot as a fixture: `revisions` is the walk's `<step>-revisions.txt` (each repo,
+/// its pushed commit, the one before it), `served` each URL the tier served a course URL at.
+fn as_fixture(recording: &str, revisions: &str, served: &[(&str, &str)], point: &str) -> String {
+    let mut text = recording.to_string();
+    for line in revisions.lines() {
+        let mut words = line.split_whitespace();
+        let (Some(repo), Some(pushed), Some(previous)) = (words.next(), words.next(), words.next())
+        else {
+            continue;
+        };
+        text = text.replace(pushed, &format!("${{pushed:{repo}}}"));
+        if previous != "none" {
+            text = text.replace(previous, &format!("${{previous:{repo}}}"));
+        }
+    }
+    for (url, course) in served {
+        text = text.replace(url, course);
+    }
+    let body = text
+        .split_once("\nobjects:")
+        .map(|(_, objects)| format!("objects:{objects}"))
+        .unwrap_or(text);
+    format!(
+        "format: labcheck-snapshot/v1\n# Recorded by the real-Argo-CD tier (tests/real_argocd/recordings.rs): what Argo CD v3.6.2\n# wrote after the walk's {point}, with the course's URLs and revision placeholders.\ndescription: 'module 10 {point}: solved (recorded from Argo CD v3.6.2)'\n{body}"
+    )
+}
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("modules/module-10/fixtures/cluster")
@@ -176,16 +205,40 @@ fn differences(fixture: &str, recording: &str) -> Vec<String> {
 
 #[test]
 fn every_solved_fixture_is_the_recording_but_for_its_listed_differences() {
-    let (_, walked, _lab) = walked();
+    let (cluster, walked, _lab) = walked();
+    let served = [
+        (
+            format!("{}/", walked.lab.git_url),
+            "http://git.course.local/".to_string(),
+        ),
+        (
+            cluster.argocd.charts.url.clone(),
+            crate::charts::UPSTREAM.to_string(),
+        ),
+    ];
+    let served: Vec<(&str, &str)> = served
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let record = std::env::var_os("LABCHECK_TIER_RECORD").is_some();
     let mut all = Vec::new();
     for (recorded, fixture) in POINTS {
         let fixture_path = fixtures().join(format!("{fixture}.yaml"));
-        let recording_path = walked.out.join(format!("{recorded}-snapshot.yaml"));
-        let fixture_text = std::fs::read_to_string(&fixture_path)
-            .unwrap_or_else(|e| panic!("{}: {e}", fixture_path.display()));
-        let recording_text = std::fs::read_to_string(&recording_path)
-            .unwrap_or_else(|e| panic!("{}: {e}", recording_path.display()));
-        for line in differences(&fixture_text, &recording_text) {
+        let read = |path: &Path| {
+            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        };
+        let recording = as_fixture(
+            &read(&walked.out.join(format!("{recorded}-snapshot.yaml"))),
+            &read(&walked.out.join(format!("{recorded}-revisions.txt"))),
+            &served,
+            recorded,
+        );
+        if record {
+            std::fs::write(&fixture_path, &recording)
+                .unwrap_or_else(|e| panic!("{}: {e}", fixture_path.display()));
+        }
+        let fixture_text = read(&fixture_path);
+        for line in differences(&fixture_text, &recording) {
             all.push(format!("{fixture}: {line}"));
         }
     }
