@@ -257,6 +257,8 @@ causes! {
     HookNotRun = "hook-not-run" about "the hook", MayFix;
     /// The sync failed and ran no SyncFail hook: syncing again runs none either.
     SyncfailHookMissing = "syncfail-hook-missing" about "the hook", WontFix;
+    /// Argo CD could not create the hook: the API server refused its manifest, so it never ran.
+    HookRefused = "hook-refused" about "the hook", WontFix;
     /// The hook ended with another result than the course wants.
     HookResult = "hook-result" about "the hook", MayFix;
     /// The last sync did not apply the resource.

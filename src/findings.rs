@@ -8,6 +8,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Argo CD or the API server refuses it: the app does not render, or the sync fails at that
+    /// object. `labcheck plan --rules` exits 1.
+    Error,
     /// Something that breaks a sync or loses data or evidence: `labcheck plan --rules` exits 1.
     Warning,
     /// Worth knowing; does not change the exit code.
@@ -18,9 +21,15 @@ impl Severity {
     /// The word used in reports.
     pub fn as_str(self) -> &'static str {
         match self {
+            Severity::Error => "error",
             Severity::Warning => "warning",
             Severity::Note => "note",
         }
+    }
+
+    /// An error or a warning: `labcheck plan --rules` exits 1 for it.
+    pub fn fails(self) -> bool {
+        self != Severity::Note
     }
 }
 

@@ -147,6 +147,8 @@ pub fn sync_binding(job: &str) -> Causes {
             true,
         )
         .about(CauseId::JobFromEarlierSync, job, true)
+        // A hook the API server refused: never created, never ran (issue 40).
+        .about(CauseId::HookRefused, job, true)
         .about(CauseId::JobNotAHookOfSync, job, false)
 }
 

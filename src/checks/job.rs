@@ -7,8 +7,8 @@ use serde::Deserialize;
 use crate::checks::Context;
 use crate::checks::can_fail::{self, Causes};
 use crate::checks::cluster_common::{self, sync_entry};
-use crate::checks::sync_binding;
 use crate::checks::{ClusterReads, KindReads, LearnerNames};
+use crate::checks::{hook_refused, sync_binding};
 use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::argocd::Application;
 
@@ -166,6 +166,10 @@ impl JobSpec {
             Err(outcome) => return *outcome,
         };
         let mut outcome = self.decide(job.as_ref(), app.as_ref());
+        // Which sync made the Job cannot be told from the cluster: the learner's commit may.
+        if let (Some(job), Some(app), Some(app_name)) = (&job, &app, &self.app) {
+            outcome = sync_binding::judged_by_the_commit(ctx, outcome, job, app, app_name);
+        }
         // A Job that should have finished but has not: its pods may say why.
         if outcome.status == crate::outcome::Status::Fail
             && outcome.diagnosis.is_none()
@@ -276,6 +280,9 @@ impl JobSpec {
             .last_operation()
             .and_then(|op| op.phase.as_deref())
             .filter(|phase| matches!(*phase, "Failed" | "Error"));
+        if let Some(entry) = hook_refused::refused_entry(app, &self.name) {
+            return hook_refused::refused_outcome(app, app_name, entry, who);
+        }
         match (sync_entry(app, "Job", &self.name), failed) {
             (Some(entry), _) => outcome.with_diagnosis(format!(
                 "the last sync ran {} ({}), and the Job is gone: {}",

@@ -136,7 +136,20 @@ impl LogsSpec {
             }
             None => None,
         };
-        self.decide(&LogObservation { job, pod_log }, app.as_ref())
+        let outcome = self.decide(
+            &LogObservation {
+                job: job.clone(),
+                pod_log,
+            },
+            app.as_ref(),
+        );
+        // Which sync made the Job cannot be told from the cluster: the learner's commit may.
+        match (&job, &app, &self.app) {
+            (Some(job), Some(app), Some(name)) => {
+                sync_binding::judged_by_the_commit(ctx, outcome, job, app, name)
+            }
+            _ => outcome,
+        }
     }
 
     /// The verdict from what was observed.
@@ -151,6 +164,12 @@ impl LogsSpec {
                 && let Some(explained) = crate::checks::sync_binding::missing_job_outcome(app, name)
             {
                 return explained;
+            }
+            if let (Some(app), Some(name)) = (app, &self.app)
+                && let Some(entry) = crate::checks::hook_refused::refused_entry(app, &self.job)
+            {
+                let who = format!("Job {} in {} (so no log)", self.job, self.namespace);
+                return crate::checks::hook_refused::refused_outcome(app, name, entry, &who);
             }
             let outcome = outcome
                 .with_cause(Cause::about(CauseId::LogsMissing, &self.job))

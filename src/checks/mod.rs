@@ -10,6 +10,7 @@ pub mod cluster_common;
 pub mod condition;
 pub mod context;
 mod git_change;
+pub mod hook_refused;
 pub mod operation;
 pub mod revisions;
 pub mod sync_binding;

@@ -315,6 +315,11 @@ fn earlier_sync(
         .iter()
         .find(|r| r.kind == "Job" && r.name == name);
     let shape = Shape::of(app).unwrap_or(Shape::Full);
+    if let Some(entry) = crate::checks::hook_refused::refused_entry(app, name) {
+        // The copy in the cluster is older: the last sync could not create the new one.
+        let who = format!("Job {name} (created {created}, before the last sync)");
+        return crate::checks::hook_refused::refused_outcome(app, app_name, entry, &who);
+    }
     let diagnosis = match (ran, !shape.runs_hooks()) {
         (_, true) => format!("the last operation was {}", shape.what()),
         (Some(entry), false) => format!(
@@ -527,6 +532,9 @@ fn older_revision_outcome(name: &str, app: &Application, app_name: &str) -> Opti
 fn short_list(shown: &str) -> String {
     shown.split(", ").map(short).collect::<Vec<_>>().join(", ")
 }
+
+mod commit;
+pub use commit::{judged_by_the_commit, older_than_the_commit};
 
 #[cfg(test)]
 mod tests;

@@ -14,7 +14,7 @@ use crate::probe::argocd_dir::DirectorySettings;
 use crate::probe::files::PathShower;
 use crate::probe::manifests::read_migration_sources;
 use crate::report::{self, HumanOrJson, Styles};
-use crate::rules::{self, Severity};
+use crate::rules;
 
 /// `labcheck plan` options.
 #[derive(Debug, Args, Clone)]
@@ -129,7 +129,7 @@ pub fn run(args: &PlanArgs) -> Result<u8, Error> {
         .iter()
         .flatten()
         .chain(plan_input::child_findings(&plan.children))
-        .any(|f| f.severity == Severity::Warning);
+        .any(|f| f.severity.fails());
     Ok(if warned { exit::FAIL } else { exit::PASS })
 }
 

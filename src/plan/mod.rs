@@ -12,6 +12,7 @@ pub mod input;
 pub mod load;
 pub mod object;
 pub mod order;
+pub mod refs;
 pub mod scope;
 #[cfg(test)]
 mod tests;

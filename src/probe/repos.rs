@@ -307,6 +307,11 @@ impl Reader {
         )
     }
 
+    /// [`RepoReader::commit_time`].
+    pub fn commit_time(&self, sha: &str) -> Result<Option<i64>, GitProbeError> {
+        self.ask(Question::new("commit_time", &[sha]), |r| r.commit_time(sha))
+    }
+
     /// [`RepoReader::tip_touches`].
     pub fn tip_touches(&self, tip: &str, rel: &str) -> Result<Option<CommitInfo>, GitProbeError> {
         self.ask(Question::new("tip_touches", &[tip, rel]), |r| {

@@ -82,6 +82,7 @@ pub fn check(plan: &Plan, findings: &mut Vec<Finding>) {
                     "{who} has {}: Kubernetes starts a failed migration again, and a migration that stopped halfway and runs again often makes the damage worse; the sync also reports the failure only after the last try",
                     match found {
                         Some(n) => format!("`backoffLimit: {n}`"),
+                        None if job.get(&["spec", "backoffLimit"]).is_some_and(|v| !v.is_null()) => "a `backoffLimit` that is not a number, which the API server refuses (`api-server-refuses`); were it left out, Kubernetes' default of 6 retries would apply".to_string(),
                         None => "no `backoffLimit`, so Kubernetes' default of 6 retries applies".to_string(),
                     }
                 ),

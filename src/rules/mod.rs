@@ -2,6 +2,10 @@
 //! anything reaches a cluster. Each finding is data — rule, severity, object, reason, fix — and
 //! reporters print it. One file per rule family.
 
+pub mod api_refused;
+#[cfg(test)]
+mod api_refused_tests;
+pub mod app_sources;
 pub mod commands;
 pub mod config_phase;
 pub mod duplicates;
@@ -13,6 +17,7 @@ pub mod shell;
 pub mod sync_policy;
 #[cfg(test)]
 mod tests;
+mod typed_read;
 pub mod typos;
 pub mod workers;
 
@@ -30,6 +35,9 @@ pub struct Rule {
 
 /// Every rule, in the order reports list them.
 pub const RULES: &[Rule] = &[
+    app_sources::RULE,
+    api_refused::REFUSED,
+    api_refused::NOT_CHECKED,
     config_phase::RULE,
     migration_phase::RULE,
     migration_job::BACKOFF_LIMIT,
@@ -67,6 +75,8 @@ pub fn check(plan: &Plan) -> Vec<Finding> {
 /// `expand-contract`.
 pub fn check_with_sources(plan: &Plan, sources: &[(String, String)]) -> Vec<Finding> {
     let mut findings = Vec::new();
+    app_sources::check(plan, &mut findings);
+    api_refused::check(plan, &mut findings);
     duplicates::check(plan, &mut findings);
     config_phase::check(plan, &mut findings);
     migration_phase::check(plan, &mut findings);

@@ -1,5 +1,7 @@
 //! labcheck's one integration-test binary: real lab worlds, a served Kubernetes API, the real binary.
 
+#[path = "../common/operation_states.rs"]
+mod operation_states;
 #[path = "../common/scratch.rs"]
 mod scratch;
 
@@ -33,6 +35,7 @@ mod operations_named;
 mod plan;
 mod plan_apps;
 mod plan_folders;
+mod plan_refused;
 mod read_only;
 mod replay;
 mod report_snapshots;

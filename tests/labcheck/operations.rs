@@ -13,53 +13,10 @@ use serde_json::{Value, json};
 use crate::harness::{Run, World};
 use crate::module_10_cluster::{app_of, cause, check_with, field, hint, revisions, status};
 
-/// A syncResult entry as the engine writes it (facts a7).
-pub(crate) fn entry(
-    kind: &str,
-    name: &str,
-    phase: &str,
-    hook: bool,
-    result: &str,
-    message: &str,
-) -> Value {
-    let group = match kind {
-        "Job" => "batch",
-        "Deployment" => "apps",
-        _ => "",
-    };
-    let mut e = json!({"group": group, "version": "v1", "kind": kind, "namespace": "checkout-dev",
-        "name": name, "syncPhase": phase, "hookPhase": result, "message": message});
-    if hook {
-        e["hookType"] = json!(phase);
-    } else {
-        e["status"] = json!("Synced");
-    }
-    e
-}
+pub(crate) use crate::operation_states::{dry_run_entries, entry, plain_entries};
 
-pub(crate) fn plain_entries() -> Vec<Value> {
-    vec![
-        entry(
-            "ConfigMap",
-            "checkout-config",
-            "Sync",
-            false,
-            "Succeeded",
-            "configmap/checkout-config unchanged",
-        ),
-        entry(
-            "Deployment",
-            "checkout",
-            "Sync",
-            false,
-            "Running",
-            "deployment.apps/checkout unchanged",
-        ),
-    ]
-}
-
-/// `point`'s solved state, with checkout-dev's last operation (started 11:00:00) replaced by
-/// `request` (merged over `{revision}`) ending in `phase` with `resources`, and `history` as given.
+/// `point`'s solved state with checkout-dev's last operation replaced (see
+/// `operation_states::state_with`), the revisions of `world`.
 pub(crate) fn state_with(
     world: &World,
     point: &str,
@@ -67,31 +24,12 @@ pub(crate) fn state_with(
     resources: Vec<Value>,
     history: Option<Value>,
 ) -> Snapshot {
-    let revs = revisions(world);
-    let mut snapshot = cluster::solved(point, &revs).expect("a fixture state");
-    let app = app_of(&mut snapshot);
-    let mut sync = json!({"revision": revs.pushed("checkout-config").expect("a push")});
-    if let (Some(sync), Some(extra)) = (sync.as_object_mut(), request.as_object()) {
-        for (k, v) in extra {
-            sync.insert(k.clone(), v.clone());
-        }
-    }
-    app["status"]["operationState"] = json!({
-        "phase": "Succeeded", "message": "successfully synced (all tasks run)",
-        "startedAt": "2026-05-02T11:00:00Z", "finishedAt": "2026-05-02T11:00:05Z",
-        "operation": {"initiatedBy": {"username": "admin"}, "retry": {}, "sync": sync},
-        "syncResult": {"revision": revs.pushed("checkout-config").expect("a push"), "resources": resources}});
-    if let Some(history) = history {
-        app["status"]["history"] = history;
-    }
-    snapshot
+    crate::operation_states::state_with(&revisions(world), point, request, resources, history)
 }
 
-/// The solved history with only the entry of the revision before the push: no sync of the push
-/// has succeeded.
+/// The solved history with only the entry of the revision before the push.
 pub(crate) fn history_without_the_push(world: &World) -> Value {
-    json!([{"id": 1, "revision": revisions(world).previous("checkout-config").expect("a previous push"), "initiatedBy": {"username": "admin"},
-            "deployStartedAt": "2026-05-02T09:30:00Z", "deployedAt": "2026-05-02T09:30:40Z"}])
+    crate::operation_states::history_without_the_push(&revisions(world))
 }
 
 fn exit_and_json(run: &Run) -> (i32, String) {
@@ -188,44 +126,6 @@ fn after_an_apply_strategy_sync_step_2s_jobs_count_when_the_sync_of_the_push_mad
             run.stdout
         );
     }
-}
-
-/// A dry run of the push: every task listed as Succeeded, `(dry run)` in each message.
-pub(crate) fn dry_run_entries() -> Vec<Value> {
-    vec![
-        entry(
-            "Job",
-            "checkout-migrate",
-            "PreSync",
-            true,
-            "Succeeded",
-            "job.batch/checkout-migrate created (dry run)",
-        ),
-        entry(
-            "ConfigMap",
-            "checkout-config",
-            "Sync",
-            false,
-            "Succeeded",
-            "configmap/checkout-config configured (dry run)",
-        ),
-        entry(
-            "Deployment",
-            "checkout",
-            "Sync",
-            false,
-            "Succeeded",
-            "deployment.apps/checkout configured (dry run)",
-        ),
-        entry(
-            "Job",
-            "checkout-smoke-test",
-            "PostSync",
-            true,
-            "Succeeded",
-            "job.batch/checkout-smoke-test created (dry run)",
-        ),
-    ]
 }
 
 #[test]

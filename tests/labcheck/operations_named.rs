@@ -152,3 +152,118 @@ fn a_sync_with_apply_out_of_sync_only_names_the_option_for_what_it_skipped() {
         run.stdout
     );
 }
+
+use crate::operation_states::REFUSED;
+
+/// The refused-hook state with `world`'s revisions.
+fn refused_state(world: &World, point: &str, keep_old_jobs: bool) -> labcheck::snapshot::Snapshot {
+    crate::operation_states::refused_state(&revisions(world), point, keep_old_jobs)
+}
+
+#[test]
+fn a_hook_the_api_server_refused_fails_naming_the_refusal_and_where_it_is_rendered() {
+    // (the Jobs of an earlier sync are kept, or there are none)
+    for keep_old_jobs in [false, true] {
+        let world = World::at("step-2");
+        let snapshot = refused_state(&world, "step-2", keep_old_jobs);
+        let run = check_with(&world, &snapshot, "step-2");
+        let id = "migrate-job-complete";
+        assert_eq!(status(&run, id), "fail", "{keep_old_jobs}: {}", run.stdout);
+        assert_eq!(
+            cause(&run, id),
+            "hook-refused:checkout-migrate",
+            "{}",
+            run.stdout
+        );
+        let summary = field(&run, id, "summary");
+        assert!(
+            summary.contains("could not create") && summary.contains(REFUSED),
+            "{summary}"
+        );
+        let diagnosis = field(&run, id, "diagnosis");
+        assert!(
+            diagnosis.contains("one or more objects failed to apply"),
+            "{diagnosis}"
+        );
+        // The course's hint for the cause speaks, not "run a sync".
+        assert!(
+            hint(&run, id).contains("refused its manifest"),
+            "{}",
+            hint(&run, id)
+        );
+        // The migration's log check names it too.
+        assert_eq!(
+            cause(&run, "migration-logged"),
+            "hook-refused:checkout-migrate",
+            "{}",
+            run.stdout
+        );
+        assert_ne!(run.code, 3, "never could-not-check: {}", run.stdout);
+    }
+}
+
+#[test]
+fn jobs_older_than_the_pushed_commit_after_a_selective_sync_or_self_heal_fail_naming_it() {
+    // (the operation, its cause)
+    let cases = [
+        (
+            json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
+            "selective-sync",
+        ),
+        (
+            json!({"autoHealAttemptsCount": 1,
+                "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
+            "selective-sync",
+        ),
+    ];
+    for (request, want_cause) in cases {
+        let world = World::at("step-2");
+        // No successful sync of the push in the history: which sync made the Jobs is unknown.
+        let mut snapshot = state_with(
+            &world,
+            "step-2",
+            request.clone(),
+            plain_entries()[1..].to_vec(),
+            Some(history_without_the_push(&world)),
+        );
+        // Neighbour first: the Jobs were made after the commit (a failed sync of the push may
+        // have made them), so it stays could-not-check, never a guess.
+        let run = check_with(&world, &snapshot, "step-2");
+        assert_eq!(
+            status(&run, "migrate-job-complete"),
+            "error",
+            "{request}: {}",
+            run.stdout
+        );
+        // The Jobs were made before the learner's commit existed: no sync of the push made them.
+        for job in snapshot.objects.iter_mut().filter(|o| o["kind"] == "Job") {
+            job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");
+        }
+        let run = check_with(&world, &snapshot, "step-2");
+        for id in ["migrate-job-complete", "smoke-test-job-complete"] {
+            assert_eq!(status(&run, id), "fail", "{request} {id}: {}", run.stdout);
+            assert_eq!(
+                cause(&run, id),
+                want_cause,
+                "{request} {id}: {}",
+                run.stdout
+            );
+            let summary = field(&run, id, "summary");
+            assert!(summary.contains("older than your commit"), "{summary}");
+            assert!(
+                hint(&run, id).contains("argocd app sync checkout-dev"),
+                "{}",
+                hint(&run, id)
+            );
+        }
+        assert_ne!(run.code, 3, "{}", run.stdout);
+        // The migration's log is of that Job too: named alike, never could-not-check.
+        assert_eq!(status(&run, "migration-logged"), "fail", "{}", run.stdout);
+        assert_eq!(
+            cause(&run, "migration-logged"),
+            want_cause,
+            "{}",
+            run.stdout
+        );
+    }
+}

@@ -20,9 +20,13 @@ mod kubectl;
 #[path = "../common/kubelet.rs"]
 mod kubelet;
 mod loader;
+#[path = "../common/operation_states.rs"]
+mod operation_states;
+mod operations_named;
 mod plane;
 mod proxy;
 mod refusal;
+mod refused_fields;
 mod same_verdicts;
 mod smoke;
 mod solution_run;

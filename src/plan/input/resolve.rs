@@ -39,7 +39,7 @@ pub fn resolve(
     folder: Option<&Path>,
     also_here: &[String],
 ) -> Result<Resolved, String> {
-    check_refs(app)?;
+    crate::plan::refs::ref_names(app)?;
     let root = folder.and_then(git_root);
     let mut here: Vec<String> = root.as_deref().map(remote_urls).unwrap_or_default();
     here.extend(also_here.iter().map(|u| crate::repo_url::normalise(u)));
@@ -106,26 +106,6 @@ fn describe(source: &AppSource) -> String {
     }
 }
 
-/// `GetRefSources`: ref names use `[a-zA-Z0-9_-]` only, and none twice.
-fn check_refs(app: &AppSettings) -> Result<(), String> {
-    let mut seen: Vec<&str> = Vec::new();
-    for name in app.sources.iter().filter_map(|s| s.ref_name.as_deref()) {
-        if !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
-            return Err(format!(
-                "sources.ref {name} cannot contain any special characters except '_' and '-'"
-            ));
-        }
-        if seen.contains(&name) {
-            return Err("invalid sources: multiple sources had the same `ref` key".to_string());
-        }
-        seen.push(name);
-    }
-    Ok(())
-}
-
 /// One value file as `getResolvedValueFiles` resolves it; `Ok(Some(shown))` when it is a file
 /// here, `Ok(None)` when it cannot be looked at here (another repo, a URL, a glob).
 fn value_file(
@@ -138,33 +118,8 @@ fn value_file(
 ) -> Result<Option<String>, String> {
     // `$name/…` refers to the source with `ref: name`, in a multi-source app only.
     if app.multi_source && file.starts_with('$') {
-        let (var, rest) = file.split_once('/').unwrap_or((file, ""));
-        let refs: Vec<&AppSource> = app
-            .sources
-            .iter()
-            .filter(|s| s.ref_name.is_some())
-            .collect();
-        let Some(target) = refs
-            .iter()
-            .find(|s| s.ref_name.as_deref() == var.strip_prefix('$'))
-        else {
-            if refs.is_empty() {
-                return Err(format!(
-                    "source referenced \"{var}\", but no source has a 'ref' field defined"
-                ));
-            }
-            let names: Vec<String> = refs
-                .iter()
-                .filter_map(|s| s.ref_name.as_ref().map(|n| format!("${n}")))
-                .collect();
-            return Err(format!(
-                "source referenced \"{var}\", which is not one of the available sources ({})",
-                names.join(", ")
-            ));
-        };
-        if target.chart.is_some() {
-            return Err("source has a 'chart' field defined, but Helm charts are not yet not supported for 'ref' sources".to_string());
-        }
+        let rest = file.split_once('/').map_or("", |(_, rest)| rest);
+        let target = crate::plan::refs::referenced(app, file)?;
         let Some(root) = root.filter(|_| this_repo(&target.repo_url)) else {
             return Ok(None);
         };

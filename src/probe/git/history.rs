@@ -192,6 +192,20 @@ impl RepoReader {
         Ok(commit.parent_id(0).ok().map(|id| id.to_string()))
     }
 
+    /// When commit `sha` was committed (committer time, Unix seconds); `None` when this clone
+    /// does not have it.
+    pub fn commit_time(&self, sha: &str) -> Result<Option<i64>, GitProbeError> {
+        let err = GitProbeError::git(&self.path);
+        let Ok(oid) = Oid::from_str(sha) else {
+            return Ok(None);
+        };
+        match self.repo.find_commit(oid) {
+            Ok(commit) => Ok(Some(commit.time().seconds())),
+            Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(err(e)),
+        }
+    }
+
     /// Whether `rel` is the same object at the two commits (both without it counts as the same).
     pub fn same_file(&self, a: &str, b: &str, rel: &str) -> Result<bool, GitProbeError> {
         let err = GitProbeError::git(&self.path);

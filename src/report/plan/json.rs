@@ -157,6 +157,13 @@ fn json_value(plan: &Plan, findings: Option<&[Finding]>) -> Value {
                 .filter(|f| f.severity == Severity::Warning)
                 .count()
         );
+        let errors = findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        if errors > 0 {
+            doc["errors"] = json!(errors);
+        }
     }
     if !plan.children.is_empty() {
         doc["children"] = children_json(plan);

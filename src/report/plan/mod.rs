@@ -48,6 +48,7 @@ fn severity(styles: Styles, s: Severity) -> String {
     let word = format!("{:<7}", s.as_str());
     match (styles.color, s) {
         (false, _) => word,
+        (true, Severity::Error) => word.red().to_string(),
         (true, Severity::Warning) => word.yellow().to_string(),
         (true, Severity::Note) => word.cyan().to_string(),
     }
@@ -374,7 +375,11 @@ pub fn render_findings(findings: &[Finding], styles: Styles) -> String {
         .iter()
         .filter(|f| f.severity == Severity::Warning)
         .count();
-    let notes = findings.len() - warnings;
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    let notes = findings.len() - warnings - errors;
     if findings.is_empty() {
         heading(&mut out, styles, "Rules: nothing found");
         return out;
@@ -382,7 +387,11 @@ pub fn render_findings(findings: &[Finding], styles: Styles) -> String {
     heading(
         &mut out,
         styles,
-        &format!("Rules: {warnings} warning(s), {notes} note(s)"),
+        &if errors > 0 {
+            format!("Rules: {errors} error(s), {warnings} warning(s), {notes} note(s)")
+        } else {
+            format!("Rules: {warnings} warning(s), {notes} note(s)")
+        },
     );
     for f in findings {
         let _ = writeln!(

@@ -1,0 +1,295 @@
+//! Module 10's checkout-dev with its last operation rewritten as Argo CD writes each shape (issue
+//! 22 §2, issue 40): shared by the tests on `labcheck serve` (tests/labcheck/operations*.rs) and
+//! on the real API server (tests/real_apiserver/operations_named.rs), so both judge one state.
+//! `SyncOperation` (`pkg/apis/application/v1alpha1/types.go:1422-1449`), history only for
+//! successful non-dry-run non-selective syncs (`controller/sync.go:483`), a dry run's entries
+//! (`gitops-engine/pkg/sync/sync_context.go:1770-1776`), an apply the API server refused
+//! (`sync_context.go:700-716`, `pkg/utils/kube/kube.go:223-239`).
+
+#![allow(dead_code, reason = "each test binary uses its part")]
+
+use labcheck::lab::cluster::{self, Revisions};
+use labcheck::snapshot::Snapshot;
+use serde_json::{Value, json};
+
+/// A syncResult entry as the engine writes it (facts a7).
+pub(crate) fn entry(
+    kind: &str,
+    name: &str,
+    phase: &str,
+    hook: bool,
+    result: &str,
+    message: &str,
+) -> Value {
+    let group = match kind {
+        "Job" => "batch",
+        "Deployment" => "apps",
+        _ => "",
+    };
+    let mut e = json!({"group": group, "version": "v1", "kind": kind, "namespace": "checkout-dev",
+        "name": name, "syncPhase": phase, "hookPhase": result, "message": message});
+    if hook {
+        e["hookType"] = json!(phase);
+    } else {
+        e["status"] = json!("Synced");
+    }
+    e
+}
+
+pub(crate) fn plain_entries() -> Vec<Value> {
+    vec![
+        entry(
+            "ConfigMap",
+            "checkout-config",
+            "Sync",
+            false,
+            "Succeeded",
+            "configmap/checkout-config unchanged",
+        ),
+        entry(
+            "Deployment",
+            "checkout",
+            "Sync",
+            false,
+            "Running",
+            "deployment.apps/checkout unchanged",
+        ),
+    ]
+}
+
+/// A dry run of the push: every task listed as Succeeded, `(dry run)` in each message.
+pub(crate) fn dry_run_entries() -> Vec<Value> {
+    vec![
+        entry(
+            "Job",
+            "checkout-migrate",
+            "PreSync",
+            true,
+            "Succeeded",
+            "job.batch/checkout-migrate created (dry run)",
+        ),
+        entry(
+            "ConfigMap",
+            "checkout-config",
+            "Sync",
+            false,
+            "Succeeded",
+            "configmap/checkout-config configured (dry run)",
+        ),
+        entry(
+            "Deployment",
+            "checkout",
+            "Sync",
+            false,
+            "Succeeded",
+            "deployment.apps/checkout configured (dry run)",
+        ),
+        entry(
+            "Job",
+            "checkout-smoke-test",
+            "PostSync",
+            true,
+            "Succeeded",
+            "job.batch/checkout-smoke-test created (dry run)",
+        ),
+    ]
+}
+
+/// The hooks alone: what a sync with `ApplyOutOfSyncOnly=true` lists when the ConfigMap and the
+/// Deployment were already Synced.
+pub(crate) fn hooks_only_entries() -> Vec<Value> {
+    vec![
+        entry(
+            "Job",
+            "checkout-migrate",
+            "PreSync",
+            true,
+            "Succeeded",
+            "Reached expected number of succeeded pods",
+        ),
+        entry(
+            "Job",
+            "checkout-smoke-test",
+            "PostSync",
+            true,
+            "Succeeded",
+            "Reached expected number of succeeded pods",
+        ),
+    ]
+}
+
+/// checkout-dev in the Application of `snapshot`.
+pub(crate) fn app_of(snapshot: &mut Snapshot) -> &mut Value {
+    snapshot
+        .objects
+        .iter_mut()
+        .find(|o| o["kind"] == "Application" && o["metadata"]["name"] == "checkout-dev")
+        .expect("checkout-dev in the snapshot")
+}
+
+/// `point`'s solved state, with checkout-dev's last operation (started 11:00:00) replaced by
+/// `request` (merged over `{revision}`) ending Succeeded with `resources`, and `history` as given.
+pub(crate) fn state_with(
+    revs: &Revisions,
+    point: &str,
+    request: Value,
+    resources: Vec<Value>,
+    history: Option<Value>,
+) -> Snapshot {
+    let mut snapshot = cluster::solved(point, revs).expect("a fixture state");
+    let app = app_of(&mut snapshot);
+    let mut sync = json!({"revision": revs.pushed("checkout-config").expect("a push")});
+    if let (Some(sync), Some(extra)) = (sync.as_object_mut(), request.as_object()) {
+        for (k, v) in extra {
+            sync.insert(k.clone(), v.clone());
+        }
+    }
+    app["status"]["operationState"] = json!({
+        "phase": "Succeeded", "message": "successfully synced (all tasks run)",
+        "startedAt": "2026-05-02T11:00:00Z", "finishedAt": "2026-05-02T11:00:05Z",
+        "operation": {"initiatedBy": {"username": "admin"}, "retry": {}, "sync": sync},
+        "syncResult": {"revision": revs.pushed("checkout-config").expect("a push"), "resources": resources}});
+    if let Some(history) = history {
+        app["status"]["history"] = history;
+    }
+    snapshot
+}
+
+/// The solved history with only the entry of the revision before the push: no sync of the push
+/// has succeeded.
+pub(crate) fn history_without_the_push(revs: &Revisions) -> Value {
+    json!([{"id": 1, "revision": revs.previous("checkout-config").expect("a previous push"), "initiatedBy": {"username": "admin"},
+            "deployStartedAt": "2026-05-02T09:30:00Z", "deployedAt": "2026-05-02T09:30:40Z"}])
+}
+
+/// The API server's refusal of a hook Job whose `backoffLimit` was quoted, as Argo CD records
+/// it (kubectl's `error when creating "<file>": ` stripped).
+pub(crate) const REFUSED: &str = "Job in version \"v1\" cannot be handled as a Job: json: cannot unmarshal string into Go struct field JobSpec.spec.backoffLimit of type int32";
+
+/// The last sync of the push, ended at the PreSync hook the API server refused: the entry
+/// `status: SyncFailed, hookPhase: Failed` with the apply error, the operation `Failed` with
+/// `one or more objects failed to apply, reason: …`; the Jobs of an earlier sync kept or not.
+pub(crate) fn refused_state(revs: &Revisions, point: &str, keep_old_jobs: bool) -> Snapshot {
+    let mut refused = entry(
+        "Job",
+        "checkout-migrate",
+        "PreSync",
+        true,
+        "Failed",
+        REFUSED,
+    );
+    refused["status"] = json!("SyncFailed");
+    let mut snapshot = state_with(
+        revs,
+        point,
+        json!({}),
+        vec![refused],
+        Some(history_without_the_push(revs)),
+    );
+    let app = app_of(&mut snapshot);
+    app["status"]["operationState"]["phase"] = json!("Failed");
+    app["status"]["operationState"]["message"] = json!(format!(
+        "one or more objects failed to apply, reason: {REFUSED}"
+    ));
+    if !keep_old_jobs {
+        snapshot
+            .objects
+            .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
+    }
+    snapshot
+}
+
+/// Every named operation of issue 40 as (what the learner did, the step checked, the cluster):
+/// a sync with the apply strategy, a dry run, a selective sync (each with the Jobs gone), a dry
+/// run of an older revision, a sync with `ApplyOutOfSyncOnly=true`, a selective sync after which
+/// the Jobs are older than the pushed commit, a hook the API server refused (with and without an
+/// earlier sync's Jobs).
+pub(crate) fn named_operations(
+    revs2: &Revisions,
+    revs3: &Revisions,
+) -> Vec<(&'static str, &'static str, Snapshot)> {
+    let without_jobs = |request: Value| {
+        let mut s = state_with(
+            revs2,
+            "step-2",
+            request,
+            plain_entries(),
+            Some(history_without_the_push(revs2)),
+        );
+        s.objects
+            .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
+        s
+    };
+    let older = revs2
+        .previous("checkout-config")
+        .expect("a previous push")
+        .to_string();
+    vec![
+        (
+            "an apply-strategy sync, the Jobs gone",
+            "step-2",
+            without_jobs(json!({"syncStrategy": {"apply": {}}})),
+        ),
+        (
+            "a dry run, the Jobs gone",
+            "step-2",
+            without_jobs(json!({"dryRun": true})),
+        ),
+        (
+            "a selective sync, the Jobs gone",
+            "step-2",
+            without_jobs(
+                json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
+            ),
+        ),
+        (
+            "a dry run of an older revision",
+            "step-2",
+            state_with(
+                revs2,
+                "step-2",
+                json!({"dryRun": true, "revision": older}),
+                dry_run_entries(),
+                Some(history_without_the_push(revs2)),
+            ),
+        ),
+        (
+            "a sync with ApplyOutOfSyncOnly=true",
+            "step-3",
+            state_with(
+                revs3,
+                "step-3",
+                json!({"syncOptions": ["ApplyOutOfSyncOnly=true"]}),
+                hooks_only_entries(),
+                None,
+            ),
+        ),
+        (
+            "a selective sync, the Jobs made before the pushed commit",
+            "step-2",
+            {
+                let mut s = state_with(
+                    revs2,
+                    "step-2",
+                    json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
+                    plain_entries()[1..].to_vec(),
+                    Some(history_without_the_push(revs2)),
+                );
+                for job in s.objects.iter_mut().filter(|o| o["kind"] == "Job") {
+                    job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");
+                }
+                s
+            },
+        ),
+        (
+            "a hook the API server refused, no Jobs",
+            "step-2",
+            refused_state(revs2, "step-2", false),
+        ),
+        (
+            "a hook the API server refused, an earlier sync's Jobs kept",
+            "step-2",
+            refused_state(revs2, "step-2", true),
+        ),
+    ]
+}
