@@ -111,6 +111,7 @@ pub fn set_up(cluster: &Cluster) -> Result<Lab, String> {
         }
     }
     lab.wait_for_doctor(cluster)?;
+    settled(cluster)?;
     Ok(lab)
 }
 
@@ -175,6 +176,42 @@ impl Lab {
             }
             std::thread::sleep(Duration::from_secs(2));
         }
+    }
+}
+
+/// Module 10 starts where module 9 left the platform: every Application Synced and Healthy,
+/// its last sync over (doctor passes once they exist, while their first syncs still run).
+fn settled(cluster: &Cluster) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let list = crate::cluster::block_on(crate::cluster::get(
+            &cluster.admin,
+            "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications",
+        ))?;
+        let unsettled: Vec<String> = list["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|app| {
+                let status = &app["status"];
+                status["sync"]["status"] != "Synced"
+                    || status["health"]["status"] != "Healthy"
+                    || app.get("operation").is_some()
+                    || status["operationState"]["phase"] != "Succeeded"
+            })
+            .map(|app| app["metadata"]["name"].as_str().unwrap_or("").to_string())
+            .collect();
+        if unsettled.is_empty() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "the platform's Applications did not settle within 3 minutes: {}\n{}",
+                unsettled.join(", "),
+                cluster.logs()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(500));
     }
 }
 
