@@ -13,6 +13,9 @@ pub struct Difference {
     pub matches: String,
     /// Why the fixture may differ from what Argo CD v3.6.2 wrote there.
     pub why: String,
+    /// A race between two recordings: seen in some runs, not in others (never stale).
+    #[serde(default)]
+    pub sometimes: bool,
     #[serde(skip)]
     regex: Option<Regex>,
 }
