@@ -36,7 +36,6 @@ fail() {
 }
 
 command -v go >/dev/null || fail "go is not installed (Go 1.26 builds the tier's parts; it fetches Go 1.27 for Argo CD itself: https://go.dev/dl/)"
-command -v jq >/dev/null || fail "jq is not installed (it reads go.mod files as JSON; Debian's package jq)"
 
 # The non-local replace lines of a go.mod, one `old => new version` per line, sorted.
 replaces_of() {
@@ -50,10 +49,15 @@ replaces_of() {
 module_file() {
   local json
   json=$(go mod download -json "$1") || fail "cannot download $1: $json"
-  jq -r ".$2" <<<"$json"
+  sed -n "s/^[[:space:]]*\"$2\": \"\(.*\)\",\{0,1\}\$/\1/p" <<<"$json"
+}
+
+need_jq() {
+  command -v jq >/dev/null || fail "jq is not installed (it reads go.mod files as JSON; Debian's package jq)"
 }
 
 if [[ ${1:-} == update ]]; then
+  need_jq
   version=${2:?usage: scripts/argocd-testbin.sh update v3.X.Y}
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
@@ -80,7 +84,7 @@ fi
 mkdir -p "$out"
 start=$SECONDS
 
-# Argo CD's module: its replaces checked against upstream, its CRDs and scripts copied out.
+# Argo CD's module: its CRDs and the repo server's scripts copied out (no jq needed for this).
 cd "$tools/argocd-testbin"
 export GOTOOLCHAIN=$argocd_toolchain
 if ! go mod download -x github.com/argoproj/argo-cd/v3 2>"$out/download.log"; then
@@ -90,12 +94,6 @@ fi
 argocd_version=$(go list -m -f '{{.Version}}' github.com/argoproj/argo-cd/v3)
 upstream=$(module_file "github.com/argoproj/argo-cd/v3@$argocd_version" GoMod)
 argocd_dir=$(module_file "github.com/argoproj/argo-cd/v3@$argocd_version" Dir)
-want=$(replaces_of "$upstream")
-have=$(replaces_of go.mod)
-if [[ $want != "$have" ]]; then
-  diff <(echo "$want") <(echo "$have") >&2 || true
-  fail "tools/argocd-testbin/go.mod does not repeat argo-cd $argocd_version's replace lines (< wanted, > found); run: scripts/argocd-testbin.sh update $argocd_version"
-fi
 # Copied over in place, never removed first: a running repo server may be using the scripts.
 mkdir -p "$out/crds" "$out/hack"
 cp -f "$argocd_dir"/manifests/crds/*-crd.yaml "$out/crds/"
@@ -105,6 +103,14 @@ chmod +x "$out"/hack/*.sh
 echo "$argocd_version" >"$out/crds/VERSION"
 [[ $mode == crds ]] && { echo "argocd-testbin: Argo CD $argocd_version's CRDs in $out/crds"; exit 0; }
 
+# The build's module graph: argo-cd's replace lines repeated exactly.
+need_jq
+want=$(replaces_of "$upstream")
+have=$(replaces_of go.mod)
+if [[ $want != "$have" ]]; then
+  diff <(echo "$want") <(echo "$have") >&2 || true
+  fail "tools/argocd-testbin/go.mod does not repeat argo-cd $argocd_version's replace lines (< wanted, > found); run: scripts/argocd-testbin.sh update $argocd_version"
+fi
 stamp=$(cat "$tools"/{argocd,kwok,helm}-testbin/go.{mod,sum} "$self" <(go version) | sha256sum | cut -d' ' -f1)
 if [[ -x $out/argocd && -x $out/kwok && -x $out/helm && -f $out/stamp && $(cat "$out/stamp") == "$stamp" ]]; then
   echo "argocd-testbin: $out is up to date"
