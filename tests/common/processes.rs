@@ -129,3 +129,27 @@ pub fn tail(log: &Path) -> String {
     let last = lines[lines.len().saturating_sub(10)..].iter();
     errors.chain(last).copied().collect::<Vec<_>>().join("\n")
 }
+
+/// etcd for a test plane: on two free loopback ports, its data and log in `dir`, without fsync
+/// (a test's data outlives nothing). Returns its client URL, the child and its log.
+pub fn start_etcd(etcd: &Path, dir: &Path) -> Result<(String, Child, PathBuf), String> {
+    let (client_port, peer_port) = (free_port(), free_port());
+    let url = format!("http://127.0.0.1:{client_port}");
+    let peer = format!("http://127.0.0.1:{peer_port}");
+    let log = dir.join("etcd.log");
+    let child = spawn(
+        etcd,
+        vec![
+            format!("--data-dir={}", dir.join("etcd").display()),
+            format!("--listen-client-urls={url}"),
+            format!("--advertise-client-urls={url}"),
+            format!("--listen-peer-urls={peer}"),
+            format!("--initial-advertise-peer-urls={peer}"),
+            format!("--initial-cluster=default={peer}"),
+            "--unsafe-no-fsync=true".into(),
+            "--log-level=warn".into(),
+        ],
+        &log,
+    )?;
+    Ok((url, child, log))
+}

@@ -44,6 +44,34 @@ impl Lab {
         path
     }
 
+    /// `STEP` waited for up to 20 s (JSON) against a served cluster that moves from the fixture
+    /// state `from` to `point`'s solved state `after` the start: the run and its report.
+    async fn waits_while_it_moves(
+        &self,
+        step: &str,
+        from: &str,
+        after: Duration,
+        point: &str,
+    ) -> (RunningServer, Run) {
+        let timeline = cluster::then(
+            cluster::state(from, &self.revs).expect("a fixture state"),
+            after,
+            cluster::solved(point, &self.revs).expect("a fixture state"),
+        );
+        let server = start(timeline).await;
+        let kubeconfig = self.kubeconfig(&server);
+        let args = [
+            "--format",
+            "json",
+            "--wait",
+            "20s",
+            "--kubeconfig",
+            path_str(&kubeconfig),
+        ];
+        let ran = self.run(step, &args).await;
+        (server, ran)
+    }
+
     /// `labcheck module-10 STEP ARGS…` against the cluster given in `args`.
     async fn run(&self, step: &str, args: &[&str]) -> Run {
         Labcheck::new(self.dir.path())
@@ -230,25 +258,8 @@ async fn a_sync_still_running_at_the_limit_is_a_named_timeout_in_every_format() 
 async fn the_sync_ending_is_seen_through_the_watch_and_logged_as_a_state_change() {
     let lab = Lab::at("step-4");
     let ends_after = Duration::from_secs(2);
-    let timeline = cluster::then(
-        cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"),
-        ends_after,
-        cluster::solved("step-4", &lab.revs).expect("a fixture state"),
-    );
-    let server = start(timeline).await;
-    let kubeconfig = lab.kubeconfig(&server);
-    let ran = lab
-        .run(
-            "step-4",
-            &[
-                "--format",
-                "json",
-                "--wait",
-                "20s",
-                "--kubeconfig",
-                path_str(&kubeconfig),
-            ],
-        )
+    let (server, ran) = lab
+        .waits_while_it_moves("step-4", "step-4-sync-running", ends_after, "step-4")
         .await;
     let report = ran.json();
     assert_eq!(ran.code, 0, "{report:#}\n{}", ran.stderr);
@@ -295,25 +306,8 @@ async fn pushed_values_that_argo_cd_applies_while_labcheck_waits_pass_on_a_fresh
     // "Argo CD synced your push".
     let lab = Lab::at("step-1");
     let syncs_after = Duration::from_secs(2);
-    let timeline = cluster::then(
-        cluster::state("step-1-argocd-not-synced", &lab.revs).expect("a fixture state"),
-        syncs_after,
-        cluster::solved("step-1", &lab.revs).expect("a fixture state"),
-    );
-    let server = start(timeline).await;
-    let kubeconfig = lab.kubeconfig(&server);
-    let ran = lab
-        .run(
-            "step-1",
-            &[
-                "--format",
-                "json",
-                "--wait",
-                "20s",
-                "--kubeconfig",
-                path_str(&kubeconfig),
-            ],
-        )
+    let (_server, ran) = lab
+        .waits_while_it_moves("step-1", "step-1-argocd-not-synced", syncs_after, "step-1")
         .await;
     let report = ran.json();
     assert_eq!(ran.code, 0, "{report:#}\n{}", ran.stderr);

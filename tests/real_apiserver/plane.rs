@@ -86,24 +86,7 @@ async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
         .write(&dir)
         .map_err(|e| format!("certificates: {e}"))?;
 
-    let (client_port, peer_port) = (free_port(), free_port());
-    let etcd_url = format!("http://127.0.0.1:{client_port}");
-    let peer = format!("http://127.0.0.1:{peer_port}");
-    let etcd_log = dir.join("etcd.log");
-    let mut etcd = spawn(
-        &bin.etcd,
-        vec![
-            format!("--data-dir={}", dir.join("etcd").display()),
-            format!("--listen-client-urls={etcd_url}"),
-            format!("--advertise-client-urls={etcd_url}"),
-            format!("--listen-peer-urls={peer}"),
-            format!("--initial-advertise-peer-urls={peer}"),
-            format!("--initial-cluster=default={peer}"),
-            "--unsafe-no-fsync=true".into(),
-            "--log-level=warn".into(),
-        ],
-        &etcd_log,
-    )?;
+    let (etcd_url, mut etcd, etcd_log) = crate::processes::start_etcd(&bin.etcd, &dir)?;
 
     let kubelet = Kubelet::start(&certs).await?;
     let port = free_port();

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::certs::Certs;
 use crate::kubeconfig::{client, write_kubeconfig_in};
 use crate::kubelet::{ContainerLog, Kubelet};
-use crate::processes::{free_port, spawn, tail};
+use crate::processes::{free_port, tail};
 
 /// How long a part may take to come up on a busy 2-core machine.
 pub const READY_LIMIT: Duration = Duration::from_secs(180);
@@ -151,24 +151,7 @@ async fn start(
         .map_err(|e| format!("certificates: {e}"))?;
     let pki = dir.join("pki");
 
-    let (client_port, peer_port) = (free_port(), free_port());
-    let etcd_url = format!("http://127.0.0.1:{client_port}");
-    let peer = format!("http://127.0.0.1:{peer_port}");
-    let etcd_log = dir.join("etcd.log");
-    let etcd = spawn(
-        &bin.etcd,
-        vec![
-            format!("--data-dir={}", dir.join("etcd").display()),
-            format!("--listen-client-urls={etcd_url}"),
-            format!("--advertise-client-urls={etcd_url}"),
-            format!("--listen-peer-urls={peer}"),
-            format!("--initial-advertise-peer-urls={peer}"),
-            format!("--initial-cluster=default={peer}"),
-            "--unsafe-no-fsync=true".into(),
-            "--log-level=warn".into(),
-        ],
-        &etcd_log,
-    )?;
+    let (etcd_url, etcd, etcd_log) = crate::processes::start_etcd(&bin.etcd, &dir)?;
     let mut etcd = Part {
         name: "etcd",
         child: etcd,
