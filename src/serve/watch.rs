@@ -40,6 +40,21 @@ struct Follow {
     bookmarks: bool,
 }
 
+/// How long after a state begins the kubelet's report of a pod in it reaches a watch, beyond the
+/// network: a container's last log lines are streamed as it writes them (`logs.rs`), its
+/// terminated status is reported afterwards, so a follower never sees the pod end first.
+const KUBELET_REPORT_LAG: Duration = Duration::from_millis(50);
+
+impl Follow {
+    fn report_lag(&self) -> Duration {
+        if self.kind == "Pod" {
+            KUBELET_REPORT_LAG
+        } else {
+            Duration::ZERO
+        }
+    }
+}
+
 /// Answer `?watch=1` on a collection.
 pub(super) fn serve(
     shared: Arc<Shared>,
@@ -103,8 +118,13 @@ pub(super) fn serve(
                     std::future::pending::<()>().await;
                     return Some(());
                 };
-                // Delivered one latency after the state begins, as a network would.
-                let at_time = follow.shared.started + when + follow.shared.options.latency;
+                // Delivered one latency after the state begins, as a network would; a pod's
+                // change comes from the kubelet's status report, which follows what its
+                // container wrote to a followed log.
+                let at_time = follow.shared.started
+                    + when
+                    + follow.shared.options.latency
+                    + follow.report_lag();
                 tokio::time::sleep_until(at_time).await;
                 follow.changes(&tx, at, next).await?;
                 at = next;
