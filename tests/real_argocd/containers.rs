@@ -100,22 +100,47 @@ pub fn behaviour(container: &Value) -> Behaviour {
 /// What a shell script's `echo` lines print, up to its `exit N`, and that N (0 at its end).
 fn run_script(script: &str) -> (String, i32) {
     let mut log = String::new();
-    for statement in script.split(['\n', ';']).map(str::trim) {
-        if let Some(code) = statement.strip_prefix("exit ") {
-            return (log, code.trim().parse().unwrap_or(1));
-        }
-        if let Some(rest) = statement.strip_prefix("echo ") {
-            let rest = rest.trim_end_matches(">&2").trim_end_matches("1>&2").trim();
-            let text = rest
-                .strip_prefix('"')
-                .and_then(|r| r.strip_suffix('"'))
-                .or_else(|| rest.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')))
-                .unwrap_or(rest);
-            log.push_str(text);
-            log.push('\n');
+    for statement in statements(script) {
+        let words = shlex::split(&statement).unwrap_or_default();
+        let words: Vec<&str> = words
+            .iter()
+            .map(String::as_str)
+            .filter(|w| !matches!(*w, ">&2" | "1>&2"))
+            .collect();
+        match words.as_slice() {
+            ["exit", code, ..] => return (log, code.parse().unwrap_or(1)),
+            ["echo", text @ ..] => {
+                log.push_str(&text.join(" "));
+                log.push('\n');
+            }
+            _ => {}
         }
     }
     (log, 0)
+}
+
+/// A script's statements: split at newlines and `;` outside quotes, as sh does (a `;` inside an
+/// echoed message is part of the message).
+fn statements(script: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quote = None;
+    for c in script.chars() {
+        match (quote, c) {
+            (None, '\n' | ';') => out.push(String::new()),
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), _) if q == c => quote = None,
+            _ => {}
+        }
+        if (quote.is_some() || !matches!(c, '\n' | ';'))
+            && let Some(last) = out.last_mut()
+        {
+            last.push(c);
+        }
+    }
+    out.into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// KWOK's Stages for this tier, as one multi-document YAML text: KWOK's own node and pod stages
@@ -192,6 +217,13 @@ mod tests {
                 json!({"image": "curlimages/curl:8.10.1", "args": ["-sS", "--fail", "http://checkout:9898/healthz"]}),
                 Some(0),
                 "{\"status\":\"OK\"}\n",
+            ),
+            // The SyncFail notice: a `;` inside the quotes is the message's, not a new statement.
+            (
+                json!({"image": "curlimages/curl:8.10.1", "command": ["/bin/sh", "-c"], "args": [
+                    "echo \"checkout-dev: the sync failed; team-checkout is notified\"\n"]}),
+                Some(0),
+                "checkout-dev: the sync failed; team-checkout is notified\n",
             ),
         ];
         for (container, code, log) in cases {
