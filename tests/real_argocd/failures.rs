@@ -180,7 +180,7 @@ fn operation_when(
 }
 
 #[test]
-fn a_sync_still_retrying_then_terminated_gives_the_verdicts_step_4_declares() {
+fn a_sync_still_retrying_then_terminated_then_a_dry_run_give_the_verdicts_the_course_declares() {
     let (cluster, walked, _lab) = walked();
     let lab = &walked.lab;
     // The lab retries once after 5 s; a long wait before the retry makes the retry window one
@@ -216,5 +216,28 @@ fn a_sync_still_retrying_then_terminated_gives_the_verdicts_step_4_declares() {
         "git revert --no-edit HEAD >/dev/null && git push -q && argocd app get platform --refresh >/dev/null",
     );
     platform_synced_retry(cluster, "5s");
+
+    // Step 5's revert, pushed; then the learner asks Argo CD what a sync would do instead of
+    // syncing: `--dry-run` applies nothing and runs no hook, yet it is the last operation shown.
+    shell(
+        lab,
+        "checkout-config",
+        "git revert --no-edit HEAD >/dev/null && git push -q && argocd app get checkout-dev --refresh >/dev/null",
+    );
+    argocd(lab, &["app", "sync", "checkout-dev", "--dry-run"]);
+    let state = operation_when(cluster, lab, "a finished dry run", |s| {
+        s["operation"]["sync"]["dryRun"] == true && s["phase"] == "Succeeded"
+    });
+    if crate::recordings::recording_asked() {
+        crate::recordings::record_state(
+            cluster,
+            lab,
+            "step-5-dry-run",
+            "step-5: the revert pushed, then a dry run instead of a sync",
+        );
+    }
+    let problems = judge(&check(lab, "step-5"), "step-5", "dry-run");
+    assert!(problems.is_empty(), "dry run: {problems:#?}\n{state:#}");
+    // The course's solution from there (its revert already done) syncs for real.
     solve(lab, "step-5");
 }

@@ -31,9 +31,80 @@ const POINTS: &[(&str, &str)] = &[
     ("break-it-fix", "break-it-fixed-solved"),
 ];
 
+/// Whether the maintainer asked for the fixtures to be written from this run
+/// (`LABCHECK_TIER_RECORD=1`).
+pub fn recording_asked() -> bool {
+    std::env::var_os("LABCHECK_TIER_RECORD").is_some()
+}
+
+/// Each URL the tier serves a course URL at, and that course URL.
+fn served(cluster: &crate::cluster::Cluster, lab: &crate::lab::Lab) -> [(String, String); 2] {
+    [
+        (
+            format!("{}/", lab.git_url),
+            "http://git.course.local/".to_string(),
+        ),
+        (
+            cluster.argocd.charts.url.clone(),
+            crate::charts::UPSTREAM.to_string(),
+        ),
+    ]
+}
+
+/// Write the lab as it is now as the fixture state `name` (`labcheck snapshot` of the cluster,
+/// each clone's pushed commit and the one before it as placeholders): a broken variant the
+/// course declares, recorded where the real Argo CD made it.
+pub fn record_state(
+    cluster: &crate::cluster::Cluster,
+    lab: &crate::lab::Lab,
+    name: &str,
+    what: &str,
+) {
+    let snapshot = cluster.dir.join(format!("{name}-snapshot.yaml"));
+    let output = lab
+        .command("labcheck")
+        .args(["snapshot", crate::lab::MODULE, "--out"])
+        .arg(&snapshot)
+        .output()
+        .expect("labcheck runs");
+    crate::lab::ok(&output, "labcheck snapshot").unwrap_or_else(|e| panic!("{e}"));
+    let mut revisions = String::new();
+    for entry in std::fs::read_dir(&lab.work).into_iter().flatten().flatten() {
+        let rev = |spec: &str| {
+            let out = lab
+                .command("git")
+                .args(["rev-parse", "--verify", "-q", spec])
+                .current_dir(entry.path())
+                .output()
+                .expect("git runs");
+            let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            if text.is_empty() {
+                "none".to_string()
+            } else {
+                text
+            }
+        };
+        revisions.push_str(&format!(
+            "{} {} {}\n",
+            entry.file_name().to_string_lossy(),
+            rev("@{upstream}"),
+            rev("@{upstream}~1")
+        ));
+    }
+    let served = served(cluster, lab);
+    let served: Vec<(&str, &str)> = served
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let recorded = std::fs::read_to_string(&snapshot).unwrap_or_else(|e| panic!("{e}"));
+    let path = fixtures().join(format!("{name}.yaml"));
+    std::fs::write(&path, as_fixture(&recorded, &revisions, &served, what))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
 /// A recorded snapshot as a fixture: `revisions` is the walk's `<step>-revisions.txt` (each repo,
 /// its pushed commit, the one before it), `served` each URL the tier served a course URL at.
-fn as_fixture(recording: &str, revisions: &str, served: &[(&str, &str)], point: &str) -> String {
+fn as_fixture(recording: &str, revisions: &str, served: &[(&str, &str)], what: &str) -> String {
     let mut text = without_crd_schemas(recording);
     for line in revisions.lines() {
         let mut words = line.split_whitespace();
@@ -56,7 +127,7 @@ fn as_fixture(recording: &str, revisions: &str, served: &[(&str, &str)], point: 
         .collect::<Vec<_>>()
         .join("\n");
     format!(
-        "format: labcheck-snapshot/v1\n# Recorded by the real-Argo-CD tier (tests/real_argocd/recordings.rs): what Argo CD v3.6.2\n# wrote after the walk's {point}, with the course's URLs and revision placeholders.\ndescription: 'module 10 {point}: solved (recorded from Argo CD v3.6.2)'\n{body}"
+        "format: labcheck-snapshot/v1\n# Recorded by the real-Argo-CD tier (tests/real_argocd/recordings.rs): what Argo CD v3.6.2\n# wrote at this point ({what}), with the course's URLs and revision placeholders.\ndescription: 'module 10 {what} (recorded from Argo CD v3.6.2)'\n{body}"
     )
 }
 
@@ -204,6 +275,74 @@ fn flatten(value: &Value, path: String, out: &mut BTreeMap<String, String>) {
     }
 }
 
+/// What the cluster generated for each object (its uid; for a pod also its name, and for a
+/// Deployment's pods their template hash), by what the object is: `Kind/namespace/name`, but a
+/// Job's pod by its Job (`Pod/namespace/job-name`) and a Deployment's by its kind alone.
+fn generated(text: &str) -> BTreeMap<String, String> {
+    let snapshot: Value = serde_yaml::from_str(text).unwrap_or(Value::Null);
+    let mut generated = BTreeMap::new();
+    for object in snapshot["objects"].as_array().into_iter().flatten() {
+        let metadata = &object["metadata"];
+        let kind = object["kind"].as_str().unwrap_or("");
+        let namespace = metadata["namespace"].as_str().unwrap_or("");
+        let name = metadata["name"].as_str().unwrap_or("");
+        let key = match (kind, metadata["labels"]["job-name"].as_str()) {
+            ("Pod", Some(job)) => format!("Pod/{namespace}/{job}"),
+            ("Pod" | "ReplicaSet", None) => format!("{kind}/{namespace}"),
+            _ => format!("{kind}/{namespace}/{name}"),
+        };
+        if matches!(kind, "Pod" | "ReplicaSet") {
+            generated.insert(format!("{key} name"), name.to_string());
+        }
+        if let Some(hash) = metadata["labels"]["pod-template-hash"].as_str() {
+            generated.insert(format!("{namespace} pod-template-hash"), hash.to_string());
+        }
+        if let Some(uid) = metadata["uid"].as_str() {
+            generated.insert(format!("{key} uid"), uid.to_string());
+        }
+    }
+    generated
+}
+
+/// Each generated name or uid of the old fixture and what the recording has for the same thing.
+fn renamed(old: &str, recording: &str) -> Vec<(String, String)> {
+    let new = generated(recording);
+    generated(old)
+        .into_iter()
+        .filter_map(|(what, old)| {
+            new.get(&what)
+                .filter(|n| **n != old)
+                .map(|n| (old, n.clone()))
+        })
+        .collect()
+}
+
+/// The hand-written states are a recorded one earlier or later (a sync still running, a Job's
+/// pods gone): they give the cluster's generated names and uids as the recording does, so a
+/// timeline from one to the other is one pod, not two.
+fn rename_in_other_states(renames: &BTreeMap<String, String>) {
+    let solved: Vec<String> = POINTS.iter().map(|(_, f)| format!("{f}.yaml")).collect();
+    for entry in std::fs::read_dir(fixtures())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if solved.contains(&name) || !name.ends_with(".yaml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let mut changed = text.clone();
+        for (old, new) in renames {
+            changed = changed.replace(old.as_str(), new);
+        }
+        if changed != text {
+            std::fs::write(&path, changed).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+    }
+}
+
 /// Each difference between the fixture's and the recording's objects, one line each.
 fn differences(fixture: &str, recording: &str) -> Vec<String> {
     let (fixture, recording) = (objects(fixture), objects(recording));
@@ -240,22 +379,14 @@ fn differences(fixture: &str, recording: &str) -> Vec<String> {
 #[test]
 fn every_solved_fixture_is_the_recording_but_for_its_listed_differences() {
     let (cluster, walked, _lab) = walked();
-    let served = [
-        (
-            format!("{}/", walked.lab.git_url),
-            "http://git.course.local/".to_string(),
-        ),
-        (
-            cluster.argocd.charts.url.clone(),
-            crate::charts::UPSTREAM.to_string(),
-        ),
-    ];
+    let served = served(cluster, &walked.lab);
     let served: Vec<(&str, &str)> = served
         .iter()
         .map(|(a, b)| (a.as_str(), b.as_str()))
         .collect();
-    let record = std::env::var_os("LABCHECK_TIER_RECORD").is_some();
+    let record = recording_asked();
     let mut all = Vec::new();
+    let mut renames = BTreeMap::new();
     for (recorded, fixture) in POINTS {
         let fixture_path = fixtures().join(format!("{fixture}.yaml"));
         let read = |path: &Path| {
@@ -265,9 +396,10 @@ fn every_solved_fixture_is_the_recording_but_for_its_listed_differences() {
             &read(&walked.out.join(format!("{recorded}-snapshot.yaml"))),
             &read(&walked.out.join(format!("{recorded}-revisions.txt"))),
             &served,
-            recorded,
+            &format!("{recorded}: solved"),
         );
         if record {
+            renames.extend(renamed(&read(&fixture_path), &recording));
             std::fs::write(&fixture_path, &recording)
                 .unwrap_or_else(|e| panic!("{}: {e}", fixture_path.display()));
         }
@@ -275,6 +407,9 @@ fn every_solved_fixture_is_the_recording_but_for_its_listed_differences() {
         for line in differences(&fixture_text, &recording) {
             all.push(format!("{fixture}: {line}"));
         }
+    }
+    if record {
+        rename_in_other_states(&renames);
     }
     let listed = crate::differences::listed();
     let unlisted: Vec<&String> = all
