@@ -127,8 +127,11 @@ pub(crate) fn app_of(snapshot: &mut Snapshot) -> &mut Value {
         .expect("checkout-dev in the snapshot")
 }
 
-/// `point`'s solved state, with checkout-dev's last operation (started 11:00:00) replaced by
-/// `request` (merged over `{revision}`) ending Succeeded with `resources`, and `history` as given.
+/// `point`'s solved state (as Argo CD recorded it), with checkout-dev's last operation made
+/// `request` (merged over the recorded sync: a `revision` in it names the values source's
+/// revision, as `argocd app sync --revision` does for a multi-source app's values) ending
+/// Succeeded with `resources`, a minute after the recorded operation ended (a later operation
+/// than the sync Argo CD recorded), and `history` as given.
 pub(crate) fn state_with(
     revs: &Revisions,
     point: &str,
@@ -137,29 +140,75 @@ pub(crate) fn state_with(
     history: Option<Value>,
 ) -> Snapshot {
     let mut snapshot = cluster::solved(point, revs).expect("a fixture state");
+    let pushed = revs.pushed("checkout-config").expect("a push").to_string();
     let app = app_of(&mut snapshot);
-    let mut sync = json!({"revision": revs.pushed("checkout-config").expect("a push")});
-    if let (Some(sync), Some(extra)) = (sync.as_object_mut(), request.as_object()) {
-        for (k, v) in extra {
-            sync.insert(k.clone(), v.clone());
+    let recorded = app["status"]["operationState"].clone();
+    let mut sync = recorded["operation"]["sync"].clone();
+    let mut revisions = recorded["syncResult"]["revisions"].clone();
+    for (k, v) in request.as_object().into_iter().flatten() {
+        if k == "revision" {
+            for list in [&mut sync["revisions"], &mut revisions] {
+                for revision in list.as_array_mut().into_iter().flatten() {
+                    if *revision == pushed.as_str() {
+                        *revision = v.clone();
+                    }
+                }
+            }
+        } else {
+            sync[k] = v.clone();
         }
     }
+    let mut operation = recorded["operation"].clone();
+    operation["sync"] = sync;
     app["status"]["operationState"] = json!({
         "phase": "Succeeded", "message": "successfully synced (all tasks run)",
-        "startedAt": "2026-05-02T11:00:00Z", "finishedAt": "2026-05-02T11:00:05Z",
-        "operation": {"initiatedBy": {"username": "admin"}, "retry": {}, "sync": sync},
-        "syncResult": {"revision": revs.pushed("checkout-config").expect("a push"), "resources": resources}});
+        "startedAt": after(&recorded["finishedAt"], 60), "finishedAt": after(&recorded["finishedAt"], 65),
+        "operation": operation,
+        "syncResult": recorded["syncResult"]});
+    // Argo CD's own fields of the result (`revision: ""` and an empty `source` beside a
+    // multi-source app's `revisions`, which the CRD requires) stay as recorded.
+    let result = &mut app["status"]["operationState"]["syncResult"];
+    result["revisions"] = revisions;
+    result["resources"] = Value::Array(resources);
     if let Some(history) = history {
         app["status"]["history"] = history;
     }
     snapshot
 }
 
-/// The solved history with only the entry of the revision before the push: no sync of the push
-/// has succeeded.
-pub(crate) fn history_without_the_push(revs: &Revisions) -> Value {
-    json!([{"id": 1, "revision": revs.previous("checkout-config").expect("a previous push"), "initiatedBy": {"username": "admin"},
-            "deployStartedAt": "2026-05-02T09:30:00Z", "deployedAt": "2026-05-02T09:30:40Z"}])
+/// The RFC 3339 time `seconds` after `time`.
+fn after(time: &Value, seconds: i64) -> String {
+    let at: jiff::Timestamp = time
+        .as_str()
+        .and_then(|t| t.parse().ok())
+        .expect("the recorded operation's times");
+    (at + jiff::SignedDuration::from_secs(seconds)).to_string()
+}
+
+/// `point`'s recorded history without the entries of the push: no sync of the push has
+/// succeeded.
+pub(crate) fn history_without_the_push(revs: &Revisions, point: &str) -> Value {
+    let pushed = revs.pushed("checkout-config").expect("a push");
+    let mut snapshot = cluster::solved(point, revs).expect("a fixture state");
+    let history = app_of(&mut snapshot)["status"]["history"].take();
+    let kept: Vec<Value> = history
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|entry| {
+            !entry["revisions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|r| r == pushed)
+        })
+        .cloned()
+        .collect();
+    assert!(
+        !kept.is_empty(),
+        "{point}'s recorded history has a sync before the push"
+    );
+    Value::Array(kept)
 }
 
 /// The API server's refusal of a hook Job whose `backoffLimit` was quoted, as Argo CD records
@@ -184,7 +233,7 @@ pub(crate) fn refused_state(revs: &Revisions, point: &str, keep_old_jobs: bool) 
         point,
         json!({}),
         vec![refused],
-        Some(history_without_the_push(revs)),
+        Some(history_without_the_push(revs, point)),
     );
     let app = app_of(&mut snapshot);
     app["status"]["operationState"]["phase"] = json!("Failed");
@@ -214,7 +263,7 @@ pub(crate) fn named_operations(
             "step-2",
             request,
             plain_entries(),
-            Some(history_without_the_push(revs2)),
+            Some(history_without_the_push(revs2, "step-2")),
         );
         s.objects
             .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
@@ -250,7 +299,7 @@ pub(crate) fn named_operations(
                 "step-2",
                 json!({"dryRun": true, "revision": older}),
                 dry_run_entries(),
-                Some(history_without_the_push(revs2)),
+                Some(history_without_the_push(revs2, "step-2")),
             ),
         ),
         (
@@ -273,7 +322,7 @@ pub(crate) fn named_operations(
                     "step-2",
                     json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
                     plain_entries()[1..].to_vec(),
-                    Some(history_without_the_push(revs2)),
+                    Some(history_without_the_push(revs2, "step-2")),
                 );
                 for job in s.objects.iter_mut().filter(|o| o["kind"] == "Job") {
                     job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");

@@ -294,10 +294,19 @@ async fn waiting_follows_the_migration_log_and_never_reads_it_again_after_the_po
     let (dir, world, revs) = lab();
     // Step 4 with its sync running (the migration's container running, its log one line
     // long), then the sync failed: the container ended with the error line in its log.
+    let solved = cluster::solved("step-4", &revs).expect("a fixture state");
+    // The migration's pod, as the recorded state names it (`namespace/pod/container`).
+    let migrate_pod = solved
+        .logs
+        .keys()
+        .filter_map(|key| key.split('/').nth(1))
+        .find(|pod| pod.starts_with("checkout-migrate-"))
+        .expect("step 4's solved state has the migration's log")
+        .to_string();
     let timeline = cluster::then(
         cluster::state("step-4-sync-running", &revs).expect("a fixture state"),
         Duration::from_secs(2),
-        cluster::solved("step-4", &revs).expect("a fixture state"),
+        solved,
     );
     let server = crate::harness::serve(timeline, ServeOptions::default()).await;
     let kubeconfig: PathBuf = kubeconfig_at(&dir.path().join("kubeconfig"), &server.url(), "lab");
@@ -322,10 +331,10 @@ async fn waiting_follows_the_migration_log_and_never_reads_it_again_after_the_po
     assert!(
         check["summary"]
             .as_str()
-            .is_some_and(|s| s.contains("ERROR: migration failed")),
+            .is_some_and(|s| s.contains("migration failed")),
         "{check:#}"
     );
-    let log = "/api/v1/namespaces/checkout-dev/pods/checkout-migrate-f5464/log";
+    let log = format!("/api/v1/namespaces/checkout-dev/pods/{migrate_pod}/log");
     let reads: Vec<String> = server
         .requests
         .entries()

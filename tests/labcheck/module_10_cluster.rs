@@ -553,7 +553,7 @@ fn both_hooks_logs_are_read_and_missing_pods_fail_with_the_kubectl_logs_command(
     );
     assert!(
         field(&solved, "migration-logged-failure", "summary")
-            .contains("\"ERROR: migration failed (migration.fail=true)\""),
+            .contains("\"migration failed: column orders.total already exists\""),
         "{}",
         solved.stdout
     );

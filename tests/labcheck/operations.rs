@@ -27,9 +27,46 @@ pub(crate) fn state_with(
     crate::operation_states::state_with(&revisions(world), point, request, resources, history)
 }
 
-/// The solved history with only the entry of the revision before the push.
-pub(crate) fn history_without_the_push(world: &World) -> Value {
-    crate::operation_states::history_without_the_push(&revisions(world))
+/// `point`'s recorded history without the push's entries (see
+/// `operation_states::history_without_the_push`), the revisions of `world`.
+pub(crate) fn history_without_the_push(world: &World, point: &str) -> Value {
+    crate::operation_states::history_without_the_push(&revisions(world), point)
+}
+
+/// The revision of checkout-config before the push, in `world`.
+fn previous(world: &World) -> String {
+    revisions(world)
+        .previous("checkout-config")
+        .expect("a previous push")
+        .to_string()
+}
+
+/// `point`'s recorded history entry of the push's sync, as if it had synced `revision` of
+/// checkout-config instead.
+fn history_of_the_push_at(world: &World, point: &str, revision: &str) -> Value {
+    let revs = revisions(world);
+    let pushed = revs.pushed("checkout-config").expect("a push");
+    let mut snapshot = cluster::solved(point, &revs).expect("a fixture state");
+    let history = app_of(&mut snapshot)["status"]["history"].take();
+    let mut entry = history
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| {
+            e["revisions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|r| r == pushed)
+        })
+        .cloned()
+        .expect("the recorded sync of the push");
+    for r in entry["revisions"].as_array_mut().into_iter().flatten() {
+        if r == pushed {
+            *r = json!(revision);
+        }
+    }
+    json!([entry])
 }
 
 fn exit_and_json(run: &Run) -> (i32, String) {
@@ -79,9 +116,7 @@ fn after_an_apply_strategy_sync_step_2s_jobs_count_when_the_sync_of_the_push_mad
     }
     // Neighbour: the sync that made the Jobs (10:00:00) was of the revision before the push, so
     // they are not of a sync of the push.
-    let before = json!([{"id": 2, "revision": revisions(&world).previous("checkout-config").expect("a previous push"),
-        "initiatedBy": {"username": "admin"},
-        "deployStartedAt": "2026-05-02T10:00:00Z", "deployedAt": "2026-05-02T10:00:40Z"}]);
+    let before = history_of_the_push_at(&world, "step-2", &previous(&world));
     let old = state_with(
         &world,
         "step-2",
@@ -114,7 +149,7 @@ fn after_an_apply_strategy_sync_step_2s_jobs_count_when_the_sync_of_the_push_mad
         "step-2",
         apply,
         plain_entries(),
-        Some(history_without_the_push(&world)),
+        Some(history_without_the_push(&world, "step-2")),
     );
     let run = check_with(&world, &unknown, "step-2");
     for id in ["migrate-job-complete", "smoke-test-job-complete"] {
@@ -136,7 +171,7 @@ fn a_dry_run_of_the_push_passes_nothing_in_step_2_or_3() {
         "step-2",
         json!({"dryRun": true}),
         dry_run_entries(),
-        Some(history_without_the_push(&world)),
+        Some(history_without_the_push(&world, "step-2")),
     );
     let run = check_with(&world, &snapshot, "step-2");
     assert_eq!(status(&run, "sync-ran"), "fail", "{}", run.stdout);
@@ -151,7 +186,7 @@ fn a_dry_run_of_the_push_passes_nothing_in_step_2_or_3() {
         "step-3",
         json!({"dryRun": true}),
         dry_run_entries(),
-        Some(history_without_the_push(&world)),
+        Some(history_without_the_push(&world, "step-3")),
     );
     let run = check_with(&world, &snapshot, "step-3");
     assert_eq!(status(&run, "last-sync-order"), "fail", "{}", run.stdout);
@@ -217,7 +252,7 @@ fn a_self_heal_after_the_sync_of_the_push_fails_the_order_check_naming_it_as_a_s
         "step-2",
         one,
         plain_entries()[1..].to_vec(),
-        Some(history_without_the_push(&world)),
+        Some(history_without_the_push(&world, "step-2")),
     );
     let run = check_with(&world, &by_hand, "step-2");
     assert_eq!(status(&run, "sync-ran"), "fail", "{}", run.stdout);
@@ -244,14 +279,30 @@ fn step_5_synced_and_healthy_at_the_revert_passes_while_the_broken_sync_retries_
     let app = app_of(&mut snapshot);
     // The sync of the broken release between attempts (facts-2 §3.2); the revert's manifests equal
     // what runs, as the broken sync stopped in PreSync (hooks are not compared).
-    app["operation"] = json!({"initiatedBy": {"automated": true}, "retry": {"limit": 5},
-                             "sync": {"revision": revs.previous("checkout-config").expect("a previous push")}});
+    let broken = revs.previous("checkout-config").expect("a previous push");
+    let recorded = app["status"]["operationState"].clone();
+    let mut sync = recorded["operation"]["sync"].clone();
+    let values = sync["revisions"].as_array_mut().and_then(|r| r.last_mut());
+    *values.expect("a multi-source sync: the values revision last") = json!(broken);
+    let operation =
+        json!({"initiatedBy": {"automated": true}, "retry": {"limit": 5}, "sync": sync});
+    app["operation"] = operation.clone();
     app["status"]["operationState"] = json!({
-        "phase": "Running", "retryCount": 2, "startedAt": "2026-05-02T10:20:00Z", "finishedAt": "2026-05-02T10:21:10Z",
+        "phase": "Running", "retryCount": 2,
+        "startedAt": recorded["finishedAt"], "finishedAt": recorded["finishedAt"],
         "message": "one or more synchronization tasks completed unsuccessfully. Retrying attempt #2 at 10:21AM.",
-        "operation": {"initiatedBy": {"automated": true}, "retry": {"limit": 5}, "sync": {"revision": revs.previous("checkout-config").expect("a previous push")}},
-        "syncResult": {"revision": revs.previous("checkout-config").expect("a previous push"), "resources": [
-            entry("Job", "checkout-migrate", "PreSync", true, "Failed", "Job has reached the specified backoff limit")]}});
+        "operation": operation,
+        "syncResult": recorded["syncResult"]});
+    let result = &mut app["status"]["operationState"]["syncResult"];
+    result["revisions"] = sync["revisions"].clone();
+    result["resources"] = json!([entry(
+        "Job",
+        "checkout-migrate",
+        "PreSync",
+        true,
+        "Failed",
+        "Job has reached the specified backoff limit"
+    )]);
     let run = check_with(&world, &snapshot, "step-5");
     assert_eq!(status(&run, "synced-healthy"), "pass", "{}", run.stdout);
     assert_eq!(status(&run, "sync-succeeded"), "fail", "{}", run.stdout);

@@ -32,7 +32,7 @@ fn jobs_missing_after_a_sync_that_ran_no_hooks_fail_naming_that_sync_and_its_opt
             "step-2",
             request.clone(),
             plain_entries(),
-            Some(history_without_the_push(&world)),
+            Some(history_without_the_push(&world, "step-2")),
         );
         // The Jobs are gone altogether (deleted by hand, or by a HookSucceeded policy).
         snapshot
@@ -75,7 +75,7 @@ fn a_dry_run_of_an_older_revision_is_named_as_a_dry_run_not_as_an_older_sync() {
         "step-2",
         json!({"dryRun": true, "revision": older}),
         dry_run_entries(),
-        Some(history_without_the_push(&world)),
+        Some(history_without_the_push(&world, "step-2")),
     );
     let run = check_with(&world, &snapshot, "step-2");
     assert_eq!(status(&run, "sync-ran"), "fail", "{}", run.stdout);
@@ -224,7 +224,7 @@ fn jobs_older_than_the_pushed_commit_after_a_selective_sync_or_self_heal_fail_na
             "step-2",
             request.clone(),
             plain_entries()[1..].to_vec(),
-            Some(history_without_the_push(&world)),
+            Some(history_without_the_push(&world, "step-2")),
         );
         // Neighbour first: the Jobs were made after the commit (a failed sync of the push may
         // have made them), so it stays could-not-check, never a guess.

@@ -297,19 +297,21 @@ fn compare(shape: Shape, served: &Answer, real: &Answer) -> Vec<String> {
 fn serve_answers_labcheck_and_kubectls_requests_as_the_real_api_server_does() {
     let plane = plane();
     let _state = crate::state_lock();
+    let done = crate::step_4_done(plane);
+    let (migrate_pod, _) = done.migrate_pod();
     let crate::Step4Done {
         dir,
         world,
         snapshot,
         loaded,
-    } = crate::step_4_done(plane);
+    } = done;
     // The real server's uids read as the snapshot's, so objects compare field by field.
     let real_to_fixture: Vec<(String, String)> = loaded
         .uids
         .iter()
         .map(|(fixture, real)| (real.clone(), fixture.clone()))
         .collect();
-    let (asked, found) = ask_both(&snapshot, &real_to_fixture);
+    let (asked, found) = ask_both(&snapshot, &real_to_fixture, &migrate_pod);
     eprintln!(
         "serve conformance: {asked} requests compared, {} differences",
         found.len()
@@ -323,7 +325,7 @@ fn serve_answers_labcheck_and_kubectls_requests_as_the_real_api_server_does() {
         &world.work_dir(),
         &dir.path().join("captured.yaml"),
     );
-    let (asked, found) = ask_both(&captured, &[]);
+    let (asked, found) = ask_both(&captured, &[], &migrate_pod);
     eprintln!(
         "serve conformance of a snapshot of the real server: {asked} requests compared, {} differences",
         found.len()
@@ -333,10 +335,11 @@ fn serve_answers_labcheck_and_kubectls_requests_as_the_real_api_server_does() {
 
 /// Ask the plane (its state loaded) and `labcheck serve` of `snapshot` the table's requests:
 /// how many, and each difference as (request, what differs). `real_to_fixture` maps the real
-/// server's uids to the snapshot's.
+/// server's uids to the snapshot's; `migrate_pod` is the migration hook's pod.
 fn ask_both(
     snapshot: &Snapshot,
     real_to_fixture: &[(String, String)],
+    migrate_pod: &str,
 ) -> (usize, Vec<(String, String)>) {
     let plane = plane();
     let as_fixture = |mut answer: Answer| {
@@ -457,7 +460,7 @@ fn ask_both(
         (
             "list pods by name",
             Shape::Object,
-            format!("{pods}?fieldSelector=metadata.name%3Dcheckout-migrate-f5464"),
+            format!("{pods}?fieldSelector=metadata.name%3D{migrate_pod}"),
             JSON,
             false,
         ),
@@ -571,42 +574,42 @@ fn ask_both(
         (
             "pod log",
             Shape::Text,
-            format!("{pods}/checkout-migrate-f5464/log"),
+            format!("{pods}/{migrate_pod}/log"),
             "*/*",
             false,
         ),
         (
             "pod log, tailLines=1",
             Shape::Text,
-            format!("{pods}/checkout-migrate-f5464/log?tailLines=1"),
+            format!("{pods}/{migrate_pod}/log?tailLines=1"),
             "*/*",
             false,
         ),
         (
             "pod log, limitBytes=10",
             Shape::Text,
-            format!("{pods}/checkout-migrate-f5464/log?limitBytes=10"),
+            format!("{pods}/{migrate_pod}/log?limitBytes=10"),
             "*/*",
             false,
         ),
         (
             "pod log, follow (ended container)",
             Shape::Text,
-            format!("{pods}/checkout-migrate-f5464/log?follow=true"),
+            format!("{pods}/{migrate_pod}/log?follow=true"),
             "*/*",
             false,
         ),
         (
             "pod log, previous (none: 400)",
             Shape::Object,
-            format!("{pods}/checkout-migrate-f5464/log?previous=true"),
+            format!("{pods}/{migrate_pod}/log?previous=true"),
             "*/*",
             false,
         ),
         (
             "pod log, a container it does not have (400)",
             Shape::Object,
-            format!("{pods}/checkout-migrate-f5464/log?container=nope"),
+            format!("{pods}/{migrate_pod}/log?container=nope"),
             "*/*",
             false,
         ),
@@ -634,7 +637,7 @@ fn ask_both(
         (
             "refused: a pod log (403)",
             Shape::Object,
-            format!("{pods}/checkout-migrate-f5464/log"),
+            format!("{pods}/{migrate_pod}/log"),
             "*/*",
             true,
         ),

@@ -28,25 +28,26 @@ pub(crate) fn kubectl(kubeconfig: &Path, args: &[&str]) -> (bool, String, String
 fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_proxy_included() {
     let plane = plane();
     let _state = crate::state_lock();
+    let done = crate::step_4_done(plane);
+    // What the migration's container wrote, as the plane's kubelet serves it.
+    let (migrate_pod, migrate_log) = done.migrate_pod();
     let crate::Step4Done {
         dir,
         world,
         snapshot,
         loaded,
-    } = crate::step_4_done(plane);
+    } = done;
     let real_to_fixture: Vec<(String, String)> = loaded
         .uids
         .iter()
         .map(|(fixture, real)| (real.clone(), fixture.clone()))
         .collect();
-    // What the migration's container wrote, as the plane's kubelet serves it.
-    let migrate_log = &snapshot.logs["checkout-dev/checkout-migrate-f5464"];
     let differences = ask_both(
         &snapshot,
         &real_to_fixture,
         dir.path(),
         "fixture",
-        migrate_log,
+        (&migrate_pod, &migrate_log),
     );
     assert!(differences.is_empty(), "{}", differences.join("\n"));
     // `labcheck serve` of a `labcheck snapshot` of the real server answers kubectl as the real
@@ -57,7 +58,13 @@ fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_prox
         &world.work_dir(),
         &dir.path().join("captured.yaml"),
     );
-    let differences = ask_both(&captured, &[], dir.path(), "captured", migrate_log);
+    let differences = ask_both(
+        &captured,
+        &[],
+        dir.path(),
+        "captured",
+        (&migrate_pod, &migrate_log),
+    );
     assert!(
         differences.is_empty(),
         "serving a snapshot of the real server:\n{}",
@@ -67,14 +74,14 @@ fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_prox
 
 /// Run the table's kubectl commands against the plane and against `labcheck serve` of
 /// `snapshot`; each difference in output, one entry each (`real_to_fixture` maps the real
-/// server's uids to the snapshot's); `kubectl logs` of the migration pod must print
-/// `migrate_log`.
+/// server's uids to the snapshot's); `kubectl logs` of the migration pod (`migrate`: its name and
+/// the log it must print).
 fn ask_both(
     snapshot: &Snapshot,
     real_to_fixture: &[(String, String)],
     dir: &Path,
     name: &str,
-    migrate_log: &str,
+    (migrate_pod, migrate_log): (&str, &str),
 ) -> Vec<String> {
     let plane = plane();
     let served = block_on(serve::start(
@@ -109,30 +116,18 @@ fn ask_both(
         &["-n", "argocd", "get", "applications"],
         &["-n", "argocd", "get", "app", "checkout-dev", "-o", "wide"],
         &["-n", "checkout-dev", "get", "job", "nope"],
-        &["-n", "checkout-dev", "logs", "checkout-migrate-f5464"],
+        &["-n", "checkout-dev", "logs", migrate_pod],
+        &["-n", "checkout-dev", "logs", migrate_pod, "--tail=1"],
         &[
             "-n",
             "checkout-dev",
             "logs",
-            "checkout-migrate-f5464",
-            "--tail=1",
-        ],
-        &[
-            "-n",
-            "checkout-dev",
-            "logs",
-            "checkout-migrate-f5464",
+            migrate_pod,
             "--limit-bytes=12",
         ],
-        &["-n", "checkout-dev", "logs", "-f", "checkout-migrate-f5464"],
+        &["-n", "checkout-dev", "logs", "-f", migrate_pod],
         &["-n", "checkout-dev", "logs", "job/checkout-migrate"],
-        &[
-            "-n",
-            "checkout-dev",
-            "logs",
-            "checkout-migrate-f5464",
-            "--previous",
-        ],
+        &["-n", "checkout-dev", "logs", migrate_pod, "--previous"],
     ];
     let mut differences = Vec::new();
     for args in commands {

@@ -433,7 +433,21 @@ pub async fn change(
         let path = format!("{}/{}", resource.collection(&id.2), id.3);
         let mut want = object.clone();
         rewrite_uids(&mut want, &loaded.uids);
-        match before.get(&id) {
+        // A hook Job (or its pod) of the same name with another uid is another object: Argo CD
+        // deleted the hook and created it anew (BeforeHookCreation), so the server sees it go
+        // and come, as it would. Other objects keep what the server made of them.
+        let replaced = before.get(&id).filter(|old| {
+            let (old_uid, new_uid) = (text(old, "/metadata/uid"), text(&object, "/metadata/uid"));
+            matches!(id.1.as_str(), "Job" | "Pod")
+                && !old_uid.is_empty()
+                && !new_uid.is_empty()
+                && old_uid != new_uid
+        });
+        if replaced.is_some() {
+            let gone = format!("{path}?gracePeriodSeconds=0&propagationPolicy=Background");
+            expect(admin, "DELETE", &gone, None, &[200, 202, 404]).await?;
+        }
+        match before.get(&id).filter(|_| replaced.is_none()) {
             Some(old) if **old == object => {}
             Some(_) => {
                 let mut now = expect(admin, "GET", &path, None, &[200]).await?.body;

@@ -50,6 +50,24 @@ pub struct Step4Done {
     pub loaded: loader::Loaded,
 }
 
+impl Step4Done {
+    /// The migration hook's pod, by the name the state gives it (a recording names it as the Job
+    /// controller did), with the log its container wrote.
+    pub fn migrate_pod(&self) -> (String, String) {
+        self.snapshot
+            .logs
+            .iter()
+            .find_map(|(key, log)| {
+                // `namespace/pod`, or `namespace/pod/container` in a recording.
+                let mut parts = key.split('/');
+                let (namespace, pod) = (parts.next()?, parts.next()?);
+                (namespace == "checkout-dev" && pod.starts_with("checkout-migrate-"))
+                    .then(|| (pod.to_string(), log.clone()))
+            })
+            .expect("step 4's solved state has the migration hook's pod and its log")
+    }
+}
+
 /// Build step 4's world and load its solved cluster into `plane`.
 pub fn step_4_done(plane: &plane::Plane) -> Step4Done {
     use labcheck::lab::cluster::{self, Revisions};

@@ -320,8 +320,10 @@ fn every_fixture_state_of_modules_10_and_11_gets_the_same_verdict_from_the_real_
         "same verdicts: {kubectl_ran} kubectl lines of the solutions run on the real server and on serve"
     );
     assert_eq!(
-        kubectl_ran, kubectl_lines,
-        "a solution's kubectl lines were not all run"
+        kubectl_ran,
+        kubectl_lines,
+        "a solution's kubectl lines were not all run (a state that did not load runs none):\n{}",
+        shapes.join("\n")
     );
     assert!(
         kubectl_problems.is_empty(),
