@@ -19,6 +19,7 @@ pub mod sync_policy;
 mod tests;
 mod typed_read;
 pub mod typos;
+pub mod validation;
 pub mod workers;
 
 use crate::plan::{Object, Plan};
