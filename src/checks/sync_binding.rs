@@ -90,8 +90,14 @@ fn made_by_no_recorded_sync(
     let why = match recorded_sync_of_target(app) {
         Recorded::Synced(entry) => format!(
             "the history's successful sync of {target} (started {}, finished {}) was not running when Job {name} was created, so the Job is not its hook",
-            entry.deploy_started_at.as_deref().unwrap_or("at an unrecorded time"),
-            entry.deployed_at.as_deref().unwrap_or("at an unrecorded time"),
+            entry
+                .deploy_started_at
+                .as_deref()
+                .unwrap_or("at an unrecorded time"),
+            entry
+                .deployed_at
+                .as_deref()
+                .unwrap_or("at an unrecorded time"),
         ),
         Recorded::Never => format!(
             "the history holds no successful sync of {target}, so no sync of it that ran hooks is on record (a sync that failed leaves no history entry; a Job made after your push came from one, or by hand)"

@@ -417,7 +417,8 @@ fn a_dry_run_that_lists_the_hook_as_succeeded_created_no_job() {
     assert_eq!(cause(&before).as_deref(), Some("dry-run"));
     assert!(
         before.as_ref().is_some_and(|o| o.status == Status::Fail
-            && o.diagnosis_text().contains("holds no successful sync of 9b7e4d2")),
+            && o.diagnosis_text()
+                .contains("holds no successful sync of 9b7e4d2")),
         "{before:?}"
     );
     // The history is full: the sync that created it may have fallen out.
@@ -455,12 +456,14 @@ fn after_a_selective_operation(self_heal: bool, entries: Value, limit: Option<i6
         // `controller/appcontroller.go:2600-2618`: a self-heal is a selective sync of what drifted.
         sync["autoHealAttemptsCount"] = json!(1);
     }
-    let mut app = app(json!({"phase": "Succeeded", "startedAt": "2026-05-02T11:00:00Z",
+    let mut app = app(
+        json!({"phase": "Succeeded", "startedAt": "2026-05-02T11:00:00Z",
         "message": "successfully synced (all tasks run)",
         "operation": {"sync": sync},
         "syncResult": {"revision": NEW, "resources": [
             {"group": "apps", "version": "v1", "kind": "Deployment", "namespace": "checkout-dev", "name": "checkout",
-             "status": "Synced", "message": "deployment.apps/checkout configured", "hookPhase": "Running", "syncPhase": "Sync"}]}}));
+             "status": "Synced", "message": "deployment.apps/checkout configured", "hookPhase": "Running", "syncPhase": "Sync"}]}}),
+    );
     app.status.history = serde_json::from_value(entries).unwrap_or_default();
     app.spec.revision_history_limit = limit;
     app
@@ -557,7 +560,11 @@ fn after_a_selective_sync_or_self_heal_a_job_no_recorded_sync_of_the_push_made_f
             }
             if want_cause == Some("selective-sync") {
                 let o = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
-                let named = if self_heal { "a self-heal" } else { "`argocd app sync --resource`" };
+                let named = if self_heal {
+                    "a self-heal"
+                } else {
+                    "`argocd app sync --resource`"
+                };
                 assert!(o.summary.contains(named), "{did}: {}", o.summary);
                 o.assert_hint_names(&["argocd app sync checkout-dev"]);
             }
@@ -581,8 +588,18 @@ fn the_pushed_commits_time_settles_only_what_the_history_leaves_open() {
         (None, "2026-05-02T10:20:00Z", "2026-05-02T10:30:00Z", true),
         (None, "2026-05-02T10:20:00Z", "2026-05-02T10:10:00Z", false),
         // Full, the Job older than every kept sync: only a commit younger than it tells.
-        (Some(1), "2026-05-02T09:00:00Z", "2026-05-02T09:30:00Z", true),
-        (Some(1), "2026-05-02T09:00:00Z", "2026-05-02T08:00:00Z", false),
+        (
+            Some(1),
+            "2026-05-02T09:00:00Z",
+            "2026-05-02T09:30:00Z",
+            true,
+        ),
+        (
+            Some(1),
+            "2026-05-02T09:00:00Z",
+            "2026-05-02T08:00:00Z",
+            false,
+        ),
     ];
     for (limit, created, committed, settled) in cases {
         let app = after_a_selective_operation(true, json!([&old]), limit);
@@ -596,7 +613,11 @@ fn the_pushed_commits_time_settles_only_what_the_history_leaves_open() {
         assert_eq!(found.is_some(), settled, "{limit:?} {created} {committed}");
         if let Some(o) = found {
             assert_eq!(o.status, Status::Fail);
-            assert!(o.summary.contains("older than your commit 9b7e4d2"), "{}", o.summary);
+            assert!(
+                o.summary.contains("older than your commit 9b7e4d2"),
+                "{}",
+                o.summary
+            );
         }
     }
 }
