@@ -257,14 +257,15 @@ fn unknown(object: &Object, paths: &[String], invalid: &[validation::Invalid]) -
     REFUSED.found(
         object,
         format!(
-            "{kind} has no field {fields} (Kubernetes 1.33's API): Argo CD applies with strict field validation, and the API server refuses it: `{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {named}`. {SYNC_FAILS}{hook}{then}",
+            "{kind} has no field{plural} {fields} (Kubernetes 1.33's API): Argo CD applies with strict field validation, and the API server refuses it: `{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {named}`. {SYNC_FAILS}{hook}{then}",
             kind = object.kind,
             fields = listed.join(", "),
             named = named.join(", "),
             hook = hook_note(object),
+            plural = if paths.len() > 1 { "s" } else { "" },
         ),
         format!(
-            "correct the spelling or the place of {} (`kubectl explain {}.<path>` lists the fields there are); `argocd.argoproj.io/sync-options: Validate=false` would make the server drop it silently instead",
+            "correct the spelling or the place of {} (`kubectl explain {}.<path>` lists the fields there are); `Validate=false` would not fix it: the server would drop the field silently",
             listed.join(", "),
             object.kind.to_ascii_lowercase()
         ),
