@@ -201,9 +201,13 @@ pub fn check(plan: &Plan, findings: &mut Vec<Finding>) {
         let invalid = validation::invalid(&object.kind, &sent);
         // `Validate=false` (the Application's or the object's) applies without field
         // validation: the server drops unknown fields then (gitops-engine `resource_ops.go`
-        // `newApplyOptions`: `FieldValidationIgnore` unless `validate`).
-        if plan.in_force(object).no_validate.is_none() && !found.unknown.is_empty() {
-            findings.push(unknown(object, &found.unknown, &invalid));
+        // `newApplyOptions`: `FieldValidationIgnore` unless `validate`), unless server-side.
+        // Under server-side apply the server refuses them even with `fieldValidation=Ignore`:
+        // the typed patch cannot hold them (measured on kube-apiserver v1.37.2).
+        let in_force = plan.in_force(object);
+        let ssa = in_force.server_side_apply.is_some();
+        if (in_force.no_validate.is_none() || ssa) && !found.unknown.is_empty() {
+            findings.push(unknown(object, &sent, ssa, &found.unknown, &invalid));
             continue;
         }
         if !invalid.is_empty() {
@@ -232,7 +236,13 @@ fn hook_note(object: &Object) -> &'static str {
 const SYNC_FAILS: &str = "Argo CD applies the steps before it, then the sync fails at it: `one or more objects failed to apply, reason: …`.";
 
 /// Fields the kind does not have, refused by strict field validation, which Argo CD asks for.
-fn unknown(object: &Object, paths: &[String], invalid: &[validation::Invalid]) -> Finding {
+fn unknown(
+    object: &Object,
+    sent: &Json,
+    ssa: bool,
+    paths: &[String],
+    invalid: &[validation::Invalid],
+) -> Finding {
     let version = object
         .api_version
         .rsplit_once('/')
@@ -241,6 +251,15 @@ fn unknown(object: &Object, paths: &[String], invalid: &[validation::Invalid]) -
         .iter()
         .map(|p| format!("unknown field {p:?}"))
         .collect();
+    let words = if ssa {
+        server_side_apply_words(object, sent, paths)
+    } else {
+        format!(
+            "`{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {named}`",
+            kind = object.kind,
+            named = named.join(", "),
+        )
+    };
     let listed: Vec<String> = paths.iter().map(|p| format!("`{p}`")).collect();
     let then = if invalid.is_empty() {
         String::new()
@@ -257,19 +276,83 @@ fn unknown(object: &Object, paths: &[String], invalid: &[validation::Invalid]) -
     REFUSED.found(
         object,
         format!(
-            "{kind} has no field{plural} {fields} (Kubernetes 1.33's API): Argo CD applies with strict field validation, and the API server refuses it: `{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {named}`. {SYNC_FAILS}{hook}{then}",
+            "{kind} has no field{plural} {fields} (Kubernetes 1.33's API): Argo CD applies with strict field validation, and the API server refuses it: {words}. {SYNC_FAILS}{hook}{then}",
             kind = object.kind,
             fields = listed.join(", "),
-            named = named.join(", "),
             hook = hook_note(object),
             plural = if paths.len() > 1 { "s" } else { "" },
         ),
         format!(
-            "correct the spelling or the place of {} (`kubectl explain {}.<path>` lists the fields there are); `Validate=false` would not fix it: the server would drop the field silently",
+            "correct the spelling or the place of {} (`kubectl explain {}.<path>` lists the fields there are); `Validate=false` would not fix it: {}",
             listed.join(", "),
-            object.kind.to_ascii_lowercase()
+            object.kind.to_ascii_lowercase(),
+            if ssa {
+                "under server-side apply the server refuses it all the same"
+            } else {
+                "the server would drop the field silently"
+            }
         ),
     )
+}
+
+/// Lists whose elements server-side apply names by their `name` (`[name="migrate"]`), not by
+/// their index: the `patchMergeKey` of these fields in Kubernetes' OpenAPI.
+const LISTS_BY_NAME: &[&str] = &[
+    "containers",
+    "initContainers",
+    "ephemeralContainers",
+    "env",
+    "volumes",
+];
+
+/// A strict decoder's path (`spec.template.spec.containers[0].imagePullPolise`) as
+/// structured-merge-diff writes it (`.spec.template.spec.containers[name="migrate"].imagePullPolise`),
+/// read along `sent`; `None` where an element of another list is on the way, whose key labcheck
+/// does not model.
+fn typed_patch_path(sent: &Json, strict: &str) -> Option<String> {
+    let (parents, last) = match strict.rsplit_once('.') {
+        Some((parents, last)) => (Some(parents), last),
+        None => (None, strict),
+    };
+    let mut at = sent;
+    let mut out = String::new();
+    for part in parents.into_iter().flat_map(|p| p.split('.')) {
+        let (key, indexes) = part.split_once('[').unwrap_or((part, ""));
+        at = at.get(key)?;
+        out.push('.');
+        out.push_str(key);
+        for index in indexes.split('[').filter(|i| !i.is_empty()) {
+            let i: usize = index.strip_suffix(']')?.parse().ok()?;
+            at = at.get(i)?;
+            let name = at.get("name").and_then(Json::as_str)?;
+            if !LISTS_BY_NAME.contains(&key) {
+                return None;
+            }
+            out.push_str(&format!("[name={name:?}]"));
+        }
+    }
+    Some(format!("{out}.{last}"))
+}
+
+/// What the API server answers a server-side apply (`ServerSideApply=true`) with fields its
+/// schema lacks: structured-merge-diff's errors, one per line after `errors:` when there are
+/// several (measured on kube-apiserver v1.37.2, `tests/real_apiserver/refused_fields.rs`).
+fn server_side_apply_words(object: &Object, sent: &Json, paths: &[String]) -> String {
+    let whom = format!(
+        "failed to create typed patch object ({}/{}; {}, Kind={})",
+        object.namespace, object.name, object.api_version, object.kind
+    );
+    let typed: Option<Vec<String>> = paths
+        .iter()
+        .map(|p| typed_patch_path(sent, p).map(|t| format!("{t}: field not declared in schema")))
+        .collect();
+    match typed.as_deref() {
+        Some([one]) => format!("`{whom}: {one}`"),
+        Some(many) => format!("`{whom}: errors:\n  {}`", many.join("\n  ")),
+        None => format!(
+            "`{whom}: …: field not declared in schema` (with ServerSideApply=true, for each of them)"
+        ),
+    }
 }
 
 /// Fields validation refuses: the server answers 422 with every one of them.

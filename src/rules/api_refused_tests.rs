@@ -380,3 +380,50 @@ fn a_value_the_apis_validation_refuses_is_an_error_in_its_words() {
         );
     }
 }
+
+#[test]
+fn under_server_side_apply_a_field_the_schema_lacks_is_refused_in_the_typed_patchs_words() {
+    let ssa = |yaml: &str, options: &str| {
+        yaml.replacen(
+            "  name: ",
+            &format!("  namespace: shop\n  annotations:\n    argocd.argoproj.io/sync-options: {options}\n  name: "),
+            1,
+        )
+    };
+    let typo = JOB.replace(
+        "        image: shop:1.2\n",
+        "        image: shop:1.2\n        imagePullPolise: Always\n",
+    );
+    // (the sync options, the server's words)
+    let cases = [
+        (
+            "ServerSideApply=true",
+            "`failed to create typed patch object (shop/db-migrate; batch/v1, Kind=Job): .spec.template.spec.containers[name=\"migrate\"].imagePullPolise: field not declared in schema`",
+        ),
+        // `Validate=false` asks for no field validation; a typed patch cannot hold the field.
+        (
+            "ServerSideApply=true,Validate=false",
+            "field not declared in schema",
+        ),
+    ];
+    for (options, says) in cases {
+        let found = findings_of(&ssa(&typo, options));
+        assert_eq!(found.len(), 1, "{options}: {found:?}");
+        assert!(
+            found[0].reason.contains(says),
+            "{says}\nnot in\n{}",
+            found[0].reason
+        );
+    }
+    // Two: one per line after `errors:`, in key order.
+    let two = ssa(
+        &typo.replace("backoffLimit: 0", "backoffLimitt: 0"),
+        "ServerSideApply=true",
+    );
+    let found = findings_of(&two);
+    assert!(
+        found[0].reason.contains(": errors:\n  .spec.backoffLimitt: field not declared in schema\n  .spec.template.spec.containers[name=\"migrate\"].imagePullPolise: field not declared in schema`"),
+        "{}",
+        found[0].reason
+    );
+}

@@ -196,3 +196,90 @@ fn every_field_labcheck_says_the_api_server_refuses_it_refuses_in_those_words() 
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Argo CD's server-side apply (`ServerSideApply=true`): `kubectl apply --server-side`, a PATCH of
+/// the object as `application/apply-patch+yaml` by the `argocd-controller` field manager, forced,
+/// with strict field validation unless `Validate=false`.
+#[test]
+fn a_field_the_schema_lacks_under_server_side_apply_is_refused_in_the_apply_paths_words() {
+    let plane = plane();
+    let ssa = |yaml: &str, options: &str| {
+        yaml.replacen(
+            "  name: ",
+            &format!("  namespace: default\n  annotations:\n    argocd.argoproj.io/sync-options: {options}\n  name: "),
+            1,
+        )
+    };
+    // (what the learner wrote, whether the server takes it)
+    let cases = [
+        (ssa(JOB, "ServerSideApply=true"), true),
+        (ssa(&JOB.replace("backoffLimit: 0", "backoffLimitt: 0"), "ServerSideApply=true"), false),
+        (
+            ssa(
+                &JOB.replace(
+                    "        image: shop:1.2\n",
+                    "        image: shop:1.2\n        imagePullPolise: Always\n        env: [{name: A, valu: b}]\n",
+                ),
+                "ServerSideApply=true",
+            ),
+            false,
+        ),
+        (
+            ssa(
+                &JOB.replace("backoffLimit: 0", "backoffLimitt: 0")
+                    .replace("  name: db-migrate\n", "  name: db-migrate\n  annotation: {a: b}\n"),
+                "ServerSideApply=true",
+            ),
+            false,
+        ),
+        (
+            // Validate=false sends `fieldValidation=Ignore`; a typed patch still cannot hold it.
+            ssa(&JOB.replace("backoffLimit: 0", "backoffLimitt: 0"), "ServerSideApply=true,Validate=false"),
+            false,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (yaml, taken) in cases {
+        let objects = parse_manifests("m.yaml", &yaml).expect("the manifest parses");
+        let object = &objects[0];
+        let plan = Plan::new(objects.clone(), Vec::new(), &PlanOptions::default());
+        let finding = labcheck::rules::check(&plan)
+            .into_iter()
+            .find(|f| f.rule == "api-server-refuses");
+        let validation = if object.sync_option_words().contains(&"Validate=false") {
+            "Ignore"
+        } else {
+            "Strict"
+        };
+        let path = format!(
+            "/apis/batch/v1/namespaces/default/jobs/{}?dryRun=All&fieldManager=argocd-controller&force=true&fieldValidation={validation}",
+            object.name
+        );
+        let answer = block_on(crate::api::call_with(
+            &plane.admin,
+            "PATCH",
+            &path,
+            Some(&as_sent(&object.body)),
+            "application/apply-patch+yaml",
+            "application/json",
+        ))
+        .expect("an answer");
+        let message = answer.body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let ok = match (&finding, answer.code < 300) {
+            (None, true) => taken,
+            (Some(f), false) => !taken && f.reason.contains(&format!("`{message}`")),
+            _ => false,
+        };
+        if !ok {
+            wrong.push(format!(
+                "{yaml}: the server answered {} `{message}`; labcheck found {:?}",
+                answer.code,
+                finding.map(|f| f.reason)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
