@@ -11,7 +11,7 @@
 use k8s_openapi::api::batch::v1::Job;
 
 use crate::checks::cluster_common::{parse_time, short};
-use crate::checks::operation::{Recorded, Shape, recorded_sync_of_target};
+use crate::checks::operation::Shape;
 use crate::checks::revisions::RevisionView;
 use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::argocd::{Application, HistoryEntry, ResourceResult, Termination};
@@ -67,67 +67,6 @@ fn history_entry_before(
         })
 }
 
-/// The Job was created while no successful sync the history keeps was running, after which an
-/// operation that runs no hooks came. What the history shows decides, never a guess: a ✓ would
-/// claim the hook ran in a sync of the revision Argo CD targets, so only a sync the history may
-/// have lost leaves the question open.
-///
-/// * The history holds the target's successful sync: it was not running when the Job was made,
-///   so the Job is not its hook (a full sync re-creates its hooks, `BeforeHookCreation`).
-/// * The history holds none and is not full: no sync of the target ever succeeded (every
-///   successful full sync writes an entry, `controller/sync.go:483`). A Job made after the push
-///   came from a sync that failed, or from someone's hand; either way no recorded sync ran it.
-/// * The history is full: a successful sync of the target may have fallen out, but only one that
-///   ended before the oldest kept entry started (operations of one app never overlap, and the
-///   oldest entries are dropped first). A Job made after that start is none of them.
-fn made_by_no_recorded_sync(
-    app: &Application,
-    created: k8s_openapi::jiff::Timestamp,
-    name: &str,
-    shape: Shape,
-) -> Binding {
-    let target = short_list(&RevisionView::compared(app).shown());
-    let why = match recorded_sync_of_target(app) {
-        Recorded::Synced(entry) => format!(
-            "the history's successful sync of {target} (started {}, finished {}) was not running when Job {name} was created, so the Job is not its hook",
-            entry
-                .deploy_started_at
-                .as_deref()
-                .unwrap_or("at an unrecorded time"),
-            entry
-                .deployed_at
-                .as_deref()
-                .unwrap_or("at an unrecorded time"),
-        ),
-        Recorded::Never => format!(
-            "the history holds no successful sync of {target}, so no sync of it that ran hooks is on record (a sync that failed leaves no history entry; a Job made after your push came from one, or by hand)"
-        ),
-        Recorded::MaybeTrimmed { limit } => {
-            let oldest_kept = app
-                .status
-                .history
-                .iter()
-                .filter_map(|h| parse_time(h.deploy_started_at.as_deref()?))
-                .min();
-            match oldest_kept {
-                Some(oldest) if created >= oldest => format!(
-                    "the history keeps {limit} syncs, none of {target}, and Job {name} was created after the oldest of them started ({oldest}): no sync that fell out of the history made it"
-                ),
-                _ => {
-                    return Binding::Unknown(format!(
-                        "the last operation was {}, and the sync that created Job {name} may have fallen out of the history (it keeps {limit})",
-                        shape.what()
-                    ));
-                }
-            }
-        }
-    };
-    Binding::NoHookSyncOfTarget {
-        created: created.to_string(),
-        why,
-    }
-}
-
 fn history_revision(entry: &HistoryEntry) -> String {
     let shown = RevisionView::history(entry).shown();
     shown.split(", ").map(short).collect::<Vec<_>>().join(", ")
@@ -168,7 +107,7 @@ pub fn bind(job: &Job, app: &Application) -> Binding {
         // The evidence is the successful sync that was running when the Job was created
         // (hook-strategy and apply-strategy syncs alike write history, `controller/sync.go:483`).
         let Some(full) = history_entry_before(app, created) else {
-            return made_by_no_recorded_sync(app, created, &name, shape);
+            return no_hook::made_by_no_recorded_sync(app, created, &name, shape);
         };
         return Binding::FullSyncBefore {
             started: full.deploy_started_at.clone().unwrap_or_default(),
@@ -243,7 +182,7 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
             .with_cause(Cause::new(CauseId::LocalSync)),
         ),
         Binding::NoHookSyncOfTarget { created, why } => {
-            no_hook_sync_of_target(app, app_name, &name, &created, &why)
+            no_hook::no_hook_sync_of_target(app, app_name, &name, &created, &why)
         }
         Binding::NotListed { created } => {
             let outcome = Outcome::fail(format!(
@@ -315,36 +254,6 @@ fn before_an_apply_sync(
             "run a normal sync, which runs the hooks: `argocd app sync {app_name}` (without `--strategy apply`)"
         ))
         .with_cause(Cause::new(CauseId::ApplyStrategySync)),
-    )
-}
-
-/// A Job no recorded sync of the target made, after an operation that runs no hooks: a fail
-/// naming that operation (its cause, its hint), never a pass and never "could not check".
-fn no_hook_sync_of_target(
-    app: &Application,
-    app_name: &str,
-    name: &str,
-    created: &str,
-    why: &str,
-) -> Option<Outcome> {
-    let shape = Shape::of(app).filter(|s| !s.runs_hooks())?;
-    let started = app
-        .last_operation()
-        .and_then(|o| o.started_at.clone())
-        .unwrap_or_default();
-    Some(
-        Outcome::fail(format!(
-            "Job {name} (created {created}) was run by no sync of {app_name} on record: the last operation (started {started}) was {}",
-            shape.what()
-        ))
-        .with_expected(format!("Job {name} run by a sync of your commit"))
-        .with_actual(format!(
-            "a Job created {created}, by no sync Argo CD records; then a {}",
-            shape.word()
-        ))
-        .with_diagnosis(why.to_string())
-        .with_hint(shape.full_sync_hint(app_name))
-        .with_cause(Cause::new(shape.cause()?)),
     )
 }
 
@@ -621,6 +530,7 @@ fn short_list(shown: &str) -> String {
 }
 
 mod commit;
+mod no_hook;
 pub use commit::{judged_by_the_commit, older_than_the_commit};
 
 #[cfg(test)]
