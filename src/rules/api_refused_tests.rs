@@ -427,3 +427,13 @@ fn under_server_side_apply_a_field_the_schema_lacks_is_refused_in_the_typed_patc
         found[0].reason
     );
 }
+
+#[test]
+fn every_kind_read_written_with_many_of_its_fields_is_taken() {
+    // No field the kind has is taken for one it lacks (the real API server takes each too:
+    // `tests/real_apiserver/refused_fields.rs`).
+    let found = findings_of(include_str!(
+        "../../tests/fixtures/api-refused/sound-kinds.yaml"
+    ));
+    assert_eq!(found, vec![]);
+}

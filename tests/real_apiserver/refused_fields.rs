@@ -130,7 +130,14 @@ fn cases() -> Vec<(&'static str, String)> {
 /// Where Argo CD's apply creates the object: strict field validation unless `Validate=false`
 /// (gitops-engine `resource_ops.go` `newApplyOptions`), as a dry run so nothing is stored.
 fn collection(api_version: &str, kind: &str, validate: bool) -> String {
-    let plural = format!("{}s", kind.to_ascii_lowercase());
+    let lower = kind.to_ascii_lowercase();
+    let plural = if let Some(stem) = lower.strip_suffix('y') {
+        format!("{stem}ies")
+    } else if lower.ends_with('s') {
+        format!("{lower}es")
+    } else {
+        format!("{lower}s")
+    };
     let base = if api_version.contains('/') {
         format!("/apis/{api_version}")
     } else {
@@ -282,4 +289,38 @@ fn a_field_the_schema_lacks_under_server_side_apply_is_refused_in_the_apply_path
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_kind_read_written_with_many_of_its_fields_is_taken_by_the_server_and_by_labcheck() {
+    let plane = plane();
+    let yaml = include_str!("../fixtures/api-refused/sound-kinds.yaml");
+    let objects = parse_manifests("sound-kinds.yaml", yaml).expect("the manifests parse");
+    let plan = Plan::new(objects.clone(), Vec::new(), &PlanOptions::default());
+    let found: Vec<_> = labcheck::rules::check(&plan)
+        .into_iter()
+        .filter(|f| f.rule == "api-server-refuses" || f.rule == "fields-not-checked")
+        .collect();
+    assert!(found.is_empty(), "{found:?}");
+    let mut refused = Vec::new();
+    for object in &objects {
+        let path = collection(&object.api_version, &object.kind, true);
+        let answer = block_on(call(
+            &plane.admin,
+            "POST",
+            &path,
+            Some(&as_sent(&object.body)),
+        ))
+        .unwrap_or_else(|e| panic!("{}: {e}", object.reference()));
+        if answer.code >= 300 {
+            refused.push(format!(
+                "{}: {} {}",
+                object.reference(),
+                answer.code,
+                answer.body["message"]
+            ));
+        }
+    }
+    assert!(refused.is_empty(), "{}", refused.join("\n"));
+    assert_eq!(objects.len(), 17, "every kind the file holds was sent");
 }
