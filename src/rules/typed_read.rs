@@ -397,7 +397,7 @@ fn known_when_set<T: DeserializeOwned + Serialize>(whole: &Value, path: &[Segmen
         Err(_) => true,
         Ok(typed) => serde_json::to_value(&typed)
             .ok()
-            .is_some_and(|kept| at_mut(&mut kept.clone(), path).is_some()),
+            .is_some_and(|mut kept| at_mut(&mut kept, path).is_some()),
     }
 }
 
