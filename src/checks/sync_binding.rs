@@ -11,7 +11,7 @@
 use k8s_openapi::api::batch::v1::Job;
 
 use crate::checks::cluster_common::{parse_time, short};
-use crate::checks::operation::{Shape, history_limit};
+use crate::checks::operation::Shape;
 use crate::checks::revisions::RevisionView;
 use crate::outcome::{Cause, CauseId, Outcome};
 use crate::probe::cluster::argocd::{Application, HistoryEntry, ResourceResult, Termination};
@@ -36,6 +36,9 @@ pub enum Binding {
     Retrying { attempt: i64, limit: Option<i64> },
     /// Created while the current operation ran, but not one of its hooks.
     NotListed { created: String },
+    /// The current operation ran no hooks, and no successful sync of the revision Argo CD
+    /// targets made the Job: `why` says what the history shows.
+    NoHookSyncOfTarget { created: String, why: String },
     /// The Application never ran an operation.
     NoSync,
     /// A timestamp is missing; labcheck will not guess.
@@ -104,19 +107,7 @@ pub fn bind(job: &Job, app: &Application) -> Binding {
         // The evidence is the successful sync that was running when the Job was created
         // (hook-strategy and apply-strategy syncs alike write history, `controller/sync.go:483`).
         let Some(full) = history_entry_before(app, created) else {
-            let limit = history_limit(app);
-            let why = if app.status.history.len() as i64 >= limit {
-                format!(
-                    "the last operation was {}, and the sync that created Job {name} may have fallen out of the history (it keeps {limit})",
-                    shape.what()
-                )
-            } else {
-                format!(
-                    "the last operation was {}, and no successful sync in the history was running when Job {name} was created (a failed sync leaves no history entry)",
-                    shape.what()
-                )
-            };
-            return Binding::Unknown(why);
+            return no_hook::made_by_no_recorded_sync(app, created, &name, shape);
         };
         return Binding::FullSyncBefore {
             started: full.deploy_started_at.clone().unwrap_or_default(),
@@ -190,6 +181,9 @@ pub fn job_outcome(job: &Job, app: &Application, app_name: &str) -> Option<Outco
             .with_hint(format!("sync from git: `argocd app sync {app_name}`"))
             .with_cause(Cause::new(CauseId::LocalSync)),
         ),
+        Binding::NoHookSyncOfTarget { created, why } => {
+            no_hook::no_hook_sync_of_target(app, app_name, &name, &created, &why)
+        }
         Binding::NotListed { created } => {
             let outcome = Outcome::fail(format!(
                 "Job {name} (created {created}) is not a hook of the last sync of {app_name}"
@@ -241,7 +235,9 @@ fn before_an_apply_sync(
             }
             format!("the sync of {revision} that started {started}")
         }
-        Binding::Unknown(_) => format!("a sync before it (created {created})"),
+        Binding::Unknown(_) | Binding::NoHookSyncOfTarget { .. } => {
+            format!("a sync before it (created {created})")
+        }
         _ => return None,
     };
     let last_started = app
@@ -534,6 +530,7 @@ fn short_list(shown: &str) -> String {
 }
 
 mod commit;
+mod no_hook;
 pub use commit::{judged_by_the_commit, older_than_the_commit};
 
 #[cfg(test)]

@@ -12,12 +12,20 @@
 //! and ends the operation `one or more objects failed to apply, reason: <that>` (facts §1). Argo
 //! CD's dry run is a client dry run (`sync_context.go:1436-1442`) that leaves field validation to
 //! the server, so it does not catch this: the steps before the object's are applied first.
+//!
+//! The server reads in three stages and refuses at the first that finds something: decoding (the
+//! above), strict decoding (a key the kind has no field for: Argo CD applies with
+//! `FieldValidationStrict` unless `Validate=false`, gitops-engine `resource_ops.go`
+//! `newApplyOptions`; the words are `runtime.NewStrictDecodingError`'s, `strict decoding error:
+//! unknown field "<path>", …`, inside the same "cannot be handled as" sentence), and validation
+//! (`rules::validation`: `<Kind>.<group> "<name>" is invalid: <field errors>`, 422).
 
 use k8s_openapi::api;
 use serde_json::Value as Json;
 use serde_yaml::Value;
 
-use super::typed_read::{Unreadable, unreadable};
+use super::typed_read::{TypedRead, Unreadable, read};
+use super::{unknown_fields, validation};
 use crate::plan::object::untag;
 use crate::plan::{Object, Plan};
 use crate::rules::{Finding, Rule, Severity};
@@ -26,7 +34,7 @@ use crate::rules::{Finding, Rule, Severity};
 pub const REFUSED: Rule = Rule {
     id: "api-server-refuses",
     severity: Severity::Error,
-    about: "a field of the wrong type or shape for its kind (`backoffLimit: \"0\"`, `containers` as a map, a label that is a number): the API server refuses the object and the sync fails there; a hook refused so never runs",
+    about: "a field of the wrong type or shape for its kind (`backoffLimit: \"0\"`, `containers` as a map, a label that is a number), a field its kind does not have (`backoffLimitt`, unless `Validate=false`), or a value validation refuses (a Job without `restartPolicy: Never`, a container without `image`): the API server refuses the object and the sync fails there; a hook refused so never runs",
 };
 
 /// The note for a built-in kind whose fields labcheck does not read.
@@ -36,92 +44,72 @@ pub const NOT_CHECKED: Rule = Rule {
     about: "a Kubernetes kind and apiVersion whose fields labcheck does not check (an old or unknown apiVersion, or a kind it has no type for)",
 };
 
-type Reader = fn(&Json) -> Vec<Unreadable>;
+type Reader = fn(&Json) -> TypedRead;
 
 /// The kinds read, by `apiVersion` and `kind`: k8s-openapi's types for Kubernetes 1.33.
 const KINDS: &[(&str, &str, Reader)] = &[
-    ("v1", "ConfigMap", unreadable::<api::core::v1::ConfigMap>),
-    ("v1", "Secret", unreadable::<api::core::v1::Secret>),
-    ("v1", "Service", unreadable::<api::core::v1::Service>),
-    ("v1", "Pod", unreadable::<api::core::v1::Pod>),
+    ("v1", "ConfigMap", read::<api::core::v1::ConfigMap>),
+    ("v1", "Secret", read::<api::core::v1::Secret>),
+    ("v1", "Service", read::<api::core::v1::Service>),
+    ("v1", "Pod", read::<api::core::v1::Pod>),
     (
         "v1",
         "ServiceAccount",
-        unreadable::<api::core::v1::ServiceAccount>,
+        read::<api::core::v1::ServiceAccount>,
     ),
     (
         "v1",
         "PersistentVolumeClaim",
-        unreadable::<api::core::v1::PersistentVolumeClaim>,
+        read::<api::core::v1::PersistentVolumeClaim>,
     ),
-    ("v1", "Namespace", unreadable::<api::core::v1::Namespace>),
-    ("v1", "LimitRange", unreadable::<api::core::v1::LimitRange>),
-    (
-        "v1",
-        "ResourceQuota",
-        unreadable::<api::core::v1::ResourceQuota>,
-    ),
-    ("batch/v1", "Job", unreadable::<api::batch::v1::Job>),
-    ("batch/v1", "CronJob", unreadable::<api::batch::v1::CronJob>),
-    (
-        "apps/v1",
-        "Deployment",
-        unreadable::<api::apps::v1::Deployment>,
-    ),
-    (
-        "apps/v1",
-        "StatefulSet",
-        unreadable::<api::apps::v1::StatefulSet>,
-    ),
-    (
-        "apps/v1",
-        "DaemonSet",
-        unreadable::<api::apps::v1::DaemonSet>,
-    ),
-    (
-        "apps/v1",
-        "ReplicaSet",
-        unreadable::<api::apps::v1::ReplicaSet>,
-    ),
+    ("v1", "Namespace", read::<api::core::v1::Namespace>),
+    ("v1", "LimitRange", read::<api::core::v1::LimitRange>),
+    ("v1", "ResourceQuota", read::<api::core::v1::ResourceQuota>),
+    ("batch/v1", "Job", read::<api::batch::v1::Job>),
+    ("batch/v1", "CronJob", read::<api::batch::v1::CronJob>),
+    ("apps/v1", "Deployment", read::<api::apps::v1::Deployment>),
+    ("apps/v1", "StatefulSet", read::<api::apps::v1::StatefulSet>),
+    ("apps/v1", "DaemonSet", read::<api::apps::v1::DaemonSet>),
+    ("apps/v1", "ReplicaSet", read::<api::apps::v1::ReplicaSet>),
     (
         "networking.k8s.io/v1",
         "Ingress",
-        unreadable::<api::networking::v1::Ingress>,
+        read::<api::networking::v1::Ingress>,
     ),
     (
         "networking.k8s.io/v1",
         "NetworkPolicy",
-        unreadable::<api::networking::v1::NetworkPolicy>,
+        read::<api::networking::v1::NetworkPolicy>,
     ),
     (
         "policy/v1",
         "PodDisruptionBudget",
-        unreadable::<api::policy::v1::PodDisruptionBudget>,
+        read::<api::policy::v1::PodDisruptionBudget>,
     ),
     (
         "autoscaling/v2",
         "HorizontalPodAutoscaler",
-        unreadable::<api::autoscaling::v2::HorizontalPodAutoscaler>,
+        read::<api::autoscaling::v2::HorizontalPodAutoscaler>,
     ),
     (
         "rbac.authorization.k8s.io/v1",
         "Role",
-        unreadable::<api::rbac::v1::Role>,
+        read::<api::rbac::v1::Role>,
     ),
     (
         "rbac.authorization.k8s.io/v1",
         "RoleBinding",
-        unreadable::<api::rbac::v1::RoleBinding>,
+        read::<api::rbac::v1::RoleBinding>,
     ),
     (
         "rbac.authorization.k8s.io/v1",
         "ClusterRole",
-        unreadable::<api::rbac::v1::ClusterRole>,
+        read::<api::rbac::v1::ClusterRole>,
     ),
     (
         "rbac.authorization.k8s.io/v1",
         "ClusterRoleBinding",
-        unreadable::<api::rbac::v1::ClusterRoleBinding>,
+        read::<api::rbac::v1::ClusterRoleBinding>,
     ),
 ];
 
@@ -201,10 +189,97 @@ pub fn check(plan: &Plan, findings: &mut Vec<Finding>) {
             }
             continue;
         };
-        let found = read(&as_sent(&object.body));
-        if let Some(first) = found.first() {
-            findings.push(refused(object, first, &found[1..]));
+        // The server's stages, in its order: decoding (a field of the wrong type), strict
+        // decoding (a field the kind does not have), then validation. It refuses the object at
+        // the first stage that finds something, so one finding per object.
+        let sent = as_sent(&object.body);
+        let found = read(&sent);
+        if let Some(first) = found.unreadable.first() {
+            findings.push(refused(object, first, &found.unreadable[1..]));
+            continue;
         }
+        let invalid = validation::invalid(&object.kind, &sent);
+        // `Validate=false` (the Application's or the object's) applies without field
+        // validation: the server drops unknown fields then (gitops-engine `resource_ops.go`
+        // `newApplyOptions`: `FieldValidationIgnore` unless `validate`), unless server-side.
+        // Under server-side apply the server refuses them even with `fieldValidation=Ignore`:
+        // the typed patch cannot hold them (measured on kube-apiserver v1.37.2).
+        let in_force = plan.in_force(object);
+        let ssa = in_force.server_side_apply.is_some();
+        if (in_force.no_validate.is_none() || ssa) && !found.unknown.is_empty() {
+            findings.push(unknown(object, &sent, ssa, &found.unknown, &invalid));
+            continue;
+        }
+        if !invalid.is_empty() {
+            findings.push(not_valid(object, &invalid));
+        }
+    }
+}
+
+/// `Job`, `Deployment.apps`: the kind as the API server names it in "is invalid".
+fn qualified_kind(object: &Object) -> String {
+    match object.group() {
+        "" => object.kind.clone(),
+        group => format!("{}.{group}", object.kind),
+    }
+}
+
+/// What a hook refused never does.
+fn hook_note(object: &Object) -> &'static str {
+    match (object.is_hook(), object.kind.as_str()) {
+        (false, _) => "",
+        (true, "Job" | "Pod") => " It is a hook, so it never runs.",
+        (true, _) => " It is a hook, so it is never created.",
+    }
+}
+
+const SYNC_FAILS: &str = "Argo CD applies the steps before it, then the sync fails at it: `one or more objects failed to apply, reason: …`.";
+
+/// Fields the kind does not have, refused by strict field validation, which Argo CD asks for.
+fn unknown(
+    object: &Object,
+    sent: &Json,
+    ssa: bool,
+    paths: &[String],
+    invalid: &[validation::Invalid],
+) -> Finding {
+    let (reason, fix) = unknown_fields::reason_and_fix(object, sent, ssa, paths);
+    REFUSED.found(
+        object,
+        format!("{reason} {SYNC_FAILS}{}", hook_note(object)) + &unknown_fields::then(invalid),
+        fix,
+    )
+}
+
+/// Fields validation refuses: the server answers 422 with every one of them.
+fn not_valid(object: &Object, invalid: &[validation::Invalid]) -> Finding {
+    let errors: Vec<String> = invalid.iter().map(validation::Invalid::error).collect();
+    // `field.ErrorList.ToAggregate()`: one error as it is, several in brackets.
+    let all = match errors.as_slice() {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    };
+    let fix: Vec<String> = invalid.iter().map(fix_for).collect();
+    REFUSED.found(
+        object,
+        format!(
+            "the API server's validation refuses it: `{} {:?} is invalid: {all}`. {SYNC_FAILS}{}",
+            qualified_kind(object),
+            object.name,
+            hook_note(object),
+        ),
+        fix.join("; "),
+    )
+}
+
+fn fix_for(invalid: &validation::Invalid) -> String {
+    let field = invalid.path.rsplit('.').next().unwrap_or_default();
+    match field {
+        "restartPolicy" => format!("set `{}: Never` (or `OnFailure`)", invalid.path),
+        _ if field.starts_with("containers") || field.starts_with("initContainers") => {
+            format!("give `{}` at least one container", invalid.path)
+        }
+        _ => format!("set `{}`", invalid.path),
     }
 }
 
@@ -236,11 +311,7 @@ fn refused(object: &Object, first: &Unreadable, more: &[Unreadable]) -> Finding 
             plain(&first.found)
         ),
     };
-    let hook = match (object.is_hook(), object.kind.as_str()) {
-        (false, _) => "",
-        (true, "Job" | "Pod") => " It is a hook, so it never runs.",
-        (true, _) => " It is a hook, so it is never created.",
-    };
+    let hook = hook_note(object);
     let others = if more.is_empty() {
         String::new()
     } else {

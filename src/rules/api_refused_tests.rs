@@ -216,3 +216,224 @@ fn every_application_whose_refs_argo_cd_cannot_resolve_is_an_error_in_its_words(
         );
     }
 }
+
+#[test]
+fn a_field_its_kind_does_not_have_is_refused_by_strict_field_validation_in_the_servers_words() {
+    let container = "        image: shop:1.2\n";
+    // (what the learner wrote, the API server's words, or "" for no finding)
+    let cases: Vec<(String, &str)> = vec![
+        (JOB.to_string(), ""),
+        (
+            JOB.replace("backoffLimit: 0", "backoffLimitt: 0"),
+            "Job in version \"v1\" cannot be handled as a Job: strict decoding error: unknown field \"spec.backoffLimitt\"",
+        ),
+        (
+            DEPLOYMENT.replace(
+                container,
+                "        image: shop:1.2\n        imagePullPolise: Always\n",
+            ),
+            "Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field \"spec.template.spec.containers[0].imagePullPolise\"",
+        ),
+        // Field names are case-sensitive, as Go's strict decoder reads them.
+        (
+            DEPLOYMENT.replace(
+                container,
+                "        image: shop:1.2\n        ImagePullPolicy: Always\n",
+            ),
+            "unknown field \"spec.template.spec.containers[0].ImagePullPolicy\"",
+        ),
+        // Two, in key order: `metadata` before `spec`.
+        (
+            JOB.replace("backoffLimit: 0", "backoffLimitt: 0").replace(
+                "  name: db-migrate\n",
+                "  name: db-migrate\n  annotation: {a: b}\n",
+            ),
+            "strict decoding error: unknown field \"metadata.annotation\", unknown field \"spec.backoffLimitt\"",
+        ),
+        // An unknown key is unknown even when it holds nothing.
+        (
+            JOB.replace(
+                "backoffLimit: 0",
+                "backoffLimit: 0\n  ttlSecondsAfterFinish: null",
+            ),
+            "unknown field \"spec.ttlSecondsAfterFinish\"",
+        ),
+        // A known field left empty is no unknown field.
+        (
+            JOB.replace(
+                "backoffLimit: 0",
+                "backoffLimit: 0\n  ttlSecondsAfterFinished: null\n  suspend: null",
+            )
+            .replace(
+                "  name: db-migrate\n",
+                "  name: db-migrate\n  creationTimestamp: null\n",
+            ),
+            "",
+        ),
+        // The wrong type is refused first, alone: the server stops decoding there.
+        (
+            JOB.replace("backoffLimit: 0", "backoffLimit: \"0\"\n  backoffLimitt: 0"),
+            "cannot unmarshal string into Go struct field JobSpec.spec.backoffLimit of type int32`",
+        ),
+    ];
+    for (yaml, says) in &cases {
+        let found = findings_of(yaml);
+        if says.is_empty() {
+            assert!(found.is_empty(), "{yaml}: {found:?}");
+            continue;
+        }
+        assert_eq!(found.len(), 1, "{yaml}: {found:?}");
+        assert_eq!(found[0].rule, "api-server-refuses");
+        assert!(
+            found[0].reason.contains(says),
+            "{says}\nnot in\n{}",
+            found[0].reason
+        );
+    }
+}
+
+#[test]
+fn validate_false_on_the_object_or_the_application_lets_the_server_drop_an_unknown_field() {
+    let typo = JOB.replace("backoffLimit: 0", "backoffLimitt: 0");
+    let annotated = typo.replace(
+        "  name: db-migrate\n",
+        "  name: db-migrate\n  annotations:\n    argocd.argoproj.io/sync-options: Validate=false\n",
+    );
+    assert_eq!(findings_of(&annotated), vec![]);
+    let app = parse_manifests(
+        "app.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec:\n  syncPolicy:\n    syncOptions: [Validate=false]\n",
+    )
+    .expect("the Application parses");
+    let objects = parse_manifests("m.yaml", &typo).expect("manifests parse");
+    let options = PlanOptions {
+        app: crate::plan::app::AppSettings::of(&app[0]),
+        ..PlanOptions::default()
+    };
+    let plan = Plan::new(objects.clone(), Vec::new(), &options);
+    let found: Vec<_> = check(&plan)
+        .into_iter()
+        .filter(|f| f.rule == "api-server-refuses")
+        .collect();
+    assert_eq!(found, vec![]);
+    // Neighbour: the same Job without the option is refused.
+    let plan = Plan::new(objects, Vec::new(), &PlanOptions::default());
+    assert!(check(&plan).iter().any(|f| f.rule == "api-server-refuses"));
+    // Validate=false turns off field validation, not the API's own validation.
+    let no_policy = annotated.replace("      restartPolicy: Never\n", "");
+    let found = findings_of(&no_policy);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].reason.contains("restartPolicy: Required value"));
+}
+
+#[test]
+fn a_value_the_apis_validation_refuses_is_an_error_in_its_words() {
+    let deployment_container = "      - name: web\n        image: shop:1.2\n";
+    // (what the learner wrote, the API server's words, or "" for no finding)
+    let cases: Vec<(String, &str)> = vec![
+        (
+            JOB.replace("      restartPolicy: Never\n", ""),
+            "`Job.batch \"db-migrate\" is invalid: spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"`",
+        ),
+        (
+            JOB.replace("restartPolicy: Never", "restartPolicy: Always"),
+            "spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"",
+        ),
+        (JOB.replace("restartPolicy: Never", "restartPolicy: OnFailure"), ""),
+        (
+            JOB.replace("        image: shop:1.2\n", ""),
+            "`Job.batch \"db-migrate\" is invalid: spec.template.spec.containers[0].image: Required value`",
+        ),
+        (
+            DEPLOYMENT.replace(deployment_container, "      - image: shop:1.2\n"),
+            "`Deployment.apps \"web\" is invalid: spec.template.spec.containers[0].name: Required value`",
+        ),
+        // Several: all of them, in brackets, in the server's order.
+        (
+            JOB.replace("      restartPolicy: Never\n", "")
+                .replace("      - name: migrate\n        image: shop:1.2\n", "      - name: migrate\n"),
+            "is invalid: [spec.template.spec.containers[0].image: Required value, spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"]`",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: one-off}\nspec:\n  containers: []\n".to_string(),
+            "`Pod \"one-off\" is invalid: spec.containers: Required value`",
+        ),
+        // A Pod may restart Always; the defaults give it that.
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: one-off}\nspec:\n  containers: [{name: a, image: b}]\n".to_string(),
+            "",
+        ),
+        // A kind with no pod template is not read for these.
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\n".to_string(), ""),
+    ];
+    for (yaml, says) in &cases {
+        let found = findings_of(yaml);
+        if says.is_empty() {
+            assert!(found.is_empty(), "{yaml}: {found:?}");
+            continue;
+        }
+        assert_eq!(found.len(), 1, "{yaml}: {found:?}");
+        assert!(
+            found[0].reason.contains(says),
+            "{says}\nnot in\n{}",
+            found[0].reason
+        );
+    }
+}
+
+#[test]
+fn under_server_side_apply_a_field_the_schema_lacks_is_refused_in_the_typed_patchs_words() {
+    let ssa = |yaml: &str, options: &str| {
+        yaml.replacen(
+            "  name: ",
+            &format!("  namespace: shop\n  annotations:\n    argocd.argoproj.io/sync-options: {options}\n  name: "),
+            1,
+        )
+    };
+    let typo = JOB.replace(
+        "        image: shop:1.2\n",
+        "        image: shop:1.2\n        imagePullPolise: Always\n",
+    );
+    // (the sync options, the server's words)
+    let cases = [
+        (
+            "ServerSideApply=true",
+            "`failed to create typed patch object (shop/db-migrate; batch/v1, Kind=Job): .spec.template.spec.containers[name=\"migrate\"].imagePullPolise: field not declared in schema`",
+        ),
+        // `Validate=false` asks for no field validation; a typed patch cannot hold the field.
+        (
+            "ServerSideApply=true,Validate=false",
+            "field not declared in schema",
+        ),
+    ];
+    for (options, says) in cases {
+        let found = findings_of(&ssa(&typo, options));
+        assert_eq!(found.len(), 1, "{options}: {found:?}");
+        assert!(
+            found[0].reason.contains(says),
+            "{says}\nnot in\n{}",
+            found[0].reason
+        );
+    }
+    // Two: one per line after `errors:`, in key order.
+    let two = ssa(
+        &typo.replace("backoffLimit: 0", "backoffLimitt: 0"),
+        "ServerSideApply=true",
+    );
+    let found = findings_of(&two);
+    assert!(
+        found[0].reason.contains(": errors:\n  .spec.backoffLimitt: field not declared in schema\n  .spec.template.spec.containers[name=\"migrate\"].imagePullPolise: field not declared in schema`"),
+        "{}",
+        found[0].reason
+    );
+}
+
+#[test]
+fn every_kind_read_written_with_many_of_its_fields_is_taken() {
+    // No field the kind has is taken for one it lacks (the real API server takes each too:
+    // `tests/real_apiserver/refused_fields.rs`).
+    let found = findings_of(include_str!(
+        "../../tests/fixtures/api-refused/sound-kinds.yaml"
+    ));
+    assert_eq!(found, vec![]);
+}

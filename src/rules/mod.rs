@@ -19,6 +19,8 @@ pub mod sync_policy;
 mod tests;
 mod typed_read;
 pub mod typos;
+mod unknown_fields;
+pub mod validation;
 pub mod workers;
 
 use crate::plan::{Object, Plan};

@@ -461,7 +461,7 @@ fn words_in_an_echo_are_not_the_upgrade_but_the_real_upgrade_is_checked() {
         found(&[bad]),
         vec![pair("magento-keep-generated", "Job/magento-upgrade")]
     );
-    let unguarded = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: magento-upgrade, annotations: {argocd.argoproj.io/hook: PreSync}}\nspec:\n  backoffLimit: 0\n  activeDeadlineSeconds: 600\n  template:\n    spec:\n      containers:\n        - name: upgrade\n          image: m:1\n          command: [/bin/sh, -c]\n          args: [\"echo 'run setup:db:status first'; php bin/magento setup:upgrade \\\\\\n  --keep-generated\"]\n";
+    let unguarded = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: magento-upgrade, annotations: {argocd.argoproj.io/hook: PreSync}}\nspec:\n  backoffLimit: 0\n  activeDeadlineSeconds: 600\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: upgrade\n          image: m:1\n          command: [/bin/sh, -c]\n          args: [\"echo 'run setup:db:status first'; php bin/magento setup:upgrade \\\\\\n  --keep-generated\"]\n";
     assert_eq!(
         found(&[unguarded.to_string()]),
         vec![pair("magento-db-status", "Job/magento-upgrade")]

@@ -12,6 +12,7 @@
 //!   <Struct>.<json path of struct fields> of type <go type>`, where `<Struct>` is the innermost
 //!   struct and map keys and list indexes are not in the path.
 
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -333,5 +334,93 @@ fn zero(expected: &str) -> Value {
         "a boolean" => Value::Bool(false),
         "a sequence" => Value::Array(Vec::new()),
         _ => Value::Object(serde_json::Map::new()),
+    }
+}
+
+/// Every key of `value` that `T`'s typed struct has no field for, as the API server's strict
+/// decoder names it (`sigs.k8s.io/json` `newFieldError`, `kubernetes_patch.go:73-123`): the path
+/// of struct fields and list indexes, `spec.template.spec.containers[0].imagePullPolise`, in key
+/// order (the JSON Argo CD sends has its keys sorted). Only read when `value` decodes: the server
+/// reports a type error first and alone. A field is known when the typed struct keeps it on the
+/// way back to JSON; k8s-openapi drops a field that is `null`, so such a key is tried with a value.
+pub fn unknown_fields<T: DeserializeOwned + Serialize>(value: &Value) -> Vec<String> {
+    let Ok(typed) = serde_json::from_value::<T>(value.clone()) else {
+        return Vec::new();
+    };
+    let Ok(kept) = serde_json::to_value(&typed) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    unknown_under::<T>(value, value, &kept, &mut Vec::new(), &mut found);
+    found
+}
+
+fn unknown_under<T: DeserializeOwned + Serialize>(
+    whole: &Value,
+    written: &Value,
+    kept: &Value,
+    path: &mut Vec<Segment>,
+    found: &mut Vec<String>,
+) {
+    match (written, kept) {
+        (Value::Object(written), Value::Object(kept)) => {
+            for (key, value) in written {
+                path.push(Segment::Key(key.clone()));
+                match kept.get(key) {
+                    Some(kept) => unknown_under::<T>(whole, value, kept, path, found),
+                    None if value.is_null() && known_when_set::<T>(whole, path) => {}
+                    None => found.push(shown(path)),
+                }
+                path.pop();
+            }
+        }
+        (Value::Array(written), Value::Array(kept)) => {
+            for (i, (value, kept)) in written.iter().zip(kept).enumerate() {
+                path.push(Segment::Index(i));
+                unknown_under::<T>(whole, value, kept, path, found);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether the key at `path` (written as `null`) is a field of `T`: `true` put there is either
+/// refused there (a field of another type) or kept (a boolean field). An error elsewhere counts
+/// as known: labcheck does not call a field unknown that it could not try.
+fn known_when_set<T: DeserializeOwned + Serialize>(whole: &Value, path: &[Segment]) -> bool {
+    let mut tried = whole.clone();
+    if put(&mut tried, path, Value::Bool(true)).is_none() {
+        return true;
+    }
+    match serde_path_to_error::deserialize::<_, T>(&tried) {
+        Err(_) => true,
+        Ok(typed) => serde_json::to_value(&typed)
+            .ok()
+            .is_some_and(|mut kept| at_mut(&mut kept, path).is_some()),
+    }
+}
+
+/// What the API server's decoder finds in an object of type `T`: fields it cannot read (it
+/// refuses the object for the first) and, when none, fields `T` does not have.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TypedRead {
+    /// Fields of the wrong type or shape, first (as the server reports it) first.
+    pub unreadable: Vec<Unreadable>,
+    /// Fields `T` has no field for, in the order the strict decoder meets them.
+    pub unknown: Vec<String>,
+}
+
+/// `value` read as the API server reads an object of type `T`.
+pub fn read<T: DeserializeOwned + Serialize>(value: &Value) -> TypedRead {
+    let unreadable = unreadable::<T>(value);
+    let unknown = if unreadable.is_empty() {
+        unknown_fields::<T>(value)
+    } else {
+        Vec::new()
+    };
+    TypedRead {
+        unreadable,
+        unknown,
     }
 }

@@ -252,7 +252,8 @@ pub(crate) fn refused_state(revs: &Revisions, point: &str, keep_old_jobs: bool) 
 /// a sync with the apply strategy, a dry run, a selective sync (each with the Jobs gone), a dry
 /// run of an older revision, a sync with `ApplyOutOfSyncOnly=true`, a selective sync after which
 /// the Jobs are older than the pushed commit, a hook the API server refused (with and without an
-/// earlier sync's Jobs).
+/// earlier sync's Jobs), a self-heal after which the Jobs are younger than the commit but no sync
+/// the history holds made them, and its neighbour whose history of one may have lost that sync.
 pub(crate) fn named_operations(
     revs2: &Revisions,
     revs3: &Revisions,
@@ -327,6 +328,39 @@ pub(crate) fn named_operations(
                 for job in s.objects.iter_mut().filter(|o| o["kind"] == "Job") {
                     job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");
                 }
+                s
+            },
+        ),
+        (
+            "a self-heal, the Jobs made after the pushed commit by no sync the history holds",
+            "step-2",
+            state_with(
+                revs2,
+                "step-2",
+                json!({"autoHealAttemptsCount": 1,
+                    "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
+                plain_entries()[1..].to_vec(),
+                Some(history_without_the_push(revs2)),
+            ),
+        ),
+        (
+            "a self-heal, a history of one that may have lost the push's sync",
+            "step-2",
+            {
+                // A later full sync of the revision before the push is all a history of one keeps;
+                // the Jobs (10:00:01) are older than it: the push's sync may have made them.
+                let mut s = state_with(
+                    revs2,
+                    "step-2",
+                    json!({"autoHealAttemptsCount": 1,
+                        "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
+                    plain_entries()[1..].to_vec(),
+                    Some(
+                        json!([{"id": 3, "revision": older, "initiatedBy": {"username": "admin"},
+                        "deployStartedAt": "2026-05-02T10:20:00Z", "deployedAt": "2026-05-02T10:20:40Z"}]),
+                    ),
+                );
+                app_of(&mut s)["spec"]["revisionHistoryLimit"] = json!(1);
                 s
             },
         ),

@@ -202,23 +202,27 @@ fn a_hook_the_api_server_refused_fails_naming_the_refusal_and_where_it_is_render
     }
 }
 
-#[test]
-fn jobs_older_than_the_pushed_commit_after_a_selective_sync_or_self_heal_fail_naming_it() {
-    // (the operation, its cause)
-    let cases = [
+/// A selective sync or a self-heal as the controller writes each (`controller/appcontroller.go
+/// :2600-2618`: a self-heal is a selective sync of what drifted, with `autoHealAttemptsCount`).
+fn selective_operations() -> [(&'static str, serde_json::Value); 2] {
+    [
         (
+            "a selective sync",
             json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
-            "selective-sync",
         ),
         (
+            "a self-heal",
             json!({"autoHealAttemptsCount": 1,
                 "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
-            "selective-sync",
         ),
-    ];
-    for (request, want_cause) in cases {
+    ]
+}
+
+#[test]
+fn jobs_older_than_the_pushed_commit_after_a_selective_sync_or_self_heal_fail_naming_it() {
+    for (did, request) in selective_operations() {
         let world = World::at("step-2");
-        // No successful sync of the push in the history: which sync made the Jobs is unknown.
+        // No successful sync of the push in the history.
         let mut snapshot = state_with(
             &world,
             "step-2",
@@ -226,26 +230,17 @@ fn jobs_older_than_the_pushed_commit_after_a_selective_sync_or_self_heal_fail_na
             plain_entries()[1..].to_vec(),
             Some(history_without_the_push(&world, "step-2")),
         );
-        // Neighbour first: the Jobs were made after the commit (a failed sync of the push may
-        // have made them), so it stays could-not-check, never a guess.
-        let run = check_with(&world, &snapshot, "step-2");
-        assert_eq!(
-            status(&run, "migrate-job-complete"),
-            "error",
-            "{request}: {}",
-            run.stdout
-        );
         // The Jobs were made before the learner's commit existed: no sync of the push made them.
         for job in snapshot.objects.iter_mut().filter(|o| o["kind"] == "Job") {
             job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");
         }
         let run = check_with(&world, &snapshot, "step-2");
         for id in ["migrate-job-complete", "smoke-test-job-complete"] {
-            assert_eq!(status(&run, id), "fail", "{request} {id}: {}", run.stdout);
+            assert_eq!(status(&run, id), "fail", "{did} {id}: {}", run.stdout);
             assert_eq!(
                 cause(&run, id),
-                want_cause,
-                "{request} {id}: {}",
+                "selective-sync",
+                "{did} {id}: {}",
                 run.stdout
             );
             let summary = field(&run, id, "summary");
@@ -261,9 +256,106 @@ fn jobs_older_than_the_pushed_commit_after_a_selective_sync_or_self_heal_fail_na
         assert_eq!(status(&run, "migration-logged"), "fail", "{}", run.stdout);
         assert_eq!(
             cause(&run, "migration-logged"),
-            want_cause,
+            "selective-sync",
             "{}",
             run.stdout
         );
+    }
+}
+
+#[test]
+fn jobs_younger_than_the_pushed_commit_after_a_selective_sync_or_self_heal_are_judged_by_the_history()
+ {
+    let world = World::at("step-2");
+    let revs = revisions(&world);
+    let previous = revs
+        .previous("checkout-config")
+        .expect("a previous push")
+        .to_string();
+    // A full sync of the revision before the push, after the push's Jobs were made (10:00:01):
+    // the only entry a history of one keeps.
+    let later_sync_of_previous = json!([{"id": 3, "revision": previous, "initiatedBy": {"username": "admin"},
+        "deployStartedAt": "2026-05-02T10:20:00Z", "deployedAt": "2026-05-02T10:20:40Z"}]);
+    // (what the history says, its limit, when the Jobs were made, the migration Job's status and
+    // cause, words its summary holds)
+    let cases = [
+        (
+            "no sync of the push in the history, which is not full",
+            history_without_the_push(&world),
+            None,
+            None,
+            "fail",
+            "selective-sync",
+            "run by no sync of checkout-dev on record",
+        ),
+        (
+            "the push's full sync in the history made them",
+            json!(null),
+            None,
+            None,
+            "pass",
+            "",
+            "complete",
+        ),
+        (
+            "a history of one that may have lost the push's sync, the Jobs older than it",
+            later_sync_of_previous.clone(),
+            Some(1),
+            None,
+            "error",
+            "sync-unknown",
+            "may have fallen out of the history (it keeps 1)",
+        ),
+        (
+            "a history of one, the Jobs younger than the oldest sync it keeps",
+            later_sync_of_previous,
+            Some(1),
+            Some("2026-05-02T10:25:00Z"),
+            "fail",
+            "selective-sync",
+            "run by no sync of checkout-dev on record",
+        ),
+    ];
+    for (op, request) in selective_operations() {
+        for (did, history, limit, made, want, want_cause, says) in cases.clone() {
+            let history = (!history.is_null()).then_some(history);
+            let mut snapshot = state_with(
+                &world,
+                "step-2",
+                request.clone(),
+                plain_entries()[1..].to_vec(),
+                history,
+            );
+            if let Some(limit) = limit {
+                crate::module_10_cluster::app_of(&mut snapshot)["spec"]["revisionHistoryLimit"] =
+                    json!(limit);
+            }
+            if let Some(made) = made {
+                for job in snapshot.objects.iter_mut().filter(|o| o["kind"] == "Job") {
+                    job["metadata"]["creationTimestamp"] = json!(made);
+                }
+            }
+            let run = check_with(&world, &snapshot, "step-2");
+            let id = "migrate-job-complete";
+            assert_eq!(status(&run, id), want, "{op}, {did}: {}", run.stdout);
+            assert_eq!(cause(&run, id), want_cause, "{op}, {did}: {}", run.stdout);
+            let summary = field(&run, id, "summary");
+            assert!(summary.contains(says), "{op}, {did}: {summary}");
+            if want == "fail" {
+                // Named for what ran, with the command that runs the hooks; never a pass.
+                let named = if op == "a self-heal" {
+                    "a self-heal"
+                } else {
+                    "--resource"
+                };
+                assert!(summary.contains(named), "{op}, {did}: {summary}");
+                assert!(
+                    hint(&run, id).contains("argocd app sync checkout-dev"),
+                    "{}",
+                    hint(&run, id)
+                );
+                assert_ne!(run.code, 3, "{op}, {did}: {}", run.stdout);
+            }
+        }
     }
 }

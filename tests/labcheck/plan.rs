@@ -231,7 +231,7 @@ fn without_rules_the_plan_of_the_bad_shop_still_exits_0() {
 
 #[test]
 fn rendered_helm_output_on_stdin_translates_helm_hooks() {
-    let rendered = "---\n# Source: shop/templates/db-create.yaml\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: shop-db-create\n  annotations:\n    \"helm.sh/hook\": pre-install,pre-upgrade\n    \"helm.sh/hook-weight\": \"-5\"\n    \"helm.sh/hook-delete-policy\": hook-succeeded\nspec:\n  template:\n    spec:\n      containers:\n        - name: c\n          image: mysql:8.4\n          command: [sh, -c, \"mysql -e 'CREATE DATABASE shop'\"]\n---\n# Source: shop/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-env\n";
+    let rendered = "---\n# Source: shop/templates/db-create.yaml\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: shop-db-create\n  annotations:\n    \"helm.sh/hook\": pre-install,pre-upgrade\n    \"helm.sh/hook-weight\": \"-5\"\n    \"helm.sh/hook-delete-policy\": hook-succeeded\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: c\n          image: mysql:8.4\n          command: [sh, -c, \"mysql -e 'CREATE DATABASE shop'\"]\n---\n# Source: shop/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-env\n";
     let run = labcheck_stdin(&["plan", "--rules", "--format", "json", "-"], rendered);
     assert_eq!(run.code, 0, "a note only: {}", run.stdout);
     let json = run.json();

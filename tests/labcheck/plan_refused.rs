@@ -140,3 +140,52 @@ fn a_manifest_the_api_server_would_refuse_fails_the_rules_at_its_file_and_line()
         .join("\n");
     insta::assert_snapshot!(rules);
 }
+
+#[test]
+fn a_misspelt_field_or_a_job_without_restart_policy_fails_the_rules_at_its_file_and_line() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    // The migration hook with two typos: a field of the Job, a field of its container.
+    write(
+        dir.path(),
+        "manifests/migrate.yaml",
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: db-migrate\n  annotations:\n    argocd.argoproj.io/hook: PreSync\nspec:\n  backoffLimitt: 0\n  activeDeadlineSeconds: 600\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: migrate\n        image: shop:1.2\n        imagePullPolise: IfNotPresent\n        command: [php, artisan, migrate, --force, --isolated]\n",
+    );
+    // The smoke test without `restartPolicy`: a Job's pods may not restart Always.
+    write(
+        dir.path(),
+        "manifests/smoke-test.yaml",
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: smoke-test\n  annotations:\n    argocd.argoproj.io/hook: PostSync\nspec:\n  backoffLimit: 0\n  template:\n    spec:\n      containers:\n      - name: curl\n        image: curlimages/curl:8.8.0\n        args: [-fsS, http://web/healthz]\n",
+    );
+    // A typo under `Validate=false`: the API server drops the field, no refusal.
+    write(
+        dir.path(),
+        "manifests/web.yaml",
+        &WEB.replace(
+            "  name: web\n",
+            "  name: web\n  annotations:\n    argocd.argoproj.io/sync-options: Validate=false\n",
+        )
+        .replace(
+            "  replicas: 2\n",
+            "  replicas: 2\n  progressDeadlineSecond: 600\n",
+        ),
+    );
+    let run = plan(dir.path(), &["manifests"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let rules = run
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Rules:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!(rules);
+    let run = plan(dir.path(), &["--format", "json", "manifests"]);
+    assert_eq!(
+        errors(&run),
+        vec![
+            "api-server-refuses Job/db-migrate",
+            "api-server-refuses Job/smoke-test"
+        ],
+        "{}",
+        run.stdout
+    );
+}

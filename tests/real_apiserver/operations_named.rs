@@ -1,6 +1,7 @@
 //! Issue 40's named operations on the real API server: each state of tests/labcheck/
 //! operations_named.rs (an apply-strategy sync, a dry run, a selective sync, a dry run of an
-//! older revision, `ApplyOutOfSyncOnly=true`, a hook the API server refused) loaded into
+//! older revision, `ApplyOutOfSyncOnly=true`, a hook the API server refused, a self-heal after
+//! which the Jobs are younger than the push and no sync the history holds made them) loaded into
 //! kube-apiserver gives every check of its step the status and cause `labcheck serve` gives.
 
 use std::sync::Arc;
@@ -76,6 +77,22 @@ fn every_named_operation_gets_the_same_status_and_cause_from_the_real_api_server
             run_on(&course, module, step, &work, cluster).await
         });
         let (served, real) = (verdicts(&served), verdicts(&real));
+        // The Job younger than the push after a self-heal: decided from what was read, a fail
+        // naming the self-heal when no sync the history holds made it; could-not-check only
+        // where the history may have lost the sync that did.
+        let migrate = real
+            .iter()
+            .find(|v| v.starts_with("migrate-job-complete:"))
+            .cloned()
+            .unwrap_or_default();
+        if did.starts_with("a self-heal, the Jobs made after") {
+            assert_eq!(
+                migrate, "migrate-job-complete: Fail selective-sync",
+                "{did}"
+            );
+        } else if did.starts_with("a self-heal, a history of one") {
+            assert_eq!(migrate, "migrate-job-complete: Error sync-unknown", "{did}");
+        }
         if served != real {
             differences.push(format!("{did}:\n  serve {served:?}\n  real  {real:?}"));
         }
@@ -98,5 +115,6 @@ fn every_named_operation_gets_the_same_status_and_cause_from_the_real_api_server
         "serve and the real API server differ:\n{}",
         differences.join("\n")
     );
-    assert_eq!(named, 8, "each state names its operation");
+    // Every state but the one whose history may have lost the push's sync.
+    assert_eq!(named, 9, "each state names its operation");
 }

@@ -23,7 +23,10 @@ pub fn older_than_the_commit(
     committed: i64,
 ) -> Option<Outcome> {
     let shape = Shape::of(app).filter(|s| !s.runs_hooks())?;
-    if !matches!(bind(job, app), Binding::Unknown(_)) {
+    if !matches!(
+        bind(job, app),
+        Binding::Unknown(_) | Binding::NoHookSyncOfTarget { .. }
+    ) {
         return None;
     }
     let created = job.metadata.creation_timestamp.as_ref()?.0;
@@ -61,7 +64,11 @@ pub fn judged_by_the_commit(
     app: &Application,
     app_name: &str,
 ) -> Outcome {
-    if outcome.status != crate::outcome::Status::Error {
+    // "Could not check" may be settled by the commit; a fail for a Job no recorded sync made is
+    // worded more plainly by it ("made before your commit existed").
+    let settled_by_history = matches!(bind(job, app), Binding::NoHookSyncOfTarget { .. })
+        && outcome.cause.as_ref().map(|c| c.id()) == Shape::of(app).and_then(|s| s.cause());
+    if outcome.status != crate::outcome::Status::Error && !settled_by_history {
         return outcome;
     }
     compared_commit_time(ctx, app)

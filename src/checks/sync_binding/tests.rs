@@ -411,11 +411,14 @@ fn a_dry_run_that_lists_the_hook_as_succeeded_created_no_job() {
         after.as_ref().is_some_and(|o| o.status == Status::Fail),
         "{after:?}"
     );
-    // Older than any successful sync in the history: a failed sync leaves no entry, so no record.
+    // Older than any successful sync in the history, which holds none of NEW and is not full:
+    // no sync of NEW that ran hooks is on record, so the dry run is named (issue 40).
     let before = outcome_of("checkout-migrate", "2026-05-02T09:00:00Z", &app);
+    assert_eq!(cause(&before).as_deref(), Some("dry-run"));
     assert!(
-        before.as_ref().is_some_and(|o| o.status == Status::Error
-            && o.summary.contains("a failed sync leaves no history entry")),
+        before.as_ref().is_some_and(|o| o.status == Status::Fail
+            && o.diagnosis_text()
+                .contains("holds no successful sync of 9b7e4d2")),
         "{before:?}"
     );
     // The history is full: the sync that created it may have fallen out.
@@ -442,4 +445,179 @@ fn a_job_of_a_sync_of_local_files_is_not_of_the_commit() {
     );
     let outcome = outcome_of("checkout-migrate", "2026-05-02T10:15:00Z", &app);
     assert_eq!(cause(&outcome).as_deref(), Some("local-sync"));
+}
+
+/// A self-heal (or a selective sync) at 11:00, the last operation, over a history of `entries`
+/// kept up to `limit`; Argo CD targets NEW.
+fn after_a_selective_operation(self_heal: bool, entries: Value, limit: Option<i64>) -> Application {
+    let mut sync = json!({"revision": NEW,
+        "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]});
+    if self_heal {
+        // `controller/appcontroller.go:2600-2618`: a self-heal is a selective sync of what drifted.
+        sync["autoHealAttemptsCount"] = json!(1);
+    }
+    let mut app = app(
+        json!({"phase": "Succeeded", "startedAt": "2026-05-02T11:00:00Z",
+        "message": "successfully synced (all tasks run)",
+        "operation": {"sync": sync},
+        "syncResult": {"revision": NEW, "resources": [
+            {"group": "apps", "version": "v1", "kind": "Deployment", "namespace": "checkout-dev", "name": "checkout",
+             "status": "Synced", "message": "deployment.apps/checkout configured", "hookPhase": "Running", "syncPhase": "Sync"}]}}),
+    );
+    app.status.history = serde_json::from_value(entries).unwrap_or_default();
+    app.spec.revision_history_limit = limit;
+    app
+}
+
+fn entry(id: i64, revision: &str, started: &str, deployed: &str) -> Value {
+    json!({"id": id, "revision": revision, "deployStartedAt": started, "deployedAt": deployed})
+}
+
+#[test]
+fn after_a_selective_sync_or_self_heal_a_job_no_recorded_sync_of_the_push_made_fails_naming_it() {
+    let old = entry(1, OLD, "2026-05-02T10:00:00Z", "2026-05-02T10:00:40Z");
+    let new = entry(2, NEW, "2026-05-02T10:14:58Z", "2026-05-02T10:15:40Z");
+    // (what happened, the history and its limit, when the Job was made, the status, the cause,
+    // words the verdict holds)
+    let cases = [
+        (
+            "the full sync of the push made it; the history holds that sync",
+            json!([&old, &new]),
+            None,
+            "2026-05-02T10:14:59Z",
+            None,
+            None,
+            "",
+        ),
+        (
+            "made after the history's sync of the push had finished",
+            json!([&old, &new]),
+            None,
+            "2026-05-02T10:20:00Z",
+            Some(Status::Fail),
+            Some("selective-sync"),
+            "(started 2026-05-02T10:14:58Z, finished 2026-05-02T10:15:40Z) was not running",
+        ),
+        (
+            "no sync of the push in the history, which is not full",
+            json!([&old]),
+            None,
+            "2026-05-02T10:20:00Z",
+            Some(Status::Fail),
+            Some("selective-sync"),
+            "holds no successful sync of 9b7e4d2",
+        ),
+        (
+            "made by the full sync of the revision before the push",
+            json!([&old]),
+            None,
+            "2026-05-02T10:00:05Z",
+            Some(Status::Fail),
+            Some("job-from-earlier-sync:checkout-migrate"),
+            "revision 1a2b3c4",
+        ),
+        (
+            "the history is full, and the Job is younger than the oldest sync it keeps",
+            json!([&old]),
+            Some(1),
+            "2026-05-02T10:20:00Z",
+            Some(Status::Fail),
+            Some("selective-sync"),
+            "no sync that fell out of the history made it",
+        ),
+        (
+            "the history is full, and the Job is older than every sync it keeps",
+            json!([&old]),
+            Some(1),
+            "2026-05-02T09:00:00Z",
+            Some(Status::Error),
+            Some("sync-unknown"),
+            "may have fallen out of the history (it keeps 1)",
+        ),
+        (
+            "made while the selective operation ran, which runs no hook",
+            json!([&old, &new]),
+            None,
+            "2026-05-02T11:00:01Z",
+            Some(Status::Fail),
+            Some("job-not-a-hook-of-sync:checkout-migrate"),
+            "not a hook of the last sync",
+        ),
+    ];
+    for self_heal in [false, true] {
+        for (did, history, limit, created, status, want_cause, says) in cases.clone() {
+            let app = after_a_selective_operation(self_heal, history, limit);
+            let outcome = outcome_of("checkout-migrate", created, &app);
+            let said = |o: &Outcome| format!("{} {}", o.summary, o.diagnosis_text());
+            assert_eq!(
+                outcome.as_ref().map(|o| o.status),
+                status,
+                "{did} (self-heal {self_heal}): {outcome:?}"
+            );
+            assert_eq!(cause(&outcome).as_deref(), want_cause, "{did}: {outcome:?}");
+            if let Some(o) = &outcome {
+                assert!(said(o).contains(says), "{did}: {}", said(o));
+            }
+            if want_cause == Some("selective-sync") {
+                let o = outcome.unwrap_or_else(|| Outcome::pass("wrong"));
+                let named = if self_heal {
+                    "a self-heal"
+                } else {
+                    "`argocd app sync --resource`"
+                };
+                assert!(o.summary.contains(named), "{did}: {}", o.summary);
+                o.assert_hint_names(&["argocd app sync checkout-dev"]);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_pushed_commits_time_settles_only_what_the_history_leaves_open() {
+    // Unix seconds of the learner's commit, from their clone.
+    let at = |t: &str| {
+        t.parse::<k8s_openapi::jiff::Timestamp>()
+            .map(|t| t.as_second())
+            .unwrap_or_default()
+    };
+    let old = entry(1, OLD, "2026-05-02T10:00:00Z", "2026-05-02T10:00:40Z");
+    // (the history's limit, when the Job was made, when the commit was made, whether the commit
+    // settles it as "older than your commit")
+    let cases = [
+        // Not full: already a fail naming the operation; the commit words it more plainly.
+        (None, "2026-05-02T10:20:00Z", "2026-05-02T10:30:00Z", true),
+        (None, "2026-05-02T10:20:00Z", "2026-05-02T10:10:00Z", false),
+        // Full, the Job older than every kept sync: only a commit younger than it tells.
+        (
+            Some(1),
+            "2026-05-02T09:00:00Z",
+            "2026-05-02T09:30:00Z",
+            true,
+        ),
+        (
+            Some(1),
+            "2026-05-02T09:00:00Z",
+            "2026-05-02T08:00:00Z",
+            false,
+        ),
+    ];
+    for (limit, created, committed, settled) in cases {
+        let app = after_a_selective_operation(true, json!([&old]), limit);
+        let found = older_than_the_commit(
+            &job("checkout-migrate", created),
+            &app,
+            "checkout-dev",
+            NEW,
+            at(committed),
+        );
+        assert_eq!(found.is_some(), settled, "{limit:?} {created} {committed}");
+        if let Some(o) = found {
+            assert_eq!(o.status, Status::Fail);
+            assert!(
+                o.summary.contains("older than your commit 9b7e4d2"),
+                "{}",
+                o.summary
+            );
+        }
+    }
 }
