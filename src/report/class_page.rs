@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use super::hint::Words;
 use super::{Format, Styles};
 use crate::class::LearnerRun;
 use crate::class::causes::ClassCauses;
@@ -300,7 +301,7 @@ fn causes_html(out: &mut String, causes: &ClassCauses) {
             let _ = write!(
                 out,
                 "<p class=\"saw\">saw: {}</p>",
-                escape(summary.trim_end())
+                escape(summary.words().trim_end())
             );
         }
         for hint in &group.hints {
