@@ -36,21 +36,46 @@ pub(crate) fn entry(
     e
 }
 
+/// A hook Job's entry that ended Succeeded, with `message`.
+pub(crate) fn hook(name: &str, phase: &str, message: &str) -> Value {
+    entry("Job", name, phase, true, "Succeeded", message)
+}
+
+/// A sync of checkout's Deployment alone (`argocd app sync --resource apps:Deployment:checkout`).
+pub(crate) fn selective_sync() -> Value {
+    json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]})
+}
+
+/// `snapshot` without its Jobs and pods (deleted by hand, or by a HookSucceeded policy).
+pub(crate) fn jobs_gone(snapshot: &mut Snapshot) {
+    snapshot
+        .objects
+        .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
+}
+
+/// `snapshot` with its Jobs made before the learner's commit existed.
+pub(crate) fn jobs_made_before_the_commit(snapshot: &mut Snapshot) {
+    for job in snapshot.objects.iter_mut().filter(|o| o["kind"] == "Job") {
+        job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");
+    }
+}
+
+/// An entry of the Sync phase that is no hook, ended `result` with `message`.
+fn synced(kind: &str, name: &str, result: &str, message: &str) -> Value {
+    entry(kind, name, "Sync", false, result, message)
+}
+
 pub(crate) fn plain_entries() -> Vec<Value> {
     vec![
-        entry(
+        synced(
             "ConfigMap",
             "checkout-config",
-            "Sync",
-            false,
             "Succeeded",
             "configmap/checkout-config unchanged",
         ),
-        entry(
+        synced(
             "Deployment",
             "checkout",
-            "Sync",
-            false,
             "Running",
             "deployment.apps/checkout unchanged",
         ),
@@ -60,36 +85,26 @@ pub(crate) fn plain_entries() -> Vec<Value> {
 /// A dry run of the push: every task listed as Succeeded, `(dry run)` in each message.
 pub(crate) fn dry_run_entries() -> Vec<Value> {
     vec![
-        entry(
-            "Job",
+        hook(
             "checkout-migrate",
             "PreSync",
-            true,
-            "Succeeded",
             "job.batch/checkout-migrate created (dry run)",
         ),
-        entry(
+        synced(
             "ConfigMap",
             "checkout-config",
-            "Sync",
-            false,
             "Succeeded",
             "configmap/checkout-config configured (dry run)",
         ),
-        entry(
+        synced(
             "Deployment",
             "checkout",
-            "Sync",
-            false,
             "Succeeded",
             "deployment.apps/checkout configured (dry run)",
         ),
-        entry(
-            "Job",
+        hook(
             "checkout-smoke-test",
             "PostSync",
-            true,
-            "Succeeded",
             "job.batch/checkout-smoke-test created (dry run)",
         ),
     ]
@@ -98,23 +113,10 @@ pub(crate) fn dry_run_entries() -> Vec<Value> {
 /// The hooks alone: what a sync with `ApplyOutOfSyncOnly=true` lists when the ConfigMap and the
 /// Deployment were already Synced.
 pub(crate) fn hooks_only_entries() -> Vec<Value> {
+    let done = "Reached expected number of succeeded pods";
     vec![
-        entry(
-            "Job",
-            "checkout-migrate",
-            "PreSync",
-            true,
-            "Succeeded",
-            "Reached expected number of succeeded pods",
-        ),
-        entry(
-            "Job",
-            "checkout-smoke-test",
-            "PostSync",
-            true,
-            "Succeeded",
-            "Reached expected number of succeeded pods",
-        ),
+        hook("checkout-migrate", "PreSync", done),
+        hook("checkout-smoke-test", "PostSync", done),
     ]
 }
 
@@ -192,9 +194,7 @@ pub(crate) fn refused_state(revs: &Revisions, point: &str, keep_old_jobs: bool) 
         "one or more objects failed to apply, reason: {REFUSED}"
     ));
     if !keep_old_jobs {
-        snapshot
-            .objects
-            .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
+        jobs_gone(&mut snapshot);
     }
     snapshot
 }
@@ -216,8 +216,7 @@ pub(crate) fn named_operations(
             plain_entries(),
             Some(history_without_the_push(revs2)),
         );
-        s.objects
-            .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
+        jobs_gone(&mut s);
         s
     };
     let older = revs2
@@ -238,9 +237,7 @@ pub(crate) fn named_operations(
         (
             "a selective sync, the Jobs gone",
             "step-2",
-            without_jobs(
-                json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
-            ),
+            without_jobs(selective_sync()),
         ),
         (
             "a dry run of an older revision",
@@ -271,13 +268,11 @@ pub(crate) fn named_operations(
                 let mut s = state_with(
                     revs2,
                     "step-2",
-                    json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
+                    selective_sync(),
                     plain_entries()[1..].to_vec(),
                     Some(history_without_the_push(revs2)),
                 );
-                for job in s.objects.iter_mut().filter(|o| o["kind"] == "Job") {
-                    job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");
-                }
+                jobs_made_before_the_commit(&mut s);
                 s
             },
         ),

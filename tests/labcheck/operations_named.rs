@@ -5,9 +5,25 @@
 
 use serde_json::json;
 
-use crate::harness::World;
+use crate::harness::{Run, World};
 use crate::module_10_cluster::{cause, check_with, field, hint, revisions, status};
+use crate::operation_states::{
+    REFUSED, hooks_only_entries, jobs_gone, jobs_made_before_the_commit, selective_sync,
+};
 use crate::operations::{dry_run_entries, history_without_the_push, plain_entries, state_with};
+
+/// Both hook Jobs' checks of step 2 fail with `want_cause` and a hint that says `says`.
+fn both_jobs_fail(run: &Run, want_cause: &str, says: &str, what: &str) {
+    for id in ["migrate-job-complete", "smoke-test-job-complete"] {
+        assert_eq!(status(run, id), "fail", "{what} {id}: {}", run.stdout);
+        assert_eq!(cause(run, id), want_cause, "{what} {id}: {}", run.stdout);
+        assert!(
+            hint(run, id).contains(says),
+            "{what} {id}: {}",
+            hint(run, id)
+        );
+    }
+}
 
 #[test]
 fn jobs_missing_after_a_sync_that_ran_no_hooks_fail_naming_that_sync_and_its_option() {
@@ -19,11 +35,7 @@ fn jobs_missing_after_a_sync_that_ran_no_hooks_fail_naming_that_sync_and_its_opt
             "without `--strategy apply`",
         ),
         (json!({"dryRun": true}), "dry-run", "without `--dry-run`"),
-        (
-            json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
-            "selective-sync",
-            "without `--resource`",
-        ),
+        (selective_sync(), "selective-sync", "without `--resource`"),
     ];
     for (request, want_cause, option) in cases {
         let world = World::at("step-2");
@@ -34,24 +46,10 @@ fn jobs_missing_after_a_sync_that_ran_no_hooks_fail_naming_that_sync_and_its_opt
             plain_entries(),
             Some(history_without_the_push(&world)),
         );
-        // The Jobs are gone altogether (deleted by hand, or by a HookSucceeded policy).
-        snapshot
-            .objects
-            .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
+        jobs_gone(&mut snapshot);
         let run = check_with(&world, &snapshot, "step-2");
+        both_jobs_fail(&run, want_cause, option, &request.to_string());
         for id in ["migrate-job-complete", "smoke-test-job-complete"] {
-            assert_eq!(status(&run, id), "fail", "{request} {id}: {}", run.stdout);
-            assert_eq!(
-                cause(&run, id),
-                want_cause,
-                "{request} {id}: {}",
-                run.stdout
-            );
-            assert!(
-                hint(&run, id).contains(option),
-                "{request} {id}: {}",
-                hint(&run, id)
-            );
             assert!(
                 !hint(&run, id).contains("run the sync (`"),
                 "{}",
@@ -101,24 +99,7 @@ fn a_dry_run_of_an_older_revision_is_named_as_a_dry_run_not_as_an_older_sync() {
 #[test]
 fn a_sync_with_apply_out_of_sync_only_names_the_option_for_what_it_skipped() {
     let world = World::at("step-3");
-    let hooks_only = vec![
-        crate::operations::entry(
-            "Job",
-            "checkout-migrate",
-            "PreSync",
-            true,
-            "Succeeded",
-            "Reached expected number of succeeded pods",
-        ),
-        crate::operations::entry(
-            "Job",
-            "checkout-smoke-test",
-            "PostSync",
-            true,
-            "Succeeded",
-            "Reached expected number of succeeded pods",
-        ),
-    ];
+    let hooks_only = hooks_only_entries();
     // `argocd app sync checkout-dev --apply-out-of-sync-only`: the ConfigMap and the Deployment
     // were Synced, so the sync skipped them (controller/sync.go:401).
     let snapshot = state_with(
@@ -152,8 +133,6 @@ fn a_sync_with_apply_out_of_sync_only_names_the_option_for_what_it_skipped() {
         run.stdout
     );
 }
-
-use crate::operation_states::REFUSED;
 
 /// The refused-hook state with `world`'s revisions.
 fn refused_state(world: &World, point: &str, keep_old_jobs: bool) -> labcheck::snapshot::Snapshot {
@@ -206,10 +185,7 @@ fn a_hook_the_api_server_refused_fails_naming_the_refusal_and_where_it_is_render
 fn jobs_older_than_the_pushed_commit_after_a_selective_sync_or_self_heal_fail_naming_it() {
     // (the operation, its cause)
     let cases = [
-        (
-            json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
-            "selective-sync",
-        ),
+        (selective_sync(), "selective-sync"),
         (
             json!({"autoHealAttemptsCount": 1,
                 "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
@@ -236,25 +212,17 @@ fn jobs_older_than_the_pushed_commit_after_a_selective_sync_or_self_heal_fail_na
             run.stdout
         );
         // The Jobs were made before the learner's commit existed: no sync of the push made them.
-        for job in snapshot.objects.iter_mut().filter(|o| o["kind"] == "Job") {
-            job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");
-        }
+        jobs_made_before_the_commit(&mut snapshot);
         let run = check_with(&world, &snapshot, "step-2");
+        both_jobs_fail(
+            &run,
+            want_cause,
+            "argocd app sync checkout-dev",
+            &request.to_string(),
+        );
         for id in ["migrate-job-complete", "smoke-test-job-complete"] {
-            assert_eq!(status(&run, id), "fail", "{request} {id}: {}", run.stdout);
-            assert_eq!(
-                cause(&run, id),
-                want_cause,
-                "{request} {id}: {}",
-                run.stdout
-            );
             let summary = field(&run, id, "summary");
             assert!(summary.contains("older than your commit"), "{summary}");
-            assert!(
-                hint(&run, id).contains("argocd app sync checkout-dev"),
-                "{}",
-                hint(&run, id)
-            );
         }
         assert_ne!(run.code, 3, "{}", run.stdout);
         // The migration's log is of that Job too: named alike, never could-not-check.
