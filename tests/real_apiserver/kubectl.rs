@@ -5,10 +5,10 @@
 use std::path::Path;
 use std::process::Command;
 
-use labcheck::serve::{self, ServeOptions};
+use labcheck::serve::ServeOptions;
 use labcheck::snapshot::Snapshot;
 
-use crate::plane::{block_on, plane};
+use crate::plane::plane;
 
 pub(crate) fn kubectl(kubeconfig: &Path, args: &[&str]) -> (bool, String, String) {
     let output = Command::new("kubectl")
@@ -27,22 +27,18 @@ pub(crate) fn kubectl(kubeconfig: &Path, args: &[&str]) -> (bool, String, String
 #[test]
 fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_proxy_included() {
     let plane = plane();
-    let _state = crate::state_lock();
+    let done = crate::step_4_done();
     let crate::Step4Done {
         dir,
         world,
         snapshot,
-        loaded,
-    } = crate::step_4_done(plane);
-    let real_to_fixture: Vec<(String, String)> = loaded
-        .uids
-        .iter()
-        .map(|(fixture, real)| (real.clone(), fixture.clone()))
-        .collect();
+        ..
+    } = &done;
+    let real_to_fixture = done.real_to_fixture();
     // What the migration's container wrote, as the plane's kubelet serves it.
     let migrate_log = &snapshot.logs["checkout-dev/checkout-migrate-f5464"];
     let differences = ask_both(
-        &snapshot,
+        snapshot,
         &real_to_fixture,
         dir.path(),
         "fixture",
@@ -77,12 +73,7 @@ fn ask_both(
     migrate_log: &str,
 ) -> Vec<String> {
     let plane = plane();
-    let served = block_on(serve::start(
-        snapshot.clone(),
-        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-        ServeOptions::default(),
-    ))
-    .expect("serve starts");
+    let served = crate::serve_on_loopback(snapshot.clone(), ServeOptions::default());
     let serve_config = dir.join(format!("serve-{name}.kubeconfig"));
     std::fs::write(
         &serve_config,

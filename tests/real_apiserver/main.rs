@@ -4,6 +4,8 @@
 
 #[path = "../common/processes.rs"]
 mod processes;
+#[path = "../common/runtime.rs"]
+mod runtime;
 #[path = "../common/scratch.rs"]
 mod scratch;
 
@@ -42,26 +44,53 @@ pub fn state_lock() -> std::sync::MutexGuard<'static, ()> {
 mod waiting;
 
 /// Step 4 done: a learner's lab world in a temp dir, its solved cluster, and that cluster loaded
-/// into the plane (take [`state_lock`] first).
+/// into the plane, the state lock held for as long as it lives.
 pub struct Step4Done {
     pub dir: tempfile::TempDir,
     pub world: labcheck::lab::world::LabWorld,
     pub snapshot: labcheck::snapshot::Snapshot,
     pub loaded: loader::Loaded,
+    _state: std::sync::MutexGuard<'static, ()>,
 }
 
-/// Build step 4's world and load its solved cluster into `plane`.
-pub fn step_4_done(plane: &plane::Plane) -> Step4Done {
+impl Step4Done {
+    /// The real server's uids as (real, the snapshot's), so objects compare field by field.
+    pub fn real_to_fixture(&self) -> Vec<(String, String)> {
+        self.loaded
+            .uids
+            .iter()
+            .map(|(fixture, real)| (real.clone(), fixture.clone()))
+            .collect()
+    }
+}
+
+/// Take the [`state_lock`], build step 4's world and load its solved cluster into the plane.
+pub fn step_4_done() -> Step4Done {
     use labcheck::lab::cluster::{self, Revisions};
+    let state = state_lock();
     let dir = tempfile::tempdir().expect("a temp dir");
     let world = labcheck::lab::cache::at(dir.path(), "module-10", "step-4").expect("the lab world");
     let revs = Revisions::of_world(&world).expect("revisions");
     let snapshot = cluster::solved("step-4", &revs).expect("step 4's solved cluster");
-    let loaded = plane::block_on(loader::load(plane, &snapshot)).expect("loaded");
+    let loaded = plane::block_on(loader::load(plane::plane(), &snapshot)).expect("loaded");
     Step4Done {
         dir,
         world,
         snapshot,
         loaded,
+        _state: state,
     }
+}
+
+/// `labcheck serve` of `snapshot` on a free loopback port, with `options`.
+pub fn serve_on_loopback(
+    snapshot: labcheck::snapshot::Snapshot,
+    options: labcheck::serve::ServeOptions,
+) -> labcheck::serve::RunningServer {
+    plane::block_on(labcheck::serve::start(
+        snapshot,
+        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        options,
+    ))
+    .expect("serve starts")
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use labcheck::serve::{self, ServeOptions};
+use labcheck::serve::ServeOptions;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -179,19 +179,14 @@ fn run(program: &str, args: &[&std::ffi::OsStr], home: &Path) -> (i32, String, S
 #[test]
 fn a_proxy_url_is_used_as_kubectl_uses_it_absolute_form_for_http_and_a_tunnel_for_https() {
     let plane = plane();
-    let _state = crate::state_lock();
+    let done = crate::step_4_done();
     let crate::Step4Done {
         dir,
         world,
         snapshot,
         ..
-    } = crate::step_4_done(plane);
-    let served = block_on(serve::start(
-        snapshot,
-        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-        ServeOptions::default(),
-    ))
-    .expect("serve starts");
+    } = &done;
+    let served = crate::serve_on_loopback(snapshot.clone(), ServeOptions::default());
     let serve_config = dir.path().join("serve.kubeconfig");
     std::fs::write(
         &serve_config,
