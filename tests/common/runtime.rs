@@ -16,3 +16,14 @@ pub static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
 pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     RT.block_on(future)
 }
+
+/// Start a tier's cluster with the future `start` makes (on [`RT`]), panicking with its error;
+/// and how long that took, finding the binaries included.
+pub fn start_timed<T, F>(start: impl FnOnce() -> F) -> (T, std::time::Duration)
+where
+    F: std::future::Future<Output = Result<T, String>>,
+{
+    let started = std::time::Instant::now();
+    let value = block_on(start()).unwrap_or_else(|e| panic!("{e}"));
+    (value, started.elapsed())
+}

@@ -180,7 +180,18 @@ impl Lab {
 
     /// Serve `snapshot` and run `step` against it through a kubeconfig.
     async fn check(&self, step: &str, snapshot: Snapshot) -> (i32, Value, RunningServer) {
-        let server = start(snapshot, ServeOptions::default()).await;
+        self.check_served(step, snapshot, ServeOptions::default())
+            .await
+    }
+
+    /// [`Lab::check`] with the server answering as `options` say.
+    async fn check_served(
+        &self,
+        step: &str,
+        snapshot: Snapshot,
+        options: ServeOptions,
+    ) -> (i32, Value, RunningServer) {
+        let server = start(snapshot, options).await;
         let kubeconfig = self.kubeconfig(&server);
         let (code, report, _) = self
             .run(step, &["--no-wait", "--kubeconfig", path_str(&kubeconfig)])
@@ -546,18 +557,8 @@ async fn forbidden_names_the_verb_and_the_resource() {
         fail_resources: vec!["jobs".to_string()],
         ..ServeOptions::default()
     };
-    let server = start(
-        cluster::solved("step-4", &lab.revs).expect("a fixture state"),
-        options,
-    )
-    .await;
-    let kubeconfig = lab.kubeconfig(&server);
-    let (code, report, _) = lab
-        .run(
-            "step-4",
-            &["--no-wait", "--kubeconfig", path_str(&kubeconfig)],
-        )
-        .await;
+    let solved = cluster::solved("step-4", &lab.revs).expect("a fixture state");
+    let (code, report, _server) = lab.check_served("step-4", solved, options).await;
     let job = check(&report, "migrate");
     assert_eq!(job["status"], "error");
     assert_eq!(
@@ -579,18 +580,8 @@ async fn a_server_error_is_an_error_not_a_verdict() {
         fail_with: Some(500),
         ..ServeOptions::default()
     };
-    let server = start(
-        cluster::solved("step-1", &lab.revs).expect("a fixture state"),
-        options,
-    )
-    .await;
-    let kubeconfig = lab.kubeconfig(&server);
-    let (code, report, _) = lab
-        .run(
-            "step-1",
-            &["--no-wait", "--kubeconfig", path_str(&kubeconfig)],
-        )
-        .await;
+    let solved = cluster::solved("step-1", &lab.revs).expect("a fixture state");
+    let (code, report, _server) = lab.check_served("step-1", solved, options).await;
     let key = check(&report, "health-key");
     assert_eq!(key["status"], "error");
     assert!(text(key, "summary").contains("answered 500"), "{key:#}");

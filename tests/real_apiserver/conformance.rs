@@ -297,14 +297,8 @@ fn compare(shape: Shape, served: &Answer, real: &Answer) -> Vec<String> {
 fn serve_answers_labcheck_and_kubectls_requests_as_the_real_api_server_does() {
     let plane = plane();
     let done = crate::step_4_done();
-    let crate::Step4Done {
-        dir,
-        world,
-        snapshot,
-        ..
-    } = &done;
     // The real server's uids read as the snapshot's, so objects compare field by field.
-    let (asked, found) = ask_both(snapshot, &done.real_to_fixture());
+    let (asked, found) = ask_both(&done.snapshot, &done.real_to_fixture());
     eprintln!(
         "serve conformance: {asked} requests compared, {} differences",
         found.len()
@@ -315,8 +309,8 @@ fn serve_answers_labcheck_and_kubectls_requests_as_the_real_api_server_does() {
     let captured = crate::captures::snapshot_of_real(
         plane,
         "module-10",
-        &world.work_dir(),
-        &dir.path().join("captured.yaml"),
+        &done.world.work_dir(),
+        &done.dir.path().join("captured.yaml"),
     );
     let (asked, found) = ask_both(&captured, &[]);
     eprintln!(

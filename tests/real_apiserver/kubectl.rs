@@ -17,30 +17,21 @@ pub(crate) fn kubectl(kubeconfig: &Path, args: &[&str]) -> (bool, String, String
         .args(args)
         .output()
         .expect("kubectl runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let (out, err) = crate::texts(&output);
+    (output.status.success(), out, err)
 }
 
 #[test]
 fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_proxy_included() {
     let plane = plane();
     let done = crate::step_4_done();
-    let crate::Step4Done {
-        dir,
-        world,
-        snapshot,
-        ..
-    } = &done;
     let real_to_fixture = done.real_to_fixture();
     // What the migration's container wrote, as the plane's kubelet serves it.
-    let migrate_log = &snapshot.logs["checkout-dev/checkout-migrate-f5464"];
+    let migrate_log = &done.snapshot.logs["checkout-dev/checkout-migrate-f5464"];
     let differences = ask_both(
-        snapshot,
+        &done.snapshot,
         &real_to_fixture,
-        dir.path(),
+        done.dir.path(),
         "fixture",
         migrate_log,
     );
@@ -50,10 +41,10 @@ fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_prox
     let captured = crate::captures::snapshot_of_real(
         plane,
         "module-10",
-        &world.work_dir(),
-        &dir.path().join("captured.yaml"),
+        &done.world.work_dir(),
+        &done.dir.path().join("captured.yaml"),
     );
-    let differences = ask_both(&captured, &[], dir.path(), "captured", migrate_log);
+    let differences = ask_both(&captured, &[], done.dir.path(), "captured", migrate_log);
     assert!(
         differences.is_empty(),
         "serving a snapshot of the real server:\n{}",

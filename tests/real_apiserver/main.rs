@@ -82,6 +82,14 @@ pub fn step_4_done() -> Step4Done {
     }
 }
 
+/// A finished process's output and errors, as text.
+pub fn texts(output: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 /// `labcheck serve` of `snapshot` on a free loopback port, with `options`.
 pub fn serve_on_loopback(
     snapshot: labcheck::snapshot::Snapshot,

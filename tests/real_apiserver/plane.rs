@@ -48,10 +48,9 @@ static PLANE: OnceLock<Plane> = OnceLock::new();
 /// The control plane, started on first use.
 pub fn plane() -> &'static Plane {
     PLANE.get_or_init(|| {
-        let started = Instant::now();
-        let bin = crate::testbin::binaries();
-        let mut plane = block_on(start(&bin)).unwrap_or_else(|e| panic!("{e}"));
-        plane.started_in = started.elapsed();
+        let (mut plane, took) =
+            crate::runtime::start_timed(|| async { start(&crate::testbin::binaries()).await });
+        plane.started_in = took;
         eprintln!(
             "real control plane: kube-apiserver at {} (etcd {}) ready in {:.1}s",
             plane.url,

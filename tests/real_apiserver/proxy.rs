@@ -169,25 +169,16 @@ fn run(program: &str, args: &[&std::ffi::OsStr], home: &Path) -> (i32, String, S
         .env_remove("https_proxy")
         .output()
         .unwrap_or_else(|e| panic!("{program} runs: {e}"));
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let (out, err) = crate::texts(&output);
+    (output.status.code().unwrap_or(-1), out, err)
 }
 
 #[test]
 fn a_proxy_url_is_used_as_kubectl_uses_it_absolute_form_for_http_and_a_tunnel_for_https() {
     let plane = plane();
     let done = crate::step_4_done();
-    let crate::Step4Done {
-        dir,
-        world,
-        snapshot,
-        ..
-    } = &done;
-    let served = crate::serve_on_loopback(snapshot.clone(), ServeOptions::default());
-    let serve_config = dir.path().join("serve.kubeconfig");
+    let served = crate::serve_on_loopback(done.snapshot.clone(), ServeOptions::default());
+    let serve_config = done.dir.path().join("serve.kubeconfig");
     std::fs::write(
         &serve_config,
         format!(
@@ -197,8 +188,8 @@ fn a_proxy_url_is_used_as_kubectl_uses_it_absolute_form_for_http_and_a_tunnel_fo
     )
     .expect("a kubeconfig");
     let proxy = Proxy::start();
-    let home = dir.path();
-    let work = world.work_dir();
+    let home = done.dir.path();
+    let work = done.world.work_dir();
     let os = |s: &str| std::ffi::OsString::from(s);
     let serve_authority = served
         .url()
@@ -237,7 +228,7 @@ fn a_proxy_url_is_used_as_kubectl_uses_it_absolute_form_for_http_and_a_tunnel_fo
         let proxied = through(
             direct,
             proxy_url,
-            dir.path().join(format!("proxied-{n}.kubeconfig")),
+            done.dir.path().join(format!("proxied-{n}.kubeconfig")),
         );
         let user_sent = proxy_url
             .contains('@')

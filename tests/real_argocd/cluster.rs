@@ -42,11 +42,12 @@ static CLUSTER: OnceLock<Cluster> = OnceLock::new();
 /// The cluster, started on first use.
 pub fn cluster() -> &'static Cluster {
     CLUSTER.get_or_init(|| {
-        let started = Instant::now();
-        let bin = crate::testbin::binaries_with_controllers();
-        let parts = crate::testbin::argocd_parts();
-        let mut cluster = block_on(start(&bin, &parts)).unwrap_or_else(|e| panic!("{e}"));
-        cluster.started_in = started.elapsed();
+        let (mut cluster, took) = crate::runtime::start_timed(|| {
+            let bin = crate::testbin::binaries_with_controllers();
+            let parts = crate::testbin::argocd_parts();
+            async move { start(&bin, &parts).await }
+        });
+        cluster.started_in = took;
         eprintln!(
             "real Argo CD: kube-apiserver at {}, argocd-server at {}, ready in {:.1}s",
             cluster.url,
