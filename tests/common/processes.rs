@@ -36,6 +36,22 @@ extern "C" fn stop_children() {
     }
 }
 
+/// A folder for a tier's cluster (named `prefix…`, removed at exit) with fresh certificates
+/// written into it.
+pub fn cluster_dir(prefix: &str) -> Result<(PathBuf, crate::certs::Certs), String> {
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|e| e.to_string())?
+        .keep();
+    remove_at_exit(&dir)?;
+    let certs = crate::certs::Certs::generate().map_err(|e| format!("certificates: {e}"))?;
+    certs
+        .write(&dir)
+        .map_err(|e| format!("certificates: {e}"))?;
+    Ok((dir, certs))
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())

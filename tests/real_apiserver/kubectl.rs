@@ -65,15 +65,8 @@ fn ask_both(
 ) -> Vec<String> {
     let plane = plane();
     let served = crate::serve_on_loopback(snapshot.clone(), ServeOptions::default());
-    let serve_config = dir.join(format!("serve-{name}.kubeconfig"));
-    std::fs::write(
-        &serve_config,
-        format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: serve\n  cluster:\n    server: {}\ncontexts:\n- name: serve\n  context:\n    cluster: serve\ncurrent-context: serve\n",
-            served.url()
-        ),
-    )
-    .expect("a kubeconfig");
+    let serve_config =
+        crate::kubeconfig_without_a_user(&served, dir.join(format!("serve-{name}.kubeconfig")));
 
     let commands: &[&[&str]] = &[
         &["-n", "checkout-dev", "get", "jobs"],

@@ -82,6 +82,23 @@ pub fn step_4_done() -> Step4Done {
     }
 }
 
+/// A kubeconfig at `path` for `served` with a context and no user at all, as kubectl reads one
+/// for a server that asks for no credentials.
+pub fn kubeconfig_without_a_user(
+    served: &labcheck::serve::RunningServer,
+    path: std::path::PathBuf,
+) -> std::path::PathBuf {
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: serve\n  cluster:\n    server: {}\ncontexts:\n- name: serve\n  context:\n    cluster: serve\ncurrent-context: serve\n",
+            served.url()
+        ),
+    )
+    .expect("a kubeconfig");
+    path
+}
+
 /// A finished process's output and errors, as text.
 pub fn texts(output: &std::process::Output) -> (String, String) {
     (

@@ -62,16 +62,7 @@ pub fn plane() -> &'static Plane {
 }
 
 async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
-    let dir = tempfile::Builder::new()
-        .prefix("labcheck-real-apiserver-")
-        .tempdir()
-        .map_err(|e| e.to_string())?
-        .keep();
-    crate::processes::remove_at_exit(&dir)?;
-    let certs = Certs::generate().map_err(|e| format!("certificates: {e}"))?;
-    certs
-        .write(&dir)
-        .map_err(|e| format!("certificates: {e}"))?;
+    let (dir, certs) = crate::processes::cluster_dir("labcheck-real-apiserver-")?;
 
     let (etcd_url, mut etcd, etcd_log) = crate::processes::start_etcd(&bin.etcd, &dir)?;
 

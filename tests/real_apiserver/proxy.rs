@@ -178,15 +178,8 @@ fn a_proxy_url_is_used_as_kubectl_uses_it_absolute_form_for_http_and_a_tunnel_fo
     let plane = plane();
     let done = crate::step_4_done();
     let served = crate::serve_on_loopback(done.snapshot.clone(), ServeOptions::default());
-    let serve_config = done.dir.path().join("serve.kubeconfig");
-    std::fs::write(
-        &serve_config,
-        format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: serve\n  cluster:\n    server: {}\ncontexts:\n- name: serve\n  context:\n    cluster: serve\ncurrent-context: serve\n",
-            served.url()
-        ),
-    )
-    .expect("a kubeconfig");
+    let serve_config =
+        crate::kubeconfig_without_a_user(&served, done.dir.path().join("serve.kubeconfig"));
     let proxy = Proxy::start();
     let home = done.dir.path();
     let work = done.world.work_dir();

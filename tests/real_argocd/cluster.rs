@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::certs::Certs;
 use crate::kubeconfig::{client, write_kubeconfig_in};
 use crate::kubelet::{ContainerLog, Kubelet};
 use crate::processes::{free_port, tail};
@@ -128,16 +127,7 @@ async fn start(
     bin: &crate::testbin::Binaries,
     parts: &crate::testbin::ArgoCdParts,
 ) -> Result<Cluster, String> {
-    let dir = tempfile::Builder::new()
-        .prefix("labcheck-real-argocd-")
-        .tempdir()
-        .map_err(|e| e.to_string())?
-        .keep();
-    crate::processes::remove_at_exit(&dir)?;
-    let certs = Certs::generate().map_err(|e| format!("certificates: {e}"))?;
-    certs
-        .write(&dir)
-        .map_err(|e| format!("certificates: {e}"))?;
+    let (dir, certs) = crate::processes::cluster_dir("labcheck-real-argocd-")?;
     let pki = dir.join("pki");
 
     let (etcd_url, etcd, etcd_log) = crate::processes::start_etcd(&bin.etcd, &dir)?;
