@@ -217,7 +217,7 @@ fn a_step_that_does_not_exist_lists_the_steps_there_are() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("labcheck list"), "{}", run.stderr);
+    run.assert_stderr_has(&["labcheck list"]);
 }
 
 #[test]
@@ -232,7 +232,7 @@ fn a_step_listed_in_module_yaml_without_its_file_is_named() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("--course-dir"), "{}", run.stderr);
+    run.assert_stderr_has(&["--course-dir"]);
 }
 
 #[test]

@@ -194,24 +194,12 @@ async fn the_class_page_shows_the_class_live_in_a_real_browser() {
     let erin = serve_erin(&class, root.path());
 
     let mut page_server = Labcheck::new(&class.home)
-        .args([
-            "class",
-            "serve",
-            "module-10",
-            "step-4",
-            "--listen",
-            "127.0.0.1:0",
-        ])
+        .args(crate::harness::CLASS_SERVE_STEP_4)
         .arg("--kubeconfigs")
         .arg(&class.kubeconfigs)
         .args(["--work-dirs", &class.work_dirs()])
         .spawn();
-    let banner = page_server.read_until("labcheck class serve:");
-    let url = banner
-        .last()
-        .and_then(|l| l.split_whitespace().find(|w| w.starts_with("http://")))
-        .unwrap_or_else(|| panic!("no URL in {banner:?}"))
-        .to_string();
+    let url = page_server.class_page_url();
 
     let driver = start_driver(&chromedriver).await;
     let client = browser(&driver, &chromium, &root.path().join("profile")).await;

@@ -89,32 +89,19 @@ fn an_unknown_track_step_or_module_is_a_usage_error_that_lists_the_choices() {
     let world = World::at("fresh");
     let track = labcheck(world.home(), &["module-10", "step-1", "--track", "mars"]);
     assert_eq!(track.code, 2);
-    assert!(
-        track.stderr.contains("choose one of: kind"),
-        "{}",
-        track.stderr
-    );
+    track.assert_stderr_has(&["choose one of: kind"]);
 
     let step = labcheck(world.home(), &["module-10", "step-9"]);
     assert_eq!(step.code, 2);
-    assert!(step.stderr.contains("no step `step-9`"), "{}", step.stderr);
-    assert!(step.stderr.contains("break-it/fix"), "{}", step.stderr);
+    step.assert_stderr_has(&["no step `step-9`", "break-it/fix"]);
 
     let module = labcheck(world.home(), &["module-99"]);
     assert_eq!(module.code, 2);
-    assert!(
-        module.stderr.contains("available: module-10"),
-        "{}",
-        module.stderr
-    );
+    module.assert_stderr_has(&["available: module-10"]);
 
     let nothing = labcheck(world.home(), &[]);
     assert_eq!(nothing.code, 2);
-    assert!(
-        nothing.stderr.contains("labcheck list"),
-        "{}",
-        nothing.stderr
-    );
+    nothing.assert_stderr_has(&["labcheck list"]);
 }
 
 #[test]
@@ -134,16 +121,10 @@ fn a_bad_wait_in_a_check_file_points_at_the_check_that_holds_it() {
         ],
     );
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("step-1.yaml:4:5: checks[0]"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("`wait: soon` is not a duration"),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&[
+        "step-1.yaml:4:5: checks[0]",
+        "`wait: soon` is not a duration",
+    ]);
 }
 
 #[test]
@@ -152,7 +133,7 @@ fn list_shows_every_step_and_stage_of_module_10() {
     let run = labcheck(world.home(), &["list"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     for step in ["step-1", "step-5", "break-it/break", "break-it/fix"] {
-        assert!(run.stdout.contains(step), "{}", run.stdout);
+        run.assert_stdout_has(&[step]);
     }
 }
 

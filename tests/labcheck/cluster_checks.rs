@@ -6,13 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::LabWorld;
+use labcheck::lab::cluster;
 use labcheck::serve::{self, RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
 
-use crate::harness::Labcheck;
+use crate::harness::{LabAt, Labcheck};
 
 const MODULE: &str = r#"format: labcheck/v1
 module: m10
@@ -118,17 +117,21 @@ checks:
     argocd_app: {name: checkout-dev, revision_of: checkout-config, sync: Synced, health: Healthy, phase: Succeeded}
 "#;
 
-/// A lab: course folder, work repos at a point, and the revisions they pushed.
-struct Lab {
-    dir: tempfile::TempDir,
-    world: LabWorld,
-    revs: Revisions,
+/// A lab: work repos at a point, the revisions they pushed, and a course folder beside them.
+struct Lab(LabAt);
+
+impl std::ops::Deref for Lab {
+    type Target = LabAt;
+
+    fn deref(&self) -> &LabAt {
+        &self.0
+    }
 }
 
 impl Lab {
     fn at(point: &str) -> Lab {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("no temp dir: {e}"));
-        let course = dir.path().join("course");
+        let lab = LabAt::new(point);
+        let course = lab.dir.path().join("course");
         let module = course.join("modules").join("m10");
         std::fs::create_dir_all(&module).unwrap_or_else(|e| panic!("{e}"));
         std::fs::create_dir_all(course.join("expected")).unwrap_or_else(|e| panic!("{e}"));
@@ -144,19 +147,11 @@ impl Lab {
         ] {
             std::fs::write(module.join(name), text).unwrap_or_else(|e| panic!("{e}"));
         }
-        let world = labcheck::lab::cache::at(&dir.path().join("lab"), "module-10", point)
-            .unwrap_or_else(|e| panic!("lab world at {point}: {e}"));
-        let revs = Revisions::of_world(&world).unwrap_or_else(|e| panic!("{e}"));
-        Lab { dir, world, revs }
+        Lab(lab)
     }
 
     fn course(&self) -> PathBuf {
         self.dir.path().join("course")
-    }
-
-    /// A kubeconfig for `server` in the lab folder.
-    fn kubeconfig(&self, server: &RunningServer) -> PathBuf {
-        crate::harness::kubeconfig_at(&self.dir.path().join("kubeconfig"), &server.url(), "lab")
     }
 
     /// Run `labcheck m10 STEP --format json` with `extra` arguments; (exit code, report, elapsed).
@@ -606,18 +601,7 @@ async fn step_1_without_the_health_key_fails() {
 /// Run the course's own module 10 (embedded) against a snapshot file.
 async fn run_module_10(lab: &Lab, step: &str, snapshot: Snapshot) -> (i32, Value) {
     let file = lab.dir.path().join("state.yaml");
-    let yaml = snapshot.to_yaml().unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(&file, yaml).unwrap_or_else(|e| panic!("{e}"));
-    let run = Labcheck::new(lab.dir.path())
-        .args([
-            "module-10",
-            step,
-            "--format",
-            "json",
-            "--no-wait",
-            "--snapshot",
-        ])
-        .arg(&file)
+    let run = crate::harness::module_10_on_snapshot(lab.dir.path(), step, &snapshot, &file)
         .arg("--work-dir")
         .arg(lab.world.work_dir())
         .run_async()

@@ -5,36 +5,31 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::LabWorld;
+use labcheck::lab::cluster;
 use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
 
 use crate::cluster_checks::{check, path_str};
-use crate::harness::{Labcheck, Run, kubeconfig_at};
+use crate::harness::{LabAt, Labcheck, Run};
 
 const APP: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
 const APPS: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications";
 
-/// A learner's work repos at a course point, in a temp dir that is also their HOME.
-struct Lab {
-    dir: tempfile::TempDir,
-    world: LabWorld,
-    revs: Revisions,
+/// A learner's work repos at a course point (see [`LabAt`]), waited on.
+struct Lab(LabAt);
+
+impl std::ops::Deref for Lab {
+    type Target = LabAt;
+
+    fn deref(&self) -> &LabAt {
+        &self.0
+    }
 }
 
 impl Lab {
     fn at(point: &str) -> Lab {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("no temp dir: {e}"));
-        let world = labcheck::lab::cache::at(&dir.path().join("lab"), "module-10", point)
-            .unwrap_or_else(|e| panic!("lab world at {point}: {e}"));
-        let revs = Revisions::of_world(&world).unwrap_or_else(|e| panic!("{e}"));
-        Lab { dir, world, revs }
-    }
-
-    fn kubeconfig(&self, server: &RunningServer) -> PathBuf {
-        kubeconfig_at(&self.dir.path().join("kubeconfig"), &server.url(), "lab")
+        Lab(LabAt::new(point))
     }
 
     fn snapshot_file(&self, snapshot: &Snapshot) -> PathBuf {
@@ -201,21 +196,13 @@ async fn a_sync_still_running_at_the_limit_is_a_named_timeout_in_every_format() 
         "{sync:#}"
     );
     // Off a terminal, the wait is announced on stderr as a log line.
-    assert!(
-        json.stderr.contains("step-4: waiting up to 2s for"),
-        "{}",
-        json.stderr
-    );
+    json.assert_stderr_has(&["step-4: waiting up to 2s for"]);
 
     let human = lab
         .run("step-4", &["--wait", "2s", "--kubeconfig", kubeconfig])
         .await;
     assert_eq!(human.code, 1);
-    assert!(
-        human.stdout.contains("gave up after 2 s: still Running"),
-        "{}",
-        human.stdout
-    );
+    human.assert_stdout_has(&["gave up after 2 s: still Running"]);
 
     let junit = lab
         .run(
