@@ -6,10 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::harness::MODULE;
 use labcheck::bundle::Bundle;
-use labcheck::lab::cluster::{self as lab_cluster, Revisions};
-use labcheck::lab::fixtures;
 use labcheck::serve::ServeOptions;
 use serde_json::{Value, json};
 
@@ -26,13 +23,8 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
     let root = tempfile::tempdir().expect("a temp dir");
     let home = root.path().join("home");
     std::fs::create_dir_all(&home).expect("home");
-    let world =
-        labcheck::lab::cache::in_state(&root.path().join("lab"), "module-10", "step-4", "solved")
-            .expect("lab");
-    let revs = Revisions::of_world(&world).expect("revisions");
-    let fixture = fixtures::state(MODULE, "step-4", "solved").expect("a fixture state");
-    let cluster = lab_cluster::of_state(fixture, &revs)
-        .expect("a fixture state")
+    let (world, cluster) = crate::harness::step_4_solved(&root.path().join("lab"));
+    let cluster = cluster
         .with_object(json!({"apiVersion": "v1", "kind": "Secret",
             "metadata": {"name": "checkout-db", "namespace": "checkout-dev"},
             "stringData": {"password": PLANTED}}))

@@ -6,8 +6,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use labcheck::bundle::Bundle;
-use labcheck::lab::cluster::{self as lab_cluster, Revisions};
-use labcheck::lab::fixtures;
 use labcheck::probe::cluster::ClusterOptions;
 use labcheck::probe::files::PathShower;
 use labcheck::run::session::{Asked, Session};
@@ -53,12 +51,7 @@ async fn making_a_bundle_connects_to_the_cluster_once() {
     let root = tempfile::tempdir().expect("a temp dir");
     let home = root.path().join("home");
     std::fs::create_dir_all(&home).expect("home");
-    let world =
-        labcheck::lab::cache::in_state(&root.path().join("lab"), MODULE, "step-4", "solved")
-            .expect("lab");
-    let revs = Revisions::of_world(&world).expect("revisions");
-    let fixture = fixtures::state(MODULE, "step-4", "solved").expect("a fixture state");
-    let cluster = lab_cluster::of_state(fixture, &revs).expect("a fixture state");
+    let (world, cluster) = crate::harness::step_4_solved(&root.path().join("lab"));
     let server = crate::harness::serve(cluster, ServeOptions::default()).await;
     let connects = root.path().join("connects");
     let kubeconfig = counting_kubeconfig(&home, &server.url(), &connects);

@@ -39,17 +39,14 @@ fn a_check_of_another_track_is_skipped_and_does_not_fail_the_step() {
     let world = World::at("step-1");
     let course = two_track_course();
     let course_dir = course.path().display().to_string();
-    let on_kind = labcheck(
-        world.home(),
-        &[
-            "--course-dir",
-            &course_dir,
-            "module-t",
-            "step-1",
-            "--format",
-            "json",
-        ],
-    );
+    let step_1 = |more: &[&str]| {
+        let args = ["--course-dir", &course_dir, "module-t", "step-1"];
+        labcheck(
+            world.home(),
+            &[&args[..], &["--format", "json"], more].concat(),
+        )
+    };
+    let on_kind = step_1(&[]);
     assert_eq!(
         on_kind.check("kind-only")["status"],
         "fail",
@@ -58,19 +55,7 @@ fn a_check_of_another_track_is_skipped_and_does_not_fail_the_step() {
     );
     assert_eq!(on_kind.code, 1);
 
-    let on_cloud = labcheck(
-        world.home(),
-        &[
-            "--course-dir",
-            &course_dir,
-            "module-t",
-            "step-1",
-            "--format",
-            "json",
-            "--track",
-            "cloud",
-        ],
-    );
+    let on_cloud = step_1(&["--track", "cloud"]);
     let skipped = on_cloud.check("kind-only");
     assert_eq!(skipped["status"], "skip", "{}", on_cloud.stdout);
     assert!(

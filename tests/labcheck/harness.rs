@@ -667,6 +667,18 @@ pub fn prove(dir: &Path, tap: &str) -> (i32, String) {
     (output.status.code().unwrap_or(-1), text)
 }
 
+/// Module 10's step 4 done, its lab world built in `at`, and its solved cluster with the world's
+/// revisions.
+pub fn step_4_solved(at: &Path) -> (LabWorld, labcheck::snapshot::Snapshot) {
+    use labcheck::lab::cluster::{Revisions, of_state};
+    let world = labcheck::lab::cache::in_state(at, MODULE, "step-4", "solved").expect("lab");
+    let revs = Revisions::of_world(&world).expect("revisions");
+    let fixture =
+        labcheck::lab::fixtures::state(MODULE, "step-4", "solved").expect("a fixture state");
+    let cluster = of_state(fixture, &revs).expect("a fixture state");
+    (world, cluster)
+}
+
 /// A learner's work repos at a module-10 point, in a temp dir that is also their HOME, and the
 /// revisions they pushed.
 pub struct LabAt {

@@ -16,20 +16,13 @@ use crate::harness::{LabAt, Labcheck, Run};
 const APP: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
 const APPS: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications";
 
-/// A learner's work repos at a course point (see [`LabAt`]), waited on.
-struct Lab(LabAt);
-
-impl std::ops::Deref for Lab {
-    type Target = LabAt;
-
-    fn deref(&self) -> &LabAt {
-        &self.0
-    }
-}
+/// A learner's work repos at a course point (see [`LabAt`]), waited on: what these tests add
+/// to it is here.
+type Lab = LabAt;
 
 impl Lab {
     fn at(point: &str) -> Lab {
-        Lab(LabAt::new(point))
+        LabAt::new(point)
     }
 
     fn snapshot_file(&self, snapshot: &Snapshot) -> PathBuf {
