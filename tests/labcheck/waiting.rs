@@ -48,16 +48,17 @@ impl Lab {
         );
         let server = start(timeline).await;
         let kubeconfig = self.kubeconfig(&server);
-        let args = [
-            "--format",
-            "json",
-            "--wait",
-            "20s",
-            "--kubeconfig",
-            path_str(&kubeconfig),
-        ];
-        let ran = self.run(step, &args).await;
+        let ran = self
+            .waiting(step, "json", "20s", ["--kubeconfig", path_str(&kubeconfig)])
+            .await;
         (server, ran)
+    }
+
+    /// `STEP` in `format`, waited for up to `wait`, against the cluster `cluster` names
+    /// (`--kubeconfig FILE`, `--snapshot FILE`).
+    async fn waiting(&self, step: &str, format: &str, wait: &str, cluster: [&str; 2]) -> Run {
+        let args = [&["--format", format, "--wait", wait][..], &cluster].concat();
+        self.run(step, &args).await
     }
 
     /// `labcheck module-10 STEP ARGS…` against the cluster given in `args`.
@@ -93,16 +94,11 @@ async fn a_sync_of_your_commit_that_finished_failed_ends_the_wait_at_once() {
     let server = start(cluster::solved("step-4", &lab.revs).expect("a fixture state")).await;
     let kubeconfig = lab.kubeconfig(&server);
     let ran = lab
-        .run(
+        .waiting(
             "step-5",
-            &[
-                "--format",
-                "json",
-                "--wait",
-                "20s",
-                "--kubeconfig",
-                path_str(&kubeconfig),
-            ],
+            "json",
+            "20s",
+            ["--kubeconfig", path_str(&kubeconfig)],
         )
         .await;
     let report = ran.json();
@@ -126,17 +122,7 @@ async fn a_snapshot_file_cannot_change_so_a_running_sync_in_it_is_not_waited_for
     let file = lab
         .snapshot_file(&cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"));
     let ran = lab
-        .run(
-            "step-4",
-            &[
-                "--format",
-                "json",
-                "--wait",
-                "30s",
-                "--snapshot",
-                path_str(&file),
-            ],
-        )
+        .waiting("step-4", "json", "30s", ["--snapshot", path_str(&file)])
         .await;
     let report = ran.json();
     assert_eq!(ran.code, 1, "{report:#}");
@@ -160,17 +146,7 @@ async fn a_sync_still_running_at_the_limit_is_a_named_timeout_in_every_format() 
     let kubeconfig = path_str(&kubeconfig);
 
     let json = lab
-        .run(
-            "step-4",
-            &[
-                "--format",
-                "json",
-                "--wait",
-                "2s",
-                "--kubeconfig",
-                kubeconfig,
-            ],
-        )
+        .waiting("step-4", "json", "2s", ["--kubeconfig", kubeconfig])
         .await;
     let report = json.json();
     assert_eq!(json.code, 1, "a timeout is 'not done': {report:#}");
@@ -198,17 +174,7 @@ async fn a_sync_still_running_at_the_limit_is_a_named_timeout_in_every_format() 
     human.assert_stdout_has(&["gave up after 2 s: still Running"]);
 
     let junit = lab
-        .run(
-            "step-4",
-            &[
-                "--format",
-                "junit",
-                "--wait",
-                "2s",
-                "--kubeconfig",
-                kubeconfig,
-            ],
-        )
+        .waiting("step-4", "junit", "2s", ["--kubeconfig", kubeconfig])
         .await;
     assert_eq!(junit.code, 1);
     assert!(
