@@ -156,10 +156,12 @@ fn seconds<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok,
 pub use crate::causes::{Cause, CauseId};
 
 /// One part of the hint under a check: what it is and where it came from, never its final
-/// words (`report::hint` words each part for each format; `-v` names each source).
+/// words (`report::hint` words each part for each format; `-v` names each source). Its texts are
+/// `T`: a learner's own as the checks wrote them, or (in a class view) a text shared by many
+/// learners, their own names kept apart as data.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
-pub enum HintPart {
+pub enum HintPart<T = String> {
     /// Fix the earlier check `check` first (this one's `after:` gate). `theirs` is that check's
     /// hint when this one's meaning depends on it (the event it waits for did not happen), empty
     /// when the learner finds it above.
@@ -167,24 +169,24 @@ pub enum HintPart {
         check: String,
         title: String,
         #[serde(skip_serializing_if = "Vec::is_empty")]
-        theirs: Vec<HintPart>,
+        theirs: Vec<HintPart<T>>,
     },
     /// The course's words from `file`'s `hint:` (for this cause, or for every cause), at the
     /// learner's level when the course gives several.
     Course {
-        text: String,
+        text: T,
         file: String,
         key: CourseKey,
         #[serde(skip_serializing_if = "Option::is_none")]
         level: Option<HintLevel>,
     },
     /// The next action the check names from what it saw in this state.
-    Check { text: String },
+    Check { text: T },
     /// The check's next action is to wait for what is still moving (a sync, a rollout).
-    Wait { text: String },
+    Wait { text: T },
     /// What the check saw will not change by waiting (a crashing pod of a deployed push); `instead`
     /// is what will. Said whatever the course's hint above it says.
-    WaitingWillNotFix { instead: String },
+    WaitingWillNotFix { instead: T },
     /// The cause table's hint, where neither the course nor the check gave one.
     Cause {
         #[serde(serialize_with = "cause_id")]
@@ -222,9 +224,26 @@ impl HintPart {
         }
     }
 
-    /// The part with each of its texts as `f` rewrites it, the rest as it is: a class shows
-    /// one learner's part with their own names as placeholders.
-    pub fn map_texts(&self, f: &impl Fn(&str) -> String) -> HintPart {
+    /// Whether the part gives the learner nothing to go on (a text of only blanks). A `first:`
+    /// part always does: it names the check to fix.
+    pub fn says_nothing(&self) -> bool {
+        !matches!(self, HintPart::First { .. })
+            && self.texts().iter().all(|text| text.trim().is_empty())
+    }
+
+    /// Whether the check itself gave this part (not the runner, the course or the cause table).
+    pub fn is_the_checks(&self) -> bool {
+        matches!(
+            self,
+            HintPart::Check { .. } | HintPart::Wait { .. } | HintPart::WaitingWillNotFix { .. }
+        )
+    }
+}
+
+impl<T> HintPart<T> {
+    /// The part with each of its texts as `f` makes it, the rest as it is: a class keeps one
+    /// learner's part with their own names apart from the words around them.
+    pub fn map_texts<U>(&self, f: &impl Fn(&T) -> U) -> HintPart<U> {
         match self {
             HintPart::First {
                 check,
@@ -253,21 +272,6 @@ impl HintPart {
             },
             HintPart::Cause { cause } => HintPart::Cause { cause: *cause },
         }
-    }
-
-    /// Whether the part gives the learner nothing to go on (a text of only blanks). A `first:`
-    /// part always does: it names the check to fix.
-    pub fn says_nothing(&self) -> bool {
-        !matches!(self, HintPart::First { .. })
-            && self.texts().iter().all(|text| text.trim().is_empty())
-    }
-
-    /// Whether the check itself gave this part (not the runner, the course or the cause table).
-    pub fn is_the_checks(&self) -> bool {
-        matches!(
-            self,
-            HintPart::Check { .. } | HintPart::Wait { .. } | HintPart::WaitingWillNotFix { .. }
-        )
     }
 }
 

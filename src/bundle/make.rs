@@ -116,7 +116,8 @@ impl Opened {
         }
         add_tape(&mut bundle, module, &answers);
         for (repo, paths) in reads(&steps) {
-            add_repo(&mut bundle, module, &request.work_dir, &repo, &paths);
+            let (work_dir, shower) = (&request.work_dir, &request.asked.paths);
+            add_repo(&mut bundle, module, work_dir, shower, &repo, &paths);
         }
         let bytes = bundle
             .to_tar_zst()

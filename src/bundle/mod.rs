@@ -225,11 +225,13 @@ pub fn reads(steps: &[&Step]) -> Vec<(String, Vec<String>)> {
 }
 
 /// Read one work repo into `bundle` under `repos/<name>/`: its state and the files the checks
-/// read (through the checks' own safe reads: nothing outside the repo, only regular files).
+/// read (through the checks' own safe reads: nothing outside the repo, only regular files),
+/// their paths shown by `shower`, the run's own, so a bundle never reads `HOME` on its own.
 pub fn add_repo(
     bundle: &mut Bundle,
     module: &Module,
     work_dir: &Path,
+    shower: &PathShower,
     repo: &str,
     paths: &[String],
 ) {
@@ -276,9 +278,8 @@ pub fn add_repo(
         }
         Err(e) => facts.error = Some(e.to_string()),
     }
-    let shower = PathShower::from_env();
     for path in paths {
-        match crate::probe::manifests::read_manifests(&dir, path, &shower) {
+        match crate::probe::manifests::read_manifests(&dir, path, shower) {
             Ok(files) => {
                 for (name, text) in files {
                     bundle.add(format!("repos/{repo}/files/{name}"), text);

@@ -56,7 +56,7 @@ fn learner(file: &Path) -> Result<Recorded, BundleError> {
             work_dir: None,
             status: Status::fold(steps.iter().map(|s| s.status)),
             steps,
-            placeholders: Vec::new(),
+            own: Vec::new(),
         },
     })
 }

@@ -1,13 +1,15 @@
 //! A class's failures grouped by what caused them: one group per (step, check, cause id), with the
 //! learners in it and the hint shown once. Learners are grouped by the cause id their check set
 //! (or the runner's generic one), never by the text of a hint, which names each learner's paths;
-//! within a group, by the parts of their hint once their own names are placeholders. The parts
-//! stay data: the reporters word them (`report::hint`), as they word every hint.
+//! within a group, by the parts of their hint with their own names lifted out as what they stand
+//! for ([`Shared`]: their work dir, a renamed namespace). The parts stay data: the reporters word
+//! them (`report::hint`), as they word every hint, and fill in the names.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::own::Shared;
 use super::seat::LearnerRun;
 use crate::causes::{Cause, CauseId};
 use crate::outcome::{HintPart, Status};
@@ -21,20 +23,21 @@ pub struct CauseGroup {
     pub status: Status,
     pub cause: String,
     pub learners: Vec<String>,
-    /// What labcheck saw, when it reads the same for every learner of the group once their own
-    /// names are placeholders; otherwise each learner's report has their own.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub summary: Option<String>,
-    /// Each distinct hint once, with placeholders (`<work-dir>`, `<learner>`), and who got it.
+    /// What labcheck saw, when it reads the same for every learner of the group but for their
+    /// own names; otherwise each learner's report has their own. Serialized by a reporter, in
+    /// its words.
+    #[serde(skip)]
+    pub summary: Option<Shared>,
+    /// Each distinct hint once (the same but for the learners' own names), and who got it.
     pub hints: Vec<SharedHint>,
 }
 
-/// One hint, as parts with placeholders for each learner's own names, and the learners of a
-/// group who were given it. Serialized without its parts: a reporter adds their words.
+/// One hint, as parts with each learner's own names lifted out, and the learners of a group who
+/// were given it. Serialized without its parts: a reporter adds their words.
 #[derive(Debug, Clone, Serialize)]
 pub struct SharedHint {
     #[serde(skip)]
-    pub parts: Vec<HintPart>,
+    pub parts: Vec<HintPart<Shared>>,
     pub learners: Vec<String>,
 }
 
@@ -66,22 +69,12 @@ impl ClassCauses {
     }
 }
 
-/// `text` with a learner's own names replaced by their placeholders: the checks write the names
-/// into their texts, so this is where a class tells one learner's words from another's.
-pub fn shared(text: &str, placeholders: &[(String, String)]) -> String {
-    placeholders
-        .iter()
-        .fold(text.to_string(), |text, (theirs, placeholder)| {
-            text.replace(theirs.as_str(), placeholder)
-        })
-}
-
 /// Group every failure and could-not-check of `runs` by (step, check, cause).
 pub fn group(runs: &[LearnerRun]) -> ClassCauses {
     struct Building {
         order: (usize, usize),
         group: CauseGroup,
-        summaries: Vec<String>,
+        summaries: Vec<Shared>,
     }
     // Keyed by the cause itself (its id and object), never by its text.
     let mut groups: BTreeMap<(String, String, Cause, Status), Building> = BTreeMap::new();
@@ -123,14 +116,12 @@ pub fn group(runs: &[LearnerRun]) -> ClassCauses {
                 });
                 let group = &mut building.group;
                 group.learners.push(run.learner.clone());
-                building
-                    .summaries
-                    .push(shared(&o.summary, &run.placeholders));
+                building.summaries.push(Shared::of(&o.summary, &run.own));
                 if !o.hints.is_empty() {
-                    let parts: Vec<HintPart> = o
+                    let parts: Vec<HintPart<Shared>> = o
                         .hints
                         .iter()
-                        .map(|p| p.map_texts(&|t| shared(t, &run.placeholders)))
+                        .map(|p| p.map_texts(&|t: &String| Shared::of(t, &run.own)))
                         .collect();
                     match group.hints.iter_mut().find(|h| h.parts == parts) {
                         Some(same) => same.learners.push(run.learner.clone()),
@@ -184,6 +175,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use crate::class::own::{OwnName, Piece, Slot};
     use crate::outcome::{Cause, CauseId, Outcome};
     use crate::run::CheckReport;
 
@@ -197,9 +189,25 @@ mod tests {
             learner: name.to_string(),
             status: step.status,
             steps: vec![step],
-            placeholders: vec![(work_dir.display().to_string(), "<work-dir>".to_string())],
+            own: vec![OwnName {
+                theirs: work_dir.display().to_string(),
+                slot: Slot::WorkDir,
+            }],
             work_dir: Some(work_dir),
         }
+    }
+
+    /// `cd`, the learner's work dir and `rest`, as a group holds it.
+    fn cd_in_work_dir(rest: &str) -> Shared {
+        Shared(vec![
+            Piece::Text("cd ".to_string()),
+            Piece::Own(Slot::WorkDir),
+            Piece::Text(rest.to_string()),
+        ])
+    }
+
+    fn words(text: &str) -> Shared {
+        Shared(vec![Piece::Text(text.to_string())])
     }
 
     fn unpushed(name: &str) -> Outcome {
@@ -243,12 +251,12 @@ mod tests {
         assert_eq!(
             hints[0].parts,
             [HintPart::Check {
-                text: "cd <work-dir>/checkout-config && git push".to_string()
+                text: cd_in_work_dir("/checkout-config && git push")
             }]
         );
         assert_eq!(
-            causes.groups[0].summary.as_deref(),
-            Some("main is 1 commit ahead of origin/main")
+            causes.groups[0].summary,
+            Some(words("main is 1 commit ahead of origin/main"))
         );
     }
 
@@ -376,9 +384,62 @@ mod tests {
         assert_eq!(
             hints[1].parts,
             [HintPart::Check {
-                text: "cd <work-dir>/checkout-config && git pull --rebase && git push".to_string()
+                text: cd_in_work_dir("/checkout-config && git pull --rebase && git push")
             }]
         );
         assert_eq!(hints[1].learners, names(&["erin"]));
+    }
+
+    /// The bug `str::replace` had: a learner whose Application is named like a piece of a word
+    /// (learner `ed`, `--app-template '{learner}'`) had every "pushed" and "synced" of their hint
+    /// turned into "push<learner>" and "sync<learner>", so they were grouped apart from a learner
+    /// with the same hint. Their names count only where they stand whole.
+    #[test]
+    fn a_learner_named_like_part_of_a_word_shares_the_hint_of_the_others() {
+        let slot = Slot::Renamed {
+            template: "{learner}".to_string(),
+            slot: "{app}",
+            course: "checkout-dev".to_string(),
+        };
+        // Their Application is named for them alone: the app template has no `{app}`.
+        let not_synced = |app: &str| LearnerRun {
+            own: vec![OwnName {
+                theirs: app.to_string(),
+                slot: slot.clone(),
+            }],
+            ..learner(
+                app,
+                vec![check(
+                    "synced",
+                    Outcome::fail(format!("{app} is not synced to the pushed commit"))
+                        .with_hint(format!("pushed: sync it with `argocd app sync {app}`"))
+                        .with_cause(Cause::new(CauseId::NoSync)),
+                )],
+            )
+        };
+        let runs = [not_synced("ed"), not_synced("zoe")];
+        let app = Piece::Own(slot.clone());
+        let causes = group(&runs);
+        assert_eq!(causes.groups.len(), 1, "{:#?}", causes.groups);
+        let hints = &causes.groups[0].hints;
+        assert_eq!(hints.len(), 1, "{hints:#?}");
+        assert_eq!(hints[0].learners, names(&["ed", "zoe"]));
+        assert_eq!(
+            hints[0].parts,
+            [HintPart::Check {
+                text: Shared(vec![
+                    Piece::Text("pushed: sync it with `argocd app sync ".to_string()),
+                    app.clone(),
+                    Piece::Text("`".to_string()),
+                ])
+            }]
+        );
+        assert_eq!(
+            causes.groups[0].summary,
+            Some(Shared(vec![
+                app,
+                Piece::Text(" is not synced to the pushed commit".to_string())
+            ]))
+        );
     }
 }

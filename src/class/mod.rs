@@ -10,6 +10,7 @@
 pub mod causes;
 pub mod follow;
 pub mod gate;
+pub mod own;
 pub mod renames;
 pub mod room;
 pub mod seat;

@@ -192,7 +192,7 @@ mod tests {
             work_dir: None,
             status: Status::Error,
             steps: vec![step("step-4", "Release", checks)],
-            placeholders: Vec::new(),
+            own: Vec::new(),
         }
     }
 

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::own::{OwnName, Slot};
 use super::renames::{Renames, for_learner, renamed};
 use crate::course::{Course, Module, Step};
 use crate::outcome::Status;
@@ -34,9 +35,10 @@ pub struct LearnerRun {
     pub work_dir: Option<PathBuf>,
     pub status: Status,
     pub steps: Vec<StepReport>,
-    /// Text that is theirs alone and its placeholder, for showing a hint once for many learners.
+    /// The names in their reports that are theirs alone, for showing a hint once for many
+    /// learners.
     #[serde(skip)]
-    pub placeholders: Vec<(String, String)>,
+    pub own: Vec<OwnName>,
 }
 
 /// The hint of a learner without work repos to read.
@@ -62,7 +64,7 @@ pub struct Lesson<'a> {
 pub struct Seat {
     pub env: Environment,
     steps: Vec<Step>,
-    placeholders: Vec<(String, String)>,
+    own: Vec<OwnName>,
 }
 
 impl Seat {
@@ -80,7 +82,7 @@ impl Seat {
                 .iter()
                 .map(|step| for_learner(step, &env.learner, &env.names, argocd_ns))
                 .collect(),
-            placeholders: placeholders(&env, steps, argocd_ns, paths),
+            own: own_names(&env, steps, argocd_ns, paths),
             env,
         }
     }
@@ -122,7 +124,7 @@ impl Seat {
     /// `reports` as this learner's run.
     pub fn learner_run(&self, reports: Vec<StepReport>) -> LearnerRun {
         LearnerRun {
-            placeholders: self.placeholders.clone(),
+            own: self.own.clone(),
             learner: self.env.learner.clone(),
             work_dir: self.env.work_dir.clone(),
             status: Status::fold(reports.iter().map(|r| r.status)),
@@ -149,29 +151,32 @@ pub fn work_dir(env: &Environment) -> WorkDir {
     }
 }
 
-/// What in `env`'s reports is theirs alone, with the placeholder a class view shows instead:
-/// their work dir as `<work-dir>` (as written and as `~/…`), their namespaces and Applications
-/// as the template with `<learner>`. Longest first, so a longer name is replaced whole.
-fn placeholders(
+/// What in `env`'s reports is theirs alone: their work dir (as written and as `~/…`), their
+/// namespaces and Applications as the templates renamed them. Longest first, so a longer name is
+/// taken whole.
+fn own_names(
     env: &Environment,
     course_steps: &[&Step],
     argocd_ns: &str,
     paths: &PathShower,
-) -> Vec<(String, String)> {
+) -> Vec<OwnName> {
     let mut out = Vec::new();
     if let Some(dir) = &env.work_dir {
         let shown = dir.display().to_string();
         if !shown.is_empty() {
-            out.push((shown, "<work-dir>".to_string()));
+            out.push(OwnName {
+                theirs: shown,
+                slot: Slot::WorkDir,
+            });
         }
         let home = paths.show(dir);
         if home.starts_with('~') && home != "~/" {
-            out.push((home, "<work-dir>".to_string()));
+            out.push(OwnName {
+                theirs: home,
+                slot: Slot::WorkDir,
+            });
         }
     }
-    let shown_as = |template: Option<&str>, slot: &str, name: &str| {
-        template.map(|t| t.replace("{learner}", "<learner>").replace(slot, name))
-    };
     for course in course_steps {
         for check in &course.checks {
             let pairs = renamed(&check.kind, &env.learner, &env.names, argocd_ns);
@@ -181,14 +186,21 @@ fn placeholders(
                     _ => env.names.app.as_deref(),
                 };
                 if original != renamed
-                    && let Some(shown) = shown_as(template, slot, &original)
+                    && let Some(template) = template
                 {
-                    out.push((renamed, shown));
+                    out.push(OwnName {
+                        theirs: renamed,
+                        slot: Slot::Renamed {
+                            template: template.to_string(),
+                            slot,
+                            course: original,
+                        },
+                    });
                 }
             }
         }
     }
-    out.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+    out.sort_by_key(|name| std::cmp::Reverse(name.theirs.len()));
     out.dedup();
     out
 }

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use super::hint::Words;
 use super::{Format, Styles};
 use crate::class::LearnerRun;
 use crate::class::causes::ClassCauses;
@@ -159,13 +160,9 @@ fn matrix(out: &mut String, desks: &[Desk], step: &crate::run::StepReport) {
     );
     out.push_str("<table class=\"matrix\"><thead><tr><th scope=\"col\">learner</th>");
     for (n, check) in step.checks.iter().enumerate() {
-        let _ = write!(
-            out,
-            "<th scope=\"col\" title=\"{}: {}\">{}</th>",
-            escape(&check.id),
-            escape(&check.title),
-            n + 1
-        );
+        let (id, title) = escaped(check);
+        let n = n + 1;
+        let _ = write!(out, "<th scope=\"col\" title=\"{id}: {title}\">{n}</th>");
     }
     out.push_str("<th scope=\"col\">status</th></tr></thead><tbody>\n");
     for desk in desks {
@@ -207,14 +204,15 @@ fn matrix(out: &mut String, desks: &[Desk], step: &crate::run::StepReport) {
     }
     out.push_str("</tbody></table>\n<ol class=\"legend\">");
     for check in &step.checks {
-        let _ = write!(
-            out,
-            "<li><code>{}</code> {}</li>",
-            escape(&check.id),
-            escape(&check.title)
-        );
+        let (id, title) = escaped(check);
+        let _ = write!(out, "<li><code>{id}</code> {title}</li>");
     }
     out.push_str("</ol></section>\n");
+}
+
+/// A check's id and title as the page writes them (escaped: a course's words are text).
+fn escaped(check: &crate::run::CheckReport) -> (String, String) {
+    (escape(&check.id), escape(&check.title))
 }
 
 /// A learner's status at one step, with what the room knows: not checked yet, a cluster that
@@ -300,7 +298,7 @@ fn causes_html(out: &mut String, causes: &ClassCauses) {
             let _ = write!(
                 out,
                 "<p class=\"saw\">saw: {}</p>",
-                escape(summary.trim_end())
+                escape(summary.words().trim_end())
             );
         }
         for hint in &group.hints {

@@ -6,6 +6,20 @@ use serde::Serialize;
 
 use crate::outcome::{CourseKey, HintPart};
 
+/// A text a hint part carries, as a report words it: a learner's own text as it is; a class's
+/// text shared by many learners with each one's own names as what they stand for
+/// (`report::matrix`).
+pub trait Words {
+    /// The words a report shows.
+    fn words(&self) -> String;
+}
+
+impl Words for String {
+    fn words(&self) -> String {
+        self.clone()
+    }
+}
+
 /// What "waiting will not fix this" says before the check's way out.
 const WAITING_WILL_NOT_FIX: &str = "waiting will not fix this";
 
@@ -20,7 +34,7 @@ pub struct WordedPart {
 
 /// The whole hint as one text, the way every report shows it: each part on its own line, a
 /// `first:` part as `first: …` with what follows it as `; then: …`. `None` without parts.
-pub fn text(parts: &[HintPart]) -> Option<String> {
+pub fn text<T: Words>(parts: &[HintPart<T>]) -> Option<String> {
     if parts.is_empty() {
         return None;
     }
@@ -58,7 +72,7 @@ pub fn worded(parts: &[HintPart], check_kind: &str) -> Vec<WordedPart> {
 }
 
 /// One part's words, without the `first:` the whole hint puts before the first parts.
-fn words(part: &HintPart) -> String {
+fn words<T: Words>(part: &HintPart<T>) -> String {
     match part {
         HintPart::First {
             title, theirs: t, ..
@@ -67,9 +81,11 @@ fn words(part: &HintPart) -> String {
             None => format!("{title} (see above)"),
         },
         HintPart::Course { text, .. } | HintPart::Check { text } | HintPart::Wait { text } => {
-            text.clone()
+            text.words()
         }
-        HintPart::WaitingWillNotFix { instead } => format!("{WAITING_WILL_NOT_FIX}: {instead}"),
+        HintPart::WaitingWillNotFix { instead } => {
+            format!("{WAITING_WILL_NOT_FIX}: {}", instead.words())
+        }
         HintPart::Cause { cause } => cause.default_hint().unwrap_or_default().to_string(),
     }
 }

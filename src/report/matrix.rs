@@ -7,8 +7,10 @@ use std::fmt::Write;
 use owo_colors::OwoColorize;
 
 use super::Styles;
+use super::hint::Words;
 use crate::class::LearnerRun;
 use crate::class::causes::ClassCauses;
+use crate::class::own::{Piece, Shared, Slot};
 use crate::outcome::Status;
 
 /// A class run as a report: every learner's runs and their failures grouped by cause.
@@ -89,7 +91,7 @@ pub fn human(runs: &[LearnerRun], causes: &ClassCauses, styles: Styles) -> Strin
 
 /// "By cause:": learners without a work dir once each, then a group per (step, check, cause):
 /// how many, which check and cause, who, what was seen when it reads the same for all, and the
-/// hint once with placeholders for each learner's own paths and names.
+/// hint once with a placeholder for each learner's own paths and names.
 fn causes_text(out: &mut String, causes: &ClassCauses) {
     if causes.is_empty() {
         let _ = writeln!(out, "Every learner passed every check.");
@@ -127,7 +129,7 @@ fn causes_text(out: &mut String, causes: &ClassCauses) {
         );
         let _ = writeln!(out, "      {}", group.learners.join(", "));
         if let Some(summary) = &group.summary {
-            let _ = writeln!(out, "      saw:  {}", indent(summary));
+            let _ = writeln!(out, "      saw:  {}", indent(&summary.words()));
         }
         for hint in &group.hints {
             let words = super::hint::text(&hint.parts).unwrap_or_default();
@@ -142,6 +144,28 @@ fn causes_text(out: &mut String, causes: &ClassCauses) {
                 );
             }
         }
+    }
+}
+
+/// A text many learners share, their own names filled in as the placeholders that stand for
+/// every one of them: `<work-dir>`, and a renamed name as its template says it with `<learner>`
+/// (`<learner>-checkout-dev`). The terminal, JSON and the class page all show it so.
+impl Words for Shared {
+    fn words(&self) -> String {
+        self.0
+            .iter()
+            .map(|piece| match piece {
+                Piece::Text(text) => text.clone(),
+                Piece::Own(Slot::WorkDir) => "<work-dir>".to_string(),
+                Piece::Own(Slot::Renamed {
+                    template,
+                    slot,
+                    course,
+                }) => template
+                    .replace("{learner}", "<learner>")
+                    .replace(slot, course),
+            })
+            .collect()
     }
 }
 
@@ -175,6 +199,9 @@ pub fn json(runs: &[LearnerRun], causes: &ClassCauses) -> String {
 fn causes_value(causes: &ClassCauses) -> serde_json::Value {
     let mut value = serde_json::to_value(causes).unwrap_or_default();
     for (g, group) in causes.groups.iter().enumerate() {
+        if let Some(summary) = &group.summary {
+            value["groups"][g]["summary"] = summary.words().into();
+        }
         for (h, hint) in group.hints.iter().enumerate() {
             value["groups"][g]["hints"][h]["hint"] =
                 super::hint::text(&hint.parts).unwrap_or_default().into();
@@ -239,4 +266,32 @@ pub fn tap(runs: &[LearnerRun], version: super::tap::Version) -> String {
             .map(|run| (run.learner.as_str(), run.status, run.steps.as_slice())),
         version,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shared_text_shows_each_learners_names_as_what_stands_for_them() {
+        let renamed = |template: &str, slot| {
+            Piece::Own(Slot::Renamed {
+                template: template.to_string(),
+                slot,
+                course: "checkout-dev".to_string(),
+            })
+        };
+        let text = Shared(vec![
+            Piece::Text("cd ".to_string()),
+            Piece::Own(Slot::WorkDir),
+            Piece::Text("/checkout-config; kubectl -n ".to_string()),
+            renamed("{learner}-{namespace}", "{namespace}"),
+            Piece::Text(" get jobs; argocd app sync ".to_string()),
+            renamed("{learner}", "{app}"),
+        ]);
+        assert_eq!(
+            text.words(),
+            "cd <work-dir>/checkout-config; kubectl -n <learner>-checkout-dev get jobs; argocd app sync <learner>"
+        );
+    }
 }

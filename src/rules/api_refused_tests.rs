@@ -3,6 +3,14 @@
 use crate::plan::{Plan, PlanOptions, parse_manifests};
 use crate::rules::{Severity, check};
 
+/// The findings of `base` with each `(old, new)` of `edits` made in it.
+fn findings_edited(base: &str, edits: &[(&str, &str)]) -> Vec<crate::rules::Finding> {
+    let yaml = edits
+        .iter()
+        .fold(base.to_string(), |yaml, (old, new)| yaml.replace(old, new));
+    findings_of(&yaml)
+}
+
 fn findings_of(yaml: &str) -> Vec<crate::rules::Finding> {
     let objects = parse_manifests("m.yaml", yaml).expect("manifests parse");
     let plan = Plan::new(objects, Vec::new(), &PlanOptions::default());
@@ -87,58 +95,44 @@ fn a_field_of_the_wrong_type_is_refused_in_the_api_servers_words() {
         }
         assert_eq!(found.len(), 1, "{yaml}: {found:?}");
         assert_eq!(found[0].severity, Severity::Error);
-        assert!(
-            found[0].reason.contains(says),
-            "{says}\nnot in\n{}",
-            found[0].reason
-        );
+        assert_has(&found[0].reason, &[says]);
     }
 }
 
 #[test]
 fn every_refused_field_is_named_the_first_in_key_order_as_the_api_server_reports_it() {
-    let yaml = DEPLOYMENT
-        .replace("replicas: 2", "replicas: \"2\"")
-        .replace(
-            "labels: {app: web}\nspec",
-            "labels: {app: web, tier: 1}\nspec",
-        );
-    let found = findings_of(&yaml);
+    let found = findings_edited(
+        DEPLOYMENT,
+        &[
+            ("replicas: 2", "replicas: \"2\""),
+            (
+                "labels: {app: web}\nspec",
+                "labels: {app: web, tier: 1}\nspec",
+            ),
+        ],
+    );
     assert_eq!(found.len(), 1, "{found:?}");
     // `metadata` sorts before `spec`: the server names the label.
-    assert!(
-        found[0].reason.contains("ObjectMeta.metadata.labels"),
-        "{}",
-        found[0].reason
+    assert_has(
+        &found[0].reason,
+        &["ObjectMeta.metadata.labels", "`spec.replicas` (a string)"],
     );
-    assert!(
-        found[0].reason.contains("`spec.replicas` (a string)"),
-        "{}",
-        found[0].reason
-    );
-    assert!(
-        found[0]
-            .fix
-            .contains("`spec.replicas` as a number, unquoted"),
-        "{}",
-        found[0].fix
-    );
+    assert_has(&found[0].fix, &["`spec.replicas` as a number, unquoted"]);
 }
 
 #[test]
 fn a_refused_hook_is_said_never_to_run() {
-    let yaml = JOB
-        .replace("backoffLimit: 0", "backoffLimit: \"0\"")
-        .replace(
-            "  name: db-migrate\n",
-            "  name: db-migrate\n  annotations:\n    argocd.argoproj.io/hook: PreSync\n",
-        );
-    let found = findings_of(&yaml);
-    assert!(
-        found[0].reason.contains("It is a hook, so it never runs"),
-        "{}",
-        found[0].reason
+    let found = findings_edited(
+        JOB,
+        &[
+            ("backoffLimit: 0", "backoffLimit: \"0\""),
+            (
+                "  name: db-migrate\n",
+                "  name: db-migrate\n  annotations:\n    argocd.argoproj.io/hook: PreSync\n",
+            ),
+        ],
     );
+    assert_has(&found[0].reason, &["It is a hook, so it never runs"]);
 }
 
 #[test]
@@ -209,11 +203,14 @@ fn every_application_whose_refs_argo_cd_cannot_resolve_is_an_error_in_its_words(
         assert_eq!(found.len(), 1, "{sources}: {found:?}");
         assert_eq!(found[0].object, "Application/shop");
         assert_eq!(found[0].severity, Severity::Error);
-        assert!(
-            found[0].reason.contains(says),
-            "{says}\nnot in\n{}",
-            found[0].reason
-        );
+        assert_has(&found[0].reason, &[says]);
+    }
+}
+
+/// Assert that `text` holds each of `words`.
+fn assert_has(text: &str, words: &[&str]) {
+    for w in words {
+        assert!(text.contains(w), "{w}\nnot in\n{text}");
     }
 }
 

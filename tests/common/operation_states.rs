@@ -36,21 +36,46 @@ pub(crate) fn entry(
     e
 }
 
+/// A hook Job's entry that ended Succeeded, with `message`.
+pub(crate) fn hook(name: &str, phase: &str, message: &str) -> Value {
+    entry("Job", name, phase, true, "Succeeded", message)
+}
+
+/// A sync of checkout's Deployment alone (`argocd app sync --resource apps:Deployment:checkout`).
+pub(crate) fn selective_sync() -> Value {
+    json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]})
+}
+
+/// `snapshot` without its Jobs and pods (deleted by hand, or by a HookSucceeded policy).
+pub(crate) fn jobs_gone(snapshot: &mut Snapshot) {
+    snapshot
+        .objects
+        .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
+}
+
+/// `snapshot` with its Jobs made before the learner's commit existed.
+pub(crate) fn jobs_made_before_the_commit(snapshot: &mut Snapshot) {
+    for job in snapshot.objects.iter_mut().filter(|o| o["kind"] == "Job") {
+        job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");
+    }
+}
+
+/// An entry of the Sync phase that is no hook, ended `result` with `message`.
+fn synced(kind: &str, name: &str, result: &str, message: &str) -> Value {
+    entry(kind, name, "Sync", false, result, message)
+}
+
 pub(crate) fn plain_entries() -> Vec<Value> {
     vec![
-        entry(
+        synced(
             "ConfigMap",
             "checkout-config",
-            "Sync",
-            false,
             "Succeeded",
             "configmap/checkout-config unchanged",
         ),
-        entry(
+        synced(
             "Deployment",
             "checkout",
-            "Sync",
-            false,
             "Running",
             "deployment.apps/checkout unchanged",
         ),
@@ -60,36 +85,26 @@ pub(crate) fn plain_entries() -> Vec<Value> {
 /// A dry run of the push: every task listed as Succeeded, `(dry run)` in each message.
 pub(crate) fn dry_run_entries() -> Vec<Value> {
     vec![
-        entry(
-            "Job",
+        hook(
             "checkout-migrate",
             "PreSync",
-            true,
-            "Succeeded",
             "job.batch/checkout-migrate created (dry run)",
         ),
-        entry(
+        synced(
             "ConfigMap",
             "checkout-config",
-            "Sync",
-            false,
             "Succeeded",
             "configmap/checkout-config configured (dry run)",
         ),
-        entry(
+        synced(
             "Deployment",
             "checkout",
-            "Sync",
-            false,
             "Succeeded",
             "deployment.apps/checkout configured (dry run)",
         ),
-        entry(
-            "Job",
+        hook(
             "checkout-smoke-test",
             "PostSync",
-            true,
-            "Succeeded",
             "job.batch/checkout-smoke-test created (dry run)",
         ),
     ]
@@ -98,23 +113,10 @@ pub(crate) fn dry_run_entries() -> Vec<Value> {
 /// The hooks alone: what a sync with `ApplyOutOfSyncOnly=true` lists when the ConfigMap and the
 /// Deployment were already Synced.
 pub(crate) fn hooks_only_entries() -> Vec<Value> {
+    let done = "Reached expected number of succeeded pods";
     vec![
-        entry(
-            "Job",
-            "checkout-migrate",
-            "PreSync",
-            true,
-            "Succeeded",
-            "Reached expected number of succeeded pods",
-        ),
-        entry(
-            "Job",
-            "checkout-smoke-test",
-            "PostSync",
-            true,
-            "Succeeded",
-            "Reached expected number of succeeded pods",
-        ),
+        hook("checkout-migrate", "PreSync", done),
+        hook("checkout-smoke-test", "PostSync", done),
     ]
 }
 
@@ -130,7 +132,7 @@ pub(crate) fn app_of(snapshot: &mut Snapshot) -> &mut Value {
 /// `point`'s solved state (as Argo CD recorded it), with checkout-dev's last operation made
 /// `request` (merged over the recorded sync: a `revision` in it names the values source's
 /// revision, as `argocd app sync --revision` does for a multi-source app's values) ending
-/// Succeeded with `resources`, a minute after the recorded operation ended (a later operation
+/// Succeeded with `resources`, an hour after the recorded operation ended (a later operation
 /// than the sync Argo CD recorded), and `history` as given.
 pub(crate) fn state_with(
     revs: &Revisions,
@@ -162,7 +164,7 @@ pub(crate) fn state_with(
     operation["sync"] = sync;
     app["status"]["operationState"] = json!({
         "phase": "Succeeded", "message": "successfully synced (all tasks run)",
-        "startedAt": after(&recorded["finishedAt"], 60), "finishedAt": after(&recorded["finishedAt"], 65),
+        "startedAt": after(&recorded["finishedAt"], 3600), "finishedAt": after(&recorded["finishedAt"], 3605),
         "operation": operation,
         "syncResult": recorded["syncResult"]});
     // Argo CD's own fields of the result (`revision: ""` and an empty `source` beside a
@@ -183,6 +185,52 @@ fn after(time: &Value, seconds: i64) -> String {
         .and_then(|t| t.parse().ok())
         .expect("the recorded operation's times");
     (at + jiff::SignedDuration::from_secs(seconds)).to_string()
+}
+
+/// The time `seconds` after `point`'s recorded last operation ended.
+pub(crate) fn after_the_recorded_sync(revs: &Revisions, point: &str, seconds: i64) -> String {
+    let mut snapshot = cluster::solved(point, revs).expect("a fixture state");
+    let finished = app_of(&mut snapshot)["status"]["operationState"]["finishedAt"].clone();
+    after(&finished, seconds)
+}
+
+/// `point`'s recorded history entry of the push's sync, made a sync of `revision` of
+/// checkout-config; with `seconds`, one that ran that long after the recorded operation ended.
+pub(crate) fn history_entry_at(
+    revs: &Revisions,
+    point: &str,
+    revision: &str,
+    seconds: Option<i64>,
+) -> Value {
+    let pushed = revs.pushed("checkout-config").expect("a push");
+    let mut snapshot = cluster::solved(point, revs).expect("a fixture state");
+    let app = app_of(&mut snapshot);
+    let finished = app["status"]["operationState"]["finishedAt"].clone();
+    let history = app["status"]["history"].take();
+    let mut entry = history
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| {
+            e["revisions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|r| r == pushed)
+        })
+        .cloned()
+        .expect("the recorded sync of the push");
+    for r in entry["revisions"].as_array_mut().into_iter().flatten() {
+        if r == pushed {
+            *r = json!(revision);
+        }
+    }
+    if let Some(seconds) = seconds {
+        entry["id"] = json!(3);
+        entry["deployStartedAt"] = json!(after(&finished, seconds));
+        entry["deployedAt"] = json!(after(&finished, seconds + 40));
+    }
+    entry
 }
 
 /// `point`'s recorded history without the entries of the push: no sync of the push has
@@ -241,9 +289,7 @@ pub(crate) fn refused_state(revs: &Revisions, point: &str, keep_old_jobs: bool) 
         "one or more objects failed to apply, reason: {REFUSED}"
     ));
     if !keep_old_jobs {
-        snapshot
-            .objects
-            .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
+        jobs_gone(&mut snapshot);
     }
     snapshot
 }
@@ -266,8 +312,7 @@ pub(crate) fn named_operations(
             plain_entries(),
             Some(history_without_the_push(revs2, "step-2")),
         );
-        s.objects
-            .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
+        jobs_gone(&mut s);
         s
     };
     let older = revs2
@@ -288,9 +333,7 @@ pub(crate) fn named_operations(
         (
             "a selective sync, the Jobs gone",
             "step-2",
-            without_jobs(
-                json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
-            ),
+            without_jobs(selective_sync()),
         ),
         (
             "a dry run of an older revision",
@@ -321,13 +364,11 @@ pub(crate) fn named_operations(
                 let mut s = state_with(
                     revs2,
                     "step-2",
-                    json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
+                    selective_sync(),
                     plain_entries()[1..].to_vec(),
                     Some(history_without_the_push(revs2, "step-2")),
                 );
-                for job in s.objects.iter_mut().filter(|o| o["kind"] == "Job") {
-                    job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");
-                }
+                jobs_made_before_the_commit(&mut s);
                 s
             },
         ),
@@ -340,25 +381,28 @@ pub(crate) fn named_operations(
                 json!({"autoHealAttemptsCount": 1,
                     "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
                 plain_entries()[1..].to_vec(),
-                Some(history_without_the_push(revs2)),
+                Some(history_without_the_push(revs2, "step-2")),
             ),
         ),
         (
             "a self-heal, a history of one that may have lost the push's sync",
             "step-2",
             {
-                // A later full sync of the revision before the push is all a history of one keeps;
-                // the Jobs (10:00:01) are older than it: the push's sync may have made them.
+                // A later full sync of the revision before the push (ten minutes after the
+                // recorded one) is all a history of one keeps; the Jobs are older than it: the
+                // push's sync may have made them.
                 let mut s = state_with(
                     revs2,
                     "step-2",
                     json!({"autoHealAttemptsCount": 1,
                         "resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
                     plain_entries()[1..].to_vec(),
-                    Some(
-                        json!([{"id": 3, "revision": older, "initiatedBy": {"username": "admin"},
-                        "deployStartedAt": "2026-05-02T10:20:00Z", "deployedAt": "2026-05-02T10:20:40Z"}]),
-                    ),
+                    Some(json!([history_entry_at(
+                        revs2,
+                        "step-2",
+                        &older,
+                        Some(600)
+                    )])),
                 );
                 app_of(&mut s)["spec"]["revisionHistoryLimit"] = json!(1);
                 s

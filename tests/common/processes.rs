@@ -36,6 +36,22 @@ extern "C" fn stop_children() {
     }
 }
 
+/// A folder for a tier's cluster (named `prefix…`, removed at exit) with fresh certificates
+/// written into it.
+pub fn cluster_dir(prefix: &str) -> Result<(PathBuf, crate::certs::Certs), String> {
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|e| e.to_string())?
+        .keep();
+    remove_at_exit(&dir)?;
+    let certs = crate::certs::Certs::generate().map_err(|e| format!("certificates: {e}"))?;
+    certs
+        .write(&dir)
+        .map_err(|e| format!("certificates: {e}"))?;
+    Ok((dir, certs))
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -152,4 +168,35 @@ pub fn start_etcd(etcd: &Path, dir: &Path) -> Result<(String, Child, PathBuf), S
         &log,
     )?;
     Ok((url, child, log))
+}
+
+/// The flags both tiers start kube-apiserver with: on loopback at `port`, storing in etcd at
+/// `etcd_url`, its certificates (and the service accounts' keys) in `pki`, RBAC, and the
+/// harness's kubelet for logs. Each tier adds its own after them.
+pub fn apiserver_flags(etcd_url: &str, pki: &Path, port: u16) -> Vec<String> {
+    vec![
+        format!("--etcd-servers={etcd_url}"),
+        format!("--cert-dir={}", pki.display()),
+        format!("--secure-port={port}"),
+        "--bind-address=127.0.0.1".into(),
+        "--advertise-address=127.0.0.1".into(),
+        // The `kubernetes` Service's endpoints may not be a loopback address; nothing reaches
+        // the API server by them (Argo CD by the kubeconfig's URL, ARGOCD_FAKE_IN_CLUSTER).
+        "--endpoint-reconciler-type=none".into(),
+        "--service-cluster-ip-range=10.0.0.0/24".into(),
+        "--allow-privileged=true".into(),
+        "--authorization-mode=RBAC".into(),
+        format!("--client-ca-file={}", pki.join("ca.crt").display()),
+        "--service-account-issuer=https://kubernetes.default.svc.cluster.local".into(),
+        format!(
+            "--service-account-key-file={}",
+            pki.join("sa.pub").display()
+        ),
+        format!(
+            "--service-account-signing-key-file={}",
+            pki.join("sa.key").display()
+        ),
+        // Logs come from the harness's kubelet over HTTPS on loopback.
+        "--kubelet-preferred-address-types=InternalIP".into(),
+    ]
 }

@@ -87,6 +87,16 @@ fn text<'a>(check: &'a Value, field: &str) -> &'a str {
     check[field].as_str().unwrap_or("")
 }
 
+/// The check's verdict in `run`: its status, the exit code, and the words each field says.
+fn assert_check(run: &Run, status: &str, code: i32, says: &[(&str, &str)]) {
+    let check = run.check("the-check");
+    assert_eq!(check["status"], status, "{check:#}");
+    for (field, words) in says {
+        assert!(text(&check, field).contains(words), "{field}: {check:#}");
+    }
+    assert_eq!(run.code, code, "{check:#}");
+}
+
 /// A course error: exit 2, `labcheck: FILE:LINE:COL: …` naming `file` and holding every one of
 /// `words`, an empty stdout.
 fn assert_course_error(run: &Run, file: &str, words: &[&str]) {
@@ -207,7 +217,7 @@ fn a_step_that_does_not_exist_lists_the_steps_there_are() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("labcheck list"), "{}", run.stderr);
+    run.assert_stderr_has(&["labcheck list"]);
 }
 
 #[test]
@@ -222,7 +232,7 @@ fn a_step_listed_in_module_yaml_without_its_file_is_named() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("--course-dir"), "{}", run.stderr);
+    run.assert_stderr_has(&["--course-dir"]);
 }
 
 #[test]
@@ -232,13 +242,7 @@ fn a_missing_reference_file_is_could_not_check_naming_it() {
         "  - id: the-check\n    title: \"values as the reference\"\n    diff: {repo: argocd-platform, file: argocd/values.yaml, reference: {expected: argocd-values.yaml}, mode: yaml}\n",
     );
     let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "error", "{check:#}");
-    assert!(
-        text(&check, "summary").contains("argocd-values.yaml"),
-        "{check:#}"
-    );
-    assert_eq!(run.code, 3);
+    assert_check(&run, "error", 3, &[("summary", "argocd-values.yaml")]);
 }
 
 #[test]
@@ -283,11 +287,12 @@ fn a_missing_repo_cannot_be_checked_and_says_how_to_get_it() {
     let case = Case::new("fresh", GIT_CHECK);
     std::fs::remove_dir_all(case.repo("checkout-config")).unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "error");
-    assert!(text(&check, "summary").contains("does not exist"));
-    assert!(text(&check, "hint").contains("git clone"), "{check:#}");
-    assert_eq!(run.code, 3);
+    assert_check(
+        &run,
+        "error",
+        3,
+        &[("summary", "does not exist"), ("hint", "git clone")],
+    );
 }
 
 #[test]
@@ -296,14 +301,9 @@ fn a_folder_that_is_not_a_git_repo_cannot_be_checked() {
     std::fs::remove_dir_all(case.repo("checkout-config").join(".git"))
         .unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
+    assert_check(&run, "error", 3, &[("summary", "is not a git repository")]);
     let check = run.check("the-check");
-    assert_eq!(check["status"], "error", "{check:#}");
-    assert!(
-        text(&check, "summary").contains("is not a git repository"),
-        "{check:#}"
-    );
     assert!(!text(&check, "hint").is_empty(), "{check:#}");
-    assert_eq!(run.code, 3);
 }
 
 #[test]
@@ -312,13 +312,12 @@ fn a_corrupt_git_repo_cannot_be_checked() {
     std::fs::write(case.repo("checkout-config").join(".git/HEAD"), "garbage\n")
         .unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "error", "{check:#}");
-    assert!(
-        text(&check, "summary").contains("cannot read the git repository"),
-        "{check:#}"
+    assert_check(
+        &run,
+        "error",
+        3,
+        &[("summary", "cannot read the git repository")],
     );
-    assert_eq!(run.code, 3);
 }
 
 #[test]
@@ -329,14 +328,12 @@ fn a_detached_head_fails_with_a_hint_to_switch_to_main() {
         &["switch", "--quiet", "--detach", "HEAD~1"],
     );
     let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "fail", "{check:#}");
-    assert!(text(&check, "summary").contains("detached"), "{check:#}");
-    assert!(
-        text(&check, "hint").contains("git switch main"),
-        "{check:#}"
+    assert_check(
+        &run,
+        "fail",
+        1,
+        &[("summary", "detached"), ("hint", "git switch main")],
     );
-    assert_eq!(run.code, 1);
 }
 
 /// A commit on main and one on `side` that change `conflict.txt` differently.
@@ -443,17 +440,15 @@ fn no_origin_remote_fails_with_a_hint_to_add_it() {
     let case = Case::new("step-2", GIT_CHECK);
     case.git("checkout-config", &["remote", "remove", "origin"]);
     let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "fail", "{check:#}");
-    assert!(
-        text(&check, "summary").contains("has no remote `origin`"),
-        "{check:#}"
+    assert_check(
+        &run,
+        "fail",
+        1,
+        &[
+            ("summary", "has no remote `origin`"),
+            ("hint", "git remote add origin"),
+        ],
     );
-    assert!(
-        text(&check, "hint").contains("git remote add origin"),
-        "{check:#}"
-    );
-    assert_eq!(run.code, 1);
 }
 
 #[test]
@@ -465,13 +460,7 @@ fn never_pushed_fails_with_a_hint_to_push_with_upstream() {
         &["update-ref", "-d", "refs/remotes/origin/main"],
     );
     let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "fail", "{check:#}");
-    assert!(
-        text(&check, "hint").contains("git push -u origin main"),
-        "{check:#}"
-    );
-    assert_eq!(run.code, 1);
+    assert_check(&run, "fail", 1, &[("hint", "git push -u origin main")]);
 }
 
 #[test]
@@ -487,10 +476,7 @@ fn an_unborn_branch_fails_with_a_hint_to_commit() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(status.success());
     let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "fail", "{check:#}");
-    assert!(text(&check, "hint").contains("git commit"), "{check:#}");
-    assert_eq!(run.code, 1);
+    assert_check(&run, "fail", 1, &[("hint", "git commit")]);
 }
 
 #[test]
@@ -502,14 +488,12 @@ fn a_values_file_that_is_not_utf8_fails_naming_it() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "fail", "{check:#}");
-    assert!(text(&check, "summary").contains("UTF-8"), "{check:#}");
-    assert!(
-        text(&check, "summary").contains("helm/dev.yaml"),
-        "{check:#}"
+    assert_check(
+        &run,
+        "fail",
+        1,
+        &[("summary", "UTF-8"), ("summary", "helm/dev.yaml")],
     );
-    assert_eq!(run.code, 1);
 }
 
 #[test]
@@ -521,21 +505,16 @@ fn a_symlink_out_of_the_work_dir_is_not_followed() {
     std::fs::remove_file(&file).unwrap_or_else(|e| panic!("{e}"));
     std::os::unix::fs::symlink(&outside, &file).unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "error", "never a pass: {check:#}");
-    assert!(
-        text(&check, "summary").contains("helm/dev.yaml"),
-        "{check:#}"
+    assert_check(
+        &run,
+        "error",
+        3,
+        &[
+            ("summary", "helm/dev.yaml"),
+            ("summary", "leaves the repo"),
+            ("hint", "inside the repo"),
+        ],
     );
-    assert!(
-        text(&check, "summary").contains("leaves the repo"),
-        "{check:#}"
-    );
-    assert!(
-        text(&check, "hint").contains("inside the repo"),
-        "{check:#}"
-    );
-    assert_eq!(run.code, 3);
 }
 
 #[test]
@@ -549,17 +528,15 @@ fn a_50_mb_values_file_is_not_read() {
     std::fs::write(case.repo("checkout-config").join("helm/dev.yaml"), big)
         .unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "error", "{check:#}");
-    assert!(
-        text(&check, "summary").contains("labcheck reads files up to 5242880 bytes"),
-        "{check:#}"
+    assert_check(
+        &run,
+        "error",
+        3,
+        &[
+            ("summary", "labcheck reads files up to 5242880 bytes"),
+            ("hint", "a few kilobytes"),
+        ],
     );
-    assert!(
-        text(&check, "hint").contains("a few kilobytes"),
-        "{check:#}"
-    );
-    assert_eq!(run.code, 3);
 }
 
 #[test]
@@ -576,28 +553,27 @@ fn a_yaml_alias_bomb_is_refused_not_expanded() {
     std::fs::write(case.repo("checkout-config").join("helm/dev.yaml"), bomb)
         .unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "error", "{check:#}");
-    assert!(text(&check, "summary").contains("alias"), "{check:#}");
-    assert!(
-        text(&check, "hint").contains("write the values"),
-        "{check:#}"
+    assert_check(
+        &run,
+        "error",
+        3,
+        &[("summary", "alias"), ("hint", "write the values")],
     );
-    assert_eq!(run.code, 3);
 }
 
 #[test]
 fn a_work_dir_that_does_not_exist_cannot_be_checked() {
     let case = Case::new("fresh", GIT_CHECK);
     let run = case.run(&["--work-dir", "/nonexistent/labcheck-work"]);
-    let check = run.check("the-check");
-    assert_eq!(check["status"], "error", "{check:#}");
-    assert!(
-        text(&check, "summary").contains("/nonexistent/labcheck-work/checkout-config"),
-        "{check:#}"
+    assert_check(
+        &run,
+        "error",
+        3,
+        &[
+            ("summary", "/nonexistent/labcheck-work/checkout-config"),
+            ("hint", "git clone"),
+        ],
     );
-    assert!(text(&check, "hint").contains("git clone"), "{check:#}");
-    assert_eq!(run.code, 3);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -748,19 +724,28 @@ fn a_server_that_never_answers_times_out_within_seconds() {
     assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
 }
 
+/// Step 1's solved cluster served on `rt`, every read answered with `status`.
+fn solved_step_1_failing(
+    case: &Case,
+    rt: &tokio::runtime::Runtime,
+    status: u16,
+) -> labcheck::serve::RunningServer {
+    let revs = Revisions::of_world(&case.world.lab).unwrap_or_else(|e| panic!("{e}"));
+    serve(
+        rt,
+        cluster::solved("step-1", &revs).expect("a fixture state"),
+        ServeOptions {
+            fail_with: Some(status),
+            ..ServeOptions::default()
+        },
+    )
+}
+
 #[test]
 fn a_server_error_is_could_not_check() {
     let case = Case::new("step-1", CLUSTER_CHECKS);
     let rt = runtime();
-    let revs = Revisions::of_world(&case.world.lab).unwrap_or_else(|e| panic!("{e}"));
-    let server = serve(
-        &rt,
-        cluster::solved("step-1", &revs).expect("a fixture state"),
-        ServeOptions {
-            fail_with: Some(500),
-            ..ServeOptions::default()
-        },
-    );
+    let server = solved_step_1_failing(&case, &rt, 500);
     assert_cluster_error(&case, &server.url(), &["answered 500"], "");
 }
 
@@ -788,15 +773,7 @@ fn expired_credentials_say_to_fetch_a_fresh_kubeconfig() {
 fn forbidden_names_what_may_not_be_read_and_how_to_ask() {
     let case = Case::new("step-1", CLUSTER_CHECKS);
     let rt = runtime();
-    let revs = Revisions::of_world(&case.world.lab).unwrap_or_else(|e| panic!("{e}"));
-    let server = serve(
-        &rt,
-        cluster::solved("step-1", &revs).expect("a fixture state"),
-        ServeOptions {
-            fail_with: Some(403),
-            ..ServeOptions::default()
-        },
-    );
+    let server = solved_step_1_failing(&case, &rt, 403);
     assert_cluster_error(&case, &server.url(), &["forbidden"], "kubectl auth can-i");
 }
 

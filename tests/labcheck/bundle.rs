@@ -6,10 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::harness::MODULE;
 use labcheck::bundle::Bundle;
-use labcheck::lab::cluster::{self as lab_cluster, Revisions};
-use labcheck::lab::fixtures;
 use labcheck::serve::ServeOptions;
 use serde_json::{Value, json};
 
@@ -26,13 +23,8 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
     let root = tempfile::tempdir().expect("a temp dir");
     let home = root.path().join("home");
     std::fs::create_dir_all(&home).expect("home");
-    let world =
-        labcheck::lab::cache::in_state(&root.path().join("lab"), "module-10", "step-4", "solved")
-            .expect("lab");
-    let revs = Revisions::of_world(&world).expect("revisions");
-    let fixture = fixtures::state(MODULE, "step-4", "solved").expect("a fixture state");
-    let cluster = lab_cluster::of_state(fixture, &revs)
-        .expect("a fixture state")
+    let (world, cluster) = crate::harness::step_4_solved(&root.path().join("lab"));
+    let cluster = cluster
         .with_object(json!({"apiVersion": "v1", "kind": "Secret",
             "metadata": {"name": "checkout-db", "namespace": "checkout-dev"},
             "stringData": {"password": PLANTED}}))
@@ -255,29 +247,14 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
     std::fs::create_dir_all(&bundles).expect("bundles");
     std::fs::copy(&out, bundles.join("ana.tar.zst")).expect("copied");
     let mut page = Labcheck::new(&home)
-        .args([
-            "class",
-            "serve",
-            "module-10",
-            "step-4",
-            "--listen",
-            "127.0.0.1:0",
-            "--bundles",
-        ])
+        .args(crate::harness::CLASS_SERVE_STEP_4)
+        .arg("--bundles")
         .arg(&bundles)
         .limit(Duration::from_secs(60))
         .spawn();
-    let banner = page.read_until("labcheck class serve:");
-    let addr = banner
-        .last()
-        .and_then(|l| l.split_whitespace().find(|w| w.starts_with("http://")))
-        .map(|u| {
-            u.trim_start_matches("http://")
-                .trim_end_matches('/')
-                .to_string()
-        })
-        .unwrap_or_else(|| panic!("no URL in {banner:?}"));
-    let html = http_get(&addr, "/");
+    let url = page.class_page_url();
+    let addr = url.trim_start_matches("http://").trim_end_matches('/');
+    let html = http_get(addr, "/");
     for (_, id, status, _) in verdicts(&bundled) {
         let mark = match status.as_str() {
             "pass" => "✓",
@@ -293,7 +270,7 @@ async fn a_bundle_holds_what_the_checks_read_and_never_a_planted_secret() {
         let shown = rest.split('>').nth(1).and_then(|t| t.split('<').next());
         assert_eq!(shown, Some(mark), "{id}");
     }
-    let report = http_get(&addr, "/learner/ana");
+    let report = http_get(addr, "/learner/ana");
     assert!(
         report.contains(
             &String::from_utf8_lossy(bundle.get("report.txt").expect("report")).to_string()

@@ -129,16 +129,10 @@ fn a_module_run_gives_one_junit_and_one_tap_document_with_every_step() {
         tap.stdout
     );
     assert_eq!(tap.stdout.matches("# Subtest: ").count(), steps);
-    assert!(
-        tap.stdout.contains("\nok 2 - module-10 step-2: "),
-        "{}",
-        tap.stdout
-    );
-    assert!(
-        tap.stdout.contains("\nnot ok 4 - module-10 step-4: "),
-        "{}",
-        tap.stdout
-    );
+    tap.assert_stdout_has(&[
+        "\nok 2 - module-10 step-2: ",
+        "\nnot ok 4 - module-10 step-4: ",
+    ]);
 }
 
 #[test]
@@ -164,11 +158,7 @@ fn output_needs_a_machine_format_and_a_folder_that_exists() {
     let world = World::at("fresh");
     let human = run(&world, &["module-10", "step-1", "--output", "report.xml"]);
     assert_eq!(human.code, 2);
-    assert!(
-        human.stderr.contains("add -o junit, tap, json or yaml"),
-        "{}",
-        human.stderr
-    );
+    human.assert_stderr_has(&["add -o junit, tap, json or yaml"]);
     assert!(!world.home().join("report.xml").exists());
 
     let missing = run(

@@ -8,10 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::harness::MODULE;
 use fantoccini::{Client, ClientBuilder};
-use labcheck::lab::cluster::{self as lab_cluster, Revisions};
-use labcheck::lab::fixtures;
 use serde_json::{Value, json};
 
 use crate::fleet::{Class, Did, Learner, mixed};
@@ -151,13 +148,8 @@ fn mark(status: &str) -> &'static str {
 /// as a cluster that goes away does), with a Secret holding [`PLANTED`].
 fn serve_erin(class: &Class, root: &Path) -> Spawned {
     let at = root.join("erin");
-    let world =
-        labcheck::lab::cache::in_state(&at, "module-10", "step-4", "solved").expect("erin's lab");
-    let revs = Revisions::of_world(&world).expect("revisions");
-    let fixture = fixtures::state(MODULE, "step-4", "solved").expect("a fixture state");
-    let cluster = lab_cluster::of_state(fixture, &revs)
-        .expect("a fixture state")
-        .with_object(json!({"apiVersion": "v1", "kind": "Secret",
+    let (_world, cluster) = crate::harness::step_4_solved(&at);
+    let cluster = cluster.with_object(json!({"apiVersion": "v1", "kind": "Secret",
             "metadata": {"name": "checkout-db", "namespace": "checkout-dev"},
             "stringData": {"password": PLANTED}}));
     let file = root.join("erin-cluster.yaml");
@@ -194,24 +186,12 @@ async fn the_class_page_shows_the_class_live_in_a_real_browser() {
     let erin = serve_erin(&class, root.path());
 
     let mut page_server = Labcheck::new(&class.home)
-        .args([
-            "class",
-            "serve",
-            "module-10",
-            "step-4",
-            "--listen",
-            "127.0.0.1:0",
-        ])
+        .args(crate::harness::CLASS_SERVE_STEP_4)
         .arg("--kubeconfigs")
         .arg(&class.kubeconfigs)
         .args(["--work-dirs", &class.work_dirs()])
         .spawn();
-    let banner = page_server.read_until("labcheck class serve:");
-    let url = banner
-        .last()
-        .and_then(|l| l.split_whitespace().find(|w| w.starts_with("http://")))
-        .unwrap_or_else(|| panic!("no URL in {banner:?}"))
-        .to_string();
+    let url = page_server.class_page_url();
 
     let driver = start_driver(&chromedriver).await;
     let client = browser(&driver, &chromium, &root.path().join("profile")).await;

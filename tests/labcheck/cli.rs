@@ -39,17 +39,14 @@ fn a_check_of_another_track_is_skipped_and_does_not_fail_the_step() {
     let world = World::at("step-1");
     let course = two_track_course();
     let course_dir = course.path().display().to_string();
-    let on_kind = labcheck(
-        world.home(),
-        &[
-            "--course-dir",
-            &course_dir,
-            "module-t",
-            "step-1",
-            "--format",
-            "json",
-        ],
-    );
+    let step_1 = |more: &[&str]| {
+        let args = ["--course-dir", &course_dir, "module-t", "step-1"];
+        labcheck(
+            world.home(),
+            &[&args[..], &["--format", "json"], more].concat(),
+        )
+    };
+    let on_kind = step_1(&[]);
     assert_eq!(
         on_kind.check("kind-only")["status"],
         "fail",
@@ -58,19 +55,7 @@ fn a_check_of_another_track_is_skipped_and_does_not_fail_the_step() {
     );
     assert_eq!(on_kind.code, 1);
 
-    let on_cloud = labcheck(
-        world.home(),
-        &[
-            "--course-dir",
-            &course_dir,
-            "module-t",
-            "step-1",
-            "--format",
-            "json",
-            "--track",
-            "cloud",
-        ],
-    );
+    let on_cloud = step_1(&["--track", "cloud"]);
     let skipped = on_cloud.check("kind-only");
     assert_eq!(skipped["status"], "skip", "{}", on_cloud.stdout);
     assert!(
@@ -89,32 +74,19 @@ fn an_unknown_track_step_or_module_is_a_usage_error_that_lists_the_choices() {
     let world = World::at("fresh");
     let track = labcheck(world.home(), &["module-10", "step-1", "--track", "mars"]);
     assert_eq!(track.code, 2);
-    assert!(
-        track.stderr.contains("choose one of: kind"),
-        "{}",
-        track.stderr
-    );
+    track.assert_stderr_has(&["choose one of: kind"]);
 
     let step = labcheck(world.home(), &["module-10", "step-9"]);
     assert_eq!(step.code, 2);
-    assert!(step.stderr.contains("no step `step-9`"), "{}", step.stderr);
-    assert!(step.stderr.contains("break-it/fix"), "{}", step.stderr);
+    step.assert_stderr_has(&["no step `step-9`", "break-it/fix"]);
 
     let module = labcheck(world.home(), &["module-99"]);
     assert_eq!(module.code, 2);
-    assert!(
-        module.stderr.contains("available: module-10"),
-        "{}",
-        module.stderr
-    );
+    module.assert_stderr_has(&["available: module-10"]);
 
     let nothing = labcheck(world.home(), &[]);
     assert_eq!(nothing.code, 2);
-    assert!(
-        nothing.stderr.contains("labcheck list"),
-        "{}",
-        nothing.stderr
-    );
+    nothing.assert_stderr_has(&["labcheck list"]);
 }
 
 #[test]
@@ -134,16 +106,10 @@ fn a_bad_wait_in_a_check_file_points_at_the_check_that_holds_it() {
         ],
     );
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("step-1.yaml:4:5: checks[0]"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("`wait: soon` is not a duration"),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&[
+        "step-1.yaml:4:5: checks[0]",
+        "`wait: soon` is not a duration",
+    ]);
 }
 
 #[test]
@@ -152,7 +118,7 @@ fn list_shows_every_step_and_stage_of_module_10() {
     let run = labcheck(world.home(), &["list"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     for step in ["step-1", "step-5", "break-it/break", "break-it/fix"] {
-        assert!(run.stdout.contains(step), "{}", run.stdout);
+        run.assert_stdout_has(&[step]);
     }
 }
 

@@ -6,13 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::LabWorld;
+use labcheck::lab::cluster;
 use labcheck::serve::{self, RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
 
-use crate::harness::Labcheck;
+use crate::harness::{LabAt, Labcheck};
 
 const MODULE: &str = r#"format: labcheck/v1
 module: m10
@@ -118,17 +117,21 @@ checks:
     argocd_app: {name: checkout-dev, revision_of: checkout-config, sync: Synced, health: Healthy, phase: Succeeded}
 "#;
 
-/// A lab: course folder, work repos at a point, and the revisions they pushed.
-struct Lab {
-    dir: tempfile::TempDir,
-    world: LabWorld,
-    revs: Revisions,
+/// A lab: work repos at a point, the revisions they pushed, and a course folder beside them.
+struct Lab(LabAt);
+
+impl std::ops::Deref for Lab {
+    type Target = LabAt;
+
+    fn deref(&self) -> &LabAt {
+        &self.0
+    }
 }
 
 impl Lab {
     fn at(point: &str) -> Lab {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("no temp dir: {e}"));
-        let course = dir.path().join("course");
+        let lab = LabAt::new(point);
+        let course = lab.dir.path().join("course");
         let module = course.join("modules").join("m10");
         std::fs::create_dir_all(&module).unwrap_or_else(|e| panic!("{e}"));
         std::fs::create_dir_all(course.join("expected")).unwrap_or_else(|e| panic!("{e}"));
@@ -144,19 +147,11 @@ impl Lab {
         ] {
             std::fs::write(module.join(name), text).unwrap_or_else(|e| panic!("{e}"));
         }
-        let world = labcheck::lab::cache::at(&dir.path().join("lab"), "module-10", point)
-            .unwrap_or_else(|e| panic!("lab world at {point}: {e}"));
-        let revs = Revisions::of_world(&world).unwrap_or_else(|e| panic!("{e}"));
-        Lab { dir, world, revs }
+        Lab(lab)
     }
 
     fn course(&self) -> PathBuf {
         self.dir.path().join("course")
-    }
-
-    /// A kubeconfig for `server` in the lab folder.
-    fn kubeconfig(&self, server: &RunningServer) -> PathBuf {
-        crate::harness::kubeconfig_at(&self.dir.path().join("kubeconfig"), &server.url(), "lab")
     }
 
     /// Run `labcheck m10 STEP --format json` with `extra` arguments; (exit code, report, elapsed).
@@ -180,7 +175,18 @@ impl Lab {
 
     /// Serve `snapshot` and run `step` against it through a kubeconfig.
     async fn check(&self, step: &str, snapshot: Snapshot) -> (i32, Value, RunningServer) {
-        let server = start(snapshot, ServeOptions::default()).await;
+        self.check_served(step, snapshot, ServeOptions::default())
+            .await
+    }
+
+    /// [`Lab::check`] with the server answering as `options` say.
+    async fn check_served(
+        &self,
+        step: &str,
+        snapshot: Snapshot,
+        options: ServeOptions,
+    ) -> (i32, Value, RunningServer) {
+        let server = start(snapshot, options).await;
         let kubeconfig = self.kubeconfig(&server);
         let (code, report, _) = self
             .run(step, &["--no-wait", "--kubeconfig", path_str(&kubeconfig)])
@@ -546,18 +552,8 @@ async fn forbidden_names_the_verb_and_the_resource() {
         fail_resources: vec!["jobs".to_string()],
         ..ServeOptions::default()
     };
-    let server = start(
-        cluster::solved("step-4", &lab.revs).expect("a fixture state"),
-        options,
-    )
-    .await;
-    let kubeconfig = lab.kubeconfig(&server);
-    let (code, report, _) = lab
-        .run(
-            "step-4",
-            &["--no-wait", "--kubeconfig", path_str(&kubeconfig)],
-        )
-        .await;
+    let solved = cluster::solved("step-4", &lab.revs).expect("a fixture state");
+    let (code, report, _server) = lab.check_served("step-4", solved, options).await;
     let job = check(&report, "migrate");
     assert_eq!(job["status"], "error");
     assert_eq!(
@@ -579,18 +575,8 @@ async fn a_server_error_is_an_error_not_a_verdict() {
         fail_with: Some(500),
         ..ServeOptions::default()
     };
-    let server = start(
-        cluster::solved("step-1", &lab.revs).expect("a fixture state"),
-        options,
-    )
-    .await;
-    let kubeconfig = lab.kubeconfig(&server);
-    let (code, report, _) = lab
-        .run(
-            "step-1",
-            &["--no-wait", "--kubeconfig", path_str(&kubeconfig)],
-        )
-        .await;
+    let solved = cluster::solved("step-1", &lab.revs).expect("a fixture state");
+    let (code, report, _server) = lab.check_served("step-1", solved, options).await;
     let key = check(&report, "health-key");
     assert_eq!(key["status"], "error");
     assert!(text(key, "summary").contains("answered 500"), "{key:#}");
@@ -615,18 +601,7 @@ async fn step_1_without_the_health_key_fails() {
 /// Run the course's own module 10 (embedded) against a snapshot file.
 async fn run_module_10(lab: &Lab, step: &str, snapshot: Snapshot) -> (i32, Value) {
     let file = lab.dir.path().join("state.yaml");
-    let yaml = snapshot.to_yaml().unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(&file, yaml).unwrap_or_else(|e| panic!("{e}"));
-    let run = Labcheck::new(lab.dir.path())
-        .args([
-            "module-10",
-            step,
-            "--format",
-            "json",
-            "--no-wait",
-            "--snapshot",
-        ])
-        .arg(&file)
+    let run = crate::harness::module_10_on_snapshot(lab.dir.path(), step, &snapshot, &file)
         .arg("--work-dir")
         .arg(lab.world.work_dir())
         .run_async()

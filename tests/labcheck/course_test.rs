@@ -175,11 +175,7 @@ fn instructor_who_puts_the_typo_into_the_solution_sees_course_test_fail() {
         "{}",
         run.stdout
     );
-    assert!(
-        run.stdout.contains("`health-check-added` failed:"),
-        "{}",
-        run.stdout
-    );
+    run.assert_stdout_has(&["`health-check-added` failed:"]);
     assert!(
         // Six fixture states, the solved one again beside a learner's stray files, and the
         // walk's eight (before, the lab's files and six learner variants): every state built on

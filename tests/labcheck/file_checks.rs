@@ -460,7 +460,14 @@ fn no_matching_file_is_a_failure_not_a_vacuous_pass() {
     );
 }
 
-fn assert_course_error(stderr: &str, line_col: &str, words: &str) {
+/// A step file `step` is refused before anything runs (exit 2), naming `step-1.yaml:LINE_COL`
+/// and `words`.
+fn assert_refused_at(step: &str, line_col: &str, words: &str) {
+    let world = World::new();
+    world.step(step);
+    let run = world.run();
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let stderr = &run.stderr;
     assert!(
         stderr.contains(&format!("step-1.yaml:{line_col}")),
         "expected step-1.yaml:{line_col} in: {stderr}"
@@ -470,27 +477,27 @@ fn assert_course_error(stderr: &str, line_col: &str, words: &str) {
 
 #[test]
 fn a_bad_regex_in_a_check_file_is_a_usage_error_at_its_line() {
-    let world = World::new();
-    world.step(&SYNC_WAVES.replace("'^-[0-9]+$'", "'^-[0-9+$'"));
-    let run = world.run();
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert_course_error(&run.stderr, "10:86", "not a valid regular expression");
+    assert_refused_at(
+        &SYNC_WAVES.replace("'^-[0-9]+$'", "'^-[0-9+$'"),
+        "10:86",
+        "not a valid regular expression",
+    );
 }
 
 #[test]
 fn an_unknown_key_in_a_check_is_a_usage_error_at_its_line() {
-    let world = World::new();
-    world.step(&MIGRATION_ENABLED.replace("equals: true", "equals: true\n      equal: true"));
-    let run = world.run();
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert_course_error(&run.stderr, "", "unknown field `equal`");
+    assert_refused_at(
+        &MIGRATION_ENABLED.replace("equals: true", "equals: true\n      equal: true"),
+        "",
+        "unknown field `equal`",
+    );
 }
 
 #[test]
 fn a_bad_path_in_a_check_file_is_a_usage_error_at_its_line() {
-    let world = World::new();
-    world.step(&MIGRATION_ENABLED.replace("migration.enabled", "migration..enabled"));
-    let run = world.run();
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert_course_error(&run.stderr, "9:13", "expected a key after `.`");
+    assert_refused_at(
+        &MIGRATION_ENABLED.replace("migration.enabled", "migration..enabled"),
+        "9:13",
+        "expected a key after `.`",
+    );
 }

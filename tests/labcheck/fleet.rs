@@ -723,19 +723,11 @@ fn watch_with_a_class_is_refused_with_a_message() {
         let args = [&["module-10", "step-4", "--watch"][..], class].concat();
         let run = labcheck(home.path(), &args);
         assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
-        assert!(
-            run.stderr.contains("'--watch' cannot be used with"),
-            "{}",
-            run.stderr
-        );
+        run.assert_stderr_has(&["'--watch' cannot be used with"]);
     }
     let next = labcheck(home.path(), &["next", "--learners", "alice,bob"]);
     assert_eq!(next.code, 2, "{}", next.stderr);
-    assert!(
-        next.stderr.contains("for a class, name the step"),
-        "{}",
-        next.stderr
-    );
+    next.assert_stderr_has(&["for a class, name the step"]);
 }
 
 #[test]

@@ -459,12 +459,7 @@ fn a_bad_regex_in_a_check_file_is_a_course_error_with_its_position() {
     );
     let run = run_json(&world, &course);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("step-1.yaml:8:21: "), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("is not a valid regex"),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&["step-1.yaml:8:21: ", "is not a valid regex"]);
 }
 
 #[test]
@@ -707,11 +702,7 @@ fn a_literal_tilde_in_work_dir_is_a_usage_error_with_the_fix() {
         &["--work-dir", "~/work"],
     );
     assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("write --work-dir \"$HOME/work\""),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&["write --work-dir \"$HOME/work\""]);
 }
 
 #[test]

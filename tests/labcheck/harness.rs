@@ -32,6 +32,20 @@ impl Run {
         })
     }
 
+    /// Assert that stdout holds each of `words`.
+    pub fn assert_stdout_has(&self, words: &[&str]) {
+        for w in words {
+            assert!(self.stdout.contains(w), "{w:?} not in:\n{}", self.stdout);
+        }
+    }
+
+    /// Assert that stderr holds each of `words`.
+    pub fn assert_stderr_has(&self, words: &[&str]) {
+        for w in words {
+            assert!(self.stderr.contains(w), "{w:?} not in:\n{}", self.stderr);
+        }
+    }
+
     /// The check with `id` in a single-step JSON report.
     pub fn check(&self, id: &str) -> serde_json::Value {
         let json = self.json();
@@ -327,7 +341,28 @@ pub struct Spawned {
     limit: Duration,
 }
 
+/// `labcheck class serve` of module 10's step 4 on a free loopback port; the source of the
+/// learners' states follows.
+pub const CLASS_SERVE_STEP_4: [&str; 6] = [
+    "class",
+    "serve",
+    "module-10",
+    "step-4",
+    "--listen",
+    "127.0.0.1:0",
+];
+
 impl Spawned {
+    /// The URL `labcheck class serve` says it serves the page at, once it says it.
+    pub fn class_page_url(&mut self) -> String {
+        let banner = self.read_until("labcheck class serve:");
+        banner
+            .last()
+            .and_then(|l| l.split_whitespace().find(|w| w.starts_with("http://")))
+            .unwrap_or_else(|| panic!("no URL in {banner:?}"))
+            .to_string()
+    }
+
     /// Its stdout, line by line, until a line starting with `marker` (included).
     pub fn read_until(&mut self, marker: &str) -> Vec<String> {
         let Some(stdout) = self.child.stdout.as_mut() else {
@@ -630,6 +665,65 @@ pub fn prove(dir: &Path, tap: &str) -> (i32, String) {
     let text = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
     (output.status.code().unwrap_or(-1), text)
+}
+
+/// Module 10's step 4 done, its lab world built in `at`, and its solved cluster with the world's
+/// revisions.
+pub fn step_4_solved(at: &Path) -> (LabWorld, labcheck::snapshot::Snapshot) {
+    use labcheck::lab::cluster::{Revisions, of_state};
+    let world = labcheck::lab::cache::in_state(at, MODULE, "step-4", "solved").expect("lab");
+    let revs = Revisions::of_world(&world).expect("revisions");
+    let fixture =
+        labcheck::lab::fixtures::state(MODULE, "step-4", "solved").expect("a fixture state");
+    let cluster = of_state(fixture, &revs).expect("a fixture state");
+    (world, cluster)
+}
+
+/// A learner's work repos at a module-10 point, in a temp dir that is also their HOME, and the
+/// revisions they pushed.
+pub struct LabAt {
+    pub dir: tempfile::TempDir,
+    pub world: LabWorld,
+    pub revs: labcheck::lab::cluster::Revisions,
+}
+
+impl LabAt {
+    /// The lab at `point`.
+    pub fn new(point: &str) -> LabAt {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("no temp dir: {e}"));
+        let world = labcheck::lab::cache::at(&dir.path().join("lab"), MODULE, point)
+            .unwrap_or_else(|e| panic!("lab world at {point}: {e}"));
+        let revs =
+            labcheck::lab::cluster::Revisions::of_world(&world).unwrap_or_else(|e| panic!("{e}"));
+        LabAt { dir, world, revs }
+    }
+
+    /// A kubeconfig for `server` in the lab folder.
+    pub fn kubeconfig(&self, server: &RunningServer) -> PathBuf {
+        kubeconfig_at(&self.dir.path().join("kubeconfig"), &server.url(), "lab")
+    }
+}
+
+/// `labcheck module-10 STEP --format json --no-wait --snapshot FILE` from `home`, with
+/// `snapshot` written to `file` (more arguments may follow).
+pub fn module_10_on_snapshot(
+    home: &Path,
+    step: &str,
+    snapshot: &labcheck::snapshot::Snapshot,
+    file: &Path,
+) -> Labcheck {
+    let yaml = snapshot.to_yaml().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(file, yaml).unwrap_or_else(|e| panic!("{e}"));
+    Labcheck::new(home)
+        .args([
+            "module-10",
+            step,
+            "--format",
+            "json",
+            "--no-wait",
+            "--snapshot",
+        ])
+        .arg(file)
 }
 
 /// Serve `snapshot` on loopback as the read-only Kubernetes API `labcheck serve` is.

@@ -57,13 +57,7 @@ fn a_step_the_learner_passed_shows_on_the_course_map_with_its_date() {
         "{}",
         status.stdout
     );
-    assert!(status.stdout.contains("· step-2"), "{}", status.stdout);
-    assert!(status.stdout.contains("1 of 2 done"), "{}", status.stdout);
-    assert!(
-        status.stdout.contains("next: module-t step-2"),
-        "{}",
-        status.stdout
-    );
+    status.assert_stdout_has(&["· step-2", "1 of 2 done", "next: module-t step-2"]);
 }
 
 #[test]
@@ -99,16 +93,8 @@ fn a_corrupted_progress_file_loses_only_its_broken_lines() {
     .expect("a damaged file");
     let status = run_in(&world, &course, &["status"]);
     assert_eq!(status.code, 0, "{}", status.stderr);
-    assert!(
-        status.stderr.contains("unreadable line"),
-        "{}",
-        status.stderr
-    );
-    assert!(
-        status.stdout.contains("✓ step-2           2025-01-06"),
-        "{}",
-        status.stdout
-    );
+    status.assert_stderr_has(&["unreadable line"]);
+    status.assert_stdout_has(&["✓ step-2           2025-01-06"]);
     // A check still runs and its pass is recorded next to the one kept.
     let check = run_in(&world, &course, &["module-t", "step-1"]);
     assert_eq!(check.code, 0, "{}", check.stderr);
@@ -118,7 +104,7 @@ fn a_corrupted_progress_file_loses_only_its_broken_lines() {
         "rewritten clean: {}",
         status.stderr
     );
-    assert!(status.stdout.contains("2 of 2 done"), "{}", status.stdout);
+    status.assert_stdout_has(&["2 of 2 done"]);
 }
 
 #[test]
@@ -141,11 +127,7 @@ fn failing_the_same_check_again_raises_its_hint_until_the_exact_command() {
         first.stdout
     );
     let second = run_in(&world, &course, &["module-t", "step-1"]);
-    assert!(
-        second.stdout.contains("Look at image.tag"),
-        "{}",
-        second.stdout
-    );
+    second.assert_stdout_has(&["Look at image.tag"]);
     // A JSON report shows the level the learner has reached, without moving it.
     for _ in 0..2 {
         let json = run_in(&world, &course, &["module-t", "step-1", "--format", "json"]);
@@ -168,7 +150,7 @@ fn hint_for_a_check_that_does_not_exist_names_the_ones_that_do() {
     let course = course_with(&[("step-1", PUSHED_WITH_LEVELS)]);
     let run = run_in(&world, &course, &["hint", "module-t", "step-1", "pushd"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("its checks: pushed"), "{}", run.stderr);
+    run.assert_stderr_has(&["its checks: pushed"]);
 }
 
 /// A course with module 10's break-it exercise shape: a `break` stage and a `fix` that counts
@@ -284,11 +266,7 @@ fn the_quiz_grades_scripted_answers_and_explains_each_one() {
         "{}{}",
         all_right.stdout, all_right.stderr
     );
-    assert!(
-        all_right.stdout.contains("quiz: all right (3 of 3)"),
-        "{}",
-        all_right.stdout
-    );
+    all_right.assert_stdout_has(&["quiz: all right (3 of 3)"]);
     assert_eq!(
         all_right.stdout.matches("why: ").count(),
         3,
@@ -311,14 +289,10 @@ fn the_quiz_grades_scripted_answers_and_explains_each_one() {
         "{}",
         one_wrong.stdout
     );
-    assert!(
-        one_wrong.stdout.contains("(2 of 3)"),
-        "{}",
-        one_wrong.stdout
-    );
+    one_wrong.assert_stdout_has(&["(2 of 3)"]);
 
     let status = labcheck(home.path(), &["status"]);
-    assert!(status.stdout.contains("2 of 3 right"), "{}", status.stdout);
+    status.assert_stdout_has(&["2 of 3 right"]);
 }
 
 #[test]
@@ -326,21 +300,13 @@ fn the_quiz_without_a_terminal_asks_for_answers_instead_of_hanging() {
     let home = tempfile::tempdir().expect("home");
     let run = labcheck(home.path(), &["module-10", "quiz"]);
     assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("--answers 1=a,2=a,3=a"),
-        "{}",
-        run.stderr
-    );
+    run.assert_stderr_has(&["--answers 1=a,2=a,3=a"]);
     let bad = labcheck(
         home.path(),
         &["module-10", "quiz", "--answers", "1=b,2=e,3=c"],
     );
     assert_eq!(bad.code, 2);
-    assert!(
-        bad.stderr.contains("question 2 has options a–c"),
-        "{}",
-        bad.stderr
-    );
+    bad.assert_stderr_has(&["question 2 has options a–c"]);
 }
 
 #[test]
@@ -354,18 +320,10 @@ fn a_track_chosen_once_is_kept_and_an_unknown_one_is_refused() {
         "{}",
         shown.stdout
     );
-    assert!(
-        shown.stdout.contains("module-10    kind  (offers: kind)"),
-        "{}",
-        shown.stdout
-    );
+    shown.assert_stdout_has(&["module-10    kind  (offers: kind)"]);
     let unknown = labcheck(home.path(), &["track", "eks"]);
     assert_eq!(unknown.code, 2);
-    assert!(
-        unknown.stderr.contains("choose one of: kind"),
-        "{}",
-        unknown.stderr
-    );
+    unknown.assert_stderr_has(&["choose one of: kind"]);
 }
 
 #[test]
@@ -377,7 +335,7 @@ fn completions_and_the_man_page_know_the_modules_and_steps() {
         assert!(bash.stdout.contains(word), "bash completion lacks {word}");
     }
     let zsh = labcheck(home.path(), &["completions", "zsh"]);
-    assert!(zsh.stdout.contains("step-4"), "{}", zsh.stdout);
+    zsh.assert_stdout_has(&["step-4"]);
     let man = labcheck(home.path(), &["man"]);
     assert!(
         man.stdout.starts_with(".ie"),
@@ -396,21 +354,11 @@ fn watch_without_a_terminal_prints_lines_and_ends_with_the_next_step() {
     let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
     let run = run_in(&world, &course, &["module-t", "step-1", "--watch"]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.contains("watching checkout-config for changes"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("✓ helm/dev.yaml sets smokeTest.path"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("next: step-2 — Test step-2"),
-        "{}",
-        run.stdout
-    );
+    run.assert_stdout_has(&[
+        "watching checkout-config for changes",
+        "✓ helm/dev.yaml sets smokeTest.path",
+        "next: step-2 — Test step-2",
+    ]);
     assert!(
         !run.stdout.contains("\u{1b}["),
         "no escape codes off a terminal"
@@ -518,8 +466,7 @@ fn help_lists_every_command_the_readme_shows_for_the_learners_loop() {
             help.stdout
         );
     }
-    assert!(help.stdout.contains("--watch"), "{}", help.stdout);
-    assert!(help.stdout.contains("--answers"), "{}", help.stdout);
+    help.assert_stdout_has(&["--watch", "--answers"]);
 }
 
 /// Where labcheck keeps the progress of the learner working in `work_dir`.
@@ -670,15 +617,11 @@ fn reset_forgets_one_step_and_asks_scripts_for_yes() {
     // No terminal to ask on, no --yes: refused, nothing forgotten.
     let refused = run_in(&world, &course, &["reset", "module-t", "step-1"]);
     assert_eq!(refused.code, 2, "{}", refused.stderr);
-    assert!(refused.stderr.contains("add --yes"), "{}", refused.stderr);
+    refused.assert_stderr_has(&["add --yes"]);
     assert_eq!(std::fs::read_to_string(&file).expect("progress"), before);
     let reset = run_in(&world, &course, &["reset", "module-t", "step-1", "--yes"]);
     assert_eq!(reset.code, 0, "{}", reset.stderr);
-    assert!(
-        reset.stdout.contains("forgot 1 record(s)"),
-        "{}",
-        reset.stdout
-    );
+    reset.assert_stdout_has(&["forgot 1 record(s)"]);
     let after = std::fs::read_to_string(&file).expect("progress");
     assert!(!after.contains("passed\tmodule-t\tstep-1"), "{after}");
     assert!(after.contains("failures\tmodule-t\tstep-2"), "{after}");
@@ -688,7 +631,7 @@ fn reset_forgets_one_step_and_asks_scripts_for_yes() {
     let all = run_in(&world, &course, &["reset", "--yes"]);
     assert_eq!(all.code, 0, "{}", all.stderr);
     let status = run_in(&world, &course, &["status"]);
-    assert!(status.stdout.contains("0 of 2 done"), "{}", status.stdout);
+    status.assert_stdout_has(&["0 of 2 done"]);
 }
 
 /// On a terminal `reset` asks first: anything but yes forgets nothing; yes forgets the step.
@@ -763,17 +706,9 @@ fn next_never_resumes_at_a_step_a_later_passing_step_replaced() {
         "{}",
         next.stdout
     );
-    assert!(
-        next.stdout.contains("next: module-t step-3"),
-        "{}",
-        next.stdout
-    );
+    next.assert_stdout_has(&["next: module-t step-3"]);
     let status = run_in(&world, &course, &["status"]);
-    assert!(
-        status.stdout.contains("next: module-t step-3"),
-        "{}",
-        status.stdout
-    );
+    status.assert_stdout_has(&["next: module-t step-3"]);
     let recheck = run_in(&world, &course, &["next", "--recheck", "--no-wait"]);
     // Checked again, nothing of the progress trusted: each step passed over says why.
     for line in [

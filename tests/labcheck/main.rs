@@ -7,6 +7,7 @@ mod scratch;
 
 mod bad_input;
 mod bundle;
+mod bundle_once;
 mod ci_output;
 mod class_page;
 mod cli;

@@ -28,20 +28,7 @@ fn in_state(point: &str, state: &str) -> Run {
 /// Run `step` in `world` with `snapshot` as the cluster (served in-process on loopback).
 pub(crate) fn check_with(world: &World, snapshot: &Snapshot, step: &str) -> Run {
     let path = world.home().join("cluster.yaml");
-    std::fs::write(&path, snapshot.to_yaml().expect("snapshot as YAML")).expect("write snapshot");
-    let path = path.display().to_string();
-    labcheck(
-        world.home(),
-        &[
-            "module-10",
-            step,
-            "--format",
-            "json",
-            "--no-wait",
-            "--snapshot",
-            &path,
-        ],
-    )
+    crate::harness::module_10_on_snapshot(world.home(), step, snapshot, &path).run()
 }
 
 pub(crate) fn hint(run: &Run, id: &str) -> String {
@@ -361,11 +348,7 @@ fn after_the_whole_module_steps_whose_state_was_replaced_are_skipped_not_failed(
     for replaced in ["step-4", "break-it/break"] {
         assert_eq!(status_of(replaced), "skip", "{replaced}: {}", module.stdout);
     }
-    assert!(
-        module.stdout.contains("replaced by break-it/fix"),
-        "{}",
-        module.stdout
-    );
+    module.assert_stdout_has(&["replaced by break-it/fix"]);
     assert_eq!(module.json()["status"], "pass");
     assert_eq!(module.code, 0);
 
@@ -373,11 +356,7 @@ fn after_the_whole_module_steps_whose_state_was_replaced_are_skipped_not_failed(
     // failed with step 4's own hint (setting the 6.7.0 tag again would undo the learner's fix).
     let alone = check_with(&world, &snapshot, "step-4");
     assert_eq!(alone.json()["status"], "skip", "{}", alone.stdout);
-    assert!(
-        alone.stdout.contains("replaced by step-5"),
-        "{}",
-        alone.stdout
-    );
+    alone.assert_stdout_has(&["replaced by step-5"]);
     assert!(!alone.stdout.contains("\"hint\""), "{}", alone.stdout);
     assert_ne!(alone.code, 1, "{}", alone.stdout);
 }

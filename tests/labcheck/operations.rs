@@ -44,29 +44,12 @@ fn previous(world: &World) -> String {
 /// `point`'s recorded history entry of the push's sync, as if it had synced `revision` of
 /// checkout-config instead.
 fn history_of_the_push_at(world: &World, point: &str, revision: &str) -> Value {
-    let revs = revisions(world);
-    let pushed = revs.pushed("checkout-config").expect("a push");
-    let mut snapshot = cluster::solved(point, &revs).expect("a fixture state");
-    let history = app_of(&mut snapshot)["status"]["history"].take();
-    let mut entry = history
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|e| {
-            e["revisions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|r| r == pushed)
-        })
-        .cloned()
-        .expect("the recorded sync of the push");
-    for r in entry["revisions"].as_array_mut().into_iter().flatten() {
-        if r == pushed {
-            *r = json!(revision);
-        }
-    }
-    json!([entry])
+    json!([crate::operation_states::history_entry_at(
+        &revisions(world),
+        point,
+        revision,
+        None
+    )])
 }
 
 fn exit_and_json(run: &Run) -> (i32, String) {

@@ -5,9 +5,25 @@
 
 use serde_json::json;
 
-use crate::harness::World;
+use crate::harness::{Run, World};
 use crate::module_10_cluster::{cause, check_with, field, hint, revisions, status};
+use crate::operation_states::{
+    REFUSED, hooks_only_entries, jobs_gone, jobs_made_before_the_commit, selective_sync,
+};
 use crate::operations::{dry_run_entries, history_without_the_push, plain_entries, state_with};
+
+/// Both hook Jobs' checks of step 2 fail with `want_cause` and a hint that says `says`.
+fn both_jobs_fail(run: &Run, want_cause: &str, says: &str, what: &str) {
+    for id in ["migrate-job-complete", "smoke-test-job-complete"] {
+        assert_eq!(status(run, id), "fail", "{what} {id}: {}", run.stdout);
+        assert_eq!(cause(run, id), want_cause, "{what} {id}: {}", run.stdout);
+        assert!(
+            hint(run, id).contains(says),
+            "{what} {id}: {}",
+            hint(run, id)
+        );
+    }
+}
 
 #[test]
 fn jobs_missing_after_a_sync_that_ran_no_hooks_fail_naming_that_sync_and_its_option() {
@@ -19,11 +35,7 @@ fn jobs_missing_after_a_sync_that_ran_no_hooks_fail_naming_that_sync_and_its_opt
             "without `--strategy apply`",
         ),
         (json!({"dryRun": true}), "dry-run", "without `--dry-run`"),
-        (
-            json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
-            "selective-sync",
-            "without `--resource`",
-        ),
+        (selective_sync(), "selective-sync", "without `--resource`"),
     ];
     for (request, want_cause, option) in cases {
         let world = World::at("step-2");
@@ -34,24 +46,10 @@ fn jobs_missing_after_a_sync_that_ran_no_hooks_fail_naming_that_sync_and_its_opt
             plain_entries(),
             Some(history_without_the_push(&world, "step-2")),
         );
-        // The Jobs are gone altogether (deleted by hand, or by a HookSucceeded policy).
-        snapshot
-            .objects
-            .retain(|o| o["kind"] != "Job" && o["kind"] != "Pod");
+        jobs_gone(&mut snapshot);
         let run = check_with(&world, &snapshot, "step-2");
+        both_jobs_fail(&run, want_cause, option, &request.to_string());
         for id in ["migrate-job-complete", "smoke-test-job-complete"] {
-            assert_eq!(status(&run, id), "fail", "{request} {id}: {}", run.stdout);
-            assert_eq!(
-                cause(&run, id),
-                want_cause,
-                "{request} {id}: {}",
-                run.stdout
-            );
-            assert!(
-                hint(&run, id).contains(option),
-                "{request} {id}: {}",
-                hint(&run, id)
-            );
             assert!(
                 !hint(&run, id).contains("run the sync (`"),
                 "{}",
@@ -101,24 +99,7 @@ fn a_dry_run_of_an_older_revision_is_named_as_a_dry_run_not_as_an_older_sync() {
 #[test]
 fn a_sync_with_apply_out_of_sync_only_names_the_option_for_what_it_skipped() {
     let world = World::at("step-3");
-    let hooks_only = vec![
-        crate::operations::entry(
-            "Job",
-            "checkout-migrate",
-            "PreSync",
-            true,
-            "Succeeded",
-            "Reached expected number of succeeded pods",
-        ),
-        crate::operations::entry(
-            "Job",
-            "checkout-smoke-test",
-            "PostSync",
-            true,
-            "Succeeded",
-            "Reached expected number of succeeded pods",
-        ),
-    ];
+    let hooks_only = hooks_only_entries();
     // `argocd app sync checkout-dev --apply-out-of-sync-only`: the ConfigMap and the Deployment
     // were Synced, so the sync skipped them (controller/sync.go:401).
     let snapshot = state_with(
@@ -152,8 +133,6 @@ fn a_sync_with_apply_out_of_sync_only_names_the_option_for_what_it_skipped() {
         run.stdout
     );
 }
-
-use crate::operation_states::REFUSED;
 
 /// The refused-hook state with `world`'s revisions.
 fn refused_state(world: &World, point: &str, keep_old_jobs: bool) -> labcheck::snapshot::Snapshot {
@@ -206,10 +185,7 @@ fn a_hook_the_api_server_refused_fails_naming_the_refusal_and_where_it_is_render
 /// :2600-2618`: a self-heal is a selective sync of what drifted, with `autoHealAttemptsCount`).
 fn selective_operations() -> [(&'static str, serde_json::Value); 2] {
     [
-        (
-            "a selective sync",
-            json!({"resources": [{"group": "apps", "kind": "Deployment", "name": "checkout"}]}),
-        ),
+        ("a selective sync", selective_sync()),
         (
             "a self-heal",
             json!({"autoHealAttemptsCount": 1,
@@ -231,25 +207,12 @@ fn jobs_older_than_the_pushed_commit_after_a_selective_sync_or_self_heal_fail_na
             Some(history_without_the_push(&world, "step-2")),
         );
         // The Jobs were made before the learner's commit existed: no sync of the push made them.
-        for job in snapshot.objects.iter_mut().filter(|o| o["kind"] == "Job") {
-            job["metadata"]["creationTimestamp"] = json!("2024-12-01T00:00:00Z");
-        }
+        jobs_made_before_the_commit(&mut snapshot);
         let run = check_with(&world, &snapshot, "step-2");
+        both_jobs_fail(&run, "selective-sync", "argocd app sync checkout-dev", did);
         for id in ["migrate-job-complete", "smoke-test-job-complete"] {
-            assert_eq!(status(&run, id), "fail", "{did} {id}: {}", run.stdout);
-            assert_eq!(
-                cause(&run, id),
-                "selective-sync",
-                "{did} {id}: {}",
-                run.stdout
-            );
             let summary = field(&run, id, "summary");
             assert!(summary.contains("older than your commit"), "{summary}");
-            assert!(
-                hint(&run, id).contains("argocd app sync checkout-dev"),
-                "{}",
-                hint(&run, id)
-            );
         }
         assert_ne!(run.code, 3, "{}", run.stdout);
         // The migration's log is of that Job too: named alike, never could-not-check.
@@ -272,16 +235,22 @@ fn jobs_younger_than_the_pushed_commit_after_a_selective_sync_or_self_heal_are_j
         .previous("checkout-config")
         .expect("a previous push")
         .to_string();
-    // A full sync of the revision before the push, after the push's Jobs were made (10:00:01):
-    // the only entry a history of one keeps.
-    let later_sync_of_previous = json!([{"id": 3, "revision": previous, "initiatedBy": {"username": "admin"},
-        "deployStartedAt": "2026-05-02T10:20:00Z", "deployedAt": "2026-05-02T10:20:40Z"}]);
+    // A full sync of the revision before the push, ten minutes after the recorded sync that made
+    // the push's Jobs: the only entry a history of one keeps.
+    let later_sync_of_previous = json!([crate::operation_states::history_entry_at(
+        &revs,
+        "step-2",
+        &previous,
+        Some(600)
+    )]);
+    // Jobs made a quarter of an hour after the recorded sync: younger than that later sync.
+    let younger = crate::operation_states::after_the_recorded_sync(&revs, "step-2", 900);
     // (what the history says, its limit, when the Jobs were made, the migration Job's status and
     // cause, words its summary holds)
     let cases = [
         (
             "no sync of the push in the history, which is not full",
-            history_without_the_push(&world),
+            history_without_the_push(&world, "step-2"),
             None,
             None,
             "fail",
@@ -310,7 +279,7 @@ fn jobs_younger_than_the_pushed_commit_after_a_selective_sync_or_self_heal_are_j
             "a history of one, the Jobs younger than the oldest sync it keeps",
             later_sync_of_previous,
             Some(1),
-            Some("2026-05-02T10:25:00Z"),
+            Some(younger.clone()),
             "fail",
             "selective-sync",
             "run by no sync of checkout-dev on record",

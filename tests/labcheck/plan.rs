@@ -267,11 +267,7 @@ fn a_broken_manifest_exits_2_naming_file_and_line() {
     );
     let missing = s.run(&["plan", "no-such-dir"]);
     assert_eq!(missing.code, 2);
-    assert!(
-        missing.stderr.contains("no-such-dir does not exist"),
-        "{}",
-        missing.stderr
-    );
+    missing.assert_stderr_has(&["no-such-dir does not exist"]);
 }
 
 #[test]
@@ -324,11 +320,7 @@ fn plan_help_and_docs_name_every_rule_and_exit_code() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let help = labcheck(dir.path(), &["plan", "--help"]);
     assert_eq!(help.code, 0);
-    assert!(
-        help.stdout.contains("Exit codes: 0 no rule warned (or --rules not given), 1 a rule warned, 2 a path or manifest could not be read."),
-        "{}",
-        help.stdout
-    );
+    help.assert_stdout_has(&["Exit codes: 0 no rule warned (or --rules not given), 1 a rule warned, 2 a path or manifest could not be read."]);
     let docs = include_str!("../../docs/plan.md");
     for rule in labcheck::rules::RULES {
         assert!(
@@ -338,11 +330,7 @@ fn plan_help_and_docs_name_every_rule_and_exit_code() {
         );
     }
     let top = labcheck(dir.path(), &["--help"]);
-    assert!(
-        top.stdout.contains("labcheck plan --rules DIR"),
-        "{}",
-        top.stdout
-    );
+    top.assert_stdout_has(&["labcheck plan --rules DIR"]);
 }
 
 #[test]
@@ -375,11 +363,7 @@ fn a_one_wave_sync_says_it_does_not_wait_for_the_deployment() {
     let rendered = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: seed, annotations: {argocd.argoproj.io/hook: Sync}}\n";
     let run = labcheck_stdin(&["plan", "-"], rendered);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stdout.contains("One step only (one phase, one wave, SyncFail hooks counted): Argo CD waits for hooks but not for the health of Deployment/web"),
-        "{}",
-        run.stdout
-    );
+    run.assert_stdout_has(&["One step only (one phase, one wave, SyncFail hooks counted): Argo CD waits for hooks but not for the health of Deployment/web"]);
     assert!(
         run.stdout
             .contains("→ waits until Job/seed has completed; then the sync has succeeded"),
@@ -397,11 +381,7 @@ fn app_of_apps_waves_depend_on_argocd_cm_in_the_input() {
     assert_eq!(json["steps"][0]["waits"], serde_json::json!([]));
     let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n  resource.customizations.health.argoproj.io_Application: |\n    hs = {}\n    hs.status = \"Progressing\"\n    if obj.status ~= nil and obj.status.health ~= nil then\n      hs.status = obj.status.health.status\n    end\n    return hs\n---\n";
     let with = labcheck_stdin(&["plan", "-"], &format!("{cm}{apps}"));
-    assert!(
-        with.stdout.contains("Applications: argocd-cm (<stdin>:1) gives them a health check (`resource.customizations.health.argoproj.io_Application`)"),
-        "{}",
-        with.stdout
-    );
+    with.assert_stdout_has(&["Applications: argocd-cm (<stdin>:1) gives them a health check (`resource.customizations.health.argoproj.io_Application`)"]);
     assert!(
         with.stdout
             .contains("Application/db: its health is Healthy"),
@@ -415,12 +395,7 @@ fn a_duplicate_is_planned_once_and_warned_about() {
     let twice = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: env, namespace: shop}\ndata: {A: '1'}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: env}\ndata: {A: '2'}\n";
     let run = labcheck_stdin(&["plan", "--rules", "--namespace", "shop", "-"], twice);
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(
-        run.stdout.contains("Warning: Resource /ConfigMap/shop/env appeared 2 times among application resources. Argo CD applies only the last copy (<stdin>:6), not <stdin>:1"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("duplicate-resource"), "{}", run.stdout);
+    run.assert_stdout_has(&["Warning: Resource /ConfigMap/shop/env appeared 2 times among application resources. Argo CD applies only the last copy (<stdin>:6), not <stdin>:1", "duplicate-resource"]);
 }
 
 #[test]

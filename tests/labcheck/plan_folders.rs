@@ -175,7 +175,7 @@ fn values_files_and_tool_configs_are_skipped_but_a_broken_manifest_is_not() {
     );
     let broken = repo.plan(&[&repo.path("manifests")]);
     assert_eq!(broken.code, 2, "{}", broken.stdout);
-    assert!(broken.stderr.contains("broken.yaml:4"), "{}", broken.stderr);
+    broken.assert_stderr_has(&["broken.yaml:4"]);
 }
 
 #[test]
@@ -234,25 +234,13 @@ fn a_chart_or_kustomize_folder_is_rendered_first_and_a_template_is_refused() {
     );
     let overlay = repo.plan(&[&repo.path("overlay")]);
     assert_eq!(overlay.code, 2);
-    assert!(
-        overlay.stderr.contains("`kustomize build "),
-        "{}",
-        overlay.stderr
-    );
+    overlay.assert_stderr_has(&["`kustomize build "]);
     let templates = repo.plan(&["--recurse", &repo.path("chart/templates")]);
     assert_eq!(templates.code, 2);
-    assert!(
-        templates.stderr.contains("unrendered Helm template"),
-        "{}",
-        templates.stderr
-    );
+    templates.assert_stderr_has(&["unrendered Helm template"]);
     let loose = repo.plan(&[&repo.path("loose")]);
     assert_eq!(loose.code, 2);
-    assert!(
-        loose.stderr.contains("cm.yaml:4: `{{ .Values.name }}`"),
-        "{}",
-        loose.stderr
-    );
+    loose.assert_stderr_has(&["cm.yaml:4: `{{ .Values.name }}`"]);
 }
 
 #[test]

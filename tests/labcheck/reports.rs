@@ -164,11 +164,7 @@ fn output_still_writes_the_o_document_and_a_format_name_there_gets_did_you_mean(
         &[&base[..], &["-o", "junit", "--output", "labcheck.xml"]].concat(),
     );
     assert_eq!(kept.code, 1, "{}", kept.stderr);
-    assert!(
-        kept.stdout.contains("step-4: not done yet"),
-        "{}",
-        kept.stdout
-    );
+    kept.assert_stdout_has(&["step-4: not done yet"]);
     let xml = std::fs::read_to_string(world.home().join("labcheck.xml")).expect("the file");
     assert!(xml.starts_with("<?xml"), "{xml}");
 

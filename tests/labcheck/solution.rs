@@ -134,7 +134,7 @@ fn an_unknown_step_is_a_usage_error_naming_the_steps() {
     let home = tempfile::tempdir().expect("a temp dir");
     let run = labcheck(home.path(), &["solution", "module-10", "step-9"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("step-9"), "{}", run.stderr);
+    run.assert_stderr_has(&["step-9"]);
 }
 
 #[test]

@@ -5,36 +5,24 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use labcheck::lab::cluster::{self, Revisions};
-use labcheck::lab::world::LabWorld;
+use labcheck::lab::cluster;
 use labcheck::serve::{RunningServer, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::Value;
 
 use crate::cluster_checks::{check, path_str};
-use crate::harness::{Labcheck, Run, kubeconfig_at};
+use crate::harness::{LabAt, Labcheck, Run};
 
 const APP: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/checkout-dev";
 const APPS: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications";
 
-/// A learner's work repos at a course point, in a temp dir that is also their HOME.
-struct Lab {
-    dir: tempfile::TempDir,
-    world: LabWorld,
-    revs: Revisions,
-}
+/// A learner's work repos at a course point (see [`LabAt`]), waited on: what these tests add
+/// to it is here.
+type Lab = LabAt;
 
 impl Lab {
     fn at(point: &str) -> Lab {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("no temp dir: {e}"));
-        let world = labcheck::lab::cache::at(&dir.path().join("lab"), "module-10", point)
-            .unwrap_or_else(|e| panic!("lab world at {point}: {e}"));
-        let revs = Revisions::of_world(&world).unwrap_or_else(|e| panic!("{e}"));
-        Lab { dir, world, revs }
-    }
-
-    fn kubeconfig(&self, server: &RunningServer) -> PathBuf {
-        kubeconfig_at(&self.dir.path().join("kubeconfig"), &server.url(), "lab")
+        LabAt::new(point)
     }
 
     fn snapshot_file(&self, snapshot: &Snapshot) -> PathBuf {
@@ -60,16 +48,17 @@ impl Lab {
         );
         let server = start(timeline).await;
         let kubeconfig = self.kubeconfig(&server);
-        let args = [
-            "--format",
-            "json",
-            "--wait",
-            "20s",
-            "--kubeconfig",
-            path_str(&kubeconfig),
-        ];
-        let ran = self.run(step, &args).await;
+        let ran = self
+            .waiting(step, "json", "20s", ["--kubeconfig", path_str(&kubeconfig)])
+            .await;
         (server, ran)
+    }
+
+    /// `STEP` in `format`, waited for up to `wait`, against the cluster `cluster` names
+    /// (`--kubeconfig FILE`, `--snapshot FILE`).
+    async fn waiting(&self, step: &str, format: &str, wait: &str, cluster: [&str; 2]) -> Run {
+        let args = [&["--format", format, "--wait", wait][..], &cluster].concat();
+        self.run(step, &args).await
     }
 
     /// `labcheck module-10 STEP ARGS…` against the cluster given in `args`.
@@ -105,16 +94,11 @@ async fn a_sync_of_your_commit_that_finished_failed_ends_the_wait_at_once() {
     let server = start(cluster::solved("step-4", &lab.revs).expect("a fixture state")).await;
     let kubeconfig = lab.kubeconfig(&server);
     let ran = lab
-        .run(
+        .waiting(
             "step-5",
-            &[
-                "--format",
-                "json",
-                "--wait",
-                "20s",
-                "--kubeconfig",
-                path_str(&kubeconfig),
-            ],
+            "json",
+            "20s",
+            ["--kubeconfig", path_str(&kubeconfig)],
         )
         .await;
     let report = ran.json();
@@ -138,17 +122,7 @@ async fn a_snapshot_file_cannot_change_so_a_running_sync_in_it_is_not_waited_for
     let file = lab
         .snapshot_file(&cluster::state("step-4-sync-running", &lab.revs).expect("a fixture state"));
     let ran = lab
-        .run(
-            "step-4",
-            &[
-                "--format",
-                "json",
-                "--wait",
-                "30s",
-                "--snapshot",
-                path_str(&file),
-            ],
-        )
+        .waiting("step-4", "json", "30s", ["--snapshot", path_str(&file)])
         .await;
     let report = ran.json();
     assert_eq!(ran.code, 1, "{report:#}");
@@ -172,17 +146,7 @@ async fn a_sync_still_running_at_the_limit_is_a_named_timeout_in_every_format() 
     let kubeconfig = path_str(&kubeconfig);
 
     let json = lab
-        .run(
-            "step-4",
-            &[
-                "--format",
-                "json",
-                "--wait",
-                "2s",
-                "--kubeconfig",
-                kubeconfig,
-            ],
-        )
+        .waiting("step-4", "json", "2s", ["--kubeconfig", kubeconfig])
         .await;
     let report = json.json();
     assert_eq!(json.code, 1, "a timeout is 'not done': {report:#}");
@@ -201,34 +165,16 @@ async fn a_sync_still_running_at_the_limit_is_a_named_timeout_in_every_format() 
         "{sync:#}"
     );
     // Off a terminal, the wait is announced on stderr as a log line.
-    assert!(
-        json.stderr.contains("step-4: waiting up to 2s for"),
-        "{}",
-        json.stderr
-    );
+    json.assert_stderr_has(&["step-4: waiting up to 2s for"]);
 
     let human = lab
         .run("step-4", &["--wait", "2s", "--kubeconfig", kubeconfig])
         .await;
     assert_eq!(human.code, 1);
-    assert!(
-        human.stdout.contains("gave up after 2 s: still Running"),
-        "{}",
-        human.stdout
-    );
+    human.assert_stdout_has(&["gave up after 2 s: still Running"]);
 
     let junit = lab
-        .run(
-            "step-4",
-            &[
-                "--format",
-                "junit",
-                "--wait",
-                "2s",
-                "--kubeconfig",
-                kubeconfig,
-            ],
-        )
+        .waiting("step-4", "junit", "2s", ["--kubeconfig", kubeconfig])
         .await;
     assert_eq!(junit.code, 1);
     assert!(

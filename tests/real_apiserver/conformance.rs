@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use labcheck::serve::{self, ServeOptions};
+use labcheck::serve::ServeOptions;
 use labcheck::snapshot::Snapshot;
 
 use crate::api::{Answer, call_with};
@@ -296,22 +296,10 @@ fn compare(shape: Shape, served: &Answer, real: &Answer) -> Vec<String> {
 #[test]
 fn serve_answers_labcheck_and_kubectls_requests_as_the_real_api_server_does() {
     let plane = plane();
-    let _state = crate::state_lock();
-    let done = crate::step_4_done(plane);
+    let done = crate::step_4_done();
     let (migrate_pod, _) = done.migrate_pod();
-    let crate::Step4Done {
-        dir,
-        world,
-        snapshot,
-        loaded,
-    } = done;
     // The real server's uids read as the snapshot's, so objects compare field by field.
-    let real_to_fixture: Vec<(String, String)> = loaded
-        .uids
-        .iter()
-        .map(|(fixture, real)| (real.clone(), fixture.clone()))
-        .collect();
-    let (asked, found) = ask_both(&snapshot, &real_to_fixture, &migrate_pod);
+    let (asked, found) = ask_both(&done.snapshot, &done.real_to_fixture(), &migrate_pod);
     eprintln!(
         "serve conformance: {asked} requests compared, {} differences",
         found.len()
@@ -322,8 +310,8 @@ fn serve_answers_labcheck_and_kubectls_requests_as_the_real_api_server_does() {
     let captured = crate::captures::snapshot_of_real(
         plane,
         "module-10",
-        &world.work_dir(),
-        &dir.path().join("captured.yaml"),
+        &done.world.work_dir(),
+        &done.dir.path().join("captured.yaml"),
     );
     let (asked, found) = ask_both(&captured, &[], &migrate_pod);
     eprintln!(
@@ -351,22 +339,15 @@ fn ask_both(
         answer.body = serde_json::from_str(&text).unwrap_or(Value::String(text));
         answer
     };
-    let served = block_on(serve::start(
+    let served = crate::serve_on_loopback(snapshot.clone(), ServeOptions::default());
+    let denying = crate::serve_on_loopback(
         snapshot.clone(),
-        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-        ServeOptions::default(),
-    ))
-    .expect("serve starts");
-    let denying = block_on(serve::start(
-        snapshot.clone(),
-        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
         ServeOptions {
             fail_with: Some(403),
             user: "learner".to_string(),
             ..ServeOptions::default()
         },
-    ))
-    .expect("serve starts");
+    );
     let http_client = |url: &str| {
         let mut config = kube::Config::new(url.parse().expect("a URL"));
         config.root_cert = Some(Vec::new());

@@ -12,7 +12,7 @@ use labcheck::course::solution::{ClusterTool, SolutionAction};
 use labcheck::serve::{self, ServeOptions};
 use labcheck::snapshot::Snapshot;
 
-use crate::plane::{block_on, plane};
+use crate::plane::plane;
 
 /// The `kubectl` lines of `step`'s solution, as argv after `kubectl`.
 pub fn kubectl_lines(step: &Step) -> Vec<&[String]> {
@@ -42,12 +42,7 @@ pub fn run_solution_kubectl(
         return (0, Vec::new());
     }
     let plane = plane();
-    let served = block_on(serve::start(
-        snapshot.clone(),
-        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-        ServeOptions::default(),
-    ))
-    .expect("serve starts");
+    let served = crate::serve_on_loopback(snapshot.clone(), ServeOptions::default());
     let serve_config = dir.join(format!("{}.kubeconfig", step.name.replace('/', "-")));
     std::fs::write(&serve_config, serve::kubeconfig(&served.url(), "serve")).expect("a kubeconfig");
     let mut problems = Vec::new();

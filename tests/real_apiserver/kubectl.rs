@@ -5,10 +5,10 @@
 use std::path::Path;
 use std::process::Command;
 
-use labcheck::serve::{self, ServeOptions};
+use labcheck::serve::ServeOptions;
 use labcheck::snapshot::Snapshot;
 
-use crate::plane::{block_on, plane};
+use crate::plane::plane;
 
 pub(crate) fn kubectl(kubeconfig: &Path, args: &[&str]) -> (bool, String, String) {
     let output = Command::new("kubectl")
@@ -17,35 +17,21 @@ pub(crate) fn kubectl(kubeconfig: &Path, args: &[&str]) -> (bool, String, String
         .args(args)
         .output()
         .expect("kubectl runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let (out, err) = crate::texts(&output);
+    (output.status.success(), out, err)
 }
 
 #[test]
 fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_proxy_included() {
     let plane = plane();
-    let _state = crate::state_lock();
-    let done = crate::step_4_done(plane);
+    let done = crate::step_4_done();
+    let real_to_fixture = done.real_to_fixture();
     // What the migration's container wrote, as the plane's kubelet serves it.
     let (migrate_pod, migrate_log) = done.migrate_pod();
-    let crate::Step4Done {
-        dir,
-        world,
-        snapshot,
-        loaded,
-    } = done;
-    let real_to_fixture: Vec<(String, String)> = loaded
-        .uids
-        .iter()
-        .map(|(fixture, real)| (real.clone(), fixture.clone()))
-        .collect();
     let differences = ask_both(
-        &snapshot,
+        &done.snapshot,
         &real_to_fixture,
-        dir.path(),
+        done.dir.path(),
         "fixture",
         (&migrate_pod, &migrate_log),
     );
@@ -55,13 +41,13 @@ fn kubectl_reads_the_real_server_as_it_reads_serve_logs_through_the_kubelet_prox
     let captured = crate::captures::snapshot_of_real(
         plane,
         "module-10",
-        &world.work_dir(),
-        &dir.path().join("captured.yaml"),
+        &done.world.work_dir(),
+        &done.dir.path().join("captured.yaml"),
     );
     let differences = ask_both(
         &captured,
         &[],
-        dir.path(),
+        done.dir.path(),
         "captured",
         (&migrate_pod, &migrate_log),
     );
@@ -84,21 +70,9 @@ fn ask_both(
     (migrate_pod, migrate_log): (&str, &str),
 ) -> Vec<String> {
     let plane = plane();
-    let served = block_on(serve::start(
-        snapshot.clone(),
-        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-        ServeOptions::default(),
-    ))
-    .expect("serve starts");
-    let serve_config = dir.join(format!("serve-{name}.kubeconfig"));
-    std::fs::write(
-        &serve_config,
-        format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: serve\n  cluster:\n    server: {}\ncontexts:\n- name: serve\n  context:\n    cluster: serve\ncurrent-context: serve\n",
-            served.url()
-        ),
-    )
-    .expect("a kubeconfig");
+    let served = crate::serve_on_loopback(snapshot.clone(), ServeOptions::default());
+    let serve_config =
+        crate::kubeconfig_without_a_user(&served, dir.join(format!("serve-{name}.kubeconfig")));
 
     let commands: &[&[&str]] = &[
         &["-n", "checkout-dev", "get", "jobs"],

@@ -6,7 +6,7 @@
 //! (`PR_SET_PDEATHSIG`).
 
 use std::path::PathBuf;
-use std::sync::{LazyLock, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -14,24 +14,12 @@ use serde_json::Value;
 use crate::certs::Certs;
 use crate::kubeconfig::{client, write_kubeconfig};
 use crate::kubelet::Kubelet;
-use crate::processes::{free_port, spawn, tail};
+use crate::processes::{apiserver_flags, free_port, spawn, tail};
 
 /// How long the control plane may take to answer `/readyz` 200 on a busy 2-core machine.
 const READY_LIMIT: Duration = Duration::from_secs(120);
 
-/// The runtime every test's requests run on (the clients and the kubelet live on it).
-pub static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a tokio runtime")
-});
-
-/// Run `future` on [`RT`] from a test's thread.
-pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    RT.block_on(future)
-}
+pub use crate::runtime::{RT, block_on};
 
 /// The running control plane.
 pub struct Plane {
@@ -60,10 +48,9 @@ static PLANE: OnceLock<Plane> = OnceLock::new();
 /// The control plane, started on first use.
 pub fn plane() -> &'static Plane {
     PLANE.get_or_init(|| {
-        let started = Instant::now();
-        let bin = crate::testbin::binaries();
-        let mut plane = block_on(start(&bin)).unwrap_or_else(|e| panic!("{e}"));
-        plane.started_in = started.elapsed();
+        let (mut plane, took) =
+            crate::runtime::start_timed(|| async { start(&crate::testbin::binaries()).await });
+        plane.started_in = took;
         eprintln!(
             "real control plane: kube-apiserver at {} (etcd {}) ready in {:.1}s",
             plane.url,
@@ -75,16 +62,7 @@ pub fn plane() -> &'static Plane {
 }
 
 async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
-    let dir = tempfile::Builder::new()
-        .prefix("labcheck-real-apiserver-")
-        .tempdir()
-        .map_err(|e| e.to_string())?
-        .keep();
-    crate::processes::remove_at_exit(&dir)?;
-    let certs = Certs::generate().map_err(|e| format!("certificates: {e}"))?;
-    certs
-        .write(&dir)
-        .map_err(|e| format!("certificates: {e}"))?;
+    let (dir, certs) = crate::processes::cluster_dir("labcheck-real-apiserver-")?;
 
     let (etcd_url, mut etcd, etcd_log) = crate::processes::start_etcd(&bin.etcd, &dir)?;
 
@@ -97,45 +75,20 @@ async fn start(bin: &crate::testbin::Binaries) -> Result<Plane, String> {
     let audit_log = dir.join("audit.log");
     std::fs::write(&audit_policy, crate::audit::policy())
         .map_err(|e| format!("{}: {e}", audit_policy.display()))?;
-    let mut apiserver = spawn(
-        &bin.apiserver,
-        vec![
-            format!("--etcd-servers={etcd_url}"),
-            format!("--cert-dir={}", pki.display()),
-            format!("--secure-port={port}"),
-            "--bind-address=127.0.0.1".into(),
-            "--advertise-address=127.0.0.1".into(),
-            // The `kubernetes` Service's endpoints may not be a loopback address; nothing here
-            // needs them.
-            "--endpoint-reconciler-type=none".into(),
-            "--service-cluster-ip-range=10.0.0.0/24".into(),
-            "--allow-privileged=true".into(),
-            // No controller creates the default service account.
-            "--disable-admission-plugins=ServiceAccount".into(),
-            "--authorization-mode=RBAC".into(),
-            format!("--client-ca-file={}", pki.join("ca.crt").display()),
-            "--service-account-issuer=https://kubernetes.default.svc.cluster.local".into(),
-            format!(
-                "--service-account-key-file={}",
-                pki.join("sa.pub").display()
-            ),
-            format!(
-                "--service-account-signing-key-file={}",
-                pki.join("sa.key").display()
-            ),
-            // Objects stored as JSON, so the loader can set the times a fixture's story gives
-            // them (see `loader.rs`); what clients see does not depend on it.
-            "--storage-media-type=application/json".into(),
-            // Logs come from the harness's kubelet over HTTPS on loopback.
-            "--kubelet-preferred-address-types=InternalIP".into(),
-            // The requests of users in the audited group, in order (see `audit.rs`); nobody
-            // else's, so the log stays small.
-            format!("--audit-policy-file={}", audit_policy.display()),
-            format!("--audit-log-path={}", audit_log.display()),
-            "--audit-log-mode=blocking".into(),
-        ],
-        &apiserver_log,
-    )?;
+    let mut flags = apiserver_flags(&etcd_url, &pki, port);
+    flags.extend([
+        // No controller creates the default service account.
+        "--disable-admission-plugins=ServiceAccount".into(),
+        // Objects stored as JSON, so the loader can set the times a fixture's story gives
+        // them (see `loader.rs`); what clients see does not depend on it.
+        "--storage-media-type=application/json".into(),
+        // The requests of users in the audited group, in order (see `audit.rs`); nobody
+        // else's, so the log stays small.
+        format!("--audit-policy-file={}", audit_policy.display()),
+        format!("--audit-log-path={}", audit_log.display()),
+        "--audit-log-mode=blocking".into(),
+    ]);
+    let mut apiserver = spawn(&bin.apiserver, flags, &apiserver_log)?;
 
     let admin_kubeconfig = dir.join("admin.kubeconfig");
     let learner_kubeconfig = dir.join("learner.kubeconfig");

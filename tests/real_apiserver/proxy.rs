@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use labcheck::serve::{self, ServeOptions};
+use labcheck::serve::ServeOptions;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -169,41 +169,20 @@ fn run(program: &str, args: &[&std::ffi::OsStr], home: &Path) -> (i32, String, S
         .env_remove("https_proxy")
         .output()
         .unwrap_or_else(|e| panic!("{program} runs: {e}"));
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let (out, err) = crate::texts(&output);
+    (output.status.code().unwrap_or(-1), out, err)
 }
 
 #[test]
 fn a_proxy_url_is_used_as_kubectl_uses_it_absolute_form_for_http_and_a_tunnel_for_https() {
     let plane = plane();
-    let _state = crate::state_lock();
-    let crate::Step4Done {
-        dir,
-        world,
-        snapshot,
-        ..
-    } = crate::step_4_done(plane);
-    let served = block_on(serve::start(
-        snapshot,
-        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
-        ServeOptions::default(),
-    ))
-    .expect("serve starts");
-    let serve_config = dir.path().join("serve.kubeconfig");
-    std::fs::write(
-        &serve_config,
-        format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: serve\n  cluster:\n    server: {}\ncontexts:\n- name: serve\n  context:\n    cluster: serve\ncurrent-context: serve\n",
-            served.url()
-        ),
-    )
-    .expect("a kubeconfig");
+    let done = crate::step_4_done();
+    let served = crate::serve_on_loopback(done.snapshot.clone(), ServeOptions::default());
+    let serve_config =
+        crate::kubeconfig_without_a_user(&served, done.dir.path().join("serve.kubeconfig"));
     let proxy = Proxy::start();
-    let home = dir.path();
-    let work = world.work_dir();
+    let home = done.dir.path();
+    let work = done.world.work_dir();
     let os = |s: &str| std::ffi::OsString::from(s);
     let serve_authority = served
         .url()
@@ -242,7 +221,7 @@ fn a_proxy_url_is_used_as_kubectl_uses_it_absolute_form_for_http_and_a_tunnel_fo
         let proxied = through(
             direct,
             proxy_url,
-            dir.path().join(format!("proxied-{n}.kubeconfig")),
+            done.dir.path().join(format!("proxied-{n}.kubeconfig")),
         );
         let user_sent = proxy_url
             .contains('@')

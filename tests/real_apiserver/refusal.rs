@@ -102,11 +102,9 @@ fn learner(
 #[test]
 fn a_learner_refused_one_read_gets_could_not_check_naming_it_never_a_fail() {
     let plane = plane();
-    let _state = crate::state_lock();
-    // `_dir` holds the world's temp dir for the whole test.
-    let crate::Step4Done {
-        dir: _dir, world, ..
-    } = crate::step_4_done(plane);
+    // `done` holds the world's temp dir and the state lock for the whole test.
+    let done = crate::step_4_done();
+    let world = &done.world;
     let course = Arc::new(Course::embedded().expect("the course"));
     let module = course.module("module-10").expect("module-10");
     let step = module.step("step-4").expect("step-4");

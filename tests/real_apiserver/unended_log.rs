@@ -33,14 +33,8 @@ fn log_key(snapshot: &labcheck::snapshot::Snapshot, job: &str) -> String {
 #[test]
 fn a_pod_log_the_kubelet_never_ends_is_judged_on_what_was_read_never_as_an_unreachable_api() {
     let plane = plane();
-    let _state = crate::state_lock();
-    let crate::Step4Done {
-        dir,
-        world,
-        snapshot,
-        ..
-    } = crate::step_4_done(plane);
-    let key = log_key(&snapshot, "checkout-migrate");
+    let done = crate::step_4_done();
+    let key = log_key(&done.snapshot, "checkout-migrate");
     let bound = "2s";
     // More than a buffer's worth (4 KiB) at every write: the server passes it on at once.
     let busy = "still holding the lock\n".repeat(200);
@@ -89,8 +83,8 @@ fn a_pod_log_the_kubelet_never_ends_is_judged_on_what_was_read_never_as_an_unrea
             .arg("--kubeconfig")
             .arg(&plane.admin_kubeconfig)
             .arg("--work-dir")
-            .arg(world.work_dir())
-            .env("HOME", dir.path())
+            .arg(done.world.work_dir())
+            .env("HOME", done.dir.path())
             .env("NO_COLOR", "1")
             .env_remove("KUBECONFIG")
             .output()

@@ -56,6 +56,63 @@ fn sync_running() -> SyncRunning {
     }
 }
 
+impl SyncRunning {
+    /// Write the sync's end (the solved state) into the plane; when it was written.
+    fn end_the_sync(&mut self) -> Instant {
+        let writing = Instant::now();
+        block_on(crate::loader::change(
+            plane(),
+            &self.running,
+            &self.solved,
+            &mut self.loaded,
+        ))
+        .expect("the sync ends");
+        let written = Instant::now();
+        eprintln!("the loader wrote the sync's end in {:?}", written - writing);
+        written
+    }
+
+    /// Once the server has ended a watch of the Applications by `user` and labcheck has started
+    /// the next, write the sync's end: what the audit log showed until then, and when.
+    fn end_after_a_resumed_watch(&mut self, user: &str) -> Resumed {
+        let audit = Audit::of(&plane().audit_log, user);
+        let apps = collection_of(&self.running, "Application", "applications");
+        let (end, next) = audit.wait_for(
+            "a watch of the Applications the server ended and the next one",
+            Duration::from_secs(30),
+            |events| audit::ended_and_resumed(events, &apps),
+        );
+        let from = audit.events().len();
+        Resumed {
+            audit,
+            apps,
+            end,
+            next,
+            from,
+            written: self.end_the_sync(),
+        }
+    }
+}
+
+/// A waiter's watch of the Applications ended by the server (audit event `end`) and resumed
+/// (`next`), then the sync's end written (at `written`, when the audit log held `from` events).
+struct Resumed {
+    audit: Audit<'static>,
+    apps: String,
+    end: usize,
+    next: usize,
+    from: usize,
+    written: Instant,
+}
+
+impl Resumed {
+    /// See [`assert_resumed_and_streamed`], on the audit log as it is now.
+    fn assert_resumed_and_streamed(&self) {
+        let events = self.audit.events();
+        assert_resumed_and_streamed(&events, &self.apps, self.end, self.next, self.from);
+    }
+}
+
 /// The collection URL of the first `kind` object in `snapshot` (`/apis/G/V/namespaces/N/R`).
 fn collection_of(snapshot: &Snapshot, kind: &str, resource: &str) -> String {
     let object = snapshot
@@ -120,16 +177,7 @@ fn a_wait_on_the_real_server_ends_when_the_sync_ends_there() {
         .expect("the runner waits");
     assert!(!first, "the step did not wait for the running sync");
 
-    let writing = Instant::now();
-    block_on(crate::loader::change(
-        plane,
-        &state.running,
-        &state.solved,
-        &mut state.loaded,
-    ))
-    .expect("the sync ends");
-    let written = Instant::now();
-    eprintln!("the loader wrote the sync's end in {:?}", written - writing);
+    let written = state.end_the_sync();
     let report = block_on(waited).expect("the run ends");
     let took = written.elapsed();
     eprintln!("real waiting: the verdict came {took:?} after the sync's end was written");
@@ -206,24 +254,8 @@ fn a_wait_survives_watches_the_real_server_ends_and_sees_the_sync_end_through_th
         "the step did not wait for the running sync"
     );
 
-    let audit = Audit::of(&plane.audit_log, user);
-    let apps = collection_of(&state.running, "Application", "applications");
-    let (end, next) = audit.wait_for(
-        "a watch of the Applications the server ended and the next one",
-        Duration::from_secs(30),
-        |events| audit::ended_and_resumed(events, &apps),
-    );
-    let from = audit.events().len();
-    let writing = Instant::now();
-    block_on(crate::loader::change(
-        plane,
-        &state.running,
-        &state.solved,
-        &mut state.loaded,
-    ))
-    .expect("the sync ends");
-    let written = Instant::now();
-    eprintln!("the loader wrote the sync's end in {:?}", written - writing);
+    let seen = state.end_after_a_resumed_watch(user);
+    let written = seen.written;
     let report = block_on(waited).expect("the run ends");
     let took = written.elapsed();
     eprintln!(
@@ -234,13 +266,12 @@ fn a_wait_survives_watches_the_real_server_ends_and_sees_the_sync_end_through_th
         took <= one_round(),
         "the wait ended {took:?} after the write"
     );
-    let events = audit.events();
-    let ended = events[end..]
+    let ended = seen.audit.events()[seen.end..]
         .iter()
         .filter(|e| e.verb == "watch" && e.stage == "ResponseComplete")
         .count();
     eprintln!("real waiting: {ended} watches ended by the server and resumed during the wait");
-    assert_resumed_and_streamed(&events, &apps, end, next, from);
+    seen.assert_resumed_and_streamed();
 }
 
 /// A learner with no past runs, who keeps nothing (the watch's history).
@@ -307,24 +338,8 @@ fn watch_mode_survives_watches_the_real_server_ends_and_passes_when_the_sync_end
         "the first round did not show the running sync: {first:?}"
     );
 
-    let audit = Audit::of(&plane.audit_log, user);
-    let apps = collection_of(&state.running, "Application", "applications");
-    let (end, next) = audit.wait_for(
-        "a watch of the Applications the server ended and the next one",
-        Duration::from_secs(30),
-        |events| audit::ended_and_resumed(events, &apps),
-    );
-    let from = audit.events().len();
-    let writing = Instant::now();
-    block_on(crate::loader::change(
-        plane,
-        &state.running,
-        &state.solved,
-        &mut state.loaded,
-    ))
-    .expect("the sync ends");
-    let written = Instant::now();
-    eprintln!("the loader wrote the sync's end in {:?}", written - writing);
+    let seen = state.end_after_a_resumed_watch(user);
+    let written = seen.written;
     let end_of_watch = watched.join().expect("the watch ends");
     let took = written.elapsed();
     eprintln!("real --watch through server-ended watches: it passed {took:?} after the write");
@@ -335,5 +350,5 @@ fn watch_mode_survives_watches_the_real_server_ends_and_passes_when_the_sync_end
         took <= one_round(),
         "the watch passed {took:?} after the write"
     );
-    assert_resumed_and_streamed(&audit.events(), &apps, end, next, from);
+    seen.assert_resumed_and_streamed();
 }

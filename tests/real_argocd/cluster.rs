@@ -6,12 +6,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Child;
-use std::sync::{LazyLock, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::certs::Certs;
 use crate::kubeconfig::{client, write_kubeconfig_in};
 use crate::kubelet::{ContainerLog, Kubelet};
 use crate::processes::{free_port, tail};
@@ -19,19 +18,7 @@ use crate::processes::{free_port, tail};
 /// How long a part may take to come up on a busy 2-core machine.
 pub const READY_LIMIT: Duration = Duration::from_secs(180);
 
-/// The runtime the harness's own tasks (kubelet, log filler, chart repository) run on.
-pub static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a tokio runtime")
-});
-
-/// Run `future` on [`RT`] from a test's thread.
-pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    RT.block_on(future)
-}
+pub use crate::runtime::block_on;
 
 /// The running cluster.
 pub struct Cluster {
@@ -54,11 +41,12 @@ static CLUSTER: OnceLock<Cluster> = OnceLock::new();
 /// The cluster, started on first use.
 pub fn cluster() -> &'static Cluster {
     CLUSTER.get_or_init(|| {
-        let started = Instant::now();
-        let bin = crate::testbin::binaries_with_controllers();
-        let parts = crate::testbin::argocd_parts();
-        let mut cluster = block_on(start(&bin, &parts)).unwrap_or_else(|e| panic!("{e}"));
-        cluster.started_in = started.elapsed();
+        let (mut cluster, took) = crate::runtime::start_timed(|| {
+            let bin = crate::testbin::binaries_with_controllers();
+            let parts = crate::testbin::argocd_parts();
+            async move { start(&bin, &parts).await }
+        });
+        cluster.started_in = took;
         eprintln!(
             "real Argo CD: kube-apiserver at {}, argocd-server at {}, ready in {:.1}s",
             cluster.url,
@@ -139,16 +127,7 @@ async fn start(
     bin: &crate::testbin::Binaries,
     parts: &crate::testbin::ArgoCdParts,
 ) -> Result<Cluster, String> {
-    let dir = tempfile::Builder::new()
-        .prefix("labcheck-real-argocd-")
-        .tempdir()
-        .map_err(|e| e.to_string())?
-        .keep();
-    crate::processes::remove_at_exit(&dir)?;
-    let certs = Certs::generate().map_err(|e| format!("certificates: {e}"))?;
-    certs
-        .write(&dir)
-        .map_err(|e| format!("certificates: {e}"))?;
+    let (dir, certs) = crate::processes::cluster_dir("labcheck-real-argocd-")?;
     let pki = dir.join("pki");
 
     let (etcd_url, etcd, etcd_log) = crate::processes::start_etcd(&bin.etcd, &dir)?;
@@ -165,31 +144,7 @@ async fn start(
         &dir,
         "kube-apiserver",
         &bin.apiserver,
-        vec![
-            format!("--etcd-servers={etcd_url}"),
-            format!("--cert-dir={}", pki.display()),
-            format!("--secure-port={port}"),
-            "--bind-address=127.0.0.1".into(),
-            "--advertise-address=127.0.0.1".into(),
-            // The `kubernetes` Service's endpoints may not be a loopback address; Argo CD reaches
-            // the API server by the kubeconfig's URL (ARGOCD_FAKE_IN_CLUSTER), not by it.
-            "--endpoint-reconciler-type=none".into(),
-            "--service-cluster-ip-range=10.0.0.0/24".into(),
-            "--allow-privileged=true".into(),
-            "--authorization-mode=RBAC".into(),
-            format!("--client-ca-file={}", pki.join("ca.crt").display()),
-            "--service-account-issuer=https://kubernetes.default.svc.cluster.local".into(),
-            format!(
-                "--service-account-key-file={}",
-                pki.join("sa.pub").display()
-            ),
-            format!(
-                "--service-account-signing-key-file={}",
-                pki.join("sa.key").display()
-            ),
-            // Logs come from the harness's kubelet over HTTPS on loopback.
-            "--kubelet-preferred-address-types=InternalIP".into(),
-        ],
+        crate::processes::apiserver_flags(&etcd_url, &pki, port),
         Vec::new(),
     )?;
     let admin_kubeconfig = dir.join("admin.kubeconfig");

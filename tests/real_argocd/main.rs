@@ -17,6 +17,8 @@ mod kubeconfig;
 mod kubelet;
 #[path = "../common/processes.rs"]
 mod processes;
+#[path = "../common/runtime.rs"]
+mod runtime;
 #[path = "../common/scratch.rs"]
 mod scratch;
 #[path = "../common/testbin.rs"]
