@@ -240,10 +240,7 @@ fn before_an_apply_sync(
         }
         _ => return None,
     };
-    let last_started = app
-        .last_operation()
-        .and_then(|o| o.started_at.clone())
-        .unwrap_or_default();
+    let last_started = app.last_operation_started_at();
     Some(
         Outcome::fail(format!(
             "the last sync of {app_name} (started {last_started}) used the apply strategy and ran no hooks: Job {name} is from {from}"
@@ -289,10 +286,7 @@ fn earlier_sync(
         (Some(s), Some(r)) => format!("started {s}, revision {r}"),
         _ => format!("created {created}, before the last sync began"),
     };
-    let last_started = app
-        .last_operation()
-        .and_then(|o| o.started_at.clone())
-        .unwrap_or_default();
+    let last_started = app.last_operation_started_at();
     let outcome = Outcome::fail(format!(
         "Job {name}: this Job is from an earlier sync ({when})"
     ))
@@ -463,10 +457,7 @@ pub fn no_hook_operation_outcome(app: &Application, app_name: &str, job: &str) -
         return None;
     }
     let shape = Shape::of(app).filter(|s| !s.runs_hooks())?;
-    let started = app
-        .last_operation()
-        .and_then(|o| o.started_at.clone())
-        .unwrap_or_default();
+    let started = app.last_operation_started_at();
     Some(
         Outcome::fail(format!(
             "Job {job} does not exist: the last operation of {app_name} (started {started}) was {}",

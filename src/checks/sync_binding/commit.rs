@@ -35,10 +35,7 @@ pub fn older_than_the_commit(
         return None;
     }
     let name = job.metadata.name.clone().unwrap_or_default();
-    let started = app
-        .last_operation()
-        .and_then(|o| o.started_at.clone())
-        .unwrap_or_default();
+    let started = app.last_operation_started_at();
     Some(
         Outcome::fail(format!(
             "Job {name} (created {created}) is older than your commit {} (committed {committed_at}): no sync of your push made it, and the last operation of {app_name} (started {started}) was {}, which runs no hooks",

@@ -81,10 +81,7 @@ pub(super) fn no_hook_sync_of_target(
     why: &str,
 ) -> Option<Outcome> {
     let shape = Shape::of(app).filter(|s| !s.runs_hooks())?;
-    let started = app
-        .last_operation()
-        .and_then(|o| o.started_at.clone())
-        .unwrap_or_default();
+    let started = app.last_operation_started_at();
     Some(
         Outcome::fail(format!(
             "Job {name} (created {created}) was run by no sync of {app_name} on record: the last operation (started {started}) was {}",

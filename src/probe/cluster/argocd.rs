@@ -289,6 +289,13 @@ impl Application {
         self.status.operation_state.as_ref()
     }
 
+    /// When the last operation started, as Argo CD wrote it (empty when none is recorded).
+    pub fn last_operation_started_at(&self) -> String {
+        self.last_operation()
+            .and_then(|o| o.started_at.clone())
+            .unwrap_or_default()
+    }
+
     /// The revision the last operation synced (or is syncing).
     pub fn operation_revision(&self) -> Option<&str> {
         let op = self.last_operation()?;
