@@ -19,6 +19,14 @@ pub fn formats() -> impl Iterator<Item = &'static str> {
     labcheck::report::Format::all().iter().map(|f| f.name())
 }
 
+/// `text` with the generated part of each hook pod's name as `[POD]`: the recorded fixtures
+/// get the names the Job controller gave at each re-recording.
+pub fn without_pod_names(text: &str) -> String {
+    let pods = regex::Regex::new(r"\b(checkout-[a-z]+(?:-[a-z]+)*)-[a-z0-9]{5}\b")
+        .unwrap_or_else(|e| panic!("{e}"));
+    pods.replace_all(text, "$1-[POD]").into_owned()
+}
+
 /// Snapshot `text` as `name`, with `root` (the test's temp dir) and everything that differs from
 /// run to run or with the fixtures' SHAs filtered out.
 pub fn assert_report_snapshot(name: &str, text: &str, root: &Path) {
@@ -41,6 +49,7 @@ pub fn assert_report_snapshot(name: &str, text: &str, root: &Path) {
     settings.add_filter(r#""waited_s": [0-9.]+"#, r#""waited_s": "[DURATION]""#);
     settings.add_filter(r"duration_ms: \d+", "duration_ms: [DURATION]");
     settings.add_filter(r"waited_s: [0-9.]+", "waited_s: [DURATION]");
+    let text = without_pod_names(&text);
     settings.bind(|| insta::assert_snapshot!(name, text));
 }
 

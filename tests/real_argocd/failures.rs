@@ -199,6 +199,14 @@ fn a_sync_still_retrying_then_terminated_then_a_dry_run_give_the_verdicts_the_co
     let state = operation_when(cluster, lab, "a retry pending", |s| {
         s["phase"] == "Running" && s["retryCount"].as_i64().unwrap_or(0) >= 1
     });
+    if crate::recordings::recording_asked() {
+        crate::recordings::record_state(
+            cluster,
+            lab,
+            "step-4-retrying",
+            "step-4: the failed attempt of the pushed release waits for its retry",
+        );
+    }
     let problems = judge(&check(lab, "step-4"), "step-4", "retrying");
     assert!(problems.is_empty(), "retrying: {problems:#?}\n{state:#}");
 
@@ -206,6 +214,14 @@ fn a_sync_still_retrying_then_terminated_then_a_dry_run_give_the_verdicts_the_co
     let state = operation_when(cluster, lab, "terminated", |s| {
         matches!(s["phase"].as_str(), Some("Failed" | "Error"))
     });
+    if crate::recordings::recording_asked() {
+        crate::recordings::record_state(
+            cluster,
+            lab,
+            "step-4-terminated",
+            "step-4: `argocd app terminate-op` while the sync waited for its retry",
+        );
+    }
     let problems = judge(&check(lab, "step-4"), "step-4", "terminated");
     assert!(problems.is_empty(), "terminated: {problems:#?}\n{state:#}");
 
