@@ -203,7 +203,12 @@ async fn doctor_passes_once_the_course_set_up_is_done_and_writes_junit_for_ci() 
         1,
     ))
     .await;
-    let run = machine.doctor_on(&server).await;
+    // The same kubeconfig serves the JUnit run below.
+    let kubeconfig = machine.kubeconfig(&server);
+    let kubeconfig = kubeconfig.to_string_lossy();
+    let run = machine
+        .doctor(&["module-10", "--format", "json", "--kubeconfig", &kubeconfig])
+        .await;
     let report = run.json();
     assert_eq!(report["status"], "pass", "{report:#}");
     assert_eq!(run.code, 0);
