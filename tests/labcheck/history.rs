@@ -4,6 +4,7 @@
 //! checks report "could not check"; these tests look at the repo-side checks.
 
 use crate::harness::lab_file;
+use labcheck::lab::world::LabRepo;
 use serde_json::Value;
 
 use crate::harness::{FIX_REPO_CHECKS, Run, STEP_5_REPO_CHECKS, World, labcheck};
@@ -41,17 +42,16 @@ fn released_as(message: &str) -> (World, String) {
 }
 
 /// The release pushed, then its change undone in the work tree by writing step 2's file back,
-/// not committed yet.
-fn undone_in_the_tree() -> (World, String) {
+/// not committed yet; with the clone that wrote it, which remembers the file for `commit_written`.
+fn undone_in_the_tree() -> (World, LabRepo, String) {
     let (world, release) = released_as("checkout: 6.7.0 with a broken migration");
-    world
-        .repo("checkout-config")
-        .write(
-            "helm/dev.yaml",
-            &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
-        )
-        .unwrap();
-    (world, release)
+    let repo = world.repo("checkout-config");
+    repo.write(
+        "helm/dev.yaml",
+        &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
+    )
+    .unwrap();
+    (world, repo, release)
 }
 
 #[test]
@@ -77,8 +77,7 @@ fn a_release_committed_as_wip_then_git_reverted_passes_step_5s_repo_checks() {
 
 #[test]
 fn a_release_undone_by_hand_passes_with_a_note_that_git_revert_is_the_course_s_way() {
-    let (world, release) = undone_in_the_tree();
-    let repo = world.repo("checkout-config");
+    let (world, repo, release) = undone_in_the_tree();
     repo.commit_written("back to 6.7.1").unwrap();
     repo.push().unwrap();
     let run = step(&world, "step-5");
@@ -188,7 +187,7 @@ fn reverting_the_wrong_commit_fails_and_names_only_the_release() {
 
 #[test]
 fn a_revert_left_uncommitted_is_told_to_commit_not_to_revert_again() {
-    let (world, release) = undone_in_the_tree();
+    let (world, _repo, release) = undone_in_the_tree();
     let run = step(&world, "step-5");
     let check = run.check("head-is-revert");
     assert_eq!(check["status"], "fail", "{check:#}");
