@@ -97,6 +97,11 @@ fn assert_check(run: &Run, status: &str, code: i32, says: &[(&str, &str)]) {
     assert_eq!(run.code, code, "{check:#}");
 }
 
+/// The check could not check (`error`, exit 3) and says `says`.
+fn assert_cannot_check(run: &Run, says: &[(&str, &str)]) {
+    assert_check(run, "error", 3, says);
+}
+
 /// A course error: exit 2, `labcheck: FILE:LINE:COL: …` naming `file` and holding every one of
 /// `words`, an empty stdout.
 fn assert_course_error(run: &Run, file: &str, words: &[&str]) {
@@ -242,7 +247,7 @@ fn a_missing_reference_file_is_could_not_check_naming_it() {
         "  - id: the-check\n    title: \"values as the reference\"\n    diff: {repo: argocd-platform, file: argocd/values.yaml, reference: {expected: argocd-values.yaml}, mode: yaml}\n",
     );
     let run = case.run(&[]);
-    assert_check(&run, "error", 3, &[("summary", "argocd-values.yaml")]);
+    assert_cannot_check(&run, &[("summary", "argocd-values.yaml")]);
 }
 
 #[test]
@@ -287,10 +292,8 @@ fn a_missing_repo_cannot_be_checked_and_says_how_to_get_it() {
     let case = Case::new("fresh", GIT_CHECK);
     std::fs::remove_dir_all(case.repo("checkout-config")).unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
-    assert_check(
+    assert_cannot_check(
         &run,
-        "error",
-        3,
         &[("summary", "does not exist"), ("hint", "git clone")],
     );
 }
@@ -301,7 +304,7 @@ fn a_folder_that_is_not_a_git_repo_cannot_be_checked() {
     std::fs::remove_dir_all(case.repo("checkout-config").join(".git"))
         .unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
-    assert_check(&run, "error", 3, &[("summary", "is not a git repository")]);
+    assert_cannot_check(&run, &[("summary", "is not a git repository")]);
     let check = run.check("the-check");
     assert!(!text(&check, "hint").is_empty(), "{check:#}");
 }
@@ -312,12 +315,7 @@ fn a_corrupt_git_repo_cannot_be_checked() {
     std::fs::write(case.repo("checkout-config").join(".git/HEAD"), "garbage\n")
         .unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
-    assert_check(
-        &run,
-        "error",
-        3,
-        &[("summary", "cannot read the git repository")],
-    );
+    assert_cannot_check(&run, &[("summary", "cannot read the git repository")]);
 }
 
 #[test]
@@ -505,10 +503,8 @@ fn a_symlink_out_of_the_work_dir_is_not_followed() {
     std::fs::remove_file(&file).unwrap_or_else(|e| panic!("{e}"));
     std::os::unix::fs::symlink(&outside, &file).unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
-    assert_check(
+    assert_cannot_check(
         &run,
-        "error",
-        3,
         &[
             ("summary", "helm/dev.yaml"),
             ("summary", "leaves the repo"),
@@ -528,10 +524,8 @@ fn a_50_mb_values_file_is_not_read() {
     std::fs::write(case.repo("checkout-config").join("helm/dev.yaml"), big)
         .unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
-    assert_check(
+    assert_cannot_check(
         &run,
-        "error",
-        3,
         &[
             ("summary", "labcheck reads files up to 5242880 bytes"),
             ("hint", "a few kilobytes"),
@@ -553,22 +547,15 @@ fn a_yaml_alias_bomb_is_refused_not_expanded() {
     std::fs::write(case.repo("checkout-config").join("helm/dev.yaml"), bomb)
         .unwrap_or_else(|e| panic!("{e}"));
     let run = case.run(&[]);
-    assert_check(
-        &run,
-        "error",
-        3,
-        &[("summary", "alias"), ("hint", "write the values")],
-    );
+    assert_cannot_check(&run, &[("summary", "alias"), ("hint", "write the values")]);
 }
 
 #[test]
 fn a_work_dir_that_does_not_exist_cannot_be_checked() {
     let case = Case::new("fresh", GIT_CHECK);
     let run = case.run(&["--work-dir", "/nonexistent/labcheck-work"]);
-    assert_check(
+    assert_cannot_check(
         &run,
-        "error",
-        3,
         &[
             ("summary", "/nonexistent/labcheck-work/checkout-config"),
             ("hint", "git clone"),

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::harness::{Labcheck, labcheck};
+use crate::harness::{Labcheck, MODULE_10_STEPS, labcheck};
 
 /// `course test` runs every solution for real, twice and on the learner's variants (real git
 /// commits and pushes): on a machine shared by parallel tests it takes minutes, not seconds.
@@ -126,15 +126,7 @@ fn module_10_as_shipped(json: &serde_json::Value) {
         .and_then(|m| m["states"].as_array())
         .cloned()
         .unwrap_or_default();
-    for step in [
-        "step-1",
-        "step-2",
-        "step-3",
-        "step-4",
-        "step-5",
-        "break-it/break",
-        "break-it/fix",
-    ] {
+    for step in MODULE_10_STEPS {
         let solved = states
             .iter()
             .filter(|s| s["step"] == step && s["kind"] == "solved")

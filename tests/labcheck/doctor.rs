@@ -83,6 +83,14 @@ impl Machine {
         )
     }
 
+    /// `doctor module-10` in JSON on `server`'s cluster.
+    async fn doctor_on(&self, server: &RunningServer) -> Doctor {
+        let kubeconfig = self.kubeconfig(server);
+        let kubeconfig = kubeconfig.to_string_lossy();
+        self.doctor(&["module-10", "--format", "json", "--kubeconfig", &kubeconfig])
+            .await
+    }
+
     /// `labcheck doctor ARGS` with this machine's HOME and PATH (kubectl from /usr/bin).
     async fn doctor(&self, args: &[&str]) -> Doctor {
         let path =
@@ -140,11 +148,7 @@ fn field<'a>(report: &'a Value, id: &str, name: &str) -> &'a str {
 async fn doctor_on_a_cluster_without_argo_cd_names_each_missing_part_with_its_fix() {
     let machine = Machine::bare();
     let server = serve(cluster::argo_cd_missing("module-10").expect("a fixture state")).await;
-    let kubeconfig = machine.kubeconfig(&server);
-    let kubeconfig = kubeconfig.to_string_lossy();
-    let run = machine
-        .doctor(&["module-10", "--format", "json", "--kubeconfig", &kubeconfig])
-        .await;
+    let run = machine.doctor_on(&server).await;
     let report = run.json();
     assert_eq!(run.code, 1, "{report:#}");
     assert_eq!(report["step"], "doctor");
@@ -199,6 +203,7 @@ async fn doctor_passes_once_the_course_set_up_is_done_and_writes_junit_for_ci() 
         1,
     ))
     .await;
+    // The same kubeconfig serves the JUnit run below.
     let kubeconfig = machine.kubeconfig(&server);
     let kubeconfig = kubeconfig.to_string_lossy();
     let run = machine
@@ -276,11 +281,7 @@ async fn doctor_finds_a_controller_not_ready_and_an_application_not_created_yet(
     );
     let snapshot = with_argo_cd(without_apps, 0);
     let server = serve(snapshot).await;
-    let kubeconfig = machine.kubeconfig(&server);
-    let kubeconfig = kubeconfig.to_string_lossy();
-    let run = machine
-        .doctor(&["module-10", "--format", "json", "--kubeconfig", &kubeconfig])
-        .await;
+    let run = machine.doctor_on(&server).await;
     let report = run.json();
     assert_eq!(run.code, 1, "{report:#}");
     assert_eq!(field(&report, "argocd-crd", "status"), "pass");

@@ -404,8 +404,8 @@ const SYNC_WAVES: &str = r#"  - id: waves-first
       yaml: { path: 'metadata.annotations["argocd.argoproj.io/sync-wave"]', matches: '^-[0-9]+$' }
 "#;
 
-#[test]
-fn projects_and_namespaces_with_negative_waves_pass() {
+/// The sync-waves step on the fresh `apps/projects.yaml` and the given `apps/namespaces.yaml`.
+fn sync_waves_with(namespaces: &str) -> World {
     let world = World::new();
     world
         .step(SYNC_WAVES)
@@ -413,10 +413,17 @@ fn projects_and_namespaces_with_negative_waves_pass() {
             "argocd-platform/apps/projects.yaml",
             &lab_file("fresh", "argocd-platform", "apps/projects.yaml"),
         )
-        .work_file(
-            "argocd-platform/apps/namespaces.yaml",
-            &lab_file("fresh", "argocd-platform", "apps/namespaces.yaml"),
-        );
+        .work_file("argocd-platform/apps/namespaces.yaml", namespaces);
+    world
+}
+
+#[test]
+fn projects_and_namespaces_with_negative_waves_pass() {
+    let world = sync_waves_with(&lab_file(
+        "fresh",
+        "argocd-platform",
+        "apps/namespaces.yaml",
+    ));
     let run = world.run();
     assert_eq!(run.code, 0, "{}", run.json);
     assert_eq!(run.check("kind"), "files");
@@ -424,18 +431,10 @@ fn projects_and_namespaces_with_negative_waves_pass() {
 
 #[test]
 fn a_wave_removed_from_namespaces_fails_naming_that_file() {
-    let world = World::new();
-    world
-        .step(SYNC_WAVES)
-        .work_file(
-            "argocd-platform/apps/projects.yaml",
-            &lab_file("fresh", "argocd-platform", "apps/projects.yaml"),
-        )
-        .work_file(
-            "argocd-platform/apps/namespaces.yaml",
-            &lab_file("fresh", "argocd-platform", "apps/namespaces.yaml")
-                .replace("    argocd.argoproj.io/sync-wave: \"-1\"\n", ""),
-        );
+    let world = sync_waves_with(
+        &lab_file("fresh", "argocd-platform", "apps/namespaces.yaml")
+            .replace("    argocd.argoproj.io/sync-wave: \"-1\"\n", ""),
+    );
     let run = world.run();
     assert_eq!(run.check("status"), "fail", "{}", run.json);
     let summary = run.check("summary");

@@ -18,6 +18,34 @@ fn run_json(world: &World, course: &TestCourse) -> crate::harness::Run {
     world.labcheck(course, &["module-t", "step-1", "--format", "json"])
 }
 
+/// The JSON report run from `home` on a work dir somewhere else.
+fn run_json_from(
+    home: &std::path::Path,
+    course: &TestCourse,
+    work: &std::path::Path,
+) -> crate::harness::Run {
+    crate::harness::labcheck(
+        home,
+        &[
+            "--course-dir",
+            course.path().to_str().unwrap(),
+            "module-t",
+            "step-1",
+            "--format",
+            "json",
+            "--work-dir",
+            work.to_str().unwrap(),
+        ],
+    )
+}
+
+/// A check's text field (`summary`, `hint`).
+fn text<'a>(check: &'a serde_json::Value, field: &str) -> &'a str {
+    check[field]
+        .as_str()
+        .unwrap_or_else(|| panic!("`{field}` is not text: {check:#}"))
+}
+
 /// Step 5 as the course's recovery: every condition the kind has, on the solved world.
 const SOLVED_STEP_5: &str = r#"  - id: on-main
     title: "checkout-config is on main, clean and pushed"
@@ -126,7 +154,7 @@ fn editing_without_committing_fails_on_the_tracked_change_only_and_adds_it_by_na
         check["hint"],
         "cd ~/work/checkout-config && git add -- helm/dev.yaml && git commit -m \"…\" (or undo what you did not mean to change)"
     );
-    let note = check["note"].as_str().unwrap();
+    let note = text(&check, "note");
     assert!(
         note.contains("scratch-0.txt") && note.contains("scratch-5.txt"),
         "{note}"
@@ -158,12 +186,9 @@ fn staged_files_count_and_more_than_five_are_all_in_the_detail() {
         check["summary"],
         "~/work/checkout-config has 6 uncommitted changes: scratch-0.txt, scratch-1.txt, scratch-2.txt, scratch-3.txt, scratch-4.txt and 1 more"
     );
-    assert!(check["detail"].as_str().unwrap().contains("scratch-5.txt"));
+    assert!(text(&check, "detail").contains("scratch-5.txt"));
     assert!(
-        check["hint"]
-            .as_str()
-            .unwrap()
-            .contains("git add -- scratch-0.txt scratch-1.txt"),
+        text(&check, "hint").contains("git add -- scratch-0.txt scratch-1.txt"),
         "{check:#}"
     );
 }
@@ -207,10 +232,7 @@ fn a_detached_head_fails_with_a_hint_to_switch_to_main() {
     let check = run.check("the-check");
     assert_eq!(check["status"], "fail");
     assert!(
-        check["summary"]
-            .as_str()
-            .unwrap()
-            .contains("HEAD is detached at"),
+        text(&check, "summary").contains("HEAD is detached at"),
         "{check:#}"
     );
     assert_eq!(
@@ -230,18 +252,8 @@ fn a_revert_stopped_by_a_conflict_fails_with_continue_or_abort() {
     );
     let check = run.check("the-check");
     assert_eq!(check["status"], "fail");
-    assert!(
-        check["summary"]
-            .as_str()
-            .unwrap()
-            .contains("a revert is in progress")
-    );
-    assert!(
-        check["hint"]
-            .as_str()
-            .unwrap()
-            .contains("git revert --continue")
-    );
+    assert!(text(&check, "summary").contains("a revert is in progress"));
+    assert!(text(&check, "hint").contains("git revert --continue"));
 }
 
 /// The change step 5 undoes, as the course declares it.
@@ -281,7 +293,7 @@ fn a_commit_that_only_says_revert_is_not_a_revert() {
     assert_eq!(run.code, 1);
     let check = run.check("the-check");
     assert_eq!(check["status"], "fail");
-    let summary = check["summary"].as_str().unwrap();
+    let summary = text(&check, "summary");
     assert!(summary.contains("still has `migration.fail`"), "{summary}");
     assert!(summary.contains(&bad[..7]), "{summary}");
     assert_eq!(
@@ -303,9 +315,7 @@ fn a_step_commit_made_but_not_pushed_fails_has_commit_with_a_hint_to_push() {
     let check = run_json(&world, &course).check("the-check");
     assert_eq!(check["status"], "fail");
     assert!(
-        check["summary"]
-            .as_str()
-            .unwrap()
+        text(&check, "summary")
             .ends_with("is committed in ~/work/checkout-config but not pushed to origin/main")
     );
     assert_eq!(check["hint"], "cd ~/work/checkout-config && git push");
@@ -338,10 +348,7 @@ fn touched_passes_once_the_change_is_pushed_and_not_before() {
     let check = run_json(&world, &one_check("checkout-config", touched)).check("the-check");
     assert_eq!(check["status"], "fail");
     assert!(
-        check["summary"]
-            .as_str()
-            .unwrap()
-            .starts_with("no commit after"),
+        text(&check, "summary").starts_with("no commit after"),
         "{check:#}"
     );
 
@@ -409,19 +416,7 @@ fn a_work_dir_outside_home_is_shown_as_its_real_path() {
     let elsewhere = tempfile::tempdir().unwrap();
     let work = world.lab.work_dir();
     let course = one_check("checkout-config", "      branch: dev\n");
-    let run = crate::harness::labcheck(
-        elsewhere.path(),
-        &[
-            "--course-dir",
-            course.path().to_str().unwrap(),
-            "module-t",
-            "step-1",
-            "--format",
-            "json",
-            "--work-dir",
-            work.to_str().unwrap(),
-        ],
-    );
+    let run = run_json_from(elsewhere.path(), &course, &work);
     let check = run.check("the-check");
     assert_eq!(
         check["hint"],
@@ -557,10 +552,7 @@ fn a_clean_sparse_checkout_is_clean() {
     let check = run.check("the-check");
     assert_eq!(check["status"], "fail", "{check:#}");
     assert!(
-        check["summary"]
-            .as_str()
-            .unwrap()
-            .ends_with("1 uncommitted change: argocd/values.yaml"),
+        text(&check, "summary").ends_with("1 uncommitted change: argocd/values.yaml"),
         "{check:#}"
     );
 }
@@ -584,15 +576,9 @@ fn a_deleted_tree_object_is_could_not_check_with_git_fsck_advice() {
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
     let check = run.check("the-check");
     assert_eq!(check["status"], "error", "{check:#}");
+    assert!(text(&check, "summary").contains("is damaged"), "{check:#}");
     assert!(
-        check["summary"].as_str().unwrap().contains("is damaged"),
-        "{check:#}"
-    );
-    assert!(
-        check["hint"]
-            .as_str()
-            .unwrap()
-            .starts_with("cd ~/work/checkout-config && git fsck --full"),
+        text(&check, "hint").starts_with("cd ~/work/checkout-config && git fsck --full"),
         "{check:#}"
     );
 }
@@ -621,10 +607,7 @@ fn a_deleted_file_object_in_history_is_could_not_check_not_a_verdict() {
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
     let check = run.check("the-check");
     assert_eq!(check["status"], "error", "{check:#}");
-    assert!(
-        check["hint"].as_str().unwrap().contains("git fsck"),
-        "{check:#}"
-    );
+    assert!(text(&check, "hint").contains("git fsck"), "{check:#}");
 }
 
 #[test]
@@ -651,17 +634,11 @@ fn a_bare_repo_in_the_work_dir_is_told_to_work_in_a_clone() {
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
     let check = run.check("the-check");
     assert!(
-        check["summary"]
-            .as_str()
-            .unwrap()
-            .contains("is a bare repository"),
+        text(&check, "summary").contains("is a bare repository"),
         "{check:#}"
     );
     assert!(
-        check["hint"]
-            .as_str()
-            .unwrap()
-            .contains("work in a clone of it"),
+        text(&check, "hint").contains("work in a clone of it"),
         "{check:#}"
     );
 }
@@ -679,16 +656,13 @@ fn a_git_file_whose_gitdir_is_gone_says_so() {
     let run = run_json(&world, &one_check("checkout-config", "      clean: true\n"));
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
     let check = run.check("the-check");
-    let summary = check["summary"].as_str().unwrap();
+    let summary = text(&check, "summary");
     assert!(
         summary.contains("/.git is a file pointing at /nowhere/main-repo/.git/worktrees/checkout-config, which no longer exists"),
         "{summary}"
     );
     assert!(
-        check["hint"]
-            .as_str()
-            .unwrap()
-            .contains("clone the repo again"),
+        text(&check, "hint").contains("clone the repo again"),
         "{check:#}"
     );
 }
@@ -737,17 +711,11 @@ fn a_dirty_submodule_is_named_with_the_commands_to_run_inside_it() {
     let check = run.check("the-check");
     assert_eq!(check["status"], "fail", "{check:#}");
     assert!(
-        check["summary"]
-            .as_str()
-            .unwrap()
-            .contains("inside its submodule vendor/gitops"),
+        text(&check, "summary").contains("inside its submodule vendor/gitops"),
         "{check:#}"
     );
     assert!(
-        check["hint"]
-            .as_str()
-            .unwrap()
-            .starts_with("cd ~/work/checkout-config/vendor/gitops && git status"),
+        text(&check, "hint").starts_with("cd ~/work/checkout-config/vendor/gitops && git status"),
         "{check:#}"
     );
 }
@@ -774,20 +742,9 @@ fn a_work_dir_with_a_space_gets_hints_that_paste_and_run() {
     let course = one_check("checkout-config", "      pushed: true\n");
     let home = tempfile::tempdir().unwrap();
     let work = lab.work_dir();
-    let course_dir = course.path();
-    let args = [
-        "--course-dir",
-        course_dir.to_str().unwrap(),
-        "module-t",
-        "step-1",
-        "--format",
-        "json",
-        "--work-dir",
-        work.to_str().unwrap(),
-    ];
-    let run = crate::harness::labcheck(home.path(), &args);
+    let run = run_json_from(home.path(), &course, &work);
     let check = run.check("the-check");
-    let hint = check["hint"].as_str().unwrap().to_string();
+    let hint = text(&check, "hint").to_string();
     let quoted = format!("cd '{}/checkout-config' && git push", work.display());
     assert_eq!(hint, quoted);
     let pasted = std::process::Command::new("sh")
@@ -801,7 +758,7 @@ fn a_work_dir_with_a_space_gets_hints_that_paste_and_run() {
         "{}",
         String::from_utf8_lossy(&pasted.stderr)
     );
-    let again = crate::harness::labcheck(home.path(), &args);
+    let again = run_json_from(home.path(), &course, &work);
     assert_eq!(
         again.check("the-check")["status"],
         "pass",

@@ -54,7 +54,30 @@ impl Run {
             .and_then(|checks| checks.iter().find(|c| c["id"] == id).cloned())
             .unwrap_or_else(|| panic!("no check `{id}` in {json:#}"))
     }
+
+    /// Assert that each check in `ids` passed.
+    pub fn assert_pass(&self, ids: &[&str]) {
+        for id in ids {
+            assert_eq!(self.check(id)["status"], "pass", "{id}: {}", self.stdout);
+        }
+    }
 }
+
+/// Module 10's step-5 checks on the learner's repo: the release reverted and pushed.
+pub const STEP_5_REPO_CHECKS: [&str; 4] = [
+    "head-is-revert",
+    "revert-pushed",
+    "tag-back-to-671",
+    "fail-switch-gone",
+];
+
+/// Module 10's break-it/fix checks on the learner's repo: the break reverted and pushed.
+pub const FIX_REPO_CHECKS: [&str; 4] = [
+    "head-is-revert",
+    "fix-pushed",
+    "smoke-path-gone",
+    "break-came-first",
+];
 
 /// No run may take longer than this unless a test says otherwise: a hang fails the test with
 /// what was printed instead of stalling CI.
@@ -544,6 +567,18 @@ impl World {
         labcheck(self.home(), &all)
     }
 }
+
+/// Module 10's steps and stages in course order, written out: a test over them does not take the
+/// list from the course it tests.
+pub const MODULE_10_STEPS: [&str; 7] = [
+    "step-1",
+    "step-2",
+    "step-3",
+    "step-4",
+    "step-5",
+    "break-it/break",
+    "break-it/fix",
+];
 
 /// Module 10's points in course order: `fresh`, then every step and stage the course lists.
 pub fn points() -> Vec<String> {

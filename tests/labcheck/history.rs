@@ -4,9 +4,10 @@
 //! checks report "could not check"; these tests look at the repo-side checks.
 
 use crate::harness::lab_file;
+use labcheck::lab::world::LabRepo;
 use serde_json::Value;
 
-use crate::harness::{Run, World, labcheck};
+use crate::harness::{FIX_REPO_CHECKS, Run, STEP_5_REPO_CHECKS, World, labcheck};
 
 fn step(world: &World, step: &str) -> Run {
     labcheck(world.home(), &["module-10", step, "--format", "json"])
@@ -40,6 +41,19 @@ fn released_as(message: &str) -> (World, String) {
     (world, sha)
 }
 
+/// The release pushed, then its change undone in the work tree by writing step 2's file back,
+/// not committed yet; with the clone that wrote it, which remembers the file for `commit_written`.
+fn undone_in_the_tree() -> (World, LabRepo, String) {
+    let (world, release) = released_as("checkout: 6.7.0 with a broken migration");
+    let repo = world.repo("checkout-config");
+    repo.write(
+        "helm/dev.yaml",
+        &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
+    )
+    .unwrap();
+    (world, repo, release)
+}
+
 #[test]
 fn a_release_committed_as_wip_then_git_reverted_passes_step_5s_repo_checks() {
     let (world, release) = released_as("wip");
@@ -48,14 +62,7 @@ fn a_release_committed_as_wip_then_git_reverted_passes_step_5s_repo_checks() {
     repo.push().unwrap();
     let revert = repo.head_sha().unwrap();
     let run = step(&world, "step-5");
-    for id in [
-        "head-is-revert",
-        "revert-pushed",
-        "tag-back-to-671",
-        "fail-switch-gone",
-    ] {
-        assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
-    }
+    run.assert_pass(&STEP_5_REPO_CHECKS);
     let summary = text(&run.check("head-is-revert"), "summary").to_string();
     assert!(
         summary.contains(&format!(
@@ -70,13 +77,7 @@ fn a_release_committed_as_wip_then_git_reverted_passes_step_5s_repo_checks() {
 
 #[test]
 fn a_release_undone_by_hand_passes_with_a_note_that_git_revert_is_the_course_s_way() {
-    let (world, release) = released_as("checkout: 6.7.0 with a broken migration");
-    let repo = world.repo("checkout-config");
-    repo.write(
-        "helm/dev.yaml",
-        &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
-    )
-    .unwrap();
+    let (world, repo, release) = undone_in_the_tree();
     repo.commit_written("back to 6.7.1").unwrap();
     repo.push().unwrap();
     let run = step(&world, "step-5");
@@ -186,13 +187,7 @@ fn reverting_the_wrong_commit_fails_and_names_only_the_release() {
 
 #[test]
 fn a_revert_left_uncommitted_is_told_to_commit_not_to_revert_again() {
-    let (world, release) = released_as("checkout: 6.7.0 with a broken migration");
-    let repo = world.repo("checkout-config");
-    repo.write(
-        "helm/dev.yaml",
-        &lab_file("step-2", "checkout-config", "helm/dev.yaml"),
-    )
-    .unwrap();
+    let (world, _repo, release) = undone_in_the_tree();
     let run = step(&world, "step-5");
     let check = run.check("head-is-revert");
     assert_eq!(check["status"], "fail", "{check:#}");
@@ -328,14 +323,7 @@ fn the_break_committed_under_any_message_and_reverted_passes_the_fix_stage_s_rep
     repo.git(&["revert", "--no-edit", "HEAD"]).unwrap();
     repo.push().unwrap();
     let run = step(&world, "break-it/fix");
-    for id in [
-        "head-is-revert",
-        "fix-pushed",
-        "smoke-path-gone",
-        "break-came-first",
-    ] {
-        assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
-    }
+    run.assert_pass(&FIX_REPO_CHECKS);
 }
 
 #[test]

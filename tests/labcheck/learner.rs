@@ -389,20 +389,25 @@ fn watching_a_step_a_declared_later_step_replaced_ends_saying_so_never_done() {
     assert!(!run.stdout.contains("step-1: done"), "{}", run.stdout);
 }
 
-#[test]
-fn watching_in_a_terminal_turns_a_check_green_when_the_learner_saves_the_file() {
-    use expectrl::Expect;
-
-    let world = World::at("step-2");
-    let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
-    let mut session = Labcheck::new(world.home())
+/// `module-t step-1 --watch` on `course` in a pseudo-terminal.
+fn watching_in_a_terminal(world: &World, course: &TestCourse) -> expectrl::session::OsSession {
+    Labcheck::new(world.home())
         .arg("--course-dir")
         .arg(course.path())
         .args(["module-t", "step-1", "--watch"])
         .env("TERM", "xterm")
         .env("LANG", "C.UTF-8")
         .limit(Duration::from_secs(60))
-        .in_terminal();
+        .in_terminal()
+}
+
+#[test]
+fn watching_in_a_terminal_turns_a_check_green_when_the_learner_saves_the_file() {
+    use expectrl::Expect;
+
+    let world = World::at("step-2");
+    let course = course_with(&[("step-1", SMOKE_503), ("step-2", PUSHED_WITH_LEVELS)]);
+    let mut session = watching_in_a_terminal(&world, &course);
     session
         .expect("✗ helm/dev.yaml")
         .expect("the check fails first");
@@ -435,14 +440,7 @@ fn q_stops_watching() {
 
     let world = World::at("fresh");
     let course = course_with(&[("step-1", SMOKE_503)]);
-    let mut session = Labcheck::new(world.home())
-        .arg("--course-dir")
-        .arg(course.path())
-        .args(["module-t", "step-1", "--watch"])
-        .env("TERM", "xterm")
-        .env("LANG", "C.UTF-8")
-        .limit(Duration::from_secs(60))
-        .in_terminal();
+    let mut session = watching_in_a_terminal(&world, &course);
     session.expect("q quits").expect("the live checklist");
     session.send("q").expect("a key");
     session.expect("stopped watching").expect("it stops on q");

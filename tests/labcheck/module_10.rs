@@ -1,6 +1,6 @@
 //! Module 10's real check files against lab worlds: what a learner did → what labcheck says.
 
-use crate::harness::{World, labcheck};
+use crate::harness::{FIX_REPO_CHECKS, STEP_5_REPO_CHECKS, World, labcheck};
 
 /// Run a module 10 step from the built-in course in `world`, JSON out, no waiting.
 fn step(world: &World, step: &str, extra: &[&str]) -> crate::harness::Run {
@@ -169,31 +169,20 @@ fn step_2_values_not_edited_yet_fail_with_the_key_to_add() {
 fn step_4_and_5_repo_checks_follow_the_release_and_its_revert() {
     let world = World::at("step-4");
     let run = step(&world, "step-4", &[]);
-    for id in ["tag-670", "migration-fails", "release-pushed"] {
-        assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
-    }
+    run.assert_pass(&["tag-670", "migration-fails", "release-pushed"]);
     let before_revert = step(&world, "step-5", &[]);
     assert_eq!(before_revert.check("head-is-revert")["status"], "fail");
 
     world.lab.do_step("step-5").expect("revert and push");
     let run = step(&world, "step-5", &[]);
-    for id in [
-        "head-is-revert",
-        "revert-pushed",
-        "tag-back-to-671",
-        "fail-switch-gone",
-    ] {
-        assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
-    }
+    run.assert_pass(&STEP_5_REPO_CHECKS);
 }
 
 #[test]
 fn break_it_stages_follow_the_break_and_the_fix() {
     let world = World::at("break-it/break");
     let run = step(&world, "break-it/break", &[]);
-    for id in ["smoke-path-503", "break-pushed"] {
-        assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
-    }
+    run.assert_pass(&["smoke-path-503", "break-pushed"]);
     let fix_too_early = step(&world, "break-it/fix", &[]);
     assert_eq!(fix_too_early.check("smoke-path-gone")["status"], "fail");
     // The break is in the history but not undone yet: the fix is not done, the break was.
@@ -203,14 +192,7 @@ fn break_it_stages_follow_the_break_and_the_fix() {
 
     world.lab.do_step("break-it/fix").expect("revert");
     let run = step(&world, "break-it/fix", &[]);
-    for id in [
-        "head-is-revert",
-        "fix-pushed",
-        "smoke-path-gone",
-        "break-came-first",
-    ] {
-        assert_eq!(run.check(id)["status"], "pass", "{id}: {}", run.stdout);
-    }
+    run.assert_pass(&FIX_REPO_CHECKS);
 }
 
 #[test]

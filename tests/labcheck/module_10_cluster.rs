@@ -7,7 +7,7 @@ use labcheck::serve::{self, ServeOptions};
 use labcheck::snapshot::Snapshot;
 use serde_json::json;
 
-use crate::harness::{Run, World, labcheck};
+use crate::harness::{MODULE_10_STEPS, Run, World, labcheck};
 
 /// The step (or stage) a course point completes; the fresh lab is checked as step 1.
 fn step_of(point: &str) -> &str {
@@ -31,6 +31,22 @@ pub(crate) fn check_with(world: &World, snapshot: &Snapshot, step: &str) -> Run 
     crate::harness::module_10_on_snapshot(world.home(), step, snapshot, &path).run()
 }
 
+/// Run step 4 in `world`, JSON out, no waiting, on the cluster `kubeconfig` names.
+fn step_4_through(world: &World, kubeconfig: &std::path::Path) -> Run {
+    labcheck(
+        world.home(),
+        &[
+            "module-10",
+            "step-4",
+            "--format",
+            "json",
+            "--no-wait",
+            "--kubeconfig",
+            &kubeconfig.display().to_string(),
+        ],
+    )
+}
+
 pub(crate) fn hint(run: &Run, id: &str) -> String {
     run.check(id)["hint"]
         .as_str()
@@ -47,15 +63,7 @@ pub(crate) fn status(run: &Run, id: &str) -> String {
 
 #[test]
 fn every_step_and_stage_passes_on_its_solved_state() {
-    for point in [
-        "step-1",
-        "step-2",
-        "step-3",
-        "step-4",
-        "step-5",
-        "break-it/break",
-        "break-it/fix",
-    ] {
+    for point in MODULE_10_STEPS {
         let world = World::at(point);
         let snapshot = cluster::solved(point, &revisions(&world)).expect("a fixture state");
         let run = check_with(&world, &snapshot, step_of(point));
@@ -212,18 +220,7 @@ fn an_unreachable_cluster_is_could_not_check_within_seconds() {
     serve::write_kubeconfig(&kubeconfig, &format!("http://127.0.0.1:{port}"), "closed")
         .expect("kubeconfig");
     let started = std::time::Instant::now();
-    let run = labcheck(
-        world.home(),
-        &[
-            "module-10",
-            "step-4",
-            "--format",
-            "json",
-            "--no-wait",
-            "--kubeconfig",
-            &kubeconfig.display().to_string(),
-        ],
-    );
+    let run = step_4_through(&world, &kubeconfig);
     assert!(
         started.elapsed().as_secs() < 20,
         "took {:?}",
@@ -247,18 +244,7 @@ fn forbidden_names_the_verb_and_resource_and_reads_nothing_twice() {
     let server = crate::harness::serve_on(&runtime, snapshot, options);
     let kubeconfig = world.home().join("served.kubeconfig");
     crate::harness::kubeconfig_at(&kubeconfig, &server.url(), "lab");
-    let run = labcheck(
-        world.home(),
-        &[
-            "module-10",
-            "step-4",
-            "--format",
-            "json",
-            "--no-wait",
-            "--kubeconfig",
-            &kubeconfig.display().to_string(),
-        ],
-    );
+    let run = step_4_through(&world, &kubeconfig);
     let job = run.check("migrate-job-failed");
     assert_eq!(job["status"], "error", "{}", run.stdout);
     let text = format!("{job}");

@@ -52,6 +52,34 @@ fn history_of_the_push_at(world: &World, point: &str, revision: &str) -> Value {
     )])
 }
 
+/// The lab at `point` whose last sync was a dry run of the push, with a history that holds the
+/// push's real sync or (`without_the_push`) not, checked at `point`.
+fn after_a_dry_run(point: &str, without_the_push: bool) -> Run {
+    let world = World::at(point);
+    let history = without_the_push.then(|| history_without_the_push(&world, point));
+    let snapshot = state_with(
+        &world,
+        point,
+        json!({"dryRun": true}),
+        dry_run_entries(),
+        history,
+    );
+    check_with(&world, &snapshot, point)
+}
+
+/// The Jobs fail as an earlier sync's: the apply-strategy sync ran no hooks.
+fn jobs_are_an_earlier_syncs(run: &Run) {
+    for id in ["migrate-job-complete", "smoke-test-job-complete"] {
+        assert_eq!(status(run, id), "fail", "{id}: {}", run.stdout);
+        assert_eq!(
+            cause(run, id),
+            "apply-strategy-sync",
+            "{id}: {}",
+            run.stdout
+        );
+    }
+}
+
 fn exit_and_json(run: &Run) -> (i32, String) {
     (run.code, run.stdout.clone())
 }
@@ -115,15 +143,7 @@ fn after_an_apply_strategy_sync_step_2s_jobs_count_when_the_sync_of_the_push_mad
         run.stdout
     );
     // The apply sync ran no hooks: the Jobs are that earlier sync's.
-    for id in ["migrate-job-complete", "smoke-test-job-complete"] {
-        assert_eq!(status(&run, id), "fail", "{id}: {}", run.stdout);
-        assert_eq!(
-            cause(&run, id),
-            "apply-strategy-sync",
-            "{id}: {}",
-            run.stdout
-        );
-    }
+    jobs_are_an_earlier_syncs(&run);
     // Neighbour: no successful sync in the history ran when the Jobs were made (a failed sync
     // leaves no entry): whichever sync made them, the apply sync ran no hooks, so they are an
     // earlier sync's, never "could not check".
@@ -135,59 +155,27 @@ fn after_an_apply_strategy_sync_step_2s_jobs_count_when_the_sync_of_the_push_mad
         Some(history_without_the_push(&world, "step-2")),
     );
     let run = check_with(&world, &unknown, "step-2");
-    for id in ["migrate-job-complete", "smoke-test-job-complete"] {
-        assert_eq!(status(&run, id), "fail", "{id}: {}", run.stdout);
-        assert_eq!(
-            cause(&run, id),
-            "apply-strategy-sync",
-            "{id}: {}",
-            run.stdout
-        );
-    }
+    jobs_are_an_earlier_syncs(&run);
 }
 
 #[test]
 fn a_dry_run_of_the_push_passes_nothing_in_step_2_or_3() {
-    let world = World::at("step-2");
-    let snapshot = state_with(
-        &world,
-        "step-2",
-        json!({"dryRun": true}),
-        dry_run_entries(),
-        Some(history_without_the_push(&world, "step-2")),
-    );
-    let run = check_with(&world, &snapshot, "step-2");
+    let run = after_a_dry_run("step-2", true);
     assert_eq!(status(&run, "sync-ran"), "fail", "{}", run.stdout);
     assert_eq!(cause(&run, "sync-ran"), "dry-run");
     assert!(field(&run, "sync-ran", "summary").contains("a dry run"));
     for id in ["migrate-job-complete", "smoke-test-job-complete"] {
         assert_ne!(status(&run, id), "pass", "{id}: {}", run.stdout);
     }
-    let world = World::at("step-3");
-    let snapshot = state_with(
-        &world,
-        "step-3",
-        json!({"dryRun": true}),
-        dry_run_entries(),
-        Some(history_without_the_push(&world, "step-3")),
-    );
-    let run = check_with(&world, &snapshot, "step-3");
+    let run = after_a_dry_run("step-3", true);
     assert_eq!(status(&run, "last-sync-order"), "fail", "{}", run.stdout);
     assert_eq!(cause(&run, "last-sync-order"), "dry-run");
 }
 
 #[test]
 fn a_dry_run_after_the_real_sync_keeps_its_success_and_its_jobs_but_not_its_order() {
-    let world = World::at("step-2");
     // The solved history holds the real sync of the push (10:00:00), which made the Jobs.
-    let snapshot = state_with(
-        &world,
-        "step-2",
-        json!({"dryRun": true}),
-        dry_run_entries(),
-        None,
-    );
-    let run = check_with(&world, &snapshot, "step-2");
+    let run = after_a_dry_run("step-2", false);
     for id in [
         "sync-ran",
         "migrate-job-complete",
@@ -200,15 +188,7 @@ fn a_dry_run_after_the_real_sync_keeps_its_success_and_its_jobs_but_not_its_orde
         "{}",
         run.stdout
     );
-    let world = World::at("step-3");
-    let snapshot = state_with(
-        &world,
-        "step-3",
-        json!({"dryRun": true}),
-        dry_run_entries(),
-        None,
-    );
-    let run = check_with(&world, &snapshot, "step-3");
+    let run = after_a_dry_run("step-3", false);
     // Every read succeeded: the order is what the dry run replaced, a fail naming it (issue 40).
     assert_eq!(status(&run, "last-sync-order"), "fail", "{}", run.stdout);
     assert_eq!(cause(&run, "last-sync-order"), "dry-run");

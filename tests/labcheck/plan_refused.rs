@@ -32,6 +32,17 @@ const CHART_REF: &str = "  - repoURL: https://charts.example.com\n    chart: val
 
 const WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        image: shop:1.2\n";
 
+/// `plan manifests` in `root`, which must fail: its report from `Rules:` on.
+fn failed_rules(root: &Path) -> String {
+    let run = plan(root, &["manifests"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    run.stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Rules:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The rule ids and objects of the errors in a JSON plan.
 fn errors(run: &Run) -> Vec<String> {
     run.json()["findings"]
@@ -130,14 +141,7 @@ fn a_manifest_the_api_server_would_refuse_fails_the_rules_at_its_file_and_line()
         "manifests/migrate.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-env\n  annotations:\n    argocd.argoproj.io/hook: PreSync\ndata:\n  DB_PORT: 3306\n---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: db-migrate\n  annotations:\n    argocd.argoproj.io/hook: PreSync\nspec:\n  backoffLimit: \"0\"\n  activeDeadlineSeconds: 600\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: migrate\n        image: shop:1.2\n        command: [php, artisan, migrate, --force, --isolated]\n",
     );
-    let run = plan(dir.path(), &["manifests"]);
-    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
-    let rules = run
-        .stdout
-        .lines()
-        .skip_while(|l| !l.starts_with("Rules:"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let rules = failed_rules(dir.path());
     insta::assert_snapshot!(rules);
 }
 
@@ -169,14 +173,7 @@ fn a_misspelt_field_or_a_job_without_restart_policy_fails_the_rules_at_its_file_
             "  replicas: 2\n  progressDeadlineSecond: 600\n",
         ),
     );
-    let run = plan(dir.path(), &["manifests"]);
-    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
-    let rules = run
-        .stdout
-        .lines()
-        .skip_while(|l| !l.starts_with("Rules:"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let rules = failed_rules(dir.path());
     insta::assert_snapshot!(rules);
     let run = plan(dir.path(), &["--format", "json", "manifests"]);
     assert_eq!(

@@ -47,6 +47,22 @@ fn no_hint_adds_everything(run: &crate::harness::Run) {
     }
 }
 
+/// Step 4 checked on step 3's solved cluster: `release-pushed` fails on uncommitted changes and
+/// its hint commits `helm/dev.yaml`. The run and that check.
+fn uncommitted_at_step_4(world: &World) -> (crate::harness::Run, serde_json::Value) {
+    let snapshot = cluster::state("step-3-solved", &revisions(world)).expect("fixture");
+    let run = check_with(world, &snapshot, "step-4");
+    let pushed = run.check("release-pushed");
+    assert_eq!(pushed["status"], "fail", "{pushed:#}");
+    assert_eq!(pushed["cause"], "uncommitted-changes", "{pushed:#}");
+    let hint = pushed["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("git add -- helm/dev.yaml && git commit"),
+        "{hint}"
+    );
+    (run, pushed)
+}
+
 #[test]
 fn a_done_step_4_with_a_dotenv_swap_files_and_ignored_files_passes_with_a_note() {
     let world = World::at("step-4");
@@ -114,16 +130,8 @@ fn step_4_edited_not_committed_beside_a_dotenv_is_told_to_add_its_file_by_name()
             .replace("  enabled: true", "  enabled: true\n  fail: true"),
     )
     .unwrap();
-    let snapshot = cluster::state("step-3-solved", &revisions(&world)).expect("fixture");
-    let run = check_with(&world, &snapshot, "step-4");
-    let pushed = run.check("release-pushed");
-    assert_eq!(pushed["status"], "fail", "{pushed:#}");
-    assert_eq!(pushed["cause"], "uncommitted-changes", "{pushed:#}");
+    let (run, pushed) = uncommitted_at_step_4(&world);
     let hint = pushed["hint"].as_str().unwrap();
-    assert!(
-        hint.contains("git add -- helm/dev.yaml && git commit"),
-        "{hint}"
-    );
     assert!(
         !hint.contains(".env") && !hint.contains("notes.txt"),
         "{hint}"
@@ -216,16 +224,8 @@ fn a_staged_dotenv_is_never_committed_by_the_hint_and_is_told_how_to_unstage() {
     let text = std::fs::read_to_string(&values).unwrap();
     std::fs::write(&values, text.replace("tag: \"6.7.1\"", "tag: \"6.7.0\"")).unwrap();
     repo.git(&["add", "--", ".env", "helm/dev.yaml"]).unwrap();
-    let snapshot = cluster::state("step-3-solved", &revisions(&world)).expect("fixture");
-    let run = check_with(&world, &snapshot, "step-4");
-    let pushed = run.check("release-pushed");
-    assert_eq!(pushed["status"], "fail", "{pushed:#}");
-    assert_eq!(pushed["cause"], "uncommitted-changes", "{pushed:#}");
+    let (run, pushed) = uncommitted_at_step_4(&world);
     let hint = pushed["hint"].as_str().unwrap();
-    assert!(
-        hint.contains("git add -- helm/dev.yaml && git commit"),
-        "{hint}"
-    );
     assert!(!hint.contains("git add -- .env"), "{hint}");
     assert!(!hint.contains("git add -- helm/dev.yaml .env"), "{hint}");
     assert!(hint.contains("git restore --staged -- .env"), "{hint}");

@@ -5,7 +5,8 @@
 //! value validation refuses), and each sound neighbour is taken by the server and by labcheck
 //! alike.
 
-use labcheck::plan::{Plan, PlanOptions, parse_manifests};
+use labcheck::plan::{Object, Plan, PlanOptions, parse_manifests};
+use labcheck::rules::Finding;
 use labcheck::rules::api_refused::as_sent;
 
 use crate::api::call;
@@ -16,6 +17,17 @@ const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  na
 const SERVICE: &str = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports:\n  - port: 80\n    targetPort: http\n";
 const CONFIG_MAP: &str =
     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata:\n  PORT: \"8080\"\n";
+
+/// The one object `yaml` holds, and labcheck's `api-server-refuses` finding on it if there is one.
+fn refusal_found(yaml: &str) -> (Object, Option<Finding>) {
+    let objects = parse_manifests("m.yaml", yaml).expect("the manifest parses");
+    let object = objects[0].clone();
+    let plan = Plan::new(objects, Vec::new(), &PlanOptions::default());
+    let finding = labcheck::rules::check(&plan)
+        .into_iter()
+        .find(|f| f.rule == "api-server-refuses");
+    (object, finding)
+}
 
 /// What the learner wrote: the sound manifests and one wrong field each.
 fn cases() -> Vec<(&'static str, String)> {
@@ -152,12 +164,7 @@ fn every_field_labcheck_says_the_api_server_refuses_it_refuses_in_those_words() 
     let plane = plane();
     let mut wrong = Vec::new();
     for (did, yaml) in cases() {
-        let objects = parse_manifests("m.yaml", &yaml).expect("the manifest parses");
-        let object = &objects[0];
-        let plan = Plan::new(objects.clone(), Vec::new(), &PlanOptions::default());
-        let finding = labcheck::rules::check(&plan)
-            .into_iter()
-            .find(|f| f.rule == "api-server-refuses");
+        let (object, finding) = refusal_found(&yaml);
         let validate = !object.sync_option_words().contains(&"Validate=false");
         let path = collection(&object.api_version, &object.kind, validate);
         let answer = block_on(call(
@@ -247,12 +254,7 @@ fn a_field_the_schema_lacks_under_server_side_apply_is_refused_in_the_apply_path
     ];
     let mut wrong = Vec::new();
     for (yaml, taken) in cases {
-        let objects = parse_manifests("m.yaml", &yaml).expect("the manifest parses");
-        let object = &objects[0];
-        let plan = Plan::new(objects.clone(), Vec::new(), &PlanOptions::default());
-        let finding = labcheck::rules::check(&plan)
-            .into_iter()
-            .find(|f| f.rule == "api-server-refuses");
+        let (object, finding) = refusal_found(&yaml);
         let validation = if object.sync_option_words().contains(&"Validate=false") {
             "Ignore"
         } else {

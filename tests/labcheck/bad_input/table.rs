@@ -142,6 +142,25 @@ impl Env {
     }
 }
 
+/// The API answers 429 for ever, asking to retry after `retry_after_secs`.
+fn rate_limited(env: &mut Env, retry_after_secs: u64) -> Vec<String> {
+    env.misbehaving("step-1", Misbehave::RateLimit { retry_after_secs })
+}
+
+/// The API answers `code` with Retry-After 1 s once, then serves; the run is verbose (`-v`).
+fn busy_once_verbose(env: &mut Env, code: u16) -> Vec<String> {
+    let mut args = env.misbehaving(
+        "step-1",
+        Misbehave::BusyFor {
+            code,
+            retry_after_secs: 1,
+            times: 1,
+        },
+    );
+    args.push("-v".to_string());
+    args
+}
+
 fn secs(n: u64) -> Duration {
     Duration::from_secs(n)
 }
@@ -162,6 +181,12 @@ fn module_yaml(env: &Env, repos: &str, steps: &str) {
         &env.course("modules/module-t/module.yaml"),
         format!("{MODULE_HEAD}{repos}{steps}").as_bytes(),
     );
+}
+
+/// Writes the module file with the usual repositories and `steps`; no extra arguments.
+fn module_steps(env: &Env, steps: &str) -> Vec<String> {
+    module_yaml(env, crate::harness::REPOS_YAML, steps);
+    vec![]
 }
 
 fn step_yaml(env: &Env, text: &[u8]) {
@@ -440,14 +465,7 @@ fn rows() -> Vec<Row> {
             "429 with a Retry-After longer than the request may take",
             "step-1",
             CLUSTER_CHECKS,
-            |env| {
-                env.misbehaving(
-                    "step-1",
-                    Misbehave::RateLimit {
-                        retry_after_secs: 30,
-                    },
-                )
-            },
+            |env| rate_limited(env, 30),
             3,
             &[
                 "answered 429 Too Many Requests",
@@ -461,12 +479,7 @@ fn rows() -> Vec<Row> {
             "step-1",
             CLUSTER_CHECKS,
             |env| {
-                let mut args = env.misbehaving(
-                    "step-1",
-                    Misbehave::RateLimit {
-                        retry_after_secs: 5,
-                    },
-                );
+                let mut args = rate_limited(env, 5);
                 args.extend(["--request-timeout".to_string(), "2s".to_string()]);
                 args
             },
@@ -480,18 +493,7 @@ fn rows() -> Vec<Row> {
             "429 with a short Retry-After is retried, as kubectl does",
             "step-1",
             CLUSTER_CHECKS,
-            |env| {
-                let mut args = env.misbehaving(
-                    "step-1",
-                    Misbehave::BusyFor {
-                        code: 429,
-                        retry_after_secs: 1,
-                        times: 1,
-                    },
-                );
-                args.push("-v".to_string());
-                args
-            },
+            |env| busy_once_verbose(env, 429),
             0,
             &[
                 "\"status\": \"pass\"",
@@ -504,18 +506,7 @@ fn rows() -> Vec<Row> {
             "503 with a Retry-After while the API server starts is retried",
             "step-1",
             CLUSTER_CHECKS,
-            |env| {
-                let mut args = env.misbehaving(
-                    "step-1",
-                    Misbehave::BusyFor {
-                        code: 503,
-                        retry_after_secs: 1,
-                        times: 1,
-                    },
-                );
-                args.push("-v".to_string());
-                args
-            },
+            |env| busy_once_verbose(env, 503),
             0,
             &[
                 "\"status\": \"pass\"",
@@ -527,14 +518,7 @@ fn rows() -> Vec<Row> {
             "429 with Retry-After 0 for ever stops after kubectl's 10 retries",
             "step-1",
             CLUSTER_CHECKS,
-            |env| {
-                env.misbehaving(
-                    "step-1",
-                    Misbehave::RateLimit {
-                        retry_after_secs: 0,
-                    },
-                )
-            },
+            |env| rate_limited(env, 0),
             3,
             &[
                 "answered 429 Too Many Requests",
@@ -639,14 +623,7 @@ fn rows() -> Vec<Row> {
             "a steps entry leaving the course folder",
             "step-1",
             GIT_CHECK,
-            |env| {
-                module_yaml(
-                    env,
-                    crate::harness::REPOS_YAML,
-                    "steps:\n  - step-1\n  - ../../outside\n",
-                );
-                vec![]
-            },
+            |env| module_steps(env, "steps:\n  - step-1\n  - ../../outside\n"),
             2,
             &[
                 "module.yaml:16:5:",
@@ -799,10 +776,7 @@ fn rows() -> Vec<Row> {
             "an empty steps list",
             "step-1",
             GIT_CHECK,
-            |env| {
-                module_yaml(env, crate::harness::REPOS_YAML, "steps: []\n");
-                vec![]
-            },
+            |env| module_steps(env, "steps: []\n"),
             2,
             &["module.yaml:14:", "`steps:` is empty"],
             secs(30),
@@ -811,10 +785,7 @@ fn rows() -> Vec<Row> {
             "a step named quiz",
             "step-1",
             GIT_CHECK,
-            |env| {
-                module_yaml(env, crate::harness::REPOS_YAML, "steps: [step-1, quiz]\n");
-                vec![]
-            },
+            |env| module_steps(env, "steps: [step-1, quiz]\n"),
             2,
             &[
                 "module.yaml:14:",
@@ -827,10 +798,7 @@ fn rows() -> Vec<Row> {
             "a step named Quiz in another case",
             "step-1",
             GIT_CHECK,
-            |env| {
-                module_yaml(env, crate::harness::REPOS_YAML, "steps: [step-1, Quiz]\n");
-                vec![]
-            },
+            |env| module_steps(env, "steps: [step-1, Quiz]\n"),
             2,
             &[
                 "module.yaml:14:17: steps: a step may not be called `Quiz`: `quiz` is a name the course format reserves",
@@ -841,14 +809,7 @@ fn rows() -> Vec<Row> {
             "a step named quiz.yaml with its extension",
             "step-1",
             GIT_CHECK,
-            |env| {
-                module_yaml(
-                    env,
-                    crate::harness::REPOS_YAML,
-                    "steps: [step-1, quiz.yaml]\n",
-                );
-                vec![]
-            },
+            |env| module_steps(env, "steps: [step-1, quiz.yaml]\n"),
             2,
             &[
                 "module.yaml:14:17: steps: a step may not be called `quiz.yaml`: `quiz` is a name the course format reserves",
@@ -859,10 +820,7 @@ fn rows() -> Vec<Row> {
             "a step listed with its file's extension",
             "step-1",
             GIT_CHECK,
-            |env| {
-                module_yaml(env, crate::harness::REPOS_YAML, "steps: [step-1.yaml]\n");
-                vec![]
-            },
+            |env| module_steps(env, "steps: [step-1.yaml]\n"),
             2,
             &[
                 "module.yaml:14:9: steps: step `step-1.yaml` is written with its file's extension",
@@ -874,14 +832,7 @@ fn rows() -> Vec<Row> {
             "a quiz: that names a step's file",
             "step-1",
             GIT_CHECK,
-            |env| {
-                module_yaml(
-                    env,
-                    crate::harness::REPOS_YAML,
-                    "steps: [step-1]\nquiz: step-1.yaml\n",
-                );
-                vec![]
-            },
+            |env| module_steps(env, "steps: [step-1]\nquiz: step-1.yaml\n"),
             2,
             &[
                 "module.yaml:15:7: `quiz: step-1.yaml` names the file of step `step-1`",
@@ -961,11 +912,7 @@ fn rows() -> Vec<Row> {
                 let url = env.served("step-1", ServeOptions::default());
                 let target = url.trim_start_matches("http://").to_string();
                 let proxy = connect_proxy(target);
-                let text = labcheck::serve::kubeconfig("http://cluster.invalid:6443", "lab").replace(
-                "    server: \"http://cluster.invalid:6443\"\n",
-                &format!("    server: \"http://cluster.invalid:6443\"\n    proxy-url: \"http://{proxy}\"\n"),
-            );
-                env.kubeconfig(&text)
+                env.kubeconfig(&proxied_kubeconfig(&format!("http://{proxy}")))
             },
             0,
             &["\"status\": \"pass\""],
@@ -1163,6 +1110,36 @@ fn rows() -> Vec<Row> {
 /// A CONNECT (and plain absolute-form) HTTP proxy on loopback that sends everything to `target`,
 /// whatever host was asked for: a kubeconfig `server:` that does not resolve works only through it.
 fn connect_proxy(target: String) -> String {
+    relay(target, |client| {
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && client.read(&mut byte).is_ok_and(|n| n == 1) {
+            head.push(byte[0]);
+        }
+        Some(if head.starts_with(b"CONNECT ") {
+            Greeting {
+                to_client: b"HTTP/1.1 200 Connection established\r\n\r\n".to_vec(),
+                to_upstream: Vec::new(),
+            }
+        } else {
+            Greeting {
+                to_client: Vec::new(),
+                to_upstream: head,
+            }
+        })
+    })
+}
+
+/// What a proxy says once its client has asked: the answer to the client and the bytes that go
+/// ahead of the client's to `target`.
+struct Greeting {
+    to_client: Vec<u8>,
+    to_upstream: Vec<u8>,
+}
+
+/// A proxy on loopback: each client is greeted by `greet` (`None` drops it), then connected to
+/// `target` whatever it asked for, and the bytes copied both ways.
+fn relay(target: String, greet: fn(&mut TcpStream) -> Option<Greeting>) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
     let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
     std::thread::spawn(move || {
@@ -1170,18 +1147,17 @@ fn connect_proxy(target: String) -> String {
             let Ok(mut client) = client else { continue };
             let target = target.clone();
             std::thread::spawn(move || {
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") && client.read(&mut byte).is_ok_and(|n| n == 1) {
-                    head.push(byte[0]);
-                }
+                let Some(greeting) = greet(&mut client) else {
+                    return;
+                };
                 let Ok(mut upstream) = TcpStream::connect(&target) else {
                     return;
                 };
-                if head.starts_with(b"CONNECT ") {
-                    let _ = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
-                } else {
-                    let _ = upstream.write_all(&head);
+                if !greeting.to_client.is_empty() {
+                    let _ = client.write_all(&greeting.to_client);
+                }
+                if !greeting.to_upstream.is_empty() {
+                    let _ = upstream.write_all(&greeting.to_upstream);
                 }
                 let (Ok(mut c2), Ok(mut u2)) = (client.try_clone(), upstream.try_clone()) else {
                     return;
@@ -1206,55 +1182,30 @@ fn proxied_kubeconfig(proxy: &str) -> String {
 /// A SOCKS5 proxy on loopback (RFC 1928: no authentication, CONNECT only) that connects every
 /// request to `target`, whatever address was asked for.
 fn socks5_proxy(target: String) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
-    let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
-    std::thread::spawn(move || {
-        for client in listener.incoming().take(64) {
-            let Ok(mut client) = client else { continue };
-            let target = target.clone();
-            std::thread::spawn(move || {
-                fn read(client: &mut TcpStream, n: usize) -> std::io::Result<Vec<u8>> {
-                    let mut buf = vec![0u8; n];
-                    client.read_exact(&mut buf).map(|_| buf)
-                }
-                // Greeting: version, the number of methods, the methods; "no authentication".
-                let Ok(head) = read(&mut client, 2) else {
-                    return;
-                };
-                if read(&mut client, usize::from(head[1])).is_err()
-                    || client.write_all(&[5, 0]).is_err()
-                {
-                    return;
-                }
-                // Request: version, CONNECT, reserved, the address type, the address, the port.
-                let Ok(request) = read(&mut client, 4) else {
-                    return;
-                };
-                let address_len = match request[3] {
-                    1 => 4,
-                    4 => 16,
-                    3 => match read(&mut client, 1) {
-                        Ok(len) => usize::from(len[0]),
-                        Err(_) => return,
-                    },
-                    _ => return,
-                };
-                if read(&mut client, address_len + 2).is_err() {
-                    return;
-                }
-                let Ok(mut upstream) = TcpStream::connect(&target) else {
-                    return;
-                };
-                let _ = client.write_all(&[5, 0, 0, 1, 127, 0, 0, 1, 0, 0]);
-                let (Ok(mut c2), Ok(mut u2)) = (client.try_clone(), upstream.try_clone()) else {
-                    return;
-                };
-                std::thread::spawn(move || std::io::copy(&mut u2, &mut c2));
-                let _ = std::io::copy(&mut client, &mut upstream);
-            });
+    relay(target, |client| {
+        fn read(client: &mut TcpStream, n: usize) -> std::io::Result<Vec<u8>> {
+            let mut buf = vec![0u8; n];
+            client.read_exact(&mut buf).map(|_| buf)
         }
-    });
-    addr.to_string()
+        // Greeting: version, the number of methods, the methods; "no authentication".
+        let head = read(client, 2).ok()?;
+        if read(client, usize::from(head[1])).is_err() || client.write_all(&[5, 0]).is_err() {
+            return None;
+        }
+        // Request: version, CONNECT, reserved, the address type, the address, the port.
+        let request = read(client, 4).ok()?;
+        let address_len = match request[3] {
+            1 => 4,
+            4 => 16,
+            3 => usize::from(read(client, 1).ok()?[0]),
+            _ => return None,
+        };
+        read(client, address_len + 2).ok()?;
+        Some(Greeting {
+            to_client: vec![5, 0, 0, 1, 127, 0, 0, 1, 0, 0],
+            to_upstream: Vec::new(),
+        })
+    })
 }
 
 /// An HTTPS server (`openssl s_server`) with a self-signed certificate, and the base64 of another
