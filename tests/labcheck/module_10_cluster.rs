@@ -384,25 +384,9 @@ fn step_2s_sync_still_running_is_in_progress_never_replaced_by_step_3_reading_it
 /// A state of `modules/module-10/fixtures/cluster`, its revision placeholders filled from `world`
 /// (the same files `labcheck course test` runs; written from the facts files' shapes).
 pub(crate) fn fixture(world: &World, file: &str) -> Snapshot {
-    let revs = revisions(world);
-    let path = format!(
-        "{}/modules/module-10/fixtures/cluster/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).expect("fixture file");
-    let text = labcheck::course::placeholders::substitute(&path, &text, |kind, repo| {
-        use labcheck::course::placeholders::Revision;
-        Ok(match (kind, repo) {
-            (_, "argocd-platform") => revs.pushed("argocd-platform").expect("a push").to_string(),
-            (Revision::Previous, _) => revs
-                .previous("checkout-config")
-                .expect("a previous push")
-                .to_string(),
-            _ => revs.pushed("checkout-config").expect("a push").to_string(),
-        })
-    })
-    .expect("placeholders");
-    Snapshot::from_yaml_str(&text).expect("fixture snapshot")
+    // Each placeholder filled in from its own repo, as `course test` fills it.
+    let state = file.strip_suffix(".yaml").unwrap_or(file);
+    cluster::state(state, &revisions(world)).unwrap_or_else(|e| panic!("{file}: {e}"))
 }
 
 pub(crate) fn cause(run: &Run, id: &str) -> String {
@@ -888,4 +872,27 @@ fn a_sidecar_added_first_never_stands_in_for_the_app_s_container() {
         run.stdout
     );
     assert_eq!(run.code, 1);
+}
+
+#[test]
+fn a_dry_run_instead_of_step_5s_sync_fails_naming_the_dry_run_and_says_to_sync_without_it() {
+    // Recorded on a real Argo CD: the revert pushed, then `argocd app sync --dry-run`.
+    let world = World::at("step-5");
+    let run = check_with(&world, &fixture(&world, "step-5-dry-run.yaml"), "step-5");
+    assert_eq!(status(&run, "synced-healthy"), "pass", "{}", run.stdout);
+    assert_eq!(status(&run, "sync-succeeded"), "fail", "{}", run.stdout);
+    assert_eq!(cause(&run, "sync-succeeded"), "dry-run", "{}", run.stdout);
+    let hint = hint(&run, "sync-succeeded");
+    // Names the revisions of both sources, each once (the chart's, then the values').
+    let summary = field(&run, "sync-succeeded", "summary");
+    let revs = revisions(&world);
+    for repo in ["argocd-gitops", "checkout-config"] {
+        let sha = &revs.pushed(repo).expect("a push")[..7];
+        assert_eq!(summary.matches(sha).count(), 1, "{repo}: {summary}");
+    }
+    assert!(hint.contains("argocd app sync checkout-dev"), "{hint}");
+    assert!(
+        !hint.contains("--dry-run`") || hint.contains("without"),
+        "{hint}"
+    );
 }
