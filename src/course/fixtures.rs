@@ -11,6 +11,7 @@
 //! The file format (what a course author writes) is in `format`, reading and resolving it (every
 //! file read, every reference checked) in `loader`; the resolved states live here.
 
+mod derived;
 mod format;
 mod loader;
 
@@ -21,6 +22,24 @@ pub use format::{
     TextSource,
 };
 pub use loader::lab_files;
+
+/// The snapshot text of the cluster state at `path` (a course path under a module's fixtures),
+/// placeholders still in: the file itself, or, for a derived state (`based_on:`), the state it
+/// is based on with its changes applied. `(name for messages, text)`.
+pub fn cluster_text(
+    course: &crate::course::Course,
+    path: &str,
+) -> Result<(String, String), crate::error::Error> {
+    let (shown, text) = course.read_file(path)?;
+    if !derived::is_derived(&text) {
+        return Ok((shown, text));
+    }
+    let folder = path.rsplit_once('/').map_or("", |(folder, _)| folder);
+    let derived = derived::derive(&shown, &text, |base| {
+        course.read_file(&format!("{folder}/{base}"))
+    })?;
+    Ok((shown, derived))
+}
 
 /// A module's fixtures, loaded and validated: every file read, every reference resolved.
 #[derive(Debug, Clone)]

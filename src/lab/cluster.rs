@@ -110,7 +110,7 @@ fn kind(revision: Revision) -> &'static str {
 /// The cluster state `fixtures/cluster/<name>.yaml` (`step-4-sync-running`) of the revisions'
 /// module, with `revs` filled in.
 pub fn state(name: &str, revs: &Revisions) -> Result<Snapshot, LabError> {
-    let (file, text) = fixtures::file(&revs.module, &format!("cluster/{name}.yaml"))?;
+    let (file, text) = fixtures::cluster_file(&revs.module, &format!("cluster/{name}.yaml"))?;
     load(&file, &text, revs)
 }
 

@@ -87,6 +87,16 @@ pub fn file(module: &str, relative: &str) -> Result<(String, String), LabError> 
         .map_err(|e| LabError::Fixtures(e.to_string()))
 }
 
+/// The cluster state `relative` under `modules/<module>/fixtures/` (`cluster/step-4-running.yaml`):
+/// its snapshot text, a derived state's with its changes applied, placeholders still in.
+pub fn cluster_file(module: &str, relative: &str) -> Result<(String, String), LabError> {
+    crate::course::fixtures::cluster_text(
+        &loaded()?.course,
+        &format!("modules/{module}/fixtures/{relative}"),
+    )
+    .map_err(|e| LabError::Fixtures(e.to_string()))
+}
+
 /// The files under `modules/<module>/fixtures/<dir>/`, relative to it, sorted.
 pub fn files_under(module: &str, dir: &str) -> Result<Vec<String>, LabError> {
     loaded()?

@@ -405,7 +405,9 @@ async fn a_pod_that_cannot_find_its_configmap_is_named_in_the_diagnosis() {
     let (code, report, _server) = lab.check_state("step-5", "step-5-config-missing").await;
     assert_eq!(code, 1);
     let app = check(&report, "recovered");
-    assert!(text(app, "summary").contains("Progressing"), "{app:#}");
+    // Argo CD compares the missing ConfigMap OutOfSync while its sync waits for the Deployment.
+    assert!(text(app, "summary").contains("OutOfSync"), "{app:#}");
+    assert!(text(app, "hint").contains("a sync is running"), "{app:#}");
     assert!(
         text(app, "diagnosis")
             .contains("CreateContainerConfigError (configmap \"checkout-config\" not found)"),

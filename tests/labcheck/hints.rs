@@ -53,7 +53,9 @@ fn degraded_by_the_deployment(mut snapshot: Snapshot) -> Snapshot {
 #[test]
 fn an_app_degraded_after_a_failed_sync_gets_the_courses_text_for_that_cause_at_step_5() {
     let world = World::at("step-5");
-    let mut snapshot = degraded_by_the_deployment(fixture(&world, "step-5-degraded.yaml"));
+    // Step 5's recorded state, Degraded by its Deployment with nothing more to name (no pod, no
+    // condition): the course's text for that cause.
+    let mut snapshot = degraded_by_the_deployment(fixture(&world, "step-5-solved.yaml"));
     app_of(&mut snapshot)["status"]["operationState"]["phase"] = serde_json::json!("Failed");
     let run = check_with(&world, &snapshot, "step-5");
     assert_eq!(

@@ -247,15 +247,29 @@ async fn reset(plane: &Plane, keep: &[String]) -> Result<(), String> {
             delete_namespace(admin, &object.name).await?;
             continue;
         }
-        // No kubelet confirms a pod's end and no garbage collector runs: delete now, orphan
-        // nothing (a finalizer would keep the object).
-        let path = format!(
-            "{}?gracePeriodSeconds=0&propagationPolicy=Background",
-            object.path
-        );
-        expect(admin, "DELETE", &path, None, &[200, 202, 404]).await?;
+        delete_now(admin, &object.path).await?;
         let _ = (&object.namespace, &object.name);
     }
+    Ok(())
+}
+
+/// Delete the object at `path` at once. No kubelet confirms a pod's end and no garbage collector
+/// runs: orphan nothing. A running hook Job carries Argo CD's hook finalizer, which Argo CD takes
+/// off once the hook has ended (or before it deletes it): take it off first, as Argo CD would,
+/// or the object would stay, being deleted, and its name could not be used again.
+async fn delete_now(admin: &kube::Client, path: &str) -> Result<(), String> {
+    let unfinalized = json!({"metadata": {"finalizers": null}});
+    crate::api::call_with(
+        admin,
+        "PATCH",
+        path,
+        Some(&unfinalized),
+        "application/merge-patch+json",
+        "application/json",
+    )
+    .await?;
+    let now = format!("{path}?gracePeriodSeconds=0&propagationPolicy=Background");
+    expect(admin, "DELETE", &now, None, &[200, 202, 404]).await?;
     Ok(())
 }
 
@@ -444,13 +458,17 @@ pub async fn change(
                 && old_uid != new_uid
         });
         if replaced.is_some() {
-            let gone = format!("{path}?gracePeriodSeconds=0&propagationPolicy=Background");
-            expect(admin, "DELETE", &gone, None, &[200, 202, 404]).await?;
+            delete_now(admin, &path).await?;
         }
         match before.get(&id).filter(|_| replaced.is_none()) {
             Some(old) if **old == object => {}
             Some(_) => {
                 let mut now = expect(admin, "GET", &path, None, &[200]).await?.body;
+                // Argo CD takes its hook finalizer off a hook Job once the hook has ended.
+                if now["metadata"]["finalizers"] != want["metadata"]["finalizers"] {
+                    now["metadata"]["finalizers"] = want["metadata"]["finalizers"].clone();
+                    now = expect(admin, "PUT", &path, Some(&now), &[200]).await?.body;
+                }
                 if resource.status_subresource {
                     now["status"] = want["status"].clone();
                     expect(admin, "PUT", &format!("{path}/status"), Some(&now), &[200]).await?;
@@ -506,12 +524,7 @@ pub async fn change(
             continue;
         }
         let resource = resource(admin, &id.0, &id.1).await?;
-        let path = format!(
-            "{}/{}?gracePeriodSeconds=0&propagationPolicy=Background",
-            resource.collection(&id.2),
-            id.3
-        );
-        expect(admin, "DELETE", &path, None, &[200, 202, 404]).await?;
+        delete_now(admin, &format!("{}/{}", resource.collection(&id.2), id.3)).await?;
     }
     Ok(())
 }

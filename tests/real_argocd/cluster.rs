@@ -48,10 +48,11 @@ pub fn cluster() -> &'static Cluster {
         });
         cluster.started_in = took;
         eprintln!(
-            "real Argo CD: kube-apiserver at {}, argocd-server at {}, ready in {:.1}s",
+            "real Argo CD: kube-apiserver at {}, argocd-server at {}, ready in {:.1}s (logs in {})",
             cluster.url,
             cluster.argocd.server,
-            cluster.started_in.as_secs_f64()
+            cluster.started_in.as_secs_f64(),
+            cluster.dir.display()
         );
         cluster
     })

@@ -28,6 +28,7 @@ mod argocd;
 mod charts;
 mod cluster;
 mod containers;
+mod derived_states;
 mod differences;
 mod failures;
 mod lab;

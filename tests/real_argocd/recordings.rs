@@ -317,9 +317,9 @@ fn renamed(old: &str, recording: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The hand-written states are a recorded one earlier or later (a sync still running, a Job's
-/// pods gone): they give the cluster's generated names and uids as the recording does, so a
-/// timeline from one to the other is one pod, not two.
+/// The derived states (`based_on:`) take everything from their recording but what their moment
+/// changes; the few generated names a change spells out (a pod named in kubelet's message) are
+/// renamed with the recording.
 fn rename_in_other_states(renames: &BTreeMap<String, String>) {
     let solved: Vec<String> = POINTS.iter().map(|(_, f)| format!("{f}.yaml")).collect();
     for entry in std::fs::read_dir(fixtures())
@@ -340,73 +340,6 @@ fn rename_in_other_states(renames: &BTreeMap<String, String>) {
         if changed != text {
             std::fs::write(&path, changed).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
-    }
-}
-
-/// The hand-written states a test's timeline moves into a recorded one (a wait that sees the
-/// sync end), and that recording.
-const LEAD_INTO: &[(&str, &str)] = &[("step-4-sync-running", "step-4-solved")];
-
-/// Whether a Job or pod has ended, as its status says.
-fn ended(object: &Value) -> bool {
-    let status = &object["status"];
-    if object["kind"] == "Pod" {
-        return matches!(status["phase"].as_str(), Some("Succeeded" | "Failed"));
-    }
-    status["conditions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|c| matches!(c["type"].as_str(), Some("Complete" | "Failed")) && c["status"] == "True")
-}
-
-/// `state` with what the API server keeps of an object once set taken from `recording` for each
-/// Job and pod both hold (by uid): its creation, its start, and the whole status of one that has
-/// ended in both. The server refuses a timeline that changes those (a Job's `startTime` is
-/// immutable once set); `None` when `state` already agrees.
-fn aligned_times(state: &str, recording: &str) -> Option<String> {
-    let mut snapshot: Value = serde_yaml::from_str(state).ok()?;
-    let recorded: Value = serde_yaml::from_str(recording).ok()?;
-    let by_uid: BTreeMap<&str, &Value> = recorded["objects"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|o| Some((o["metadata"]["uid"].as_str()?, o)))
-        .collect();
-    let before = snapshot.clone();
-    for object in snapshot["objects"].as_array_mut().into_iter().flatten() {
-        if !matches!(object["kind"].as_str(), Some("Job" | "Pod")) {
-            continue;
-        }
-        let Some(theirs) = object["metadata"]["uid"]
-            .as_str()
-            .and_then(|u| by_uid.get(u))
-        else {
-            continue;
-        };
-        let theirs = (*theirs).clone();
-        object["metadata"]["creationTimestamp"] = theirs["metadata"]["creationTimestamp"].clone();
-        if ended(object) && ended(&theirs) {
-            object["status"] = theirs["status"].clone();
-        } else if object["status"].get("startTime").is_some() {
-            object["status"]["startTime"] = theirs["status"]["startTime"].clone();
-        }
-    }
-    (snapshot != before).then(|| serde_yaml::to_string(&snapshot).unwrap_or_default())
-}
-
-#[test]
-fn the_states_a_timeline_leads_into_a_recording_keep_what_the_api_server_keeps() {
-    for (state, recorded) in LEAD_INTO {
-        let read = |name: &str| {
-            let path = fixtures().join(format!("{name}.yaml"));
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        };
-        assert!(
-            aligned_times(&read(state), &read(recorded)).is_none(),
-            "{state}: its Jobs' and pods' creation, start or ended status differ from {recorded}'s \
-             (`LABCHECK_TIER_RECORD=1` aligns them)"
-        );
     }
 }
 
@@ -477,16 +410,6 @@ fn every_solved_fixture_is_the_recording_but_for_its_listed_differences() {
     }
     if record {
         rename_in_other_states(&renames);
-        for (state, recorded) in LEAD_INTO {
-            let path = fixtures().join(format!("{state}.yaml"));
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            let recording = std::fs::read_to_string(fixtures().join(format!("{recorded}.yaml")))
-                .unwrap_or_default();
-            if let Some(aligned) = aligned_times(&text, &recording) {
-                std::fs::write(&path, aligned)
-                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            }
-        }
     }
     let listed = crate::differences::listed();
     let unlisted: Vec<&String> = all
