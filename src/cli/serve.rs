@@ -80,11 +80,20 @@ fn serve_error(error: ServeError) -> Error {
     }
 }
 
+/// A snapshot file, or a course's derived state (`based_on:` a snapshot beside it) with its
+/// changes applied.
+fn load(file: &std::path::Path) -> Result<Snapshot, Error> {
+    match crate::course::fixtures::derived_file_text(file)? {
+        Some(text) => Snapshot::from_yaml_str(&text).map_err(snapshot_error),
+        None => Snapshot::load(file).map_err(snapshot_error),
+    }
+}
+
 /// Load, serve, print how to reach it, and wait for Ctrl-C.
 pub async fn run(args: &ServeArgs) -> Result<u8, Error> {
     let (snapshot, file) = match (&args.bundle, &args.file) {
         (Some(bundle), _) => (from_bundle(bundle)?, bundle.clone()),
-        (None, Some(file)) => (Snapshot::load(file).map_err(snapshot_error)?, file.clone()),
+        (None, Some(file)) => (load(file)?, file.clone()),
         (None, None) => {
             return Err(Error::Usage(
                 "name a snapshot file to serve, or --bundle FILE.tar.zst".to_string(),

@@ -23,6 +23,30 @@ pub use format::{
 };
 pub use loader::lab_files;
 
+/// The snapshot text of a derived state file on disk (`labcheck serve` of a course's fixture),
+/// its base read beside it; `None` for a file that is not derived (or cannot be read: reading it
+/// as a plain snapshot then says why).
+pub fn derived_file_text(path: &std::path::Path) -> Result<Option<String>, crate::error::Error> {
+    let read = |path: &std::path::Path| {
+        crate::paths::read_regular_text(path, crate::snapshot::MAX_SNAPSHOT_BYTES)
+    };
+    let Ok(text) = read(path) else {
+        return Ok(None);
+    };
+    if !derived::is_derived(&text) {
+        return Ok(None);
+    }
+    let folder = path.parent().unwrap_or(std::path::Path::new(""));
+    let derived = derived::derive(&path.display().to_string(), &text, |base| {
+        let file = folder.join(base);
+        let shown = file.display().to_string();
+        read(&file)
+            .map(|text| (shown.clone(), text))
+            .map_err(|e| crate::error::Error::Usage(format!("{shown}: {e}")))
+    })?;
+    Ok(Some(derived))
+}
+
 /// The snapshot text of the cluster state at `path` (a course path under a module's fixtures),
 /// placeholders still in: the file itself, or, for a derived state (`based_on:`), the state it
 /// is based on with its changes applied. `(name for messages, text)`.

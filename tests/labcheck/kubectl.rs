@@ -340,3 +340,86 @@ async fn the_serve_command_prints_how_to_reach_it_and_kubectl_follows_it() {
     let rest: Vec<&str> = stopped.stdout.lines().collect();
     assert_eq!(rest, ["labcheck serve: stopped"]);
 }
+
+/// A course's derived state (`based_on:` a recording beside it) is served as its recording with
+/// its changes applied: kubectl sees the sync still running and no SyncFail hook yet.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_serve_command_serves_a_derived_course_state_as_its_recording_with_its_changes() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let kubeconfig = home.path().join("kubeconfig");
+    let state = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("modules/module-10/fixtures/cluster/step-4-sync-running.yaml");
+    let mut server = Labcheck::new(home.path())
+        .arg("serve")
+        .arg(&state)
+        .arg("--write-kubeconfig")
+        .arg(&kubeconfig)
+        .spawn();
+    let banner = server.read_until("Press Ctrl-C").join("\n");
+    assert!(
+        banner.contains("sync running, migration in progress"),
+        "{banner}"
+    );
+    let kubectl = |args: &[&str]| {
+        let output = std::process::Command::new(KUBECTL)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args(args)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", home.path())
+            .output()
+            .expect("kubectl runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let phase = kubectl(&[
+        "-n",
+        "argocd",
+        "get",
+        "applications.argoproj.io",
+        "checkout-dev",
+        "-o",
+        "jsonpath={.status.operationState.phase} {.operation.sync.revisions[1]}",
+    ]);
+    assert_eq!(phase, "Running ${pushed:checkout-config}");
+    let jobs = kubectl(&["-n", "checkout-dev", "get", "jobs", "-o", "name"]);
+    assert_eq!(
+        jobs, "job.batch/checkout-migrate\njob.batch/checkout-smoke-test\n",
+        "the SyncFail hook has not run"
+    );
+    server.interrupt();
+    assert_eq!(
+        server.wait_within(std::time::Duration::from_secs(10)).code,
+        0
+    );
+}
+
+/// A derived state whose change no longer fits its base is refused naming the file and the change.
+#[test]
+fn the_serve_command_refuses_a_derived_state_naming_the_change_that_does_not_fit() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let dir = home.path().join("cluster");
+    std::fs::create_dir(&dir).expect("dir");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("modules/module-10/fixtures/cluster/step-4-solved.yaml"),
+        dir.join("step-4-solved.yaml"),
+    )
+    .expect("copied");
+    let moment = dir.join("moment.yaml");
+    std::fs::write(
+        &moment,
+        "format: labcheck-snapshot/v1\nbased_on: step-4-solved.yaml\nchanges:\n  - why: gone\n    delete: Job/checkout-dev/checkout-renamed\n",
+    )
+    .expect("written");
+    let run = Labcheck::new(home.path()).arg("serve").arg(&moment).run();
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "{}: changes[0]: `Job/checkout-dev/checkout-renamed` names nothing in the base state",
+            moment.display()
+        )),
+        "{}",
+        run.stderr
+    );
+}
