@@ -13,7 +13,8 @@ use crate::snapshot::{Snapshot, SnapshotError};
 /// Arguments of `labcheck serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// The snapshot to serve (YAML or JSON, `format: labcheck-snapshot/v1`; see docs/snapshot.md).
+    /// The snapshot to serve (YAML or JSON, `format: labcheck-snapshot/v1`; see docs/snapshot.md),
+    /// or a course's derived state (`based_on:` a snapshot beside it), served with its changes.
     #[arg(value_name = "FILE", required_unless_present = "bundle")]
     pub file: Option<PathBuf>,
 
