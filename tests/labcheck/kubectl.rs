@@ -394,7 +394,8 @@ async fn the_serve_command_serves_a_derived_course_state_as_its_recording_with_i
     );
 }
 
-/// A derived state whose change no longer fits its base is refused naming the file and the change.
+/// A derived state whose change no longer fits its base is refused naming the file, the change's
+/// line and column, and the change.
 #[test]
 fn the_serve_command_refuses_a_derived_state_naming_the_change_that_does_not_fit() {
     let home = tempfile::tempdir().expect("temp dir");
@@ -416,7 +417,7 @@ fn the_serve_command_refuses_a_derived_state_naming_the_change_that_does_not_fit
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
         run.stderr.contains(&format!(
-            "{}: changes[0]: `Job/checkout-dev/checkout-renamed` names nothing in the base state",
+            "{}:4:3: changes[0]: `Job/checkout-dev/checkout-renamed` names nothing in the base state",
             moment.display()
         )),
         "{}",
