@@ -12,6 +12,7 @@
 //! file read, every reference checked) in `loader`; the resolved states live here.
 
 mod derived;
+mod field_path;
 mod format;
 mod loader;
 
