@@ -317,6 +317,34 @@ fn renamed(old: &str, recording: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// `text` with each old generated name made the new one, the longest first: a pod's name holds
+/// its ReplicaSet's hash, and renaming the hash first would leave the old pod's suffix behind.
+fn renamed_in(text: &str, renames: &BTreeMap<String, String>) -> String {
+    let mut by_length: Vec<(&String, &String)> = renames.iter().collect();
+    by_length.sort_by_key(|(old, _)| std::cmp::Reverse(old.len()));
+    by_length
+        .into_iter()
+        .fold(text.to_string(), |text, (old, new)| {
+            text.replace(old.as_str(), new)
+        })
+}
+
+#[test]
+fn a_pod_named_in_a_derived_state_is_renamed_whole_not_by_its_hash_alone() {
+    let renames = BTreeMap::from([
+        ("7b7d464cf5".to_string(), "5f6c8d9b7a".to_string()),
+        (
+            "checkout-7b7d464cf5-vtfhg".to_string(),
+            "checkout-5f6c8d9b7a-q2xkz".to_string(),
+        ),
+    ]);
+    let text = "message: back-off restarting failed container=podinfo pod=checkout-7b7d464cf5-vtfhg\nReplicaSet \"checkout-7b7d464cf5\"";
+    assert_eq!(
+        renamed_in(text, &renames),
+        "message: back-off restarting failed container=podinfo pod=checkout-5f6c8d9b7a-q2xkz\nReplicaSet \"checkout-5f6c8d9b7a\""
+    );
+}
+
 /// The derived states (`based_on:`) take everything from their recording but what their moment
 /// changes; the few generated names a change spells out (a pod named in kubelet's message) are
 /// renamed with the recording.
@@ -333,10 +361,7 @@ fn rename_in_other_states(renames: &BTreeMap<String, String>) {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let mut changed = text.clone();
-        for (old, new) in renames {
-            changed = changed.replace(old.as_str(), new);
-        }
+        let changed = renamed_in(&text, renames);
         if changed != text {
             std::fs::write(&path, changed).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
