@@ -405,12 +405,54 @@ async fn a_pod_that_cannot_find_its_configmap_is_named_in_the_diagnosis() {
     let (code, report, _server) = lab.check_state("step-5", "step-5-config-missing").await;
     assert_eq!(code, 1);
     let app = check(&report, "recovered");
-    // Argo CD compares the missing ConfigMap OutOfSync while its sync waits for the Deployment.
+    // Argo CD compares the missing ConfigMap OutOfSync while its sync waits for the Deployment,
+    // whose pod cannot start: that sync ends only at a deadline, so waiting is no way out.
     assert!(text(app, "summary").contains("OutOfSync"), "{app:#}");
-    assert!(text(app, "hint").contains("a sync is running"), "{app:#}");
+    assert_eq!(
+        text(app, "cause"),
+        "pod-stuck:CreateContainerConfigError",
+        "{app:#}"
+    );
+    let hint = text(app, "hint");
+    assert!(
+        hint.starts_with("waiting will not fix this: the running sync waits for Deployment checkout, whose pod cannot start: stop it (`argocd app terminate-op checkout-dev`)"),
+        "{hint}"
+    );
+    assert!(!hint.contains("argocd app wait"), "{hint}");
     assert!(
         text(app, "diagnosis")
             .contains("CreateContainerConfigError (configmap \"checkout-config\" not found)"),
+        "{app:#}"
+    );
+}
+
+/// The neighbour: the running sync waits for a hook, not for the Deployment whose pod is stuck;
+/// the sync may yet roll out what fixes it, so the check still offers to wait (or to stop it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stuck_pod_the_running_sync_does_not_wait_for_leaves_the_wait_open() {
+    let lab = Lab::at("step-5");
+    let mut state = cluster::state("step-5-config-missing", &lab.revs).expect("a fixture state");
+    let app = state
+        .objects
+        .iter_mut()
+        .find(|o| o["kind"] == "Application" && o["metadata"]["name"] == "checkout-dev")
+        .expect("checkout-dev");
+    app["status"]["operationState"]["message"] =
+        serde_json::json!("waiting for completion of hook batch/Job/checkout-migrate");
+    let (code, report, _server) = lab.check("step-5", state).await;
+    assert_eq!(code, 1);
+    let app = check(&report, "recovered");
+    assert!(
+        text(app, "diagnosis").contains("CreateContainerConfigError"),
+        "{app:#}"
+    );
+    assert_ne!(
+        text(app, "cause"),
+        "pod-stuck:CreateContainerConfigError",
+        "{app:#}"
+    );
+    assert!(
+        text(app, "hint").contains("argocd app wait checkout-dev"),
         "{app:#}"
     );
 }

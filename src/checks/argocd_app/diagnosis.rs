@@ -234,13 +234,17 @@ async fn health_evidence(ctx: &Context, app: &Application, outcome: Outcome) -> 
             ))
         })
         .collect();
+    let mut awaited_pod_stuck = None;
     if let Ok(pods) = &pods
-        && let Some(stuck) = pods
-            .iter()
-            .find_map(crate::probe::cluster::pods::stuck_container)
+        && let Some((pod, stuck)) = pods.iter().find_map(|pod| {
+            crate::probe::cluster::pods::stuck_container(pod).map(|stuck| (pod, stuck))
+        })
     {
         found.push(cluster_common::explain_stuck(&stuck));
         cause = Some(Cause::about(CauseId::PodStuck, &stuck.reason));
+        awaited_pod_stuck = awaited_by_the_running_sync(app).filter(|(kind, name)| {
+            crate::probe::cluster::pods::belongs_to(pod, kind, name)
+        });
     }
     for deployment in deployments.iter().flatten() {
         let name = deployment["metadata"]["name"].as_str().unwrap_or("");
@@ -282,7 +286,18 @@ async fn health_evidence(ctx: &Context, app: &Application, outcome: Outcome) -> 
         .cause
         .as_ref()
         .is_some_and(|c| PUSH_NOT_DEPLOYED.contains(&c.id()));
-    if !app.operation_running() && !push_not_deployed {
+    if let Some((kind, name)) = awaited_pod_stuck.filter(|_| !push_not_deployed) {
+        // The running sync waits for exactly the object whose pod cannot start: it ends only at
+        // a deadline, so waiting is no way out; a new sync applies what git holds (a ConfigMap
+        // deleted by hand comes back), and what git lacks must be pushed first.
+        let app_name = &app.metadata.name;
+        outcome = outcome.waiting_will_not_fix(format!(
+            "the running sync waits for {kind} {name}, whose pod cannot start: stop it (`argocd app terminate-op {app_name}`); if git lacks what the diagnosis names, add it there and push; then sync (`argocd app sync {app_name}`), which applies what git holds"
+        ));
+        if let Some(cause) = cause {
+            outcome = outcome.with_cause(cause);
+        }
+    } else if !app.operation_running() && !push_not_deployed {
         // Waiting does not fix these: the change in git does. Said whatever the course's hint
         // above it says (it may well be "wait for the sync", which here would only time out).
         outcome = outcome.waiting_will_not_fix(
@@ -293,6 +308,24 @@ async fn health_evidence(ctx: &Context, app: &Application, outcome: Outcome) -> 
         }
     }
     outcome
+}
+
+/// The object a running sync waits for, `(Kind, name)`, from its operation's message in
+/// gitops-engine's words (`setRunningPhase`: "waiting for healthy state of apps/Deployment/checkout",
+/// "waiting for completion of hook batch/Job/checkout-migrate", "… and 2 more resources").
+fn awaited_by_the_running_sync(app: &Application) -> Option<(String, String)> {
+    if !app.operation_running() {
+        return None;
+    }
+    let message = app.last_operation()?.message.as_deref()?;
+    let what = ["waiting for healthy state of ", "waiting for completion of hook "]
+        .iter()
+        .find_map(|prefix| message.strip_prefix(prefix))?;
+    let object = what.split_whitespace().next()?;
+    let mut parts = object.rsplit('/');
+    let name = parts.next()?.to_string();
+    let kind = parts.next()?.to_string();
+    Some((kind, name))
 }
 
 /// Why a Deployment is still rolling out, in Argo CD's words (gitops-engine

@@ -106,6 +106,28 @@ pub fn stuck_container(pod: &Pod) -> Option<StuckContainer> {
     })
 }
 
+/// Whether `pod` is one of `kind` `name`'s: a Job's by its `job-name` label, a Deployment's by
+/// its ReplicaSet (`<name>-<pod-template-hash>`, the owner the Deployment controller gives it).
+pub fn belongs_to(pod: &Pod, kind: &str, name: &str) -> bool {
+    let labels = pod.metadata.labels.as_ref();
+    let label = |key: &str| labels.and_then(|l| l.get(key)).map(String::as_str);
+    match kind {
+        "Job" => [label("batch.kubernetes.io/job-name"), label("job-name")].contains(&Some(name)),
+        "Deployment" => {
+            let Some(hash) = label("pod-template-hash") else {
+                return false;
+            };
+            let replica_set = format!("{name}-{hash}");
+            pod.metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|owner| owner.kind == "ReplicaSet" && owner.name == replica_set)
+        }
+        _ => false,
+    }
+}
+
 /// The container `kubectl logs` reads by default: the `kubectl.kubernetes.io/default-container`
 /// annotation, else the first container.
 pub fn default_container(pod: &Pod) -> Option<String> {
@@ -127,6 +149,40 @@ pub fn default_container(pod: &Pod) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pod_belongs_to_its_job_by_label_and_to_its_deployment_by_its_replica_set() {
+        let pod = |labels: serde_json::Value, owner: &str| -> Pod {
+            serde_json::from_value(
+                serde_json::json!({"metadata": {"name": "p", "labels": labels,
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": owner,
+                                     "uid": "u"}]}}),
+            )
+            .unwrap_or_default()
+        };
+        let web = pod(
+            serde_json::json!({"app": "checkout", "pod-template-hash": "7b7d464cf5"}),
+            "checkout-7b7d464cf5",
+        );
+        let migrate = pod(
+            serde_json::json!({"job-name": "checkout-migrate", "batch.kubernetes.io/job-name": "checkout-migrate"}),
+            "",
+        );
+        let cases = [
+            (&web, "Deployment", "checkout", true),
+            // A Deployment whose name the pod's only starts with is not its owner.
+            (&web, "Deployment", "checkout-7b7d464cf5", false),
+            (&web, "Deployment", "check", false),
+            (&web, "Job", "checkout", false),
+            (&migrate, "Job", "checkout-migrate", true),
+            (&migrate, "Job", "checkout", false),
+            (&migrate, "Deployment", "checkout", false),
+            (&migrate, "StatefulSet", "checkout-migrate", false),
+        ];
+        for (pod, kind, name, belongs) in cases {
+            assert_eq!(belongs_to(pod, kind, name), belongs, "{kind} {name}");
+        }
+    }
 
     fn pod(name: &str, phase: &str, created: &str, node: bool) -> Pod {
         let json = serde_json::json!({
