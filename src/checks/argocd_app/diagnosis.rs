@@ -242,9 +242,8 @@ async fn health_evidence(ctx: &Context, app: &Application, outcome: Outcome) -> 
     {
         found.push(cluster_common::explain_stuck(&stuck));
         cause = Some(Cause::about(CauseId::PodStuck, &stuck.reason));
-        awaited_pod_stuck = awaited_by_the_running_sync(app).filter(|(kind, name)| {
-            crate::probe::cluster::pods::belongs_to(pod, kind, name)
-        });
+        awaited_pod_stuck = awaited_by_the_running_sync(app)
+            .filter(|(kind, name)| crate::probe::cluster::pods::belongs_to(pod, kind, name));
     }
     for deployment in deployments.iter().flatten() {
         let name = deployment["metadata"]["name"].as_str().unwrap_or("");
@@ -318,9 +317,12 @@ fn awaited_by_the_running_sync(app: &Application) -> Option<(String, String)> {
         return None;
     }
     let message = app.last_operation()?.message.as_deref()?;
-    let what = ["waiting for healthy state of ", "waiting for completion of hook "]
-        .iter()
-        .find_map(|prefix| message.strip_prefix(prefix))?;
+    let what = [
+        "waiting for healthy state of ",
+        "waiting for completion of hook ",
+    ]
+    .iter()
+    .find_map(|prefix| message.strip_prefix(prefix))?;
     let object = what.split_whitespace().next()?;
     let mut parts = object.rsplit('/');
     let name = parts.next()?.to_string();
