@@ -442,6 +442,62 @@ fn a_retrying_sync_is_named_retrying_with_its_attempt_never_failed_or_done() {
     );
 }
 
+/// The moment the retry starts, Argo CD v3.6.2 clears the failed attempt's results and finish
+/// time (`controller/appcontroller.go`, "Retrying operation. Attempt #N"): the operation runs
+/// again with nothing to read of the attempt. Every check of the failed release is still
+/// waiting for the retry's end, never a fail of the attempt before nor "could not check".
+#[test]
+fn a_retry_that_has_just_started_with_no_results_yet_is_still_retrying() {
+    let world = World::at("step-4");
+    let mut state = fixture(&world, "step-4-retrying.yaml");
+    let operation = &mut app_of(&mut state)["status"]["operationState"];
+    operation["message"] = "Retrying operation. Attempt #1".into();
+    let operation = operation.as_object_mut().expect("an operation state");
+    operation.remove("finishedAt");
+    operation.remove("syncResult");
+    let run = check_with(&world, &state, "step-4");
+    for id in [
+        "sync-failed",
+        "presync-hook-failed",
+        "migrate-job-failed",
+        "syncfail-hook-ran",
+    ] {
+        assert_eq!(status(&run, id), "fail", "{id}: {}", run.stdout);
+        assert_eq!(cause(&run, id), "retrying", "{id}: {}", run.stdout);
+    }
+}
+
+/// A moment later the retry's PreSync deletes the failed migration Job (BeforeHookCreation)
+/// before it makes the new one: with the Job and its pod gone, the checks still wait for the
+/// retry; none asks the learner to run a sync Argo CD would refuse.
+#[test]
+fn a_retry_that_deleted_the_failed_hook_job_before_making_the_new_one_is_still_retrying() {
+    let world = World::at("step-4");
+    let mut state = fixture(&world, "step-4-retrying.yaml");
+    let operation = &mut app_of(&mut state)["status"]["operationState"];
+    operation["message"] = "waiting for deletion of hook batch/Job/checkout-migrate".into();
+    let operation = operation.as_object_mut().expect("an operation state");
+    operation.remove("finishedAt");
+    operation.remove("syncResult");
+    state.objects.retain(|o| {
+        let name = o["metadata"]["name"].as_str().unwrap_or_default();
+        !(name == "checkout-migrate" && o["kind"] == "Job"
+            || o["kind"] == "Pod" && name.starts_with("checkout-migrate-"))
+    });
+    let run = check_with(&world, &state, "step-4");
+    for id in [
+        "sync-failed",
+        "presync-hook-failed",
+        "migrate-job-failed",
+        "migration-logged-failure",
+    ] {
+        assert_eq!(status(&run, id), "fail", "{id}: {}", run.stdout);
+        assert_eq!(cause(&run, id), "retrying", "{id}: {}", run.stdout);
+        let hint = hint(&run, id);
+        assert!(!hint.contains("argocd app sync"), "{id}: {hint}");
+    }
+}
+
 /// The migration was running when the sync was ended: by `argocd app terminate-op`, or by the
 /// controller's sync timeout (its message, `appcontroller_test.go`), with the hook entry in the
 /// shape of the gitops-engine that deleted it (`Succeeded`/`Deleted`, later `Failed`/`Terminated`).
