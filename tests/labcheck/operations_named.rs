@@ -123,6 +123,32 @@ fn a_sync_with_apply_out_of_sync_only_names_the_option_for_what_it_skipped() {
         "{}",
         hint(&run, "last-sync-order")
     );
+    // Neighbour: the option comes from the Application's own sync policy, which the API server
+    // copies into a sync that names no options: the hint takes it out of the Application, as no
+    // flag of `argocd app sync` turns it off for one sync (it has no `--sync-option`).
+    let mut snapshot = state_with(
+        &world,
+        "step-3",
+        json!({"syncOptions": ["ApplyOutOfSyncOnly=true"]}),
+        hooks_only.clone(),
+        None,
+    );
+    crate::module_10_cluster::app_of(&mut snapshot)["spec"]["syncPolicy"]["syncOptions"] =
+        json!(["ApplyOutOfSyncOnly=true"]);
+    let run = check_with(&world, &snapshot, "step-3");
+    assert_eq!(
+        cause(&run, "last-sync-order"),
+        "apply-out-of-sync-only:checkout-config",
+        "{}",
+        run.stdout
+    );
+    let words = hint(&run, "last-sync-order");
+    assert!(
+        words.contains("take `ApplyOutOfSyncOnly=true` out of the Application")
+            && words.contains("`argocd app sync checkout-dev`")
+            && !words.contains("--sync-option"),
+        "{words}"
+    );
     // Neighbour: the same table without the option is a sync that did not apply them.
     let snapshot = state_with(&world, "step-3", json!({}), hooks_only, None);
     let run = check_with(&world, &snapshot, "step-3");

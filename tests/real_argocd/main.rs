@@ -26,6 +26,7 @@ mod testbin;
 
 mod argocd;
 mod charts;
+mod commands;
 mod cluster;
 mod containers;
 mod derived_states;

@@ -182,8 +182,11 @@ impl Verdict<'_> {
         let (whose, hint) = if from_app {
             (
                 format!("the Application's `syncPolicy.syncOptions` hold `{OPTION}`"),
+                // `argocd app sync` sends sync options only for `--replace`, `--server-side` and
+                // `--apply-out-of-sync-only` (cmd/argocd/commands/app.go), so no flag turns the
+                // Application's option off for one sync: it has to leave the Application.
                 format!(
-                    "a sync of {app} applies only what differs from the cluster while its `syncPolicy.syncOptions` hold `{OPTION}`; to see every resource applied, sync with other options for once: `argocd app sync {app} --sync-option ApplyOutOfSyncOnly=false`"
+                    "a sync of {app} applies only what differs from the cluster while its `syncPolicy.syncOptions` hold `{OPTION}`, and `argocd app sync` has no flag to turn that off for one sync: take `{OPTION}` out of the Application where it is declared (for one kept in git: commit, push and let Argo CD apply it), then sync: `argocd app sync {app}`"
                 ),
             )
         } else {
