@@ -205,6 +205,7 @@ pub fn lint_module(course: &Course, module: &Module) -> Vec<LintProblem> {
     // Every cause a check can fail with gets a hint, and the course's `default:` only where the
     // author declared it fits.
     messages.extend(super::causes::lint_module(course, module).1);
+    messages.extend(super::hint_paths::lint_module(course, module));
     if let Err(e) = ModuleFixtures::load(course, module) {
         messages.push(e.to_string());
     }

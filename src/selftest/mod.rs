@@ -5,6 +5,7 @@
 
 pub mod causes;
 pub mod fresh;
+mod hint_paths;
 pub mod lint;
 mod stray;
 pub mod variants;

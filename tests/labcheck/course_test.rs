@@ -335,6 +335,36 @@ fn course_lint_refuses_an_unknown_cause_a_literal_work_dir_and_a_bad_hint_placeh
     }
 }
 
+/// A hint sends the learner to a file: `course lint` refuses one the lab does not have and no
+/// solution up to the step writes (a mistyped ending), and a `${work}/REPO` of no listed repo.
+/// The shipped course names only files that are there (the test above), among them one a
+/// solution creates (module 11's smoke test) and paths that end a sentence.
+#[test]
+fn course_lint_refuses_a_hint_that_names_a_file_the_lab_does_not_have() {
+    let step4 = "modules/module-10/step-4.yaml";
+    let cases: [(&str, &str, &str); 2] = [
+        (
+            "is in ${work}/checkout-config/helm/dev.yaml already",
+            "is in ${work}/checkout-config/helm/dev.yml already",
+            "check `migration-fails` sends the learner to `${work}/checkout-config/helm/dev.yml`, which the lab's checkout-config does not have",
+        ),
+        (
+            "is in ${work}/checkout-config/helm/dev.yaml already",
+            "is in ${work}/checkout-confg/helm/dev.yaml already",
+            "names `${work}/checkout-confg` in a hint, and module.yaml lists no repo `checkout-confg`",
+        ),
+    ];
+    for (from, to, says) in cases {
+        let course = CourseCopy::new();
+        course.edit(step4, from, to);
+        let run = course.run(&["course", "lint"]);
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert_ne!(run.code, 0, "{to}: {all}");
+        assert!(all.contains(says), "{to}: {all}");
+        assert!(all.contains("step-4.yaml: step-4:"), "{to}: {all}");
+    }
+}
+
 /// A course edit that leaves a cause a check can fail with without a hint, or shows a text for
 /// causes its author never said it fits, is refused by `course lint` at the file, line and
 /// column of the hint part at fault; the shipped course has none (see the test above).
