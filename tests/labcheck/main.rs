@@ -1,5 +1,7 @@
 //! labcheck's one integration-test binary: real lab worlds, a served Kubernetes API, the real binary.
 
+#[path = "../common/named_commands.rs"]
+mod named_commands;
 #[path = "../common/operation_states.rs"]
 mod operation_states;
 #[path = "../common/scratch.rs"]
@@ -25,6 +27,7 @@ mod installer;
 mod kubectl;
 mod lab_chart;
 mod lab_world;
+mod labcheck_commands;
 mod layers;
 mod learner;
 mod log_follow;

@@ -15,6 +15,8 @@ mod certs;
 mod kubeconfig;
 #[path = "../common/kubelet.rs"]
 mod kubelet;
+#[path = "../common/named_commands.rs"]
+mod named_commands;
 #[path = "../common/processes.rs"]
 mod processes;
 #[path = "../common/runtime.rs"]
@@ -26,8 +28,8 @@ mod testbin;
 
 mod argocd;
 mod charts;
-mod commands;
 mod cluster;
+mod commands;
 mod containers;
 mod derived_states;
 mod differences;
