@@ -298,6 +298,17 @@ fn course_lint_points_at_a_misspelt_placeholder() {
     );
 }
 
+/// What `course lint` says of the course with one edit (`from` → `to` in `file`), which it
+/// must refuse.
+fn lint_refuses_after(file: &str, from: &str, to: &str) -> String {
+    let course = CourseCopy::new();
+    course.edit(file, from, to);
+    let run = course.run(&["course", "lint"]);
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert_ne!(run.code, 0, "{to}: {said}");
+    said
+}
+
 /// A course file keys a hint by a cause labcheck never gives, writes the course's default work
 /// dir instead of `${work}`, or uses a placeholder hints do not know: `course lint` refuses each,
 /// the first two at the file's line.
@@ -325,11 +336,7 @@ fn course_lint_refuses_an_unknown_cause_a_literal_work_dir_and_a_bad_hint_placeh
         ),
     ];
     for (from, to, says, at) in cases {
-        let course = CourseCopy::new();
-        course.edit(step5, from, to);
-        let run = course.run(&["course", "lint"]);
-        let all = format!("{}{}", run.stdout, run.stderr);
-        assert_ne!(run.code, 0, "{to}: {all}");
+        let all = lint_refuses_after(step5, from, to);
         assert!(all.contains(says), "{to}: {all}");
         assert!(all.contains(at), "{to}: {all}");
     }
@@ -355,11 +362,7 @@ fn course_lint_refuses_a_hint_that_names_a_file_the_lab_does_not_have() {
         ),
     ];
     for (from, to, says) in cases {
-        let course = CourseCopy::new();
-        course.edit(step4, from, to);
-        let run = course.run(&["course", "lint"]);
-        let all = format!("{}{}", run.stdout, run.stderr);
-        assert_ne!(run.code, 0, "{to}: {all}");
+        let all = lint_refuses_after(step4, from, to);
         assert!(all.contains(says), "{to}: {all}");
         assert!(all.contains("step-4.yaml: step-4:"), "{to}: {all}");
     }
@@ -723,11 +726,7 @@ fn a_broken_state_must_fail_for_the_cause_it_declares() {
         ),
     ];
     for (from, to, says) in lint_cases {
-        let course = CourseCopy::new();
-        course.edit("modules/module-10/fixtures/step-4.yaml", from, to);
-        let run = course.run(&["course", "lint"]);
-        let said = format!("{}{}", run.stdout, run.stderr);
-        assert_ne!(run.code, 0, "{to}: {said}");
+        let said = lint_refuses_after("modules/module-10/fixtures/step-4.yaml", from, to);
         assert!(said.contains(says), "{says} in {said}");
     }
 

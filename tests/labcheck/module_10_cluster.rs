@@ -442,6 +442,18 @@ fn a_retrying_sync_is_named_retrying_with_its_attempt_never_failed_or_done() {
     );
 }
 
+/// Step 4's recorded retry once the retry attempt runs: Argo CD has cleared the failed
+/// attempt's results and finish time, and says `message`.
+fn retry_running(world: &World, message: &str) -> Snapshot {
+    let mut state = fixture(world, "step-4-retrying.yaml");
+    let operation = &mut app_of(&mut state)["status"]["operationState"];
+    operation["message"] = message.into();
+    let operation = operation.as_object_mut().expect("an operation state");
+    operation.remove("finishedAt");
+    operation.remove("syncResult");
+    state
+}
+
 /// The moment the retry starts, Argo CD v3.6.2 clears the failed attempt's results and finish
 /// time (`controller/appcontroller.go`, "Retrying operation. Attempt #N"): the operation runs
 /// again with nothing to read of the attempt. Every check of the failed release is still
@@ -449,12 +461,7 @@ fn a_retrying_sync_is_named_retrying_with_its_attempt_never_failed_or_done() {
 #[test]
 fn a_retry_that_has_just_started_with_no_results_yet_is_still_retrying() {
     let world = World::at("step-4");
-    let mut state = fixture(&world, "step-4-retrying.yaml");
-    let operation = &mut app_of(&mut state)["status"]["operationState"];
-    operation["message"] = "Retrying operation. Attempt #1".into();
-    let operation = operation.as_object_mut().expect("an operation state");
-    operation.remove("finishedAt");
-    operation.remove("syncResult");
+    let state = retry_running(&world, "Retrying operation. Attempt #1");
     let run = check_with(&world, &state, "step-4");
     for id in [
         "sync-failed",
@@ -473,12 +480,10 @@ fn a_retry_that_has_just_started_with_no_results_yet_is_still_retrying() {
 #[test]
 fn a_retry_that_deleted_the_failed_hook_job_before_making_the_new_one_is_still_retrying() {
     let world = World::at("step-4");
-    let mut state = fixture(&world, "step-4-retrying.yaml");
-    let operation = &mut app_of(&mut state)["status"]["operationState"];
-    operation["message"] = "waiting for deletion of hook batch/Job/checkout-migrate".into();
-    let operation = operation.as_object_mut().expect("an operation state");
-    operation.remove("finishedAt");
-    operation.remove("syncResult");
+    let mut state = retry_running(
+        &world,
+        "waiting for deletion of hook batch/Job/checkout-migrate",
+    );
     state.objects.retain(|o| {
         let name = o["metadata"]["name"].as_str().unwrap_or_default();
         !(name == "checkout-migrate" && o["kind"] == "Job"

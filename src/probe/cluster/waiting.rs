@@ -67,28 +67,29 @@ impl Cluster {
                 (url.clone(), follow::followable(url, answer))
             })
             .collect();
-        let mut polled = false;
-        for (url, log) in &reads {
-            let Some(target) = watch::target(url) else {
-                polled = true;
-                continue;
+        if let Some(client) = client {
+            let feed = || watch::Feed {
+                client: client.clone(),
+                cache: self.cache.clone(),
+                changes: self.changes.clone(),
+                streamed: self.follows.streamed(),
+                watch_seconds: self.watch_seconds,
             };
-            if let Some(client) = client {
-                let feed = || watch::Feed {
-                    client: client.clone(),
-                    cache: self.cache.clone(),
-                    changes: self.changes.clone(),
-                    streamed: self.follows.streamed(),
-                    watch_seconds: self.watch_seconds,
-                };
-                self.watches.ensure(&target.collection, feed());
-                if *log {
-                    self.follows.ensure(url, feed());
+            // Every log is marked followed before any watch starts: a watch's first list,
+            // answered on another thread, drops each cached pod log no stream answers, and the
+            // next look would read that log again.
+            for (url, _) in reads.iter().filter(|(_, log)| *log) {
+                self.follows.ensure(url, feed());
+            }
+            for (url, _) in &reads {
+                if let Some(target) = watch::target(url) {
+                    self.watches.ensure(&target.collection, feed());
                 }
             }
-            polled |= !self.kept_current(url);
         }
-        polled
+        reads
+            .iter()
+            .any(|(url, _)| watch::target(url).is_none() || !self.kept_current(url))
     }
 
     /// Whether a live stream keeps the cached read at `url` current: the watch of its
