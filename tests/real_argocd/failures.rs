@@ -183,7 +183,7 @@ fn operation_when(
 fn a_sync_still_retrying_then_terminated_then_a_dry_run_give_the_verdicts_the_course_declares() {
     let (cluster, walked, _lab) = walked();
     let lab = &walked.lab;
-    // The lab retries once after 5 s; a long wait before the retry makes the retry window one
+    // The lab retries once, 10 s after the failure; a long wait before the retry makes the window one
     // the test can read, as an Application with the default backoff has for minutes.
     platform_retry_backoff(cluster, lab, "3m");
     // The broken release again, as step 4 makes it (its solution would say step 4 is replaced
