@@ -125,11 +125,13 @@ impl Course {
 }
 
 impl Module {
-    /// What checks need to know of this module; `argocd_namespace` overrides the module's.
+    /// What checks need to know of this module; `argocd_namespace` overrides the module's, and
+    /// each repo's `get:` names the learner's work dir as hints show it (`work_dir_shown`).
     pub fn check_facts(
         &self,
         course: &Arc<Course>,
         argocd_namespace: Option<String>,
+        work_dir_shown: &str,
     ) -> crate::checks::context::ModuleFacts {
         crate::checks::context::ModuleFacts {
             name: self.manifest.module.clone(),
@@ -140,7 +142,7 @@ impl Module {
                 .map(|repo| crate::checks::context::WorkRepo {
                     name: repo.name.clone(),
                     dir: repo.dir_name().to_string(),
-                    get: repo.get.clone(),
+                    get: placeholders::render_work(&repo.get, work_dir_shown),
                 })
                 .collect(),
             argocd_namespace: argocd_namespace

@@ -77,7 +77,7 @@ pub struct AppNeed {
     /// Where it lives; defaults to the module's Argo CD namespace.
     #[serde(default)]
     pub namespace: Option<String>,
-    /// How a learner gets it when it is missing (shown verbatim).
+    /// How a learner gets it when it is missing (`${work}`: their work dir, as in hints).
     pub get: String,
 }
 
@@ -89,7 +89,7 @@ pub struct ToolNeed {
     /// The arguments that make it print its version (default `--version`).
     #[serde(default)]
     pub version: Option<Vec<String>>,
-    /// How a learner installs it (shown verbatim).
+    /// How a learner installs it (`${work}`: their work dir, as in hints).
     pub get: String,
 }
 
@@ -111,7 +111,7 @@ pub struct RepoSpec {
     /// Path under the work dir; defaults to the name.
     #[serde(default, deserialize_with = "inside_work_dir")]
     pub path: Option<String>,
-    /// How a learner gets the repo when it is missing (shown verbatim).
+    /// How a learner gets the repo when it is missing (`${work}`: their work dir, as in hints).
     pub get: String,
 }
 

@@ -124,7 +124,7 @@ pub(super) async fn checks(setup: &Setup) -> Vec<CheckReport> {
             let app_ns = need.namespace.as_deref().unwrap_or(ns);
             let outcome = match (reached, crd_present) {
                 (Some(cluster), Some(true)) => {
-                    application(cluster, app_ns, &need.name, &need.get).await
+                    application(cluster, app_ns, &need.name, &setup.get_text(&need.get)).await
                 }
                 (Some(_), Some(false)) => not_asked("Argo CD is not installed (see `argocd-crd`)"),
                 (Some(_), None) => not_asked(

@@ -26,7 +26,7 @@ pub(super) async fn checks(setup: &Setup) -> Vec<CheckReport> {
                 repo.name,
                 setup.work_dir.display()
             ),
-            work_repo(&dir, repo),
+            work_repo(&dir, &setup.get_text(&repo.get)),
         ));
     }
 
@@ -78,22 +78,23 @@ pub(super) async fn checks(setup: &Setup) -> Vec<CheckReport> {
             format!("tool-{}", tool.name),
             "tool",
             format!("{} is on your PATH", tool.name),
-            tool_outcome(tool, &setup.path).await,
+            tool_outcome(tool, &setup.get_text(&tool.get), &setup.path).await,
         ));
     }
     out
 }
 
-fn work_repo(dir: &Path, repo: &RepoSpec) -> Outcome {
+/// `get`: how the course says to get the repo, with the learner's work dir in it.
+fn work_repo(dir: &Path, get: &str) -> Outcome {
     let shown = dir.display();
     let snapshot = match read_repo(dir) {
         Ok(snapshot) => snapshot,
         Err(GitProbeError::Missing { .. }) => {
-            return Outcome::fail(format!("{shown} does not exist")).with_hint(&repo.get);
+            return Outcome::fail(format!("{shown} does not exist")).with_hint(get);
         }
         Err(GitProbeError::NotARepo { .. }) => {
             return Outcome::fail(format!("{shown} is not a git repository"))
-                .with_hint(format!("move it aside and clone it: {}", repo.get));
+                .with_hint(format!("move it aside and clone it: {get}"));
         }
         Err(e @ GitProbeError::Shallow { .. }) => {
             return Outcome::fail(e.to_string()).with_hint(format!(
@@ -138,7 +139,7 @@ fn work_repo(dir: &Path, repo: &RepoSpec) -> Outcome {
         hints.push(format!(
             "add the course's Git server as origin (`{} && git remote add origin <its URL>`), or clone it again: {}",
             crate::shell::cd(&shown.to_string()),
-            repo.get
+            get
         ));
     }
     match origin {
@@ -187,9 +188,10 @@ fn identity(repo: Option<&Path>) -> Outcome {
     }
 }
 
-async fn tool_outcome(tool: &ToolNeed, path: &std::ffi::OsStr) -> Outcome {
+/// `get`: how the course says to install the tool, with the learner's work dir in it.
+async fn tool_outcome(tool: &ToolNeed, get: &str, path: &std::ffi::OsStr) -> Outcome {
     let Some(program) = machine::find_on_path(&tool.name, path) else {
-        return Outcome::fail(format!("`{}` is not on your PATH", tool.name)).with_hint(&tool.get);
+        return Outcome::fail(format!("`{}` is not on your PATH", tool.name)).with_hint(get);
     };
     let args = tool
         .version
@@ -201,7 +203,7 @@ async fn tool_outcome(tool: &ToolNeed, path: &std::ffi::OsStr) -> Outcome {
             "{} is on your PATH but does not run: {e}",
             program.display()
         ))
-        .with_hint(format!("install it again: {}", tool.get)),
+        .with_hint(format!("install it again: {get}")),
     }
 }
 
@@ -231,19 +233,14 @@ mod tests {
         assert!(status.status.success(), "git {args:?}: {status:?}");
     }
 
-    fn spec() -> RepoSpec {
-        RepoSpec {
-            name: "checkout-config".to_string(),
-            path: None,
-            get: "git clone <server>/checkout-config.git ~/work/checkout-config".to_string(),
-        }
-    }
+    /// The repo's `get:` as doctor shows it, its `${work}` filled in.
+    const GET: &str = "git clone <server>/checkout-config.git ~/work/checkout-config";
 
     #[test]
     fn a_repo_on_another_branch_without_origin_names_both_problems() {
         let dir = tempfile::tempdir().expect("temp dir");
         git(dir.path(), &["init", "--quiet", "-b", "feature"]);
-        let out = work_repo(dir.path(), &spec());
+        let out = work_repo(dir.path(), GET);
         assert_eq!(out.status, crate::outcome::Status::Fail);
         out.assert_says("on branch feature, not main");
         out.assert_says("no remote named origin");
@@ -253,9 +250,9 @@ mod tests {
     #[test]
     fn a_missing_repo_fails_with_the_modules_clone_command() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let out = work_repo(&dir.path().join("nope"), &spec());
+        let out = work_repo(&dir.path().join("nope"), GET);
         assert_eq!(out.status, crate::outcome::Status::Fail);
-        assert_eq!(out.own_hint().as_deref(), Some(spec().get.as_str()));
+        assert_eq!(out.own_hint().as_deref(), Some(GET));
     }
 
     #[test]

@@ -53,6 +53,16 @@ pub enum Audience {
     Ci,
 }
 
+impl Setup {
+    /// A course's `get:` text with `${work}` as this learner's work dir, as hints show it.
+    fn get_text(&self, get: &str) -> String {
+        crate::course::placeholders::render_work(
+            get,
+            &crate::probe::files::PathShower::from_env().work_dir(&self.work_dir),
+        )
+    }
+}
+
 /// Examine everything; never prints.
 pub async fn examine(setup: &Setup) -> StepReport {
     let mut checks = cluster::checks(setup).await;

@@ -57,8 +57,11 @@ impl LearnerWorld<'_> {
             WorkDir::Missing { hint } => (PathBuf::new(), Some(hint.clone())),
         };
         let mut ctx = Context::new(
-            self.module
-                .check_facts(&self.course, self.argocd_namespace.clone()),
+            self.module.check_facts(
+                &self.course,
+                self.argocd_namespace.clone(),
+                &self.paths.work_dir(&work_dir),
+            ),
             self.track,
             work_dir,
             cluster,

@@ -79,6 +79,57 @@ fn adds_everything(course: &Course, module: &Module, step: &crate::course::Step)
         .collect()
 }
 
+/// module.yaml's `get:` texts (how to get a repo, an Application, a tool) name the work dir as
+/// hints do: `${work}`, which doctor and the checks show as the learner's own work dir.
+fn get_texts(course: &Course, module: &Module) -> Vec<String> {
+    let manifest = &module.manifest;
+    let gets = manifest
+        .repos
+        .iter()
+        .map(|r| (format!("repo `{}`", r.name), &r.get))
+        .chain(
+            manifest
+                .needs
+                .applications
+                .iter()
+                .map(|a| (format!("application `{}`", a.name), &a.get)),
+        )
+        .chain(
+            manifest
+                .needs
+                .tools
+                .iter()
+                .map(|t| (format!("tool `{}`", t.name), &t.get)),
+        );
+    let (shown, text) = course
+        .read_file(&format!("modules/{}/module.yaml", manifest.module))
+        .unwrap_or_default();
+    let mut messages = Vec::new();
+    for (what, get) in gets {
+        // The line holding this `get:` (its first words, as written), and the column of `pattern`.
+        let opening: String = get.chars().take(30).collect();
+        let at = |pattern: &str| {
+            text.lines()
+                .enumerate()
+                .find(|(_, line)| line.contains(&opening))
+                .and_then(|(i, line)| {
+                    line.find(pattern)
+                        .map(|col| format!(":{}:{}", i + 1, col + 1))
+                })
+                .unwrap_or_default()
+        };
+        if crate::course::placeholders::literal_work_dir(get).is_some() {
+            messages.push(format!(
+                "{shown}{}: {what}: its `get:` writes `~/work`; write `${{work}}/REPO` so it names the learner's own work dir",
+                at("~/work")
+            ));
+        } else if let Err(why) = crate::course::placeholders::check_hint(get) {
+            messages.push(format!("{shown}{}: {what}: its `get:`: {why}", at("${")));
+        }
+    }
+    messages
+}
+
 /// Where `pattern` first stands in `text` (1-based line and column), the way a person finds it.
 fn line_col_of(text: &str, pattern: &str) -> Option<(usize, usize)> {
     let first = pattern.split(' ').next_back()?;
@@ -206,6 +257,7 @@ pub fn lint_module(course: &Course, module: &Module) -> Vec<LintProblem> {
     // author declared it fits.
     messages.extend(super::causes::lint_module(course, module).1);
     messages.extend(super::hint_paths::lint_module(course, module));
+    messages.extend(get_texts(course, module));
     if let Err(e) = ModuleFixtures::load(course, module) {
         messages.push(e.to_string());
     }

@@ -216,13 +216,14 @@ pub(crate) async fn run_on(
     let text = placeholders::substitute(&state.cluster_file, &state.cluster_text, revision)?;
     let snapshot = placeholders::load_snapshot(&state.cluster_file, &text)?;
     let cluster = Cluster::serve(snapshot, &format!("fixture {}", state.cluster_file)).await;
+    // A fixture world is nobody's home: its paths are shown whole, whoever runs the test.
+    let paths = PathShower::default();
     let ctx = Context::new(
-        module.check_facts(course, None),
+        module.check_facts(course, None, &paths.work_dir(&world.work_dir())),
         track,
         world.work_dir(),
         Arc::new(cluster),
-        // A fixture world is nobody's home: its paths are shown whole, whoever runs the test.
-        PathShower::default(),
+        paths,
     );
     Ok(run::run_step(
         &ctx,

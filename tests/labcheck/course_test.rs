@@ -368,6 +368,33 @@ fn course_lint_refuses_a_hint_that_names_a_file_the_lab_does_not_have() {
     }
 }
 
+/// module.yaml's `get:` texts name the work dir as hints do: `course lint` refuses `~/work`
+/// written out (doctor would send a learner with a work dir of their own to clone elsewhere)
+/// and a placeholder other than `${work}`, at the line and column in module.yaml.
+#[test]
+fn course_lint_refuses_a_get_text_that_writes_the_work_dir_out() {
+    let module = "modules/module-10/module.yaml";
+    let cases = [
+        (
+            "checkout-config.git ${work}/checkout-config",
+            "checkout-config.git ~/work/checkout-config",
+            "module.yaml:12:",
+            "repo `checkout-config`: its `get:` writes `~/work`",
+        ),
+        (
+            "apps/checkout-dev.yaml in ${work}/argocd-platform",
+            "apps/checkout-dev.yaml in ${workdir}/argocd-platform",
+            "module.yaml:20:",
+            "application `checkout-dev`: its `get:`: `${workdir}` is not a placeholder",
+        ),
+    ];
+    for (from, to, at, says) in cases {
+        let said = lint_refuses_after(module, from, to);
+        assert!(said.contains(says), "{to}: {said}");
+        assert!(said.contains(at), "{to}: {said}");
+    }
+}
+
 /// A course edit that leaves a cause a check can fail with without a hint, or shows a text for
 /// causes its author never said it fits, is refused by `course lint` at the file, line and
 /// column of the hint part at fault; the shipped course has none (see the test above).

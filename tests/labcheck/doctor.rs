@@ -182,8 +182,10 @@ async fn doctor_on_a_cluster_without_argo_cd_names_each_missing_part_with_its_fi
 
     assert_eq!(field(&report, "repo-checkout-config", "status"), "fail");
     assert!(
-        field(&report, "repo-checkout-config", "hint").contains("git clone"),
-        "the module's own clone command"
+        field(&report, "repo-checkout-config", "hint").contains(
+            "git clone <your Git server>/team-checkout/checkout-config.git ~/work/checkout-config"
+        ),
+        "the module's own clone command, into the work dir: {report:#}"
     );
     assert_eq!(field(&report, "git-identity", "status"), "fail");
     assert!(field(&report, "git-identity", "hint").contains("git config --global user.email"));
@@ -254,6 +256,25 @@ async fn doctor_passes_once_the_course_set_up_is_done_and_writes_junit_for_ci() 
         "{xml}"
     );
     assert!(xml.contains(r#"failures="0" errors="0""#), "{xml}");
+}
+
+/// A learner keeps the course in a folder of their own (`--work-dir`): doctor's way to get each
+/// missing repo clones it there, never into `~/work`, which the module's `get:` names as
+/// `${work}` (the default folder stays `~/work`, as the test above shows).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_clones_a_missing_repo_into_the_learners_own_work_dir() {
+    let mut machine = Machine::bare();
+    machine.work_dir = machine.home.path().join("gitops course");
+    let server = serve(cluster::argo_cd_missing("module-10").expect("a fixture state")).await;
+    let report = machine.doctor_on(&server).await.json();
+    let hint = field(&report, "repo-checkout-config", "hint");
+    let folder = machine.work_dir.join("checkout-config");
+    assert!(
+        hint.ends_with(&format!("checkout-config.git '{}'", folder.display())),
+        "{hint}"
+    );
+    assert!(!hint.contains("~/work"), "{hint}");
+    assert!(!hint.contains("${work}"), "{hint}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -38,11 +38,11 @@ tracks:
   available: [kind]
 repos:
   - name: argocd-platform
-    get: "the platform repo: git clone <your Git server>/platform/argocd-platform.git ~/work/argocd-platform"
+    get: "the platform repo: git clone <your Git server>/platform/argocd-platform.git ${work}/argocd-platform"
   - name: checkout-config
-    get: "the config repo: git clone <your Git server>/team-checkout/checkout-config.git ~/work/checkout-config"
+    get: "the config repo: git clone <your Git server>/team-checkout/checkout-config.git ${work}/checkout-config"
   - name: argocd-gitops
-    get: "the course's reference repo: git clone <your Git server>/course/argocd-gitops.git ~/work/argocd-gitops"
+    get: "the course's reference repo: git clone <your Git server>/course/argocd-gitops.git ${work}/argocd-gitops"
 steps: [step-1]
 "#;
 

@@ -394,6 +394,26 @@ fn a_missing_repo_cannot_be_checked_and_says_how_to_get_it() {
     assert_eq!(run.json()["status"], "error");
 }
 
+/// The same repo missing for a learner who keeps the course elsewhere (`--work-dir`): the way to
+/// get it clones it into their folder, not into `~/work`.
+#[test]
+fn a_missing_repo_in_a_work_dir_of_the_learners_own_says_to_clone_it_there() {
+    let home = tempfile::tempdir().expect("a home");
+    let work = home.path().join("my course");
+    std::fs::create_dir_all(&work).expect("the learner's work dir");
+    let course = one_check("checkout-config", "      pushed: true\n");
+    let run = run_json_from(home.path(), &course, &work);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    let check = run.check("the-check");
+    assert_eq!(
+        text(&check, "hint"),
+        format!(
+            "get git clone <your Git server>/team-checkout/checkout-config.git '{}'",
+            work.join("checkout-config").display()
+        )
+    );
+}
+
 #[test]
 fn a_plain_folder_where_the_repo_should_be_cannot_be_checked() {
     let world = World::at("fresh");

@@ -613,11 +613,11 @@ pub fn lab_commit(point: &str, repo: &str) -> String {
 /// The repos module 10 works with, as a test course's module.yaml lists them.
 pub const REPOS_YAML: &str = r#"repos:
   - name: argocd-platform
-    get: "git clone <your Git server>/platform/argocd-platform.git ~/work/argocd-platform"
+    get: "git clone <your Git server>/platform/argocd-platform.git ${work}/argocd-platform"
   - name: checkout-config
-    get: "git clone <your Git server>/team-checkout/checkout-config.git ~/work/checkout-config"
+    get: "git clone <your Git server>/team-checkout/checkout-config.git ${work}/checkout-config"
   - name: argocd-gitops
-    get: "git clone <your Git server>/course/argocd-gitops.git ~/work/argocd-gitops"
+    get: "git clone <your Git server>/course/argocd-gitops.git ${work}/argocd-gitops"
 "#;
 
 /// A course folder written by a test: `modules/module-t/` with a module.yaml and step files,

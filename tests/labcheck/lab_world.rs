@@ -22,7 +22,7 @@ title: "A module written only as files"
 tracks: { default: kind, available: [kind] }
 repos:
   - name: notes
-    get: "git clone <your Git server>/notes.git ~/work/notes"
+    get: "git clone <your Git server>/notes.git ${work}/notes"
 steps: [step-1, step-2]
 "#,
         ),

@@ -138,7 +138,7 @@ pub(crate) async fn run_on(
 ) -> (StepReport, String) {
     let describe = cluster.describe();
     let ctx = Context::new(
-        module.check_facts(course, None),
+        module.check_facts(course, None, &PathShower::default().work_dir(work_dir)),
         &module.manifest.tracks.default,
         work_dir.to_path_buf(),
         Arc::new(cluster),

@@ -140,7 +140,7 @@ fn wait_for_step_4(
         let module = course.module("module-10").expect("module-10");
         let step = module.step("step-4").expect("step-4");
         let ctx = Context::new(
-            module.check_facts(&course, None),
+            module.check_facts(&course, None, &PathShower::default().work_dir(&work)),
             &module.manifest.tracks.default,
             work,
             Arc::new(Cluster::connect(&options).await),
