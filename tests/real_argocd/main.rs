@@ -34,6 +34,7 @@ mod containers;
 mod derived_states;
 mod differences;
 mod failures;
+mod hint_commands;
 mod lab;
 mod recordings;
 mod walk;
