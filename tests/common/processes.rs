@@ -57,11 +57,22 @@ pub fn cluster_dir(prefix: &str) -> Result<(PathBuf, crate::certs::Certs), Strin
     Ok((dir, certs))
 }
 
+/// A loopback port nothing listens on, for a part to bind, and never one this process handed out
+/// before: the kernel may give a port it just freed again, and two parts told the same port (etcd's
+/// client and peer ports, taken one after the other) fail with "address already in use".
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
+    static HANDED_OUT: Mutex<Vec<u16>> = Mutex::new(Vec::new());
+    let mut handed_out = HANDED_OUT.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free loopback port");
+        if !handed_out.contains(&port) {
+            handed_out.push(port);
+            return port;
+        }
+    }
 }
 
 /// Start `program` from a thread that lives as long as the process: `PR_SET_PDEATHSIG` fires when
