@@ -463,14 +463,24 @@ fn a_retry_that_has_just_started_with_no_results_yet_is_still_retrying() {
     let world = World::at("step-4");
     let state = retry_running(&world, "Retrying operation. Attempt #1");
     let run = check_with(&world, &state, "step-4");
-    for id in [
-        "sync-failed",
-        "presync-hook-failed",
-        "migrate-job-failed",
-        "syncfail-hook-ran",
-    ] {
-        assert_eq!(status(&run, id), "fail", "{id}: {}", run.stdout);
-        assert_eq!(cause(&run, id), "retrying", "{id}: {}", run.stdout);
+    assert_still_retrying(
+        &run,
+        &[
+            "sync-failed",
+            "presync-hook-failed",
+            "migrate-job-failed",
+            "syncfail-hook-ran",
+        ],
+    );
+}
+
+/// Each of `ids` fails as still retrying, and no hint asks for a sync Argo CD would refuse.
+fn assert_still_retrying(run: &Run, ids: &[&str]) {
+    for id in ids {
+        assert_eq!(status(run, id), "fail", "{id}: {}", run.stdout);
+        assert_eq!(cause(run, id), "retrying", "{id}: {}", run.stdout);
+        let hint = hint(run, id);
+        assert!(!hint.contains("argocd app sync"), "{id}: {hint}");
     }
 }
 
@@ -490,17 +500,15 @@ fn a_retry_that_deleted_the_failed_hook_job_before_making_the_new_one_is_still_r
             || o["kind"] == "Pod" && name.starts_with("checkout-migrate-"))
     });
     let run = check_with(&world, &state, "step-4");
-    for id in [
-        "sync-failed",
-        "presync-hook-failed",
-        "migrate-job-failed",
-        "migration-logged-failure",
-    ] {
-        assert_eq!(status(&run, id), "fail", "{id}: {}", run.stdout);
-        assert_eq!(cause(&run, id), "retrying", "{id}: {}", run.stdout);
-        let hint = hint(&run, id);
-        assert!(!hint.contains("argocd app sync"), "{id}: {hint}");
-    }
+    assert_still_retrying(
+        &run,
+        &[
+            "sync-failed",
+            "presync-hook-failed",
+            "migrate-job-failed",
+            "migration-logged-failure",
+        ],
+    );
 }
 
 /// The migration was running when the sync was ended: by `argocd app terminate-op`, or by the
