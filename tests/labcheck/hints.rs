@@ -109,6 +109,41 @@ fn an_app_degraded_after_the_failed_sync_of_the_break_never_says_sync_again() {
     );
 }
 
+/// The break pushed and seen, with no sync: the commit changes only the PostSync smoke test, and
+/// Argo CD compares no hook, so the app reads Synced at the learner's commit while its last sync
+/// is still step 5's; and a commit that changes only a hook starts no automated sync (seen on
+/// Argo CD v3.6.2, `real-argocd-facts.md`). Waiting never runs the smoke test: the checks fail
+/// asking for the sync the stage is about, never for a wait or a refresh.
+#[test]
+fn a_hook_only_push_argo_cd_has_seen_but_not_synced_asks_for_the_sync_never_a_wait() {
+    let world = World::at("break-it/break");
+    let pushed = world
+        .repo("checkout-config")
+        .git(&["rev-parse", "HEAD"])
+        .expect("the learner's pushed commit")
+        .trim()
+        .to_string();
+    let mut snapshot = fixture(&world, "break-it-not-seen-yet.yaml");
+    let sync = &mut app_of(&mut snapshot)["status"]["sync"];
+    let revisions = sync["revisions"]
+        .as_array_mut()
+        .expect("a multi-source app's revisions");
+    let values = revisions.len() - 1;
+    revisions[values] = pushed.clone().into();
+    assert_eq!(sync["status"], "Synced");
+    let run = check_with(&world, &snapshot, "break-it/break");
+    for id in ["sync-failed-app-healthy", "postsync-hook-failed"] {
+        assert_eq!(text(&run, id, "status"), "fail", "{id}: {}", run.stdout);
+        let hint = text(&run, id, "hint");
+        assert!(
+            hint.contains("argocd app sync checkout-dev"),
+            "{id}: {hint}"
+        );
+        assert!(!hint.contains("--refresh"), "{id}: {hint}");
+        assert_eq!(run.check(id)["pending"], serde_json::Value::Null, "{id}");
+    }
+}
+
 /// A state the course has no text for (a crash loop, named by the check): the check's own
 /// state-aware hint shows alone, without the course's generic "wait" default.
 #[test]
