@@ -116,31 +116,55 @@ fn an_app_degraded_after_the_failed_sync_of_the_break_never_says_sync_again() {
 /// asking for the sync the stage is about, never for a wait or a refresh.
 #[test]
 fn a_hook_only_push_argo_cd_has_seen_but_not_synced_asks_for_the_sync_never_a_wait() {
-    let world = World::at("break-it/break");
-    let pushed = world
-        .repo("checkout-config")
-        .git(&["rev-parse", "HEAD"])
-        .expect("the learner's pushed commit")
-        .trim()
-        .to_string();
-    let mut snapshot = fixture(&world, "break-it-not-seen-yet.yaml");
-    let sync = &mut app_of(&mut snapshot)["status"]["sync"];
-    let revisions = sync["revisions"]
-        .as_array_mut()
-        .expect("a multi-source app's revisions");
-    let values = revisions.len() - 1;
-    revisions[values] = pushed.clone().into();
-    assert_eq!(sync["status"], "Synced");
-    let run = check_with(&world, &snapshot, "break-it/break");
-    for id in ["sync-failed-app-healthy", "postsync-hook-failed"] {
-        assert_eq!(text(&run, id, "status"), "fail", "{id}: {}", run.stdout);
-        let hint = text(&run, id, "hint");
-        assert!(
-            hint.contains("argocd app sync checkout-dev"),
-            "{id}: {hint}"
-        );
-        assert!(!hint.contains("--refresh"), "{id}: {hint}");
-        assert_eq!(run.check(id)["pending"], serde_json::Value::Null, "{id}");
+    // The break, and the fix's revert of it: each changes only the smoke test.
+    let cases = [
+        (
+            "break-it/break",
+            "break-it-not-seen-yet.yaml",
+            ["sync-failed-app-healthy", "postsync-hook-failed"],
+        ),
+        (
+            "break-it/fix",
+            "break-it-fixed-not-seen-yet.yaml",
+            ["sync-succeeded-healthy", "smoke-test-passed"],
+        ),
+    ];
+    for (point, not_seen_yet, ids) in cases {
+        let world = World::at(point);
+        let pushed = world
+            .repo("checkout-config")
+            .git(&["rev-parse", "HEAD"])
+            .expect("the learner's pushed commit")
+            .trim()
+            .to_string();
+        let mut snapshot = fixture(&world, not_seen_yet);
+        let sync = &mut app_of(&mut snapshot)["status"]["sync"];
+        let revisions = sync["revisions"]
+            .as_array_mut()
+            .expect("a multi-source app's revisions");
+        let values = revisions.len() - 1;
+        revisions[values] = pushed.clone().into();
+        assert_eq!(sync["status"], "Synced", "{point}");
+        let run = check_with(&world, &snapshot, point);
+        for id in ids {
+            assert_eq!(
+                text(&run, id, "status"),
+                "fail",
+                "{point} {id}: {}",
+                run.stdout
+            );
+            let hint = text(&run, id, "hint");
+            assert!(
+                hint.contains("argocd app sync checkout-dev"),
+                "{point} {id}: {hint}"
+            );
+            assert!(!hint.contains("--refresh"), "{point} {id}: {hint}");
+            assert_eq!(
+                run.check(id)["pending"],
+                serde_json::Value::Null,
+                "{point} {id}"
+            );
+        }
     }
 }
 
