@@ -511,6 +511,27 @@ fn a_retry_that_deleted_the_failed_hook_job_before_making_the_new_one_is_still_r
     );
 }
 
+/// The sync of the revert started by Argo CD itself (the learner's refresh let the automated sync
+/// start first, and their own `argocd app sync` was refused while it ran): the operation says
+/// `initiatedBy: {automated: true}`, as Argo CD writes it, in the operation and in the history.
+/// It is still a sync of the learner's commit that succeeded: step 5 passes.
+#[test]
+fn step_5_passes_when_argo_cd_itself_started_the_sync_of_the_revert() {
+    let world = World::at("step-5");
+    let mut snapshot = fixture(&world, "step-5-solved.yaml");
+    let app = app_of(&mut snapshot);
+    let automated = json!({"automated": true});
+    app["status"]["operationState"]["operation"]["initiatedBy"] = automated.clone();
+    if let Some(last) = app["status"]["history"]
+        .as_array_mut()
+        .and_then(|h| h.last_mut())
+    {
+        last["initiatedBy"] = automated;
+    }
+    let run = check_with(&world, &snapshot, "step-5");
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}
+
 /// The migration was running when the sync was ended: by `argocd app terminate-op`, or by the
 /// controller's sync timeout (its message, `appcontroller_test.go`), with the hook entry in the
 /// shape of the gitops-engine that deleted it (`Succeeded`/`Deleted`, later `Failed`/`Terminated`).
