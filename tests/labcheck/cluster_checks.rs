@@ -426,6 +426,41 @@ async fn a_pod_that_cannot_find_its_configmap_is_named_in_the_diagnosis() {
     );
 }
 
+/// The neighbour with two stuck pods: another pod of the namespace (not the Deployment's) lists
+/// first and cannot pull its image. The check names the pod the running sync waits for, and
+/// still says waiting will not fix it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stuck_pod_the_running_sync_waits_for_is_named_before_another_stuck_pod() {
+    let lab = Lab::at("step-5");
+    let mut state = cluster::state("step-5-config-missing", &lab.revs).expect("a fixture state");
+    let stray = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "aaa-stray", "namespace": "checkout-dev", "uid": "stray-uid",
+                     "creationTimestamp": "2026-12-05T07:40:00Z", "labels": {"app": "stray"}},
+        "spec": {"containers": [{"name": "stray", "image": "nowhere.example/stray:1"}]},
+        "status": {"phase": "Pending", "containerStatuses": [{"name": "stray", "ready": false,
+            "restartCount": 0, "image": "nowhere.example/stray:1", "imageID": "",
+            "state": {"waiting": {"reason": "ImagePullBackOff",
+                                  "message": "Back-off pulling image"}}}]}
+    });
+    state.objects.insert(0, stray);
+    let (code, report, _server) = lab.check("step-5", state).await;
+    assert_eq!(code, 1);
+    let app = check(&report, "recovered");
+    assert_eq!(
+        text(app, "cause"),
+        "pod-stuck:CreateContainerConfigError",
+        "{app:#}"
+    );
+    assert!(
+        text(app, "hint").starts_with(
+            "waiting will not fix this: the running sync waits for Deployment checkout"
+        ),
+        "{app:#}"
+    );
+}
+
 /// The neighbour: the running sync waits for a hook, not for the Deployment whose pod is stuck;
 /// the sync may yet roll out what fixes it, so the check still offers to wait (or to stop it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

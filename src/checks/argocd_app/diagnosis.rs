@@ -235,15 +235,31 @@ async fn health_evidence(ctx: &Context, app: &Application, outcome: Outcome) -> 
         })
         .collect();
     let mut awaited_pod_stuck = None;
-    if let Ok(pods) = &pods
-        && let Some((pod, stuck)) = pods.iter().find_map(|pod| {
-            crate::probe::cluster::pods::stuck_container(pod).map(|stuck| (pod, stuck))
-        })
-    {
-        found.push(cluster_common::explain_stuck(&stuck));
-        cause = Some(Cause::about(CauseId::PodStuck, &stuck.reason));
-        awaited_pod_stuck = awaited_by_the_running_sync(app)
-            .filter(|(kind, name)| crate::probe::cluster::pods::belongs_to(pod, kind, name));
+    if let Ok(pods) = &pods {
+        let awaited = awaited_by_the_running_sync(app);
+        let is_awaited = |pod: &_| {
+            awaited.as_ref().is_some_and(|(kind, name)| {
+                crate::probe::cluster::pods::belongs_to(pod, kind, name)
+            })
+        };
+        let stuck: Vec<_> = pods
+            .iter()
+            .filter_map(|pod| {
+                crate::probe::cluster::pods::stuck_container(pod).map(|stuck| (pod, stuck))
+            })
+            .collect();
+        // The pod the running sync waits for first, if one of them is stuck.
+        if let Some((pod, stuck)) = stuck
+            .iter()
+            .find(|(pod, _)| is_awaited(pod))
+            .or_else(|| stuck.first())
+        {
+            found.push(cluster_common::explain_stuck(stuck));
+            cause = Some(Cause::about(CauseId::PodStuck, &stuck.reason));
+            if is_awaited(pod) {
+                awaited_pod_stuck = awaited.clone();
+            }
+        }
     }
     for deployment in deployments.iter().flatten() {
         let name = deployment["metadata"]["name"].as_str().unwrap_or("");
@@ -291,7 +307,7 @@ async fn health_evidence(ctx: &Context, app: &Application, outcome: Outcome) -> 
         // deleted by hand comes back), and what git lacks must be pushed first.
         let app_name = &app.metadata.name;
         outcome = outcome.waiting_will_not_fix(format!(
-            "the running sync waits for {kind} {name}, whose pod cannot start: stop it (`argocd app terminate-op {app_name}`); if git lacks what the diagnosis names, add it there and push; then sync (`argocd app sync {app_name}`), which applies what git holds"
+            "the running sync waits for {kind} {name}, whose pod cannot start: stop it (`argocd app terminate-op {app_name}`); if what the diagnosis names is missing or wrong in git, fix it there and push; then sync (`argocd app sync {app_name}`), which applies what git holds"
         ));
         if let Some(cause) = cause {
             outcome = outcome.with_cause(cause);
