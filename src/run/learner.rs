@@ -56,12 +56,14 @@ impl LearnerWorld<'_> {
             WorkDir::At(dir) => (dir.clone(), None),
             WorkDir::Missing { hint } => (PathBuf::new(), Some(hint.clone())),
         };
+        // With no folder to name, a repo's `get:` names the course's default one.
+        let shown = match &self.work_dir {
+            WorkDir::At(dir) => self.paths.work_dir(dir),
+            WorkDir::Missing { .. } => "~/work".to_string(),
+        };
         let mut ctx = Context::new(
-            self.module.check_facts(
-                &self.course,
-                self.argocd_namespace.clone(),
-                &self.paths.work_dir(&work_dir),
-            ),
+            self.module
+                .check_facts(&self.course, self.argocd_namespace.clone(), &shown),
             self.track,
             work_dir,
             cluster,
