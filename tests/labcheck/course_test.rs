@@ -349,20 +349,30 @@ fn course_lint_refuses_an_unknown_cause_a_literal_work_dir_and_a_bad_hint_placeh
 #[test]
 fn course_lint_refuses_a_hint_that_names_a_file_the_lab_does_not_have() {
     let step4 = "modules/module-10/step-4.yaml";
-    let cases: [(&str, &str, &str); 2] = [
+    let cases: [(&str, &str, &str, &str); 3] = [
         (
+            step4,
             "is in ${work}/checkout-config/helm/dev.yaml already",
             "is in ${work}/checkout-config/helm/dev.yml already",
-            "check `migration-fails` sends the learner to `${work}/checkout-config/helm/dev.yml`, which the lab's checkout-config does not have",
+            "check `migration-fails` sends the learner to `${work}/checkout-config/helm/dev.yml`, which the lab does not have",
         ),
         (
+            step4,
             "is in ${work}/checkout-config/helm/dev.yaml already",
             "is in ${work}/checkout-confg/helm/dev.yaml already",
-            "names `${work}/checkout-confg` in a hint, and module.yaml lists no repo `checkout-confg`",
+            "names `${work}/checkout-confg/helm/dev.yaml` in a hint, and no repo module.yaml lists is there",
+        ),
+        // The repo's folder under the work dir is its `path:` when it has one: the hints that
+        // still name `${work}/checkout-config` send the learner where the repo is not.
+        (
+            "modules/module-10/module.yaml",
+            "  - name: checkout-config\n",
+            "  - name: checkout-config\n    path: team/checkout-config\n",
+            "names `${work}/checkout-config/helm/dev.yaml` in a hint, and no repo module.yaml lists is there (argocd-platform, team/checkout-config, argocd-gitops)",
         ),
     ];
-    for (from, to, says) in cases {
-        let all = lint_refuses_after(step4, from, to);
+    for (file, from, to, says) in cases {
+        let all = lint_refuses_after(file, from, to);
         assert!(all.contains(says), "{to}: {all}");
         assert!(all.contains("step-4.yaml: step-4:"), "{to}: {all}");
     }
